@@ -1,0 +1,4 @@
+import { unpluginProtoMcp } from './plugin/unplugin.ts'
+
+/** The rolldown plugin: `rolldown(protoMcp(options))`. */
+export default unpluginProtoMcp.rolldown

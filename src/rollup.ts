@@ -1,0 +1,4 @@
+import { unpluginProtoMcp } from './plugin/unplugin.ts'
+
+/** The rollup plugin: `rollup(protoMcp(options))`. */
+export default unpluginProtoMcp.rollup

@@ -1,0 +1,4 @@
+import { unpluginProtoMcp } from './plugin/unplugin.ts'
+
+/** The vite plugin: `vite(protoMcp(options))`. */
+export default unpluginProtoMcp.vite

@@ -1,0 +1,4 @@
+import { unpluginProtoMcp } from './plugin/unplugin.ts'
+
+/** The webpack plugin: `webpack(protoMcp(options))`. */
+export default unpluginProtoMcp.webpack
