@@ -56,3 +56,33 @@ export interface ProtoServerSpec {
   descriptor: Record<string, unknown>
   tools: ProtoToolSpec[]
 }
+
+/** What a backend method receives besides the request. */
+export interface CallContext {
+  /** The tool being called (`SetVibe`). */
+  tool: string
+  /** Aborted when the MCP request is cancelled or the connection ends. */
+  signal?: AbortSignal
+  /** Validated auth info of the request, when the transport has any. */
+  authInfo?: unknown
+  /** The request's `_meta`, when it has one. */
+  meta?: Record<string, unknown>
+}
+
+/**
+ * One RPC of an in-process backend: receives the request in canonical
+ * protobuf JSON form and returns the response in any form protobuf JSON
+ * decoding accepts (or throws an error with a gRPC `code`).
+ */
+export type RpcHandler = (request: any, context: CallContext) => unknown
+
+/** An in-process implementation of a service: one method per RPC, keyed by the RPC name or its lowerCamel form. */
+export type ServiceImplementation = object
+
+/** The text result of a tool call, as MCP's `CallToolResult`. */
+export interface ToolResult {
+  content: [{ type: 'text'; text: string }]
+  isError: boolean
+  structuredContent?: Record<string, unknown>
+  [key: string]: unknown
+}

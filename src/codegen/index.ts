@@ -1,0 +1,9 @@
+/**
+ * The codegen stage: tools + model → the `?mcp` module's source.
+ */
+export { emitModule, emitModuleWithWarnings } from './emit-module.ts'
+export type { EmitModuleOptions, EmittedModule, Profile } from './emit-module.ts'
+export { AJV_OPTIONS, compileValidators, createAjv } from './compile-validators.ts'
+export type { CompiledValidators, JsonSchema } from './compile-validators.ts'
+export { AJV_HELPERS, RUNTIME_MODULE, rewriteRequires } from './rewrite-requires.ts'
+export type { RewrittenCode } from './rewrite-requires.ts'

@@ -1,0 +1,97 @@
+/**
+ * The unplugin factory behind every bundler entry: resolves
+ * `./x.proto?mcp` imports and loads them as generated MCP server modules.
+ */
+import { existsSync } from 'node:fs'
+import { dirname, isAbsolute, resolve } from 'node:path'
+import { createFilter } from '@rollup/pluginutils'
+import { createUnplugin } from 'unplugin'
+import type { UnpluginInstance } from 'unplugin'
+import { buildMcpModule } from './build-module.ts'
+import type { Options } from './options.ts'
+import { toPluginError } from './plugin-error.ts'
+
+/** The plugin's name, as bundlers print it. */
+export const PLUGIN_NAME = 'unplugin-proto-mcp'
+
+/** The query that turns a `.proto` import into an MCP server module. */
+export const MCP_QUERY = '?mcp'
+
+// Only ids ending exactly in `.proto?mcp` are ours; anything else passes by.
+const MCP_ID_RE = /\.proto\?mcp$/
+
+const stripQuery = (id: string): string => id.replace(/[?#].*$/, '')
+
+/**
+ * Where the `.proto` of `spec` (an import specifier without `?mcp`) is:
+ * relative to the importer, absolute as is, else the first of `importPaths`
+ * that has it. `undefined` when none applies.
+ */
+function locateProto(spec: string, importer: string | undefined, root: string, importPaths: string[]): string | undefined {
+  if (isAbsolute(spec)) return spec
+  if (spec.startsWith('./') || spec.startsWith('../')) {
+    return resolve(importer ? dirname(stripQuery(importer)) : root, spec)
+  }
+  for (const dir of importPaths) {
+    const candidate = resolve(dir, spec)
+    if (existsSync(candidate)) return candidate
+  }
+  return undefined
+}
+
+/**
+ * The plugin for every supported bundler: `unpluginProtoMcp.vite(options)`,
+ * `.rollup`, `.rolldown`, `.esbuild`, `.webpack`, `.rspack`.
+ */
+export const unpluginProtoMcp: UnpluginInstance<Options | undefined, false> = createUnplugin<Options | undefined, false>(
+  (options = {}) => {
+    let root = process.cwd()
+    const importPaths = (): string[] => (options.importPaths ?? []).map((dir) => resolve(root, dir))
+    let filter = createFilter(options.include, options.exclude, { resolve: root })
+
+    return {
+      name: PLUGIN_NAME,
+      // Vite must see `?mcp` before its own resolver strips or rejects it.
+      enforce: 'pre',
+
+      resolveId: {
+        filter: { id: MCP_ID_RE },
+        handler(id, importer) {
+          const file = locateProto(stripQuery(id), importer, root, importPaths())
+          if (file === undefined || !filter(file)) return null
+          return file + MCP_QUERY
+        },
+      },
+
+      load: {
+        filter: { id: MCP_ID_RE },
+        handler(id) {
+          const file = stripQuery(id)
+          if (!filter(file)) return null
+          let built
+          try {
+            built = buildMcpModule(file, { importPaths: importPaths(), profile: options.profile ?? 'default' })
+          } catch (cause) {
+            // Watch the file even when it fails, so fixing it rebuilds.
+            this.addWatchFile(file)
+            // Thrown, not `this.error(...)`: that does not stop esbuild, webpack or Rspack.
+            throw toPluginError(cause, id, file)
+          }
+          for (const watched of built.watchFiles) this.addWatchFile(watched)
+          for (const warning of built.warnings) this.warn(`${file}: ${warning}`)
+          return { code: built.code, map: null }
+        },
+      },
+
+      // The resolved id ends in `.proto?mcp`, an extension esbuild has no loader for.
+      esbuild: { loader: 'js', onResolveFilter: MCP_ID_RE, onLoadFilter: MCP_ID_RE },
+
+      vite: {
+        configResolved(config) {
+          root = config.root
+          filter = createFilter(options.include, options.exclude, { resolve: root })
+        },
+      },
+    }
+  },
+)

@@ -1,0 +1,8 @@
+/**
+ * The proto stage: `.proto` text → the neutral {@link ProtoModel}.
+ */
+export type * from './model.ts'
+export { loadProto } from './load-proto.ts'
+export type { LoadProtoOptions } from './load-proto.ts'
+export { isProtoError, PROTO_ERROR_NAME } from './errors.ts'
+export type { ProtoError, ProtoErrorCode } from './errors.ts'

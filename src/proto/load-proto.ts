@@ -1,0 +1,169 @@
+/**
+ * Loads a `.proto` file and its imports into the neutral {@link ProtoModel}.
+ */
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import protobuf from 'protobufjs'
+import { buildDescriptor } from './descriptor.ts'
+import { protoError } from './errors.ts'
+import type { ProtoModel } from './model.ts'
+import { resolveImport } from './resolve-import.ts'
+import { declarationKey, scanDeclarations } from './scan-declarations.ts'
+import { collectSources, toModel } from './to-model.ts'
+import type { Sources } from './to-model.ts'
+
+/** Options of {@link loadProto}. */
+export interface LoadProtoOptions {
+  /**
+   * Directories searched for `import "..."` after the importing file's own
+   * directory and the imported file's directory.
+   * @default []
+   */
+  importPaths?: string[]
+}
+
+const LINE_SUFFIX_RE = /\s*\((?:[^()]*, )?line (\d+)\)\s*$/
+const OFFENDING_TOKEN_RE = /^illegal (?:token|name|type name|[a-z ]+) '([^']*)'/
+
+/**
+ * Reads `file` and everything it imports and returns the model of its
+ * services and every type they reach. Sync. Throws a `ProtoError` (see
+ * `errors.ts`: `PROTO_SYNTAX`, `PROTO_IMPORT`, `PROTO_TYPE`, with the file,
+ * line and column) for a syntax error, a missing import or an unknown type.
+ */
+export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoModel {
+  const rootFile = resolve(file)
+  const importPaths = options.importPaths ?? []
+  // Two roots from the same text: proto names for the model (keepCase), and
+  // protobufjs's default lowerCamel names for the runtime's descriptor.
+  const model = new protobuf.Root()
+  const runtime = new protobuf.Root()
+  const sources: Sources = { scanned: new Map(), bundledFiles: new Set(), order: [] }
+  const loadedBundles = new Set<string>()
+  // Imports before importers, as protoc builds them: the order errors are reported in.
+  const built: string[] = []
+
+  const load = (path: string, bundled: boolean): void => {
+    if (sources.scanned.has(path)) return
+    let text: string
+    try {
+      text = readFileSync(path, 'utf8')
+    }
+    catch (cause) {
+      throw new Error(`cannot read "${path}": ${(cause as Error).message}`, { cause })
+    }
+    const parsed = parseInto(model, runtime, text, path)
+    const scanned = scanDeclarations(text)
+    sources.scanned.set(path, scanned)
+    sources.order.push(path)
+    if (bundled) sources.bundledFiles.add(path)
+    for (const importPath of [...(parsed.imports ?? []), ...(parsed.weakImports ?? [])]) {
+      const found = resolveImport(importPath, path, rootFile, importPaths)
+      if (!found) {
+        const at = scanned.imports.find(i => i.path === importPath)
+        throw protoError('PROTO_IMPORT', path, at?.line ?? 1, at?.column ?? 1,
+          `import "${importPath}" not found (searched next to the importing file, next to "${rootFile}" and in importPaths)`)
+      }
+      if (found.kind === 'bundled') {
+        if (loadedBundles.has(found.name)) continue
+        loadedBundles.add(found.name)
+        model.addJSON(found.json.nested ?? {})
+        runtime.addJSON(found.json.nested ?? {})
+      }
+      else load(found.path, found.bundled)
+    }
+    built.push(path)
+  }
+
+  load(rootFile, false)
+  checkTypes(model, sources, built)
+  model.resolveAll()
+  runtime.resolveAll()
+  const result = toModel(model, rootFile, sources)
+  result.descriptor = buildDescriptor(runtime, result)
+  return result
+}
+
+/** Parses one file's text into both roots, turning protobufjs errors into `PROTO_SYNTAX`. */
+function parseInto(model: protobuf.Root, runtime: protobuf.Root, text: string, path: string): protobuf.IParserResult {
+  let parsed: protobuf.IParserResult | undefined
+  for (const [root, keepCase] of [[model, true], [runtime, false]] as const) {
+    try {
+      setParseFilename(path)
+      const result = protobuf.parse(text, root, { keepCase, alternateCommentMode: true })
+      parsed ??= result
+    }
+    catch (cause) {
+      throw syntaxError(path, text, cause)
+    }
+    finally {
+      setParseFilename(null)
+    }
+  }
+  return parsed!
+}
+
+/** A protobufjs parse error as a `PROTO_SYNTAX` ProtoError pointing at the offending token. */
+function syntaxError(path: string, text: string, cause: unknown): Error {
+  const raw = cause instanceof Error ? cause.message : String(cause)
+  const lineMatch = LINE_SUFFIX_RE.exec(raw)
+  const line = lineMatch ? Number(lineMatch[1]) : 1
+  const reason = raw.replace(LINE_SUFFIX_RE, '')
+  const token = OFFENDING_TOKEN_RE.exec(reason)?.[1]
+  const lineText = text.split('\n')[line - 1] ?? ''
+  const index = token ? lineText.indexOf(token) : -1
+  const column = index >= 0 ? index + 1 : Math.max(1, lineText.search(/\S/) + 1)
+  return protoError('PROTO_SYNTAX', path, line, column, reason, cause)
+}
+
+/**
+ * Resolves every field and method type one by one, so that an unknown type
+ * is reported at the field or rpc using it (protobufjs's own error has no
+ * position). The first one wins, imports before importers, then by line.
+ */
+function checkTypes(root: protobuf.Root, sources: Sources, built: string[]): void {
+  const failures: { file: string; line: number; column: number; reason: string; cause: unknown }[] = []
+  const locate = (key: string): { file: string; line: number; column: number } | undefined => {
+    for (const [file, scanned] of sources.scanned) {
+      const decl = scanned.declarations.get(key)
+      if (decl) return { file, line: decl.line, column: decl.column }
+    }
+    return undefined
+  }
+  const fail = (key: string, fallbackKey: string, what: string, cause: unknown): void => {
+    const at = locate(key) ?? locate(fallbackKey) ?? { file: sources.order[0]!, line: 1, column: 1 }
+    failures.push({ ...at, reason: `unknown type "${what}"`, cause })
+  }
+  for (const obj of collectSources(root)) {
+    const parentName = obj.fullName.slice(1)
+    if (obj instanceof protobuf.Type) {
+      for (const field of [...obj.fieldsArray, ...obj.nestedArray.filter((n): n is protobuf.Field => n instanceof protobuf.Field)]) {
+        try { field.resolve() }
+        catch (cause) { fail(declarationKey('field', parentName, field.name), declarationKey('message', parentName), field.type, cause) }
+      }
+    }
+    else if (obj instanceof protobuf.Service) {
+      for (const method of obj.methodsArray) {
+        try { method.resolve() }
+        catch (cause) {
+          const missing = safeLookup(obj, method.requestType) ? method.responseType : method.requestType
+          fail(declarationKey('method', parentName, method.name), declarationKey('service', parentName), missing, cause)
+        }
+      }
+    }
+  }
+  if (failures.length === 0) return
+  failures.sort((a, b) => built.indexOf(a.file) - built.indexOf(b.file) || a.line - b.line || a.column - b.column)
+  const first = failures[0]!
+  throw protoError('PROTO_TYPE', first.file, first.line, first.column, first.reason, first.cause)
+}
+
+function safeLookup(from: protobuf.Service, name: string): boolean {
+  try { return from.lookupType(name) !== null }
+  catch { return false }
+}
+
+/** protobufjs names the file in its messages through this global (untyped in its .d.ts). */
+function setParseFilename(path: string | null): void {
+  (protobuf.parse as unknown as { filename: string | null }).filename = path
+}

@@ -1,0 +1,157 @@
+/**
+ * protobufjs reflection (parsed with `keepCase`) + the scanned declarations
+ * → the neutral {@link ProtoModel}.
+ */
+import protobuf from 'protobufjs'
+import type {
+  EnumModel, FieldModel, MessageModel, MethodModel, ProtoModel, ScalarType, ServiceModel, SourceLoc, ValueType,
+} from './model.ts'
+import { declarationKey } from './scan-declarations.ts'
+import type { Declaration, ScannedFile } from './scan-declarations.ts'
+
+/** The files a root was loaded from. */
+export interface Sources {
+  /** Every file read from disk, in load order, with its declarations. */
+  scanned: Map<string, ScannedFile>
+  /** Files shipped with protobufjs (their comments are not descriptions). */
+  bundledFiles: Set<string>
+  /** Load order of `scanned` (the root file first). */
+  order: string[]
+}
+
+/** Every message, enum and service under `ns`, depth first in declaration order. */
+export function collectSources(ns: protobuf.NamespaceBase): (protobuf.Type | protobuf.Enum | protobuf.Service)[] {
+  const out: (protobuf.Type | protobuf.Enum | protobuf.Service)[] = []
+  for (const nested of ns.nestedArray) {
+    if (nested instanceof protobuf.Type || nested instanceof protobuf.Enum || nested instanceof protobuf.Service)
+      out.push(nested)
+    if (nested instanceof protobuf.Namespace || nested instanceof protobuf.Type)
+      out.push(...collectSources(nested))
+  }
+  return out
+}
+
+/** Builds the model of `root` (already resolved); `descriptor` is filled in by the caller. */
+export function toModel(root: protobuf.Root, rootFile: string, sources: Sources): ProtoModel {
+  const found = new Map<string, { file: string; decl: Declaration }>()
+  for (const file of sources.order) {
+    for (const [key, decl] of sources.scanned.get(file)!.declarations)
+      if (!found.has(key)) found.set(key, { file, decl })
+  }
+  const lookup = (key: string): { comment: string | null; loc?: SourceLoc } => {
+    const hit = found.get(key)
+    if (!hit) return { comment: null }
+    const loc = { file: hit.file, line: hit.decl.line, column: hit.decl.column }
+    // Well-known and other bundled types have no description of their own (mapping §4).
+    return { comment: sources.bundledFiles.has(hit.file) ? null : hit.decl.comment, loc }
+  }
+
+  const messages = new Map<string, MessageModel>()
+  const enums = new Map<string, EnumModel>()
+  for (const obj of collectSources(root)) {
+    const fullName = obj.fullName.slice(1)
+    if (obj instanceof protobuf.Type) messages.set(fullName, messageModel(obj, fullName, lookup))
+    else if (obj instanceof protobuf.Enum) enums.set(fullName, enumModel(obj, fullName, lookup))
+  }
+
+  const scannedRoot = sources.scanned.get(rootFile)!
+  const services: ServiceModel[] = []
+  for (const key of scannedRoot.declarations.keys()) {
+    if (!key.startsWith('service:')) continue
+    const fullName = key.slice('service:'.length)
+    const service = root.lookupService(fullName)
+    services.push({
+      name: service.name,
+      fullName,
+      ...lookup(key),
+      methods: service.methodsArray.map(m => methodModel(m, fullName, lookup)),
+    })
+  }
+
+  return {
+    file: rootFile,
+    files: [...sources.order].sort(),
+    packageName: scannedRoot.packageName,
+    services,
+    messages,
+    enums,
+    descriptor: {},
+    warnings: streamingWarnings(services),
+  }
+}
+
+type Lookup = (key: string) => { comment: string | null; loc?: SourceLoc }
+
+function messageModel(type: protobuf.Type, fullName: string, lookup: Lookup): MessageModel {
+  return {
+    fullName,
+    ...lookup(declarationKey('message', fullName)),
+    fields: type.fieldsArray.map(f => fieldModel(f, fullName, lookup)),
+    oneofs: type.oneofsArray
+      .filter(o => !o.isProto3Optional)
+      .map(o => ({ name: o.name, fields: o.fieldsArray.map(f => f.protoName ?? f.name) })),
+  }
+}
+
+function fieldModel(field: protobuf.Field, parent: string, lookup: Lookup): FieldModel {
+  // Bundled well-known types come as JSON with lowerCamel names and `protoName`.
+  const name = field.protoName ?? field.name
+  const { proto3_optional: proto3Optional, ...options } = (field.options ?? {}) as Record<string, unknown>
+  const partOf = field.partOf
+  const model: FieldModel = {
+    name,
+    jsonName: field.jsonName ?? protobuf.util.jsonName(name),
+    number: field.id,
+    type: valueType(field),
+    repeated: field.repeated && !field.map,
+    proto3Optional: proto3Optional === true,
+    ...lookup(declarationKey('field', parent, name)),
+    options,
+  }
+  if (field instanceof protobuf.MapField) model.mapKey = field.keyType as ScalarType
+  if (partOf && !partOf.isProto3Optional) model.oneof = partOf.name
+  return model
+}
+
+function valueType(field: protobuf.Field): ValueType {
+  const resolved = field.resolvedType
+  if (resolved instanceof protobuf.Enum) return { kind: 'enum', typeName: resolved.fullName.slice(1) }
+  if (resolved instanceof protobuf.Type) return { kind: 'message', typeName: resolved.fullName.slice(1) }
+  return { kind: 'scalar', scalar: field.type as ScalarType }
+}
+
+function enumModel(enm: protobuf.Enum, fullName: string, lookup: Lookup): EnumModel {
+  return {
+    fullName,
+    ...lookup(declarationKey('enum', fullName)),
+    values: Object.entries(enm.values).map(([name, number]) => ({
+      name,
+      number,
+      comment: lookup(declarationKey('value', fullName, name)).comment,
+    })),
+  }
+}
+
+function methodModel(method: protobuf.Method, service: string, lookup: Lookup): MethodModel {
+  return {
+    name: method.name,
+    ...lookup(declarationKey('method', service, method.name)),
+    requestType: method.resolvedRequestType!.fullName.slice(1),
+    responseType: method.resolvedResponseType!.fullName.slice(1),
+    requestStream: method.requestStream === true,
+    responseStream: method.responseStream === true,
+    options: { ...(method.options ?? {}) },
+  }
+}
+
+/** One warning naming the client-streaming and bidi RPCs, which get no tool (mapping §1). */
+function streamingWarnings(services: ServiceModel[]): string[] {
+  const named: string[] = []
+  for (const service of services) {
+    for (const m of service.methods) {
+      if (m.requestStream)
+        named.push(`${service.fullName}.${m.name} (${m.responseStream ? 'bidi' : 'client-streaming'})`)
+    }
+  }
+  return named.length === 0 ? [] : [`client-streaming and bidi RPCs get no tool: ${named.join(', ')}`]
+}

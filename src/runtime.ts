@@ -1,0 +1,41 @@
+/**
+ * `unplugin-proto-mcp/runtime`: what generated `?mcp` modules import: the
+ * server, the runtime types, and the Ajv runtime helpers that standalone
+ * validators reference.
+ */
+import * as equalModule from 'ajv/dist/runtime/equal.js'
+import * as ucs2lengthModule from 'ajv/dist/runtime/ucs2length.js'
+import * as uriModule from 'ajv/dist/runtime/uri.js'
+import * as validationErrorModule from 'ajv/dist/runtime/validation_error.js'
+import * as formatsModule from 'ajv-formats/dist/formats.js'
+
+export { Server, createProtoServer, MAX_BODY_BYTES } from './server/index.ts'
+export type { HttpHandle, ListedTool, ServeHttpOptions, ServeReport, ServeStdioOptions } from './server/index.ts'
+export type {
+  CallContext, JsonSchema, Profile, ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceImplementation,
+  ToolResult, ValidateFunction, ValidationError,
+} from './runtime/types.ts'
+export { statusError, STATUS_NAMES, type StatusName } from './runtime/status.ts'
+export { isRuntimeError, type RuntimeError, type RuntimeErrorCode } from './runtime/errors.ts'
+
+// Ajv's runtime files are CommonJS with `exports.default`; depending on who
+// loads them (Node, a bundler) the value sits one or two `default`s deep.
+function cjsDefault<T>(mod: unknown): T {
+  let value = mod as { default?: unknown }
+  while (value && typeof value !== 'function' && 'default' in value && value.default !== undefined) value = value.default as { default?: unknown }
+  return value as T
+}
+
+/** Ajv's deep-equal helper (`require("ajv/dist/runtime/equal").default` in standalone code). */
+export const ajvEqual = cjsDefault<(a: unknown, b: unknown) => boolean>(equalModule)
+/** Ajv's Unicode-aware string length (`require("ajv/dist/runtime/ucs2length").default`). */
+export const ajvUcs2length = cjsDefault<(str: string) => number>(ucs2lengthModule)
+/** Ajv's URI resolver (`require("ajv/dist/runtime/uri").default`). */
+export const ajvUri = cjsDefault<unknown>(uriModule)
+/** Ajv's `ValidationError` class (`require("ajv/dist/runtime/validation_error").default`, `$async` schemas only). */
+export const ajvValidationError = cjsDefault<new (errors: unknown[]) => Error>(validationErrorModule)
+/** ajv-formats' full format set (`require("ajv-formats/dist/formats").fullFormats`). */
+export const ajvFormats: Record<string, unknown> = (
+  (formatsModule as { fullFormats?: Record<string, unknown> }).fullFormats ??
+  (formatsModule as unknown as { default: { fullFormats: Record<string, unknown> } }).default.fullFormats
+)

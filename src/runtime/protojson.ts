@@ -1,0 +1,107 @@
+/**
+ * The protobuf JSON codec of the call pipeline, over protobufjs
+ * `ext/protojson` (not `Type.fromObject`, which coerces and drops keys).
+ */
+import protobuf from 'protobufjs/light.js'
+import * as protojsonModule from 'protobufjs/ext/protojson.js'
+import type { Root, Type, Field, Message } from 'protobufjs'
+
+interface ProtoJson {
+  fromJson(type: Type, json: unknown): Message<object>
+  toJson(type: Type, message: object): unknown
+}
+
+// A CommonJS module: Node hands its exports over as `default`, bundlers may not.
+const protojson: ProtoJson = (protojsonModule as unknown as { default?: ProtoJson }).default ?? (protojsonModule as unknown as ProtoJson)
+
+/** Builds the reflection root of a protobufjs JSON descriptor, resolved once. */
+export function loadRoot(descriptor: Record<string, unknown>): Root {
+  const root = (protobuf.Root as unknown as typeof import('protobufjs').Root).fromJSON(descriptor)
+  root.resolveAll()
+  return root
+}
+
+/** A decode failure with the path of the offending field (`vibeScalar.vibeInt32`, `""` for the message itself). */
+export interface DecodeFailure {
+  path: string
+  reason: string
+}
+
+/** Decodes protobuf JSON into a message; throws what protojson throws. */
+export function fromJson(type: Type, json: unknown): Message<object> {
+  return protojson.fromJson(type, json)
+}
+
+/** Encodes a message as canonical protobuf JSON (runtime.md §1.5). */
+export function toJson(type: Type, message: object): unknown {
+  return protojson.toJson(type, message)
+}
+
+// protojson prefixes its messages with the full name of the type or field.
+const NAME_PREFIX_RE = /^\.?[A-Za-z_][\w.]*: /
+
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  return message.replace(NAME_PREFIX_RE, '')
+}
+
+function failure(type: Type, json: unknown): string | undefined {
+  try {
+    protojson.fromJson(type, json)
+    return undefined
+  } catch (error) {
+    return reasonOf(error)
+  }
+}
+
+function findField(type: Type, key: string): Field | undefined {
+  for (const field of type.fieldsArray) if (field.jsonName === key || field.name === key) return field
+  return undefined
+}
+
+const isWellKnown = (type: Type): boolean => type.fullName.startsWith('.google.protobuf.')
+const isMessage = (field: Field): field is Field & { resolvedType: Type } =>
+  field.resolvedType instanceof protobuf.Type && !isWellKnown(field.resolvedType as Type)
+
+const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`)
+
+/**
+ * Finds which field of `json` makes decoding as `type` fail, and why. Only
+ * runs after a failure, so it may decode parts of the value again.
+ */
+export function locateFailure(type: Type, json: unknown, path = ''): DecodeFailure {
+  const whole = failure(type, json) ?? 'cannot decode'
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || isWellKnown(type)) return { path, reason: whole }
+  for (const [key, value] of Object.entries(json)) {
+    const field = findField(type, key)
+    const fieldPath = join(path, field?.jsonName ?? key)
+    const reason = failure(type, { [key]: value })
+    if (reason === undefined) continue
+    if (!field || value === null || typeof value !== 'object') return { path: fieldPath, reason }
+    if (Array.isArray(value) && field.repeated) {
+      for (let i = 0; i < value.length; i++) {
+        const itemReason = failure(type, { [key]: [value[i]] })
+        if (itemReason === undefined) continue
+        return isMessage(field)
+          ? locateFailure(field.resolvedType, value[i], `${fieldPath}[${i}]`)
+          : { path: `${fieldPath}[${i}]`, reason: itemReason }
+      }
+    } else if (field.map) {
+      for (const [k, v] of Object.entries(value)) {
+        const entryReason = failure(type, { [key]: { [k]: v } })
+        if (entryReason === undefined) continue
+        const entryPath = `${fieldPath}[${JSON.stringify(k)}]`
+        return isMessage(field) ? locateFailure(field.resolvedType, v, entryPath) : { path: entryPath, reason: entryReason }
+      }
+    } else if (isMessage(field)) {
+      return locateFailure(field.resolvedType, value, fieldPath)
+    }
+    return { path: fieldPath, reason }
+  }
+  return { path, reason: whole }
+}
+
+/** `<path>: <reason>`, or just the reason when the message itself is at fault. */
+export function describeFailure(failure: DecodeFailure): string {
+  return failure.path === '' ? failure.reason : `${failure.path}: ${failure.reason}`
+}

@@ -1,0 +1,121 @@
+/**
+ * The tool table of a proto server, built once when the server is created:
+ * each tool with its reflected types resolved and its backend slot.
+ */
+import type { Root, Type } from 'protobufjs'
+import { loadRoot } from './protojson.ts'
+import type { ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceImplementation } from './types.ts'
+import { statusText } from './status.ts'
+import { runtimeError } from './errors.ts'
+
+/** A tool ready to call: its spec, reflected types, and the bound backend method. */
+export interface CompiledTool {
+  readonly spec: ProtoToolSpec
+  readonly name: string
+  readonly requestType: Type
+  readonly responseType: Type
+  /** Whether results carry `structuredContent` (the default profile). */
+  readonly structured: boolean
+  /** The bound backend method, or `undefined` while none is bound. */
+  handler: RpcHandler | undefined
+  /** The tool error text answered while `handler` is unbound. */
+  unbound: string
+  /** `this` for `handler`: the implementation object it came from. */
+  target: unknown
+}
+
+/** All tools of a proto server, by name, with the root they were resolved in. */
+export interface ToolTable {
+  readonly root: Root
+  readonly tools: readonly CompiledTool[]
+  readonly byName: ReadonlyMap<string, CompiledTool>
+}
+
+const stripDot = (name: string): string => (name.startsWith('.') ? name.slice(1) : name)
+
+/** Resolves every tool's types in a root built from the spec's descriptor. */
+export function compileToolTable(spec: ProtoServerSpec): ToolTable {
+  const root = loadRoot(spec.descriptor)
+  const byName = new Map<string, CompiledTool>()
+  const tools = spec.tools.map((tool): CompiledTool => {
+    const compiled: CompiledTool = {
+      spec: tool,
+      name: tool.name,
+      requestType: root.lookupType(tool.requestType),
+      responseType: root.lookupType(tool.responseType),
+      structured: spec.profile !== 'topeka',
+      handler: undefined,
+      unbound: statusText(12, `no backend for ${stripDot(tool.service)}`),
+      target: undefined,
+    }
+    byName.set(tool.name, compiled)
+    return compiled
+  })
+  return { root, tools, byName }
+}
+
+/** The full names (no leading dot) of every service in the table's root. */
+function serviceNames(table: ToolTable): string[] {
+  const names = new Set(table.tools.map((t) => stripDot(t.spec.service)))
+  const walk = (ns: { nestedArray: unknown[] }): void => {
+    for (const child of ns.nestedArray as Array<{ fullName: string; methods?: object; nestedArray?: unknown[] }>) {
+      // Only services have `methods`.
+      if (child.methods) names.add(stripDot(child.fullName))
+      if (child.nestedArray) walk(child as { nestedArray: unknown[] })
+    }
+  }
+  walk(table.root)
+  return [...names]
+}
+
+/** Resolves a service given by full (`examples.v1.VibeService`) or short (`VibeService`) name. */
+export function resolveService(table: ToolTable, service: string): string {
+  const wanted = stripDot(service)
+  const names = serviceNames(table)
+  if (names.includes(wanted)) return wanted
+  const matches = names.filter((n) => n.endsWith(`.${wanted}`))
+  if (matches.length === 1) return matches[0]!
+  if (matches.length > 1) {
+    throw runtimeError('SERVICE_AMBIGUOUS', `service "${service}" is ambiguous: use one of ${matches.map((m) => `"${m}"`).join(', ')}`)
+  }
+  const known = names.length ? `known services: ${names.map((n) => `"${n}"`).join(', ')}` : 'this server has no services'
+  throw runtimeError('UNKNOWN_SERVICE', `unknown service "${service}": ${known}`)
+}
+
+const lowerCamel = (name: string): string => name.charAt(0).toLowerCase() + name.slice(1)
+
+/** The RPC names of a service, as written in the proto. */
+function methodNames(table: ToolTable, service: string): string[] {
+  const found = table.root.lookup(service) as { methods?: Record<string, unknown> } | null
+  const names = new Set(Object.keys(found?.methods ?? {}))
+  for (const tool of table.tools) if (stripDot(tool.spec.service) === service) names.add(tool.spec.method)
+  return [...names]
+}
+
+/**
+ * Binds an in-process implementation to every tool of `service`. Methods
+ * are looked up by RPC name, then lowerCamel; a function-valued key naming
+ * no RPC of the service throws. RPCs left out answer Unimplemented.
+ */
+export function bindImplementation(table: ToolTable, service: string, impl: ServiceImplementation): string {
+  if (impl === null || typeof impl !== 'object' && typeof impl !== 'function') {
+    throw runtimeError('BAD_IMPLEMENTATION', `the implementation of "${service}" must be an object with one method per RPC`)
+  }
+  const full = resolveService(table, service)
+  const methods = methodNames(table, full)
+  const accepted = new Set(methods.flatMap((m) => [m, lowerCamel(m)]))
+  for (const key of Object.keys(impl)) {
+    if (typeof (impl as Record<string, unknown>)[key] === 'function' && !accepted.has(key)) {
+      throw runtimeError('UNKNOWN_METHOD', `unknown method "${key}" in the implementation of "${full}": its RPCs are ${methods.map((m) => `"${m}"`).join(', ')}`)
+    }
+  }
+  const record = impl as Record<string, unknown>
+  for (const tool of table.tools) {
+    if (stripDot(tool.spec.service) !== full) continue
+    const method = record[tool.spec.method] ?? record[lowerCamel(tool.spec.method)]
+    tool.handler = typeof method === 'function' ? (method as RpcHandler) : undefined
+    tool.target = impl
+    tool.unbound = statusText(12, `method ${tool.spec.method} not implemented`)
+  }
+  return full
+}

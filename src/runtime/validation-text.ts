@@ -1,0 +1,122 @@
+/**
+ * Renders a validator's error objects as the exact texts of runtime.md §2:
+ * `invalid arguments: /vibe: 5 is not of type "string"; ...`.
+ */
+import type { ValidationError } from './types.ts'
+
+/** The prefix of every validation failure text. */
+export const INVALID_ARGUMENTS = 'invalid arguments: '
+
+const json = (value: unknown): string => JSON.stringify(value) ?? String(value)
+const plural = (n: unknown, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
+
+function list(values: readonly unknown[]): string {
+  const names = values.map(json)
+  if (names.length <= 1) return names.join('')
+  if (names.length <= 3) return `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`
+  return `${names[0]}, ${names[1]} or ${names.length - 2} other candidates`
+}
+
+function typeNames(error: ValidationError): string[] {
+  if (Array.isArray(error.schema)) return error.schema.map(String)
+  return String(error.params.type ?? error.schema).split(',')
+}
+
+/** The message of one error object (without its pointer). */
+export function validationMessage(error: ValidationError): string {
+  const { params } = error
+  const v = json(error.data)
+  switch (error.keyword) {
+    case 'type': {
+      const types = typeNames(error)
+      return types.length === 1
+        ? `${v} is not of type "${types[0]}"`
+        : `${v} is not of types ${types.map((t) => `"${t}"`).join(', ')}`
+    }
+    case 'additionalProperties':
+      return `Additional properties are not allowed ('${String(params.additionalProperty)}' was unexpected)`
+    case 'enum':
+      return `${v} is not one of ${list((params.allowedValues ?? error.schema) as unknown[])}`
+    case 'const':
+      return `${json(params.allowedValue)} was expected`
+    case 'minimum':
+      return `${v} is less than the minimum of ${json(params.limit)}`
+    case 'maximum':
+      return `${v} is greater than the maximum of ${json(params.limit)}`
+    case 'exclusiveMinimum':
+      return `${v} is less than or equal to the minimum of ${json(params.limit)}`
+    case 'exclusiveMaximum':
+      return `${v} is greater than or equal to the maximum of ${json(params.limit)}`
+    case 'multipleOf':
+      return `${v} is not a multiple of ${json(params.multipleOf)}`
+    case 'anyOf':
+      return `${v} is not valid under any of the schemas listed in the 'anyOf' keyword`
+    case 'oneOf':
+      return params.passingSchemas
+        ? `${v} is valid under more than one of the schemas listed in the 'oneOf' keyword`
+        : `${v} is not valid under any of the schemas listed in the 'oneOf' keyword`
+    case 'required':
+      return `${json(params.missingProperty)} is a required property`
+    case 'minLength':
+      return `${v} is shorter than ${plural(params.limit, 'character', 'characters')}`
+    case 'maxLength':
+      return `${v} is longer than ${plural(params.limit, 'character', 'characters')}`
+    case 'pattern':
+      return `${v} does not match ${json(params.pattern)}`
+    case 'format':
+      return `${v} is not a ${json(params.format)}`
+    case 'minItems':
+      return `${v} has less than ${plural(params.limit, 'item', 'items')}`
+    case 'maxItems':
+      return `${v} has more than ${plural(params.limit, 'item', 'items')}`
+    case 'uniqueItems':
+      return `${v} has non-unique elements`
+    case 'minProperties':
+      return `${v} has less than ${plural(params.limit, 'property', 'properties')}`
+    case 'maxProperties':
+      return `${v} has more than ${plural(params.limit, 'property', 'properties')}`
+    case 'false schema':
+      return `False schema does not allow ${v}`
+    default:
+      return `${v} ${error.message ?? `fails "${error.keyword}"`}`
+  }
+}
+
+/** Whether `error` comes from inside a failing `anyOf`/`oneOf` branch (those report one message of their own). */
+function isBranchError(error: ValidationError, combiners: readonly string[]): boolean {
+  for (const prefix of combiners) if (error.schemaPath.startsWith(prefix)) return true
+  return false
+}
+
+/**
+ * The texts of a failed validation, in the validator's order, joined by `; `,
+ * each as `<JSON pointer>: <message>`; several unexpected properties of one
+ * object are one message. Returns the full tool error text.
+ */
+export function renderValidationErrors(errors: readonly ValidationError[]): string {
+  const combiners: string[] = []
+  for (const e of errors) if (e.keyword === 'anyOf' || e.keyword === 'oneOf') combiners.push(`${e.schemaPath}/`)
+  const parts: string[] = []
+  const extras = new Map<string, { index: number; names: string[] }>()
+  for (const error of errors) {
+    if (combiners.length > 0 && isBranchError(error, combiners)) continue
+    if (error.keyword === 'additionalProperties') {
+      const key = `${error.instancePath}\0${error.schemaPath}`
+      const seen = extras.get(key)
+      const name = String(error.params.additionalProperty)
+      if (seen) {
+        seen.names.push(name)
+        continue
+      }
+      extras.set(key, { index: parts.length, names: [name] })
+    }
+    parts.push(`${error.instancePath}: ${validationMessage(error)}`)
+  }
+  for (const [key, { index, names }] of extras) {
+    if (names.length < 2) continue
+    const pointer = key.slice(0, key.indexOf('\0'))
+    const quoted = names.map((n) => `'${n}'`).join(', ')
+    parts[index] = `${pointer}: Additional properties are not allowed (${quoted} were unexpected)`
+  }
+  return INVALID_ARGUMENTS + parts.join('; ')
+}

@@ -1,0 +1,46 @@
+/**
+ * Descriptions from comments (mapping.md §3).
+ */
+
+const NAME_BOUNDARY_RE = /[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]/g
+const WHITESPACE_RUN_RE = /\s+/g
+
+/**
+ * Normalises a raw leading comment (mapping.md §3): strips one leading `// `
+ * and `/* ` and one trailing ` *\/`, strips one `// ` from each line, joins
+ * the lines with spaces, trims and collapses whitespace. `null` (no comment)
+ * stays `null`; a comment that normalises to `""` gives `""`.
+ */
+export function describeComment(raw: string | null): string | null {
+  if (raw === null) return null
+  let text = raw
+  if (text.startsWith('// ')) text = text.slice(3)
+  if (text.startsWith('/* ')) text = text.slice(3)
+  if (text.endsWith(' */')) text = text.slice(0, -3)
+  return text
+    .split('\n')
+    .map(line => (line.startsWith('// ') ? line.slice(3) : line))
+    .join(' ')
+    .trim()
+    .replace(WHITESPACE_RUN_RE, ' ')
+}
+
+/**
+ * Splits a name at case and digit boundaries, scanning left to right in
+ * non-overlapping pairs (lower→upper, letter→digit, digit→letter):
+ * `SetVibeDetails` → `Set Vibe Details`, `GetVibe2Array` → `Get Vibe 2Array`.
+ */
+export function splitName(name: string): string {
+  return name.replace(NAME_BOUNDARY_RE, pair => `${pair[0]} ${pair[1]}`)
+}
+
+/** The description of a comment, or undefined when it is absent or normalises to `""` (then no `description` key). */
+export function descriptionOf(raw: string | null): string | undefined {
+  const text = describeComment(raw)
+  return text ? text : undefined
+}
+
+/** The text appended to the description of a field in a real oneof (mapping.md §4). */
+export function oneofNote(oneof: string): string {
+  return `Part of the "${oneof}" oneof: at most one of its fields may be set.`
+}

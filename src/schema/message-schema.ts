@@ -1,0 +1,107 @@
+/**
+ * The JSON Schema of a message (mapping.md §4): fields as properties under
+ * their JSON names, descriptions placed on the outermost schema, messages
+ * inlined at every use except those found in a cycle (`$defs` + `$ref`).
+ */
+import type { JsonSchema, Profile } from '../runtime/types.ts'
+import type { FieldModel, ProtoModel, ValueType } from '../proto/model.ts'
+import { descriptionOf, oneofNote } from './describe.ts'
+import { scalarSchema } from './scalar-schema.ts'
+import type { SchemaMode } from './scalar-schema.ts'
+import { sortKeys } from './sort-keys.ts'
+import { wellKnownEnumSchema, wellKnownSchema } from './well-known.ts'
+
+/** Options of {@link messageSchema}. */
+export interface MessageSchemaOptions {
+  /** @default 'default' */
+  profile?: Profile
+  /** `input`: what a client may send; `output`: what protojson emits. @default 'input' */
+  mode?: SchemaMode
+}
+
+/** The `$ref` of a message in the root's `$defs`: keyed by full name without the leading dot. */
+export function defsRef(fullName: string): string {
+  return `#/$defs/${fullName}`
+}
+
+/**
+ * The schema of message `fullName` as a tool's root: an object schema
+ * (never a bare `$ref`, even when the message is recursive) with `$defs`
+ * for the messages found in a cycle. Keys sorted.
+ */
+export function messageSchema(model: ProtoModel, fullName: string, options: MessageSchemaOptions = {}): JsonSchema {
+  const profile = options.profile ?? 'default'
+  const mode = options.mode ?? 'input'
+  const defs = new Map<string, JsonSchema>()
+  const recursive = new Set<string>()
+  const building: string[] = []
+
+  const objectSchema = (name: string): JsonSchema => {
+    const message = model.messages.get(name)
+    if (!message) throw new Error(`unknown message "${name}"`)
+    building.push(name)
+    const properties: Record<string, JsonSchema> = {}
+    for (const field of message.fields) properties[field.jsonName] = fieldSchema(field)
+    building.pop()
+    const schema: JsonSchema = { type: 'object', properties, additionalProperties: false }
+    const description = descriptionOf(message.comment)
+    if (description !== undefined) schema.description = description
+    return schema
+  }
+
+  /** A use of a message: its inline schema (with its own description), or a `$ref` once it is known recursive. */
+  const messageUse = (name: string): JsonSchema => {
+    const known = wellKnownSchema(name, profile, mode)
+    if (known) return known
+    if (recursive.has(name)) return { $ref: defsRef(name) }
+    if (building.includes(name)) {
+      recursive.add(name)
+      return { $ref: defsRef(name) }
+    }
+    const schema = objectSchema(name)
+    if (!recursive.has(name)) return schema
+    defs.set(name, schema)
+    return { $ref: defsRef(name) }
+  }
+
+  const valueSchema = (type: ValueType): JsonSchema => {
+    if (type.kind === 'scalar') return scalarSchema(type.scalar, profile, mode)
+    if (type.kind === 'message') return messageUse(type.typeName)
+    return enumSchema(type.typeName)
+  }
+
+  const enumSchema = (name: string): JsonSchema => {
+    const enm = model.enums.get(name)
+    if (!enm) throw new Error(`unknown enum "${name}"`)
+    const known = wellKnownEnumSchema(name, mode)
+    if (known) return known
+    const names: JsonSchema = { type: 'string', enum: enm.values.map(v => v.name) }
+    // protojson writes a value the enum does not declare as its number.
+    const schema: JsonSchema = mode === 'output' ? { anyOf: [names, { type: 'integer' }] } : names
+    const description = descriptionOf(enm.comment)
+    if (description !== undefined) schema.description = description
+    return schema
+  }
+
+  const fieldSchema = (field: FieldModel): JsonSchema => {
+    const value = valueSchema(field.type)
+    let schema: JsonSchema = field.mapKey !== undefined
+      ? { type: 'object', additionalProperties: value }
+      : field.repeated ? { type: 'array', items: value } : value
+    // The field's comment goes on its outermost schema, replacing a message's or enum's own.
+    const description = descriptionOf(field.comment)
+    if (description !== undefined) schema = { ...schema, description }
+    if (field.oneof !== undefined) {
+      const note = oneofNote(field.oneof)
+      const before = schema.description
+      schema = { ...schema, description: typeof before === 'string' ? `${before} ${note}` : note }
+    }
+    return schema
+  }
+
+  const root = (mode === 'output' ? wellKnownSchema(fullName, profile, mode) : undefined) ?? objectSchema(fullName)
+  if (recursive.has(fullName)) defs.set(fullName, root)
+  const result: JsonSchema = { ...root }
+  if (defs.size > 0) result.$defs = Object.fromEntries(defs)
+  return sortKeys(result)
+}

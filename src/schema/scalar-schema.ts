@@ -1,0 +1,41 @@
+/**
+ * JSON Schemas of scalar values (mapping.md §4 table, §5 portable 64-bit
+ * integers), for input (what a client may send) and output (what
+ * protobufjs `ext/protojson` emits).
+ */
+import type { JsonSchema, Profile } from '../runtime/types.ts'
+import type { ScalarType } from '../proto/model.ts'
+
+/** Which side of a tool a schema describes: its arguments or its result. */
+export type SchemaMode = 'input' | 'output'
+
+/** Strings protobuf JSON uses for non-finite floats. */
+export const NON_FINITE_FLOATS = ['NaN', 'Infinity', '-Infinity'] as const
+/** A signed 64-bit integer written as a decimal string. */
+export const INT64_STRING_PATTERN = '^-?[0-9]+$'
+/** An unsigned 64-bit integer written as a decimal string. */
+export const UINT64_STRING_PATTERN = '^[0-9]+$'
+
+const SIGNED_64 = new Set<ScalarType>(['int64', 'sint64', 'sfixed64'])
+const UNSIGNED_64 = new Set<ScalarType>(['uint64', 'fixed64'])
+
+/** The schema of one scalar value, for a profile and a side. */
+export function scalarSchema(scalar: ScalarType, profile: Profile, mode: SchemaMode): JsonSchema {
+  switch (scalar) {
+    case 'bool': return { type: 'boolean' }
+    case 'string': return { type: 'string' }
+    case 'bytes': return { type: 'string', contentEncoding: 'base64' }
+    case 'int32': case 'sint32': case 'sfixed32': return { type: 'integer' }
+    case 'uint32': case 'fixed32': return { type: 'integer', minimum: 0 }
+    case 'float': case 'double':
+      return { anyOf: [{ type: 'number' }, { type: 'string', enum: [...NON_FINITE_FLOATS] }] }
+  }
+  const unsigned = UNSIGNED_64.has(scalar)
+  if (!unsigned && !SIGNED_64.has(scalar)) throw new Error(`unknown scalar type "${scalar}"`)
+  const pattern = unsigned ? UINT64_STRING_PATTERN : INT64_STRING_PATTERN
+  // protojson always writes 64-bit integers as decimal strings.
+  if (mode === 'output') return { type: 'string', pattern }
+  if (profile === 'topeka') return unsigned ? { type: ['integer', 'string'], minimum: 0 } : { type: ['integer', 'string'] }
+  const integer: JsonSchema = unsigned ? { type: 'integer', minimum: 0 } : { type: 'integer' }
+  return { anyOf: [integer, { type: 'string', pattern }] }
+}

@@ -1,0 +1,76 @@
+/**
+ * Serving over stdio with the SDK's `serveStdio`, which answers both
+ * protocol eras (an `initialize` opening and a 2026-07-28 `server/discover`).
+ */
+import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio'
+import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server'
+import { sdkServerFactory, type ServeStats, type ServingCore } from './sdk-server.ts'
+
+/** What `serveStdio()` resolves with once stdin closes. */
+export interface ServeReport {
+  /** JSON-RPC requests received. */
+  requests: number
+  /** `tools/call` requests among them. */
+  toolCalls: number
+  /** Tool errors plus JSON-RPC error responses sent. */
+  errors: number
+  /** Time from start to close, in milliseconds. */
+  durationMs: number
+}
+
+/** Options of `serveStdio()`. */
+export interface ServeStdioOptions {
+  /** Input stream. @default process.stdin */
+  stdin?: NodeJS.ReadableStream
+  /** Output stream (JSON-RPC only: logs go to stderr). @default process.stdout */
+  stdout?: NodeJS.WritableStream
+}
+
+/** A transport that counts what passes through another one and tells when it closes. */
+class CountingTransport implements Transport {
+  onclose?: () => void
+  onerror?: (error: Error) => void
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void
+  setProtocolVersion?: (version: string) => void
+
+  constructor(private readonly inner: Transport, private readonly stats: ServeStats, onclosed: () => void) {
+    inner.onmessage = (message, extra) => {
+      if ('method' in message && 'id' in message) stats.requests++
+      this.onmessage?.(message, extra)
+    }
+    inner.onerror = (error) => this.onerror?.(error)
+    inner.onclose = () => {
+      this.onclose?.()
+      onclosed()
+    }
+    if (inner.setProtocolVersion) this.setProtocolVersion = (v) => inner.setProtocolVersion?.(v)
+  }
+
+  start(): Promise<void> {
+    return this.inner.start()
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if ('error' in message) this.stats.errors++
+    return this.inner.send(message, options)
+  }
+
+  close(): Promise<void> {
+    return this.inner.close()
+  }
+}
+
+/** Serves `core` on stdio until stdin closes; resolves with a report. Logs go to stderr. */
+export function serveCoreStdio(core: ServingCore, options: ServeStdioOptions = {}): Promise<ServeReport> {
+  const started = performance.now()
+  const stats: ServeStats = { requests: 0, toolCalls: 0, errors: 0 }
+  return new Promise((resolve) => {
+    const wire = new StdioServerTransport(options.stdin as never, options.stdout as never)
+    const transport = new CountingTransport(wire, stats, () =>
+      resolve({ ...stats, durationMs: Math.round(performance.now() - started) }))
+    sdkServeStdio(sdkServerFactory(core, stats), {
+      transport,
+      onerror: (error) => process.stderr.write(`${core.info.name}: ${error.message}\n`),
+    })
+  })
+}

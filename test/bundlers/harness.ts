@@ -1,0 +1,202 @@
+/**
+ * Builds fixture apps with each of the six bundlers through their JS APIs,
+ * in a throw-away workspace under `.tmp/bundlers/` (gitignored).
+ *
+ * `unplugin-proto-mcp/runtime` resolves the way it would for a user: the
+ * workspace gets `node_modules/unplugin-proto-mcp/` holding the package's
+ * `package.json` and a freshly built `dist/runtime.mjs` (tsdown, only that
+ * entry). Outputs land in `<workspace>/out/<bundler>/`, so Node walks up to
+ * that copy, and from the copy on up to the repository's `node_modules` for
+ * the runtime's own dependencies. Bare imports are left external in every
+ * build: this checks the plugin and the generated module, not how bundlers
+ * inline the MCP SDK.
+ */
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { build as esbuild } from 'esbuild'
+import { rolldown } from 'rolldown'
+import { rollup } from 'rollup'
+import { build as tsdown } from 'tsdown'
+import { build as viteBuild } from 'vite'
+import webpack from 'webpack'
+import { rspack } from '@rspack/core'
+import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
+import type { Options } from '../../src/plugin/options.ts'
+
+/** The repository root. */
+export const REPO = resolve(import.meta.dirname, '..', '..')
+
+/** The six supported bundlers. */
+export const BUNDLERS = ['vite', 'rollup', 'rolldown', 'esbuild', 'webpack', 'rspack'] as const
+export type BundlerName = (typeof BUNDLERS)[number]
+
+/** Where the Topeka conformance `.proto` files are: the repo's copy, else the shared one. */
+export function topekaDir(): string {
+  const own = join(REPO, 'fixtures', 'topeka')
+  return existsSync(join(own, 'example.proto')) ? own : resolve(REPO, '..', 'shared', 'conformance', 'topeka')
+}
+
+/**
+ * A fresh workspace `.tmp/bundlers/<name>/` holding a copy of
+ * `fixtures/apps/` and the Topeka protos at `fixtures/topeka/` (the same
+ * relative layout as the repository, so the apps' imports work unchanged).
+ */
+export function createWorkspace(name: string): string {
+  const ws = join(REPO, '.tmp', 'bundlers', name)
+  rmSync(ws, { recursive: true, force: true })
+  mkdirSync(join(ws, 'fixtures'), { recursive: true })
+  cpSync(join(REPO, 'fixtures', 'apps'), join(ws, 'fixtures', 'apps'), { recursive: true })
+  cpSync(topekaDir(), join(ws, 'fixtures', 'topeka'), { recursive: true })
+  return ws
+}
+
+/**
+ * Installs the package into `<ws>/node_modules/unplugin-proto-mcp/`:
+ * `package.json` plus `dist/runtime.mjs` built from `src/runtime.ts`.
+ */
+export async function installRuntimePackage(ws: string): Promise<void> {
+  const pkg = join(ws, 'node_modules', 'unplugin-proto-mcp')
+  mkdirSync(pkg, { recursive: true })
+  cpSync(join(REPO, 'package.json'), join(pkg, 'package.json'))
+  await tsdown({
+    config: false,
+    cwd: REPO,
+    entry: { runtime: 'src/runtime.ts' },
+    outDir: join(pkg, 'dist'),
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    dts: false,
+    clean: true,
+    logLevel: 'error',
+  })
+}
+
+/** A bare specifier (a package), which every build leaves external. */
+export function isBare(id: string): boolean {
+  return !id.startsWith('.') && !isAbsolute(id) && !id.startsWith('\0') && !id.endsWith('?mcp')
+}
+
+/** What {@link bundle} returns. */
+export interface BundleResult {
+  /** The output entry, an ES module. */
+  file: string
+  /** Warnings the bundler reported (as text). */
+  warnings: string[]
+  /** Rollup's `watchFiles` (rollup only). */
+  watchFiles?: string[]
+}
+
+type WebpackLikeConfig = webpack.Configuration
+
+/** The webpack/Rspack config shared by both: Node target, ESM output. */
+export function webpackConfig(entry: string, outDir: string, plugin: unknown): WebpackLikeConfig {
+  return {
+    mode: 'none',
+    context: dirname(entry),
+    entry,
+    target: 'node20',
+    devtool: false,
+    output: { path: outDir, filename: 'main.mjs', module: true, chunkFormat: 'module', library: { type: 'module' } },
+    experiments: { outputModule: true },
+    externalsType: 'module',
+    externals: [({ request }, callback) => (request && isBare(request) ? callback(undefined, request) : callback())],
+    optimization: { minimize: false },
+    plugins: [plugin as webpack.WebpackPluginInstance],
+    infrastructureLogging: { level: 'error' },
+  }
+}
+
+function runCompiler(compiler: webpack.Compiler | ReturnType<typeof rspack>): Promise<string[]> {
+  return new Promise((done, fail) => {
+    const c = compiler as webpack.Compiler
+    c.run((error, stats) => {
+      c.close(() => {
+        if (error) return fail(error)
+        const info = stats!.toJson({ all: false, errors: true, warnings: true })
+        if (stats!.hasErrors()) {
+          const messages = (info.errors ?? []).map((e) => e.message)
+          return fail(Object.assign(new Error(messages.join('\n')), { errors: messages }))
+        }
+        done((info.warnings ?? []).map((w) => w.message))
+      })
+    })
+  })
+}
+
+/**
+ * Builds `entry` with `bundler` (and the plugin with `options`) into
+ * `outDir/main.mjs`. Rejects with the bundler's error when the build fails.
+ */
+export async function bundle(bundler: BundlerName, entry: string, outDir: string, options: Options = {}): Promise<BundleResult> {
+  rmSync(outDir, { recursive: true, force: true })
+  const file = join(outDir, 'main.mjs')
+  const warnings: string[] = []
+  switch (bundler) {
+    case 'rollup': {
+      const build = await rollup({
+        input: entry,
+        plugins: [unpluginProtoMcp.rollup(options)],
+        external: isBare,
+        onwarn: (w) => { warnings.push(w.message) },
+      })
+      await build.write({ file, format: 'es' })
+      const watchFiles = build.watchFiles
+      await build.close()
+      return { file, warnings, watchFiles }
+    }
+    case 'rolldown': {
+      const build = await rolldown({
+        input: entry,
+        platform: 'node',
+        plugins: [unpluginProtoMcp.rolldown(options)],
+        external: isBare,
+        onLog: (_level, log) => { warnings.push(log.message) },
+      })
+      await build.write({ file, format: 'esm' })
+      await build.close()
+      return { file, warnings }
+    }
+    case 'vite': {
+      await viteBuild({
+        configFile: false,
+        root: dirname(entry),
+        logLevel: 'silent',
+        plugins: [unpluginProtoMcp.vite(options)],
+        ssr: { target: 'node' },
+        build: {
+          ssr: entry,
+          outDir,
+          emptyOutDir: true,
+          minify: false,
+          rolldownOptions: { external: isBare, output: { format: 'es', entryFileNames: 'main.mjs' } },
+        },
+      })
+      return { file, warnings }
+    }
+    case 'esbuild': {
+      const result = await esbuild({
+        entryPoints: [entry],
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        packages: 'external',
+        outfile: file,
+        logLevel: 'silent',
+        plugins: [unpluginProtoMcp.esbuild(options)],
+      })
+      warnings.push(...result.warnings.map((w) => w.text))
+      return { file, warnings }
+    }
+    case 'webpack': {
+      warnings.push(...await runCompiler(webpack(webpackConfig(entry, outDir, unpluginProtoMcp.webpack(options)))))
+      return { file, warnings }
+    }
+    case 'rspack': {
+      const config = webpackConfig(entry, outDir, unpluginProtoMcp.rspack(options))
+      warnings.push(...await runCompiler(rspack(config as Parameters<typeof rspack>[0])))
+      return { file, warnings }
+    }
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * fixtures/apps/basic built by each of the six bundlers, run with `node`
+ * as a stdio server and driven by the SDK v1 and v2 clients.
+ */
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BUNDLERS, bundle, createWorkspace, installRuntimePackage, type BundlerName } from './harness.ts'
+import { CLIENTS, connectStdio } from './mcp-clients.ts'
+
+const outputs = new Map<BundlerName, { file?: string; error?: unknown; ms: number }>()
+let ws = ''
+
+beforeAll(async () => {
+  ws = createWorkspace('serve')
+  await installRuntimePackage(ws)
+  const entry = join(ws, 'fixtures', 'apps', 'basic', 'main.mjs')
+  // One after another: this machine has two cores and vitest runs files in parallel.
+  for (const bundler of BUNDLERS) {
+    const start = Date.now()
+    try {
+      const { file } = await bundle(bundler, entry, join(ws, 'out', bundler))
+      outputs.set(bundler, { file, ms: Date.now() - start })
+    } catch (error) {
+      outputs.set(bundler, { error, ms: Date.now() - start })
+    }
+  }
+}, 180_000)
+
+afterAll(() => {
+  const times = BUNDLERS.map((b) => `${b} ${outputs.get(b)?.ms ?? '?'}ms`).join(', ')
+  console.log(`build times: ${times}`)
+})
+
+function built(bundler: BundlerName): string {
+  const out = outputs.get(bundler)
+  if (!out?.file) throw out?.error ?? new Error(`${bundler}: no build`)
+  return out.file
+}
+
+describe.each(BUNDLERS)('%s build', (bundler) => {
+  it.each(CLIENTS)('serves VibeService over stdio to the %s client', async (flavour) => {
+    const session = await connectStdio(flavour, built(bundler))
+    try {
+      const { tools } = await session.listTools()
+      expect(tools.map((t) => t.name).sort()).toEqual(
+        ['GetVibe', 'SetVibe', 'SetVibeArray', 'SetVibeDetails', 'SetVibeObjects'],
+      )
+
+      const ok = await session.callTool('SetVibe', { vibe: 'chill' })
+      expect(ok.isError ?? false).toBe(false)
+      expect(ok.content).toEqual([{ type: 'text', text: '{"vibe":"chill"}' }])
+
+      // State lives in the program: the next call sees the previous one.
+      const again = await session.callTool('SetVibe', { vibe: 'calm' })
+      expect(again.content).toEqual([{ type: 'text', text: '{"previousVibe":"chill","vibe":"calm"}' }])
+
+      const bad = await session.callTool('SetVibe', { vibe: 5 })
+      expect(bad.isError).toBe(true)
+      expect(bad.content).toEqual([{ type: 'text', text: 'invalid arguments: /vibe: 5 is not of type "string"' }])
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\nserver stderr:\n${session.stderr()}`, { cause: error })
+    } finally {
+      await session.close()
+    }
+  })
+})

@@ -1,0 +1,120 @@
+/**
+ * Ajv's "standalone twin": the validators the generated module carries and
+ * validators compiled fresh from the same schemas agree on every input
+ * (valid/invalid, and the same error objects).
+ */
+import { describe, expect, it } from 'vitest'
+import * as runtime from '../../src/runtime.ts'
+import { AJV_HELPERS, compileValidators, createAjv, type JsonSchema } from '../../src/codegen/index.ts'
+
+type Validate = ((data: unknown) => boolean) & { errors?: unknown[] | null }
+
+/** Evaluates the generated validator code with the runtime's helpers in scope. */
+function loadStandalone(schemas: JsonSchema[]): Validate[] {
+  const { code, names, helpers } = compileValidators(schemas)
+  const values = helpers.map((name) => (runtime as Record<string, unknown>)[name])
+  const unique = [...new Set(names)]
+  // eslint-disable-next-line no-new-func -- the point is to run generated code
+  const table = new Function(...helpers, `${code}\nreturn { ${unique.join(', ')} }`)(...values) as Record<string, Validate>
+  return names.map((name) => table[name]!)
+}
+
+const CASES: { title: string; schema: JsonSchema; inputs: unknown[] }[] = [
+  {
+    title: 'strings: type, minLength (ucs2length), pattern, date-time (ajv-formats)',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        vibe: { type: 'string', minLength: 2, pattern: '^[a-z😀]+$' },
+        at: { type: 'string', format: 'date-time' },
+        mail: { type: 'string', format: 'email' },
+        site: { type: 'string', format: 'uri' },
+      },
+    },
+    inputs: [
+      {}, { vibe: 'chill' }, { vibe: 5 }, { vibe: '😀' }, { vibe: 'A' }, { at: '2024-01-02T03:04:05Z' },
+      { at: 'yesterday' }, { mail: 'a@b.co' }, { mail: 'nope' }, { site: 'https://x.test/a' }, { site: 'not a uri' },
+      { previous_vibe: 'x' }, null, [], 'str',
+    ],
+  },
+  {
+    title: 'enums, const and uniqueItems (ajvEqual)',
+    schema: {
+      type: 'object',
+      properties: {
+        mood: { type: 'string', enum: ['VIBE_UNSET', 'VIBE_GOOD'] },
+        pick: { enum: [{ a: 1 }, [1, 2], 'x'] },
+        fixed: { const: { k: [1] } },
+        set: { type: 'array', uniqueItems: true, items: { type: 'object' } },
+        moods: { type: 'array', items: { type: 'string', enum: ['A', 'B', 'C', 'D'] } },
+      },
+    },
+    inputs: [
+      { mood: 'VIBE_GOOD' }, { mood: 1 }, { pick: { a: 1 } }, { pick: { a: 2 } }, { fixed: { k: [1] } }, { fixed: { k: [2] } },
+      { set: [{ a: 1 }, { a: 1 }] }, { set: [{ a: 1 }, { a: 2 }] }, { moods: ['A', 'E', 3] },
+    ],
+  },
+  {
+    title: 'portable 64-bit integers and floats (anyOf)',
+    schema: {
+      type: 'object',
+      properties: {
+        big: { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] },
+        ubig: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }] },
+        ratio: { anyOf: [{ type: 'number' }, { type: 'string', enum: ['NaN', 'Infinity', '-Infinity'] }] },
+        small: { type: 'integer', minimum: 0, maximum: 4294967295 },
+      },
+    },
+    inputs: [
+      { big: 1 }, { big: '-12' }, { big: 'x' }, { big: 1.5 }, { ubig: -1 }, { ubig: '-1' }, { ratio: 'NaN' },
+      { ratio: 'nan' }, { ratio: 0.5 }, { small: -1 }, { small: 2 ** 33 },
+    ],
+  },
+  {
+    title: 'recursion through $defs and maps',
+    schema: {
+      type: 'object',
+      properties: {
+        node: { $ref: '#/$defs/schemapb.Node' },
+        labels: { type: 'object', additionalProperties: { type: 'integer' } },
+      },
+      $defs: {
+        'schemapb.Node': {
+          type: 'object',
+          additionalProperties: false,
+          properties: { value: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/schemapb.Node' } } },
+        },
+      },
+    },
+    inputs: [
+      { node: { value: 'a', children: [{ value: 'b', children: [] }] } },
+      { node: { value: 'a', children: [{ value: 1, extra: true }] } },
+      { labels: { a: 1, b: 'two' } },
+    ],
+  },
+]
+
+describe('generated validators agree with freshly compiled ones', () => {
+  const standalone = loadStandalone(CASES.map((c) => c.schema))
+  CASES.forEach((c, i) => {
+    it(c.title, () => {
+      const fresh = createAjv().compile(c.schema)
+      const twin = standalone[i]!
+      for (const input of c.inputs) {
+        const expected = fresh(input)
+        expect(twin(input), JSON.stringify(input)).toBe(expected)
+        expect(twin.errors ?? null, JSON.stringify(input)).toEqual(fresh.errors ?? null)
+      }
+    })
+  })
+
+  it('every helper the rewriter may emit is exported by unplugin-proto-mcp/runtime', () => {
+    for (const { name } of AJV_HELPERS) expect(runtime, name).toHaveProperty(name)
+  })
+
+  it('identical schemas share one validator', () => {
+    const { names } = compileValidators([CASES[0]!.schema, CASES[1]!.schema, structuredClone(CASES[0]!.schema)])
+    expect(names).toEqual(['inputValidator0', 'inputValidator1', 'inputValidator0'])
+  })
+})

@@ -1,0 +1,96 @@
+/**
+ * ProtoError: code, file, line and column for the three ways a .proto fails.
+ */
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { isProtoError } from '../../src/proto/errors.ts'
+import type { ProtoError } from '../../src/proto/errors.ts'
+import { loadProto } from '../../src/proto/load-proto.ts'
+import { writeProtos } from './compile.ts'
+
+/** Loads `main.proto` of `files` and returns what it throws. */
+function failure(files: Record<string, string>, importPaths: string[] = []): ProtoError {
+  const dir = writeProtos(files)
+  try {
+    loadProto(join(dir, 'main.proto'), { importPaths: importPaths.map(p => join(dir, p)) })
+  }
+  catch (error) {
+    if (isProtoError(error)) return error
+    throw error
+  }
+  throw new Error('expected loadProto to throw')
+}
+
+describe('ProtoError', () => {
+  it('syntax error: PROTO_SYNTAX at the offending token', () => {
+    const error = failure({ 'main.proto': 'syntax = "proto3";\n\nmessage M {\n  int32 a = 1;\n  string b c = 2;\n}\n' })
+    expect(error).toMatchObject({ name: 'ProtoError', code: 'PROTO_SYNTAX', line: 5, column: 12 })
+    expect(error.file).toMatch(/main\.proto$/)
+    expect(error.message).toBe(`cannot parse "${error.file}": illegal token 'c', '=' expected (line 5)`)
+  })
+
+  it('syntax error: a missing semicolon is reported at the next token', () => {
+    const error = failure({ 'main.proto': 'syntax = "proto3";\nmessage M {\n  int32 a = 1\n}\n' })
+    expect(error).toMatchObject({ code: 'PROTO_SYNTAX', line: 4, column: 1 })
+  })
+
+  it('syntax error inside an imported file names that file', () => {
+    const error = failure({
+      'main.proto': 'syntax = "proto3";\nimport "dep.proto";\n',
+      'dep.proto': 'syntax = "proto3";\nmessage D {\n  int32 = 1;\n}\n',
+    })
+    expect(error.code).toBe('PROTO_SYNTAX')
+    expect(error.file).toMatch(/dep\.proto$/)
+    expect(error.line).toBe(3)
+  })
+
+  it('missing import: PROTO_IMPORT at the import statement', () => {
+    const error = failure({
+      'main.proto': 'syntax = "proto3";\npackage p;\n\nimport "google/protobuf/empty.proto";\n  import "nope/missing.proto";\n',
+    })
+    expect(error).toMatchObject({ name: 'ProtoError', code: 'PROTO_IMPORT', line: 5, column: 3 })
+    expect(error.file).toMatch(/main\.proto$/)
+    expect(error.message).toMatch(/^cannot parse ".*main\.proto": import "nope\/missing\.proto" not found .*\(line 5\)$/)
+  })
+
+  it('missing import in an imported file points into that file', () => {
+    const error = failure({
+      'main.proto': 'syntax = "proto3";\nimport "lib/dep.proto";\n',
+      'inc/lib/dep.proto': 'syntax = "proto3";\n// why\nimport "gone.proto";\n',
+    }, ['inc'])
+    expect(error).toMatchObject({ code: 'PROTO_IMPORT', line: 3, column: 1 })
+    expect(error.file).toMatch(/inc\/lib\/dep\.proto$/)
+  })
+
+  it('unknown field type: PROTO_TYPE at the field', () => {
+    const error = failure({
+      'main.proto': 'syntax = "proto3";\npackage p;\nmessage M {\n  string ok = 1;\n    Missing bad = 2;\n}\n',
+    })
+    expect(error).toMatchObject({ name: 'ProtoError', code: 'PROTO_TYPE', line: 5, column: 5 })
+    expect(error.message).toBe(`cannot parse "${error.file}": unknown type "Missing" (line 5)`)
+  })
+
+  it('unknown rpc type: PROTO_TYPE at the rpc', () => {
+    const error = failure({
+      'main.proto': 'syntax = "proto3";\npackage p;\nmessage A {}\nservice S {\n  rpc Ok(A) returns (A);\n  rpc Bad(A) returns (Nope);\n}\n',
+    })
+    expect(error).toMatchObject({ code: 'PROTO_TYPE', line: 6, column: 3 })
+    expect(error.message).toContain('unknown type "Nope"')
+  })
+
+  it('unknown type in an imported file, and the first one by line wins', () => {
+    const error = failure({
+      'main.proto': 'syntax = "proto3";\nimport "dep.proto";\nmessage M { X x = 1; }\n',
+      'dep.proto': 'syntax = "proto3";\nmessage D {\n  map<string, Gone> later = 2;\n  Gone first = 1;\n}\n',
+    })
+    expect(error.file).toMatch(/dep\.proto$/)
+    expect(error).toMatchObject({ code: 'PROTO_TYPE', line: 3, column: 3 })
+  })
+
+  it('is recognised by name and code, not by class', () => {
+    const error = failure({ 'main.proto': 'message {' })
+    expect(isProtoError(error)).toBe(true)
+    expect(isProtoError(new Error('x'))).toBe(false)
+    expect(error.cause).toBeInstanceOf(Error)
+  })
+})
