@@ -22,7 +22,10 @@ export { isRuntimeError, type RuntimeError, type RuntimeErrorCode } from './runt
 // loads them (Node, a bundler) the value sits one or two `default`s deep.
 function cjsDefault<T>(mod: unknown): T {
   let value = mod as { default?: unknown }
-  while (value && typeof value !== 'function' && 'default' in value && value.default !== undefined) value = value.default as { default?: unknown }
+  // At most two levels: some exports (fast-uri) point `default` at themselves.
+  for (let i = 0; i < 2 && typeof value !== 'function' && value?.default != null && value.default !== value; i++) {
+    value = value.default as { default?: unknown }
+  }
   return value as T
 }
 

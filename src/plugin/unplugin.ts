@@ -57,6 +57,8 @@ export const unpluginProtoMcp: UnpluginInstance<Options | undefined, false> = cr
       resolveId: {
         filter: { id: MCP_ID_RE },
         handler(id, importer) {
+          // The filter above already says so where the bundler supports hook filters.
+          if (!MCP_ID_RE.test(id)) return null
           const file = locateProto(stripQuery(id), importer, root, importPaths())
           if (file === undefined || !filter(file)) return null
           return file + MCP_QUERY
@@ -67,7 +69,7 @@ export const unpluginProtoMcp: UnpluginInstance<Options | undefined, false> = cr
         filter: { id: MCP_ID_RE },
         handler(id) {
           const file = stripQuery(id)
-          if (!filter(file)) return null
+          if (!MCP_ID_RE.test(id) || !filter(file)) return null
           let built
           try {
             built = buildMcpModule(file, { importPaths: importPaths(), profile: options.profile ?? 'default' })

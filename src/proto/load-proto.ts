@@ -9,7 +9,8 @@ import { protoError } from './errors.ts'
 import type { ProtoModel } from './model.ts'
 import { resolveImport } from './resolve-import.ts'
 import { declarationKey, scanDeclarations } from './scan-declarations.ts'
-import { collectSources, toModel } from './to-model.ts'
+import { tokenize } from './tokenize.ts'
+import { toModel } from './to-model.ts'
 import type { Sources } from './to-model.ts'
 
 /** Options of {@link loadProto}. */
@@ -23,7 +24,9 @@ export interface LoadProtoOptions {
 }
 
 const LINE_SUFFIX_RE = /\s*\((?:[^()]*, )?line (\d+)\)\s*$/
-const OFFENDING_TOKEN_RE = /^illegal (?:token|name|type name|[a-z ]+) '([^']*)'/
+const OFFENDING_TOKEN_RE = /^illegal [a-z ]*'([^']*)'/
+const DUPLICATE_NAME_RE = /^duplicate name '([^']+)'/
+const DECLARING_RE = /^(?:message|enum|service|rpc|oneof)$/
 
 /**
  * Reads `file` and everything it imports and returns the model of its
@@ -77,8 +80,8 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
 
   load(rootFile, false)
   checkTypes(model, sources, built)
-  model.resolveAll()
-  runtime.resolveAll()
+  resolveOrThrow(model, rootFile)
+  resolveOrThrow(runtime, rootFile)
   const result = toModel(model, rootFile, sources)
   result.descriptor = buildDescriptor(runtime, result)
   return result
@@ -106,14 +109,24 @@ function parseInto(model: protobuf.Root, runtime: protobuf.Root, text: string, p
 /** A protobufjs parse error as a `PROTO_SYNTAX` ProtoError pointing at the offending token. */
 function syntaxError(path: string, text: string, cause: unknown): Error {
   const raw = cause instanceof Error ? cause.message : String(cause)
-  const lineMatch = LINE_SUFFIX_RE.exec(raw)
-  const line = lineMatch ? Number(lineMatch[1]) : 1
   const reason = raw.replace(LINE_SUFFIX_RE, '')
-  const token = OFFENDING_TOKEN_RE.exec(reason)?.[1]
-  const lineText = text.split('\n')[line - 1] ?? ''
-  const index = token ? lineText.indexOf(token) : -1
-  const column = index >= 0 ? index + 1 : Math.max(1, lineText.search(/\S/) + 1)
-  return protoError('PROTO_SYNTAX', path, line, column, reason, cause)
+  const lineMatch = LINE_SUFFIX_RE.exec(raw)
+  const tokens = tokenize(text)
+  let line = lineMatch ? Number(lineMatch[1]) : undefined
+  let column: number | undefined
+  const offending = OFFENDING_TOKEN_RE.exec(reason)?.[1]
+  if (line !== undefined) {
+    column = tokens.find(t => t.line === line && t.text === offending)?.column
+      ?? tokens.find(t => t.line === line)?.column
+  }
+  else {
+    // "duplicate name 'X' in ..." carries no line: point at the declaration of X.
+    const name = DUPLICATE_NAME_RE.exec(reason)?.[1]
+    const at = tokens.findIndex((t, i) => t.text === name && i > 0 && DECLARING_RE.test(tokens[i - 1]!.text))
+    line = tokens[at]?.line
+    column = tokens[at]?.column
+  }
+  return protoError('PROTO_SYNTAX', path, line ?? 1, column ?? 1, reason, cause)
 }
 
 /**
@@ -130,32 +143,49 @@ function checkTypes(root: protobuf.Root, sources: Sources, built: string[]): voi
     }
     return undefined
   }
-  const fail = (key: string, fallbackKey: string, what: string, cause: unknown): void => {
-    const at = locate(key) ?? locate(fallbackKey) ?? { file: sources.order[0]!, line: 1, column: 1 }
+  const fail = (obj: protobuf.ReflectionObject, keys: string[], what: string, cause: unknown): void => {
+    let at: { file: string; line: number; column: number } | undefined
+    for (const key of keys) at ??= locate(key)
+    at ??= { file: obj.filename ?? sources.order[0]!, line: 1, column: 1 }
     failures.push({ ...at, reason: `unknown type "${what}"`, cause })
   }
-  for (const obj of collectSources(root)) {
-    const parentName = obj.fullName.slice(1)
-    if (obj instanceof protobuf.Type) {
-      for (const field of [...obj.fieldsArray, ...obj.nestedArray.filter((n): n is protobuf.Field => n instanceof protobuf.Field)]) {
-        try { field.resolve() }
-        catch (cause) { fail(declarationKey('field', parentName, field.name), declarationKey('message', parentName), field.type, cause) }
+  const visit = (ns: protobuf.NamespaceBase): void => {
+    const name = ns.fullName.slice(1)
+    const fields = ns instanceof protobuf.Type ? [...ns.fieldsArray] : []
+    // Extension fields (`extend X { ... }`) sit among the nested objects.
+    for (const nested of ns.nestedArray) if (nested instanceof protobuf.Field) fields.push(nested)
+    for (const field of fields) {
+      try { field.resolve() }
+      catch (cause) {
+        fail(field, [declarationKey('field', name, field.name), declarationKey('message', name)], field.type, cause)
       }
     }
-    else if (obj instanceof protobuf.Service) {
-      for (const method of obj.methodsArray) {
+    if (ns instanceof protobuf.Service) {
+      for (const method of ns.methodsArray) {
         try { method.resolve() }
         catch (cause) {
-          const missing = safeLookup(obj, method.requestType) ? method.responseType : method.requestType
-          fail(declarationKey('method', parentName, method.name), declarationKey('service', parentName), missing, cause)
+          const missing = safeLookup(ns, method.requestType) ? method.responseType : method.requestType
+          fail(method, [declarationKey('method', name, method.name), declarationKey('service', name)], missing, cause)
         }
       }
     }
+    for (const nested of ns.nestedArray) if (nested instanceof protobuf.Namespace) visit(nested)
   }
+  visit(root)
   if (failures.length === 0) return
   failures.sort((a, b) => built.indexOf(a.file) - built.indexOf(b.file) || a.line - b.line || a.column - b.column)
   const first = failures[0]!
   throw protoError('PROTO_TYPE', first.file, first.line, first.column, first.reason, first.cause)
+}
+
+/** Anything protobufjs still rejects while resolving (a last resort, with no better position). */
+function resolveOrThrow(root: protobuf.Root, file: string): void {
+  try {
+    root.resolveAll()
+  }
+  catch (cause) {
+    throw protoError('PROTO_TYPE', file, 1, 1, (cause as Error).message, cause)
+  }
 }
 
 function safeLookup(from: protobuf.Service, name: string): boolean {

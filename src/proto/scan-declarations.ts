@@ -116,8 +116,8 @@ export function scanDeclarations(source: string): ScannedFile {
     const name = tokens[eq - 1]!.text
     const isGroup = tokens.slice(i, eq).some(t => t.text === 'group')
     if (isGroup) {
-      // proto2 group: a nested message `Name` and a field `name`.
-      record(declarationKey('field', fullName, name.toLowerCase()), start)
+      // proto2 group: a nested message `Name` and a field named as protobufjs names it (first letter lowered).
+      record(declarationKey('field', fullName, name.charAt(0).toLowerCase() + name.slice(1)), start)
       record(declarationKey('message', qualify(fullName, name)), start)
       i = eq
       return body(() => messageMember(qualify(fullName, name)))

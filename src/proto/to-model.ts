@@ -56,15 +56,15 @@ export function toModel(root: protobuf.Root, rootFile: string, sources: Sources)
 
   const scannedRoot = sources.scanned.get(rootFile)!
   const services: ServiceModel[] = []
-  for (const key of scannedRoot.declarations.keys()) {
-    if (!key.startsWith('service:')) continue
-    const fullName = key.slice('service:'.length)
-    const service = root.lookupService(fullName)
+  for (const obj of collectSources(root)) {
+    // protobufjs stamps each declaration with the file it was parsed from.
+    if (!(obj instanceof protobuf.Service) || obj.filename !== rootFile) continue
+    const fullName = obj.fullName.slice(1)
     services.push({
-      name: service.name,
+      name: obj.name,
       fullName,
-      ...lookup(key),
-      methods: service.methodsArray.map(m => methodModel(m, fullName, lookup)),
+      ...lookup(declarationKey('service', fullName)),
+      methods: obj.methodsArray.map(m => methodModel(m, fullName, lookup)),
     })
   }
 

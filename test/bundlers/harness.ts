@@ -11,7 +11,7 @@
  * build: this checks the plugin and the generated module, not how bundlers
  * inline the MCP SDK.
  */
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { build as esbuild } from 'esbuild'
 import { rolldown } from 'rolldown'
@@ -37,14 +37,19 @@ export function topekaDir(): string {
 }
 
 /**
- * A fresh workspace `.tmp/bundlers/<name>/` holding a copy of
- * `fixtures/apps/` and the Topeka protos at `fixtures/topeka/` (the same
- * relative layout as the repository, so the apps' imports work unchanged).
+ * A fresh workspace `.tmp/bundlers/<name>/`: a user's project with its own
+ * `package.json`, a copy of `fixtures/apps/` and the Topeka protos at
+ * `fixtures/topeka/` (the repository's relative layout, so the apps'
+ * imports work unchanged).
  */
 export function createWorkspace(name: string): string {
   const ws = join(REPO, '.tmp', 'bundlers', name)
   rmSync(ws, { recursive: true, force: true })
   mkdirSync(join(ws, 'fixtures'), { recursive: true })
+  // Without it the repository's package.json would be the outputs' package
+  // scope, and Node would self-resolve `unplugin-proto-mcp/runtime` to the
+  // repository's dist/ instead of the installed copy.
+  writeFileSync(join(ws, 'package.json'), `${JSON.stringify({ name: `fixture-${name}`, private: true, type: 'module' }, null, 2)}\n`)
   cpSync(join(REPO, 'fixtures', 'apps'), join(ws, 'fixtures', 'apps'), { recursive: true })
   cpSync(topekaDir(), join(ws, 'fixtures', 'topeka'), { recursive: true })
   return ws

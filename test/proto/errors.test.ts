@@ -87,6 +87,25 @@ describe('ProtoError', () => {
     expect(error).toMatchObject({ code: 'PROTO_TYPE', line: 3, column: 3 })
   })
 
+  it('a name declared twice: PROTO_SYNTAX at the declaration parsed second (the import)', () => {
+    const error = failure({
+      'main.proto': 'syntax = "proto3";\nimport "dep.proto";\n\nmessage Twice {}\n',
+      'dep.proto': 'syntax = "proto3";\n\n\nmessage Twice {}\n',
+    })
+    expect(error).toMatchObject({ code: 'PROTO_SYNTAX', line: 4, column: 9 })
+    expect(error.file).toMatch(/dep\.proto$/)
+    expect(error.message).toContain("duplicate name 'Twice'")
+  })
+
+  it('unknown type of an extension field: PROTO_TYPE in its file', () => {
+    const error = failure({
+      'main.proto': 'syntax = "proto2";\nmessage M { extensions 10 to 20; }\nextend M {\n  optional Gone g = 10;\n}\n',
+    })
+    expect(error.code).toBe('PROTO_TYPE')
+    expect(error.file).toMatch(/main\.proto$/)
+    expect(error.message).toContain('unknown type "Gone"')
+  })
+
   it('is recognised by name and code, not by class', () => {
     const error = failure({ 'main.proto': 'message {' })
     expect(isProtoError(error)).toBe(true)

@@ -199,7 +199,7 @@ describe('echo fixture: values through decoder and encoder', () => {
       number: 0,
     })
     expect(text(result)).toBe(
-      '{"scalars":{"aDouble":1.5,"anInt64":"-7","anUint32":0,"someBytes":"+/8=","moods":["MOOD_GOOD"],"int64s":["1","2"]},"number":0}',
+      '{"scalars":{"aDouble":1.5,"anInt64":"-7","anUint32":0,"someBytes":"/+8=","moods":["MOOD_GOOD"],"int64s":["1","2"]},"number":0}',
     )
   })
 

@@ -1,0 +1,130 @@
+/**
+ * The plugin's options and hooks, through real Rollup builds of the
+ * fixture apps (in memory) and through the raw hooks.
+ */
+import { join, resolve } from 'node:path'
+import { rollup } from 'rollup'
+import { describe, expect, it } from 'vitest'
+import { MCP_QUERY, PLUGIN_NAME, unpluginProtoMcp } from '../../src/plugin/index.ts'
+import protoMcp from '../../src/index.ts'
+import type { Options } from '../../src/index.ts'
+
+const APPS = resolve(import.meta.dirname, '..', '..', 'fixtures', 'apps')
+
+const isBare = (id: string): boolean => !id.startsWith('.') && !id.startsWith('/') && !id.endsWith('?mcp')
+
+/** Builds `entry` with Rollup in memory; the code of the single chunk and the warnings. */
+async function build(entry: string, options?: Options): Promise<{ code: string; warnings: string[] }> {
+  const warnings: string[] = []
+  const bundle = await rollup({
+    input: entry,
+    plugins: [unpluginProtoMcp.rollup(options)],
+    external: isBare,
+    onwarn: (w) => { warnings.push(w.message) },
+  })
+  const { output } = await bundle.generate({ format: 'es' })
+  await bundle.close()
+  return { code: output[0].code, warnings }
+}
+
+/** The raw hooks, as unplugin hands them to a bundler. */
+function hooks(options?: Options) {
+  const raw = unpluginProtoMcp.raw(options, { framework: 'rollup', versions: {} })
+  const resolveId = raw.resolveId as { handler: (id: string, importer?: string) => string | null }
+  return { raw, resolveId: (id: string, importer?: string) => resolveId.handler.call({} as never, id, importer) }
+}
+
+describe('entry points', () => {
+  it('the default export is the unplugin instance', () => {
+    expect(protoMcp).toBe(unpluginProtoMcp)
+    for (const bundler of ['vite', 'rollup', 'rolldown', 'esbuild', 'webpack', 'rspack'] as const)
+      expect(typeof protoMcp[bundler]).toBe('function')
+  })
+
+  it('runs first in Vite and names itself', () => {
+    const { raw } = hooks()
+    expect(raw.name).toBe(PLUGIN_NAME)
+    expect(raw.enforce).toBe('pre')
+  })
+})
+
+describe('resolveId', () => {
+  const importer = join(APPS, 'watch', 'main.mjs')
+
+  it('resolves a relative .proto?mcp against the importer', () => {
+    expect(hooks().resolveId('./vibe.proto?mcp', importer)).toBe(join(APPS, 'watch', 'vibe.proto') + MCP_QUERY)
+    expect(hooks().resolveId('../errors/syntax.proto?mcp', `${importer}?v=1`)).toBe(join(APPS, 'errors', 'syntax.proto?mcp'))
+  })
+
+  it('keeps an absolute path and ignores ids that are not .proto?mcp', () => {
+    const abs = join(APPS, 'watch', 'vibe.proto?mcp')
+    expect(hooks().resolveId(abs, importer)).toBe(abs)
+    expect(hooks().resolveId('./vibe.proto', importer)).toBeNull()
+  })
+
+  it('finds a bare .proto?mcp through importPaths', () => {
+    const { resolveId } = hooks({ importPaths: [join(APPS, 'import-paths', 'protos')] })
+    expect(resolveId('shared/types.proto?mcp', importer)).toBe(join(APPS, 'import-paths', 'protos', 'shared', 'types.proto?mcp'))
+    expect(resolveId('nowhere/types.proto?mcp', importer)).toBeNull()
+  })
+})
+
+describe('include / exclude', () => {
+  const importer = join(APPS, 'watch', 'main.mjs')
+
+  it('include limits which .proto files are served', () => {
+    const { resolveId } = hooks({ include: ['**/apps/watch/**'] })
+    expect(resolveId('./vibe.proto?mcp', importer)).toBe(join(APPS, 'watch', 'vibe.proto?mcp'))
+    expect(resolveId('../errors/syntax.proto?mcp', importer)).toBeNull()
+  })
+
+  it('exclude wins over include, and takes regular expressions', () => {
+    const { resolveId } = hooks({ include: [/\.proto$/], exclude: /\/errors\// })
+    expect(resolveId('./vibe.proto?mcp', importer)).toBe(join(APPS, 'watch', 'vibe.proto?mcp'))
+    expect(resolveId('../errors/syntax.proto?mcp', importer)).toBeNull()
+  })
+
+  it('an excluded import is left to the bundler (which cannot resolve it)', async () => {
+    await expect(build(join(APPS, 'watch', 'main.mjs'), { exclude: ['**/watch/*.proto'] }))
+      .rejects.toThrow(/vibe\.proto\?mcp/)
+  })
+})
+
+describe('load', () => {
+  it('emits the generated module: the runtime import, the tools, the server', async () => {
+    const { code } = await build(join(APPS, 'watch', 'main.mjs'))
+    expect(code).toContain('from \'unplugin-proto-mcp/runtime\'')
+    expect(code).toMatch(/"name": "Echo"/)
+    expect(code).toContain('name: "vibe"')
+    expect(code).not.toMatch(/\brequire\s*\(/)
+  })
+
+  it('importPaths: an import found only there', async () => {
+    const entry = join(APPS, 'import-paths', 'main.mjs')
+    await expect(build(entry)).rejects.toThrow(/shared\/types\.proto/)
+    const { code } = await build(entry, { importPaths: [join(APPS, 'import-paths', 'protos')] })
+    expect(code).toMatch(/"name": "Lookup"/)
+    expect(code).toContain('"labelText"')
+  })
+
+  it('profile: topeka drops the extensions the default profile adds', async () => {
+    const entry = join(APPS, 'basic', 'main.mjs')
+    const byDefault = (await build(entry)).code
+    const topeka = (await build(entry, { profile: 'topeka' })).code
+    expect(byDefault).toContain('"outputSchema"')
+    expect(topeka).not.toContain('"outputSchema"')
+    // int64: a portable anyOf by default, Topeka's type array in the topeka profile.
+    expect(byDefault).toContain('"pattern": "^-?[0-9]+$"')
+    expect(topeka).not.toContain('"pattern": "^-?[0-9]+$"')
+    expect(topeka).toMatch(/"type": \[\s*"integer",\s*"string"\s*\]/)
+    expect(topeka).toContain('profile: "topeka"')
+    expect(byDefault).toContain('profile: "default"')
+  })
+
+  it('reports the stages\' warnings through the bundler', async () => {
+    const { code, warnings } = await build(join(APPS, 'warnings', 'main.mjs'))
+    expect(warnings.join('\n')).toMatch(/streaming\.proto: .*warnings\.v1\.UploadService\.Upload \(client-streaming\)/)
+    expect(code).toMatch(/"name": "Ping"/)
+    expect(code).not.toMatch(/"name": "Upload"/)
+  })
+})

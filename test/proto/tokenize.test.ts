@@ -1,0 +1,60 @@
+/**
+ * Leading comments as protoc attaches them, and token positions.
+ */
+import { describe, expect, it } from 'vitest'
+import { scanDeclarations } from '../../src/proto/scan-declarations.ts'
+import { tokenize } from '../../src/proto/tokenize.ts'
+
+const leadingOf = (source: string, token: string): string | null | undefined =>
+  tokenize(source).find(t => t.text === token)?.leading
+
+describe('tokenize', () => {
+  it('gives 1-based lines and columns', () => {
+    expect(tokenize('a\n  b "s t" 1.5e-3;').map(t => [t.text, t.line, t.column])).toEqual([
+      ['a', 1, 1], ['b', 2, 3], ['"s t"', 2, 5], ['1.5e-3', 2, 11], [';', 2, 17],
+    ])
+  })
+
+  it.each([
+    ['consecutive // lines merge', '// a\n// b\nX', ' a\n b\n'],
+    ['a blank line detaches', '// a\n\nX', null],
+    ['the block closest to the token wins', '// a\n\n// b\nX', ' b\n'],
+    ['a block comment on the line before', '/* a */\nX', ' a '],
+    ['a block comment before the token on its line', '/* a */ X', ' a '],
+    ['a line comment after a previous token is trailing', 'Y // a\nX', null],
+    ['a comment after a trailing one is leading', 'Y // a\n// b\nX', ' b\n'],
+    ['a block after a previous token, then a token on that line: nobody\'s', 'Y /* a */ X', null],
+    ['star decoration of block comments is stripped', '/*\n * a\n *  b\n */\nX', '\n a\n  b\n'],
+    ['comment-like text inside strings is not a comment', 'Y "// no";\nX', null],
+  ])('%s', (_name, source, expected) => {
+    expect(leadingOf(source, 'X')).toBe(expected)
+  })
+})
+
+describe('scanDeclarations', () => {
+  it('keys nested declarations by full name and skips option blocks and reserved ranges', () => {
+    const { declarations, imports, packageName } = scanDeclarations(`syntax = "proto3";
+package a.b;
+import public "x.proto";
+option (my.opt) = { k: "v" nested { x: 1 } };
+message Outer {
+  option (m) = { a: 1 };
+  reserved 5 to 9, 11;
+  // Inner.
+  message Inner { int32 x = 1 [(f) = { y: 2 }]; }
+  map<string, Inner> m = 1;
+  oneof o { string s = 2; }
+  enum E { option allow_alias = true; E0 = 0; E1 = 1 [deprecated = true]; }
+}
+service S { rpc R(Outer) returns (Outer) { option (o) = { z: 3 }; } rpc T(Outer) returns (stream Outer); }
+`)
+    expect(packageName).toBe('a.b')
+    expect(imports).toEqual([{ path: 'x.proto', line: 3, column: 1 }])
+    expect([...declarations.keys()]).toEqual([
+      'message:a.b.Outer', 'message:a.b.Outer.Inner', 'field:a.b.Outer.Inner#x', 'field:a.b.Outer#m', 'field:a.b.Outer#s',
+      'enum:a.b.Outer.E', 'value:a.b.Outer.E#E0', 'value:a.b.Outer.E#E1', 'service:a.b.S', 'method:a.b.S#R', 'method:a.b.S#T',
+    ])
+    expect(declarations.get('message:a.b.Outer.Inner')).toEqual({ line: 9, column: 3, comment: ' Inner.\n' })
+    expect(declarations.get('method:a.b.S#T')).toMatchObject({ line: 14, column: 69 })
+  })
+})

@@ -1,0 +1,47 @@
+/**
+ * buildTools on fixture.proto: which RPCs become tools, name clashes, profiles.
+ */
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { loadProto } from '../../src/proto/load-proto.ts'
+import { buildTools } from '../../src/schema/build-tools.ts'
+
+const model = loadProto(fileURLToPath(new URL('../../fixtures/topeka/fixture.proto', import.meta.url)))
+
+describe('buildTools on fixture.proto', () => {
+  it('gives unary RPCs a tool, not server-streaming ones; the last GetVibe wins at its own place', () => {
+    const { tools, warnings } = buildTools(model, { profile: 'topeka' })
+    expect(tools.map(t => `${t.service}.${t.method}`)).toEqual([
+      'mcpgen.VibeFixtureService.SetVibe',
+      'mcpgen.VibeFixtureService.UpdateVibe',
+      'mcpgen.OtherFixtureService.DoOther',
+      'mcpgen.OtherFixtureService.GetVibe',
+    ])
+    expect(tools.find(t => t.name === 'GetVibe')).toMatchObject({
+      description: 'Shares its name with VibeFixtureService.GetVibe, on purpose.',
+      requestType: 'mcpgen.OtherRequest',
+    })
+    expect(warnings).toEqual([
+      'tool "GetVibe" is declared by both mcpgen.VibeFixtureService and mcpgen.OtherFixtureService; the one of mcpgen.OtherFixtureService wins',
+    ])
+    expect(model.warnings).toEqual([])
+  })
+
+  it('maps FieldMask at top level, nested and repeated', () => {
+    const { tools } = buildTools(model, { profile: 'topeka' })
+    const input = tools.find(t => t.name === 'UpdateVibe')!.inputSchema as Record<string, any>
+    expect(input.properties.updateMask).toEqual({ type: 'string', description: 'A top-level FieldMask field.' })
+    expect(input.properties.details.properties.detailMask).toEqual({ type: 'string' })
+    expect(input.properties.extraMasks).toEqual({ type: 'array', description: 'A repeated FieldMask field.', items: { type: 'string' } })
+  })
+
+  it('adds outputSchema in the default profile only', () => {
+    const output = buildTools(model).tools.find(t => t.name === 'UpdateVibe')!.outputSchema
+    expect(output).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+      properties: { appliedMask: { type: 'string' }, extraMasks: { type: 'array', items: { type: 'string' } } },
+    })
+    expect(buildTools(model, { profile: 'topeka' }).tools.some(t => t.outputSchema)).toBe(false)
+  })
+})

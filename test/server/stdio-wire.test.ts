@@ -1,0 +1,105 @@
+/**
+ * Real clients over stdio against a child process running the built runtime:
+ * SDK v1 (initialize era) and SDK v2 in legacy, auto and pinned-2026 modes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { Client as ClientV2 } from '@modelcontextprotocol/client'
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
+import { buildRuntime, VIBE_SERVER } from '../helpers/built-runtime.ts'
+
+let built: Awaited<ReturnType<typeof buildRuntime>>
+const closers: Array<() => Promise<unknown>> = []
+
+beforeAll(async () => {
+  built = await buildRuntime('stdio')
+}, 120_000)
+
+afterAll(async () => {
+  for (const close of closers) await close().catch(() => {})
+  await built?.cleanup()
+})
+
+function params(profile = 'default') {
+  return {
+    command: process.execPath,
+    args: [VIBE_SERVER, 'stdio', profile],
+    env: { ...(process.env as Record<string, string>), PROTO_MCP_RUNTIME: built.entry },
+    stderr: 'pipe' as const,
+  }
+}
+
+const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
+
+describe('SDK v1 client over stdio (initialize era)', () => {
+  it('lists tools, calls one (success, failure) and gets -32602 for an unknown tool', async () => {
+    const transport = new StdioV1(params())
+    const client = new ClientV1({ name: 'v1', version: '0.0.0' })
+    closers.push(() => client.close())
+    await client.connect(transport)
+    expect(client.getServerVersion()).toEqual({ name: 'example', version: '1.2.3' })
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name)).toEqual(['SetVibe', 'GetVibe', 'SetVibeDetails', 'SetVibeArray', 'SetVibeObjects'])
+    expect(tools[0]!.inputSchema).toMatchObject({ type: 'object', properties: { vibe: { type: 'string' } } })
+
+    const ok = await client.callTool({ name: 'SetVibe', arguments: { vibe: 'chill' } })
+    expect(ok).toMatchObject({ content: [{ type: 'text', text: '{"vibe":"chill"}' }], isError: false, structuredContent: { vibe: 'chill' } })
+    const bad = await client.callTool({ name: 'SetVibe', arguments: { vibe: 5 } })
+    expect(bad).toMatchObject({ isError: true })
+    expect(text(bad)).toBe('invalid arguments: /vibe: 5 is not of type "string"')
+    const missing = await client.callTool({ name: 'SetVibe', arguments: { vibe: 'missing' } })
+    expect(text(missing)).toBe('rpc error: code = NotFound desc = vibe not found')
+    await expect(client.callTool({ name: 'Nope', arguments: {} })).rejects.toMatchObject({ code: -32602 })
+    // Still serving after the protocol error.
+    expect(text(await client.callTool({ name: 'GetVibe' }))).toBe('{"vibe":"chill"}')
+    await client.close()
+  })
+
+  it('resolves serveStdio with a report when stdin closes', async () => {
+    const transport = new StdioV1(params('topeka'))
+    const stderr: string[] = []
+    transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()))
+    const client = new ClientV1({ name: 'v1', version: '0.0.0' })
+    await client.connect(transport)
+    const result = await client.callTool({ name: 'SetVibe', arguments: { vibe: 'x' } })
+    expect(result.structuredContent).toBeUndefined()
+    await client.callTool({ name: 'SetVibe', arguments: { vibe: 5 } })
+    await expect(client.callTool({ name: 'Nope' })).rejects.toMatchObject({ code: -32602 })
+    await client.close()
+    await new Promise((r) => setTimeout(r, 300))
+    const line = stderr.join('').split('\n').find((l) => l.startsWith('REPORT '))
+    expect(line).toBeDefined()
+    const report = JSON.parse(line!.slice(7))
+    expect(report).toMatchObject({ toolCalls: 3, errors: 2 })
+    expect(report.requests).toBeGreaterThanOrEqual(4)
+    expect(typeof report.durationMs).toBe('number')
+  })
+})
+
+describe('SDK v2 client over stdio', () => {
+  const modes = [
+    ['default (legacy)', undefined, 'legacy'],
+    ['auto', { mode: 'auto' as const }, 'modern'],
+    ['pinned 2026-07-28', { mode: { pin: '2026-07-28' } }, 'modern'],
+  ] as const
+
+  for (const [label, versionNegotiation, era] of modes) {
+    it(`${label}: era ${era}, list and call`, async () => {
+      const client = new ClientV2({ name: 'v2', version: '0.0.0' }, versionNegotiation ? { versionNegotiation } : {})
+      closers.push(() => client.close())
+      await client.connect(new StdioV2(params()))
+      expect(client.getProtocolEra()).toBe(era)
+      if (era === 'modern') expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
+      const { tools } = await client.listTools()
+      expect(tools).toHaveLength(5)
+      const ok = await client.callTool({ name: 'SetVibe', arguments: { vibe: 'v2' } })
+      expect(ok).toMatchObject({ isError: false, structuredContent: { vibe: 'v2' } })
+      expect(text(ok)).toBe('{"vibe":"v2"}')
+      const bad = await client.callTool({ name: 'SetVibe', arguments: { previous_vibe: 'x' } })
+      expect(text(bad)).toBe("invalid arguments: : Additional properties are not allowed ('previous_vibe' was unexpected)")
+      await expect(client.callTool({ name: 'Nope', arguments: {} })).rejects.toMatchObject({ code: -32602 })
+      await client.close()
+    })
+  }
+})
