@@ -20,7 +20,7 @@ interface Track extends Json {
   id?: string
   title?: string
   rating?: Json
-  audio?: { explicit?: boolean, fingerprint?: string }
+  audio?: Json & { explicit?: boolean, fingerprint?: string }
 }
 
 interface Playlist {

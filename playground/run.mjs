@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 /**
- * `npm run playground [-- --stdio | --port N]`: builds `playground/server.ts`
- * with the rolldown plugin into `playground/dist/server.mjs`, then runs it
- * with the given arguments. The package itself must be built first
- * (`npm run build`, which the npm script does). Build messages go to
- * stderr, so in `--stdio` mode stdout carries MCP messages only.
+ * `npm run playground [-- --port N]` (HTTP) or `npm run -s playground:stdio`:
+ * builds `playground/server.ts` with the rolldown plugin into
+ * `playground/dist/server.mjs`, then runs it with the given arguments. The
+ * package itself must be built first (`npm run build`, which both npm
+ * scripts do, with its log sent to stderr). Build messages go to stderr, so
+ * in `--stdio` mode stdout carries MCP messages only (`-s` keeps npm's own
+ * banner off stdout too).
  */
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -45,7 +47,10 @@ async function main() {
   child.on('exit', (code, signal) => { process.exitCode = code ?? (signal ? 1 : 0) })
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+const isMain = (() => {
+  try { return realpathSync(process.argv[1] ?? '') === realpathSync(fileURLToPath(import.meta.url)) } catch { return false }
+})()
+if (isMain) {
   main().catch((error) => {
     process.stderr.write(`playground: ${error instanceof Error ? error.message : String(error)}\n`)
     process.exitCode = 1

@@ -9,8 +9,9 @@ export interface Options {
   /**
    * Directories searched for the `.proto` files an imported `.proto`
    * `import`s, after the importing file's own directory. Relative entries
-   * are resolved against the project root (Vite's `root`, else the working
-   * directory).
+   * are resolved against the project root: Vite's `root`, webpack's and
+   * Rspack's `context`, esbuild's `absWorkingDir`, else the working directory.
+   * A bare `import x from 'dir/x.proto?mcp'` is looked up there too.
    * @default []
    */
   importPaths?: string[]

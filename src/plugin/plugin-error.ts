@@ -10,7 +10,10 @@ import { isProtoError } from '../proto/index.ts'
 export interface PluginError extends Error {
   /** The module id that failed (`/abs/vibe.proto?mcp`). */
   id: string
-  /** Where in which `.proto` the problem is, when known. */
+  /**
+   * Where in which `.proto` the problem is, when known: `line` 1-based,
+   * `column` 0-based, as Rollup, Vite and esbuild read it.
+   */
   loc?: { file: string; line: number; column: number }
   /** A few lines of the `.proto` around `loc`, with a caret. */
   frame?: string
@@ -41,12 +44,13 @@ function codeFrame(file: string, line: number, column: number): string | undefin
  */
 export function toPluginError(cause: unknown, id: string, file: string): PluginError {
   if (isProtoError(cause)) {
+    // `file:line:column`, 1-based, as editors and terminals link it.
     const where = `${cause.file}:${cause.line}:${cause.column}`
     const message = cause.message.includes(cause.file) ? `${cause.message} at ${where}` : `${where}: ${cause.message}`
     const error = new Error(message, { cause }) as PluginError
     error.id = id
     error.code = cause.code
-    error.loc = { file: cause.file, line: cause.line, column: cause.column }
+    error.loc = { file: cause.file, line: cause.line, column: Math.max(0, cause.column - 1) }
     const frame = codeFrame(cause.file, cause.line, cause.column)
     if (frame !== undefined) error.frame = frame
     return error

@@ -17,8 +17,9 @@ export const PLUGIN_NAME = 'unplugin-proto-mcp'
 /** The query that turns a `.proto` import into an MCP server module. */
 export const MCP_QUERY = '?mcp'
 
-// Only ids ending exactly in `.proto?mcp` are ours; anything else passes by.
-const MCP_ID_RE = /\.proto\?mcp$/
+// `x.proto?mcp`, possibly with more query parameters a dev server appends
+// (`?mcp&t=...`); anything else passes by.
+const MCP_ID_RE = /\.proto\?mcp(?:&[^#]*)?$/
 
 const stripQuery = (id: string): string => id.replace(/[?#].*$/, '')
 
@@ -44,10 +45,20 @@ function locateProto(spec: string, importer: string | undefined, root: string, i
  * `.rollup`, `.rolldown`, `.esbuild`, `.webpack`, `.rspack`.
  */
 export const unpluginProtoMcp: UnpluginInstance<Options | undefined, false> = createUnplugin<Options | undefined, false>(
-  (options = {}) => {
-    let root = process.cwd()
+  (options = {}, meta) => {
+    // esbuild keeps a hook's watch files and reads `loc` only from reported
+    // errors (a thrown one loses both: no rebuild once the .proto is fixed,
+    // a location inside this plugin); reported errors fail its build too.
+    const reportInsteadOfThrow = meta.framework === 'esbuild'
+    let root = ''
+    let filter: (id: string) => boolean = () => false
+    // The project root anchors relative importPaths and include/exclude globs.
+    const setRoot = (dir: string): void => {
+      root = dir
+      filter = createFilter(options.include, options.exclude, { resolve: root })
+    }
+    setRoot(process.cwd())
     const importPaths = (): string[] => (options.importPaths ?? []).map((dir) => resolve(root, dir))
-    let filter = createFilter(options.include, options.exclude, { resolve: root })
 
     return {
       name: PLUGIN_NAME,
@@ -74,10 +85,17 @@ export const unpluginProtoMcp: UnpluginInstance<Options | undefined, false> = cr
           try {
             built = buildMcpModule(file, { importPaths: importPaths(), profile: options.profile ?? 'default' })
           } catch (cause) {
-            // Watch the file even when it fails, so fixing it rebuilds.
+            const error = toPluginError(cause, id, file)
+            // Watch the broken file too, so fixing it rebuilds.
             this.addWatchFile(file)
-            // Thrown, not `this.error(...)`: that does not stop esbuild, webpack or Rspack.
-            throw toPluginError(cause, id, file)
+            if (error.loc && error.loc.file !== file) this.addWatchFile(error.loc.file)
+            if (reportInsteadOfThrow) {
+              // A plain object: unplugin hands esbuild `message`, `id` and `loc`.
+              this.error({ message: error.message, id, ...(error.loc ? { loc: error.loc } : {}) })
+              return { code: 'export default undefined', map: null }
+            }
+            // Thrown: `this.error(...)` does not stop webpack or Rspack.
+            throw error
           }
           for (const watched of built.watchFiles) this.addWatchFile(watched)
           for (const warning of built.warnings) this.warn(`${file}: ${warning}`)
@@ -86,14 +104,15 @@ export const unpluginProtoMcp: UnpluginInstance<Options | undefined, false> = cr
       },
 
       // The resolved id ends in `.proto?mcp`, an extension esbuild has no loader for.
-      esbuild: { loader: 'js', onResolveFilter: MCP_ID_RE, onLoadFilter: MCP_ID_RE },
-
-      vite: {
-        configResolved(config) {
-          root = config.root
-          filter = createFilter(options.include, options.exclude, { resolve: root })
-        },
+      esbuild: {
+        loader: 'js',
+        onResolveFilter: MCP_ID_RE,
+        onLoadFilter: MCP_ID_RE,
+        config(build) { if (build.absWorkingDir) setRoot(build.absWorkingDir) },
       },
+      vite: { configResolved(config) { setRoot(config.root) } },
+      webpack(compiler) { if (compiler.options.context) setRoot(compiler.options.context) },
+      rspack(compiler) { if (compiler.options.context) setRoot(compiler.options.context) },
     }
   },
 )

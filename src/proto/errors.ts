@@ -44,6 +44,7 @@ export function protoError(
 
 /** Tells whether `value` is a {@link ProtoError} (by name, so it works across bundle copies). */
 export function isProtoError(value: unknown): value is ProtoError {
-  return value instanceof Error && value.name === PROTO_ERROR_NAME
-    && typeof (value as Partial<ProtoError>).code === 'string'
+  const candidate = value as Partial<ProtoError> | null
+  return typeof candidate === 'object' && candidate !== null
+    && candidate.name === PROTO_ERROR_NAME && typeof candidate.code === 'string'
 }

@@ -65,7 +65,8 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
       if (!found) {
         const at = scanned.imports.find(i => i.path === importPath)
         throw protoError('PROTO_IMPORT', path, at?.line ?? 1, at?.column ?? 1,
-          `import "${importPath}" not found (searched next to the importing file, next to "${rootFile}" and in importPaths)`)
+          `import "${importPath}" not found next to the importing file, next to "${rootFile}" or in importPaths `
+          + '(add the directory it is relative to to importPaths)')
       }
       if (found.kind === 'bundled') {
         if (loadedBundles.has(found.name)) continue
@@ -122,7 +123,8 @@ function syntaxError(path: string, text: string, cause: unknown): Error {
   else {
     // "duplicate name 'X' in ..." carries no line: point at the declaration of X.
     const name = DUPLICATE_NAME_RE.exec(reason)?.[1]
-    const at = tokens.findIndex((t, i) => t.text === name && i > 0 && DECLARING_RE.test(tokens[i - 1]!.text))
+    const at = tokens.findIndex((t, i) => t.text === name
+      && ((i > 0 && DECLARING_RE.test(tokens[i - 1]!.text)) || tokens[i + 1]?.text === '='))
     line = tokens[at]?.line
     column = tokens[at]?.column
   }

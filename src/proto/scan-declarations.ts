@@ -48,6 +48,8 @@ export function scanDeclarations(source: string): ScannedFile {
   let pkg = ''
 
   const at = (k = 0): string | undefined => tokens[i + k]?.text
+  // Keywords are legal type names (`message message = 1;`): a declaration is `keyword Name {`.
+  const opensBlock = (): boolean => at(2) === '{'
   const record = (key: string, token: Token | undefined): void => {
     if (token && !declarations.has(key))
       declarations.set(key, { line: token.line, column: token.column, comment: token.leading })
@@ -100,10 +102,10 @@ export function scanDeclarations(source: string): ScannedFile {
   }
   const messageMember = (fullName: string): void => {
     const t = at()
-    if (t === 'message') return parseMessage(fullName)
-    if (t === 'enum') return parseEnum(fullName)
+    if (t === 'message' && opensBlock()) return parseMessage(fullName)
+    if (t === 'enum' && opensBlock()) return parseEnum(fullName)
     if (t === 'option' || t === 'reserved' || t === 'extensions' || t === 'extend') return skipStatement()
-    if (t === 'oneof') {
+    if (t === 'oneof' && opensBlock()) {
       i += 2
       return body(() => (at() === 'option' ? skipStatement() : parseField(fullName)))
     }
@@ -170,8 +172,8 @@ export function scanDeclarations(source: string): ScannedFile {
       if (/^["']/.test(literal)) imports.push({ path: unquote(literal), line: start.line, column: start.column })
       skipStatement()
     }
-    else if (t === 'message') parseMessage(pkg)
-    else if (t === 'enum') parseEnum(pkg)
+    else if (t === 'message' && opensBlock()) parseMessage(pkg)
+    else if (t === 'enum' && opensBlock()) parseEnum(pkg)
     else if (t === 'service') parseService()
     else if (t === ';') i++
     else skipStatement()

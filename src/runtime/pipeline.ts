@@ -2,7 +2,7 @@
  * The call pipeline of a generated tool (runtime.md §1): validate, decode,
  * call the backend, encode. Every failure is a tool result, never a throw.
  */
-import { describeFailure, fromJson, locateFailure, toJson } from './protojson.ts'
+import { describeFailure, fromJson, jsonFromJs, locateFailure, toJson } from './protojson.ts'
 import { errorStatusText } from './status.ts'
 import type { CompiledTool } from './tool-table.ts'
 import type { CallContext, ToolResult } from './types.ts'
@@ -46,12 +46,18 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
   }
 
   // A handler with nothing to say (an Empty response) may return nothing.
-  const raw = response === undefined ? EMPTY : response
+  let raw: unknown = response === undefined ? EMPTY : response
   let json: unknown
   try {
     json = toJson(tool.responseType, fromJson(tool.responseType, raw))
   } catch {
-    return toolError(decodeText('encoding response: ', tool, raw, true))
+    // Off the hot path: retry once with NaN, bigint and byte arrays in their JSON forms.
+    raw = jsonFromJs(raw)
+    try {
+      json = toJson(tool.responseType, fromJson(tool.responseType, raw))
+    } catch {
+      return toolError(decodeText('encoding response: ', tool, raw, true))
+    }
   }
   const text = JSON.stringify(json)
   if (tool.structured && json !== null && typeof json === 'object' && !Array.isArray(json)) {

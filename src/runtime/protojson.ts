@@ -101,6 +101,43 @@ export function locateFailure(type: Type, json: unknown, path = ''): DecodeFailu
   return { path, reason: whole }
 }
 
+const base64 = (bytes: Uint8Array): string =>
+  (protobuf.util as unknown as { base64: { encode(b: Uint8Array, start: number, end: number): string } }).base64.encode(bytes, 0, bytes.length)
+
+/**
+ * Rewrites JavaScript values a backend naturally returns but protobuf JSON
+ * does not allow: non-finite numbers and bigints become strings, byte arrays
+ * base64. Returns `value` itself when there is nothing to rewrite.
+ */
+export function jsonFromJs(value: unknown): unknown {
+  switch (typeof value) {
+    case 'number':
+      return Number.isFinite(value) ? value : String(value)
+    case 'bigint':
+      return value.toString()
+    case 'object': {
+      if (value === null) return value
+      if (value instanceof Uint8Array) return base64(value)
+      if (Array.isArray(value)) {
+        let out: unknown[] | undefined
+        value.forEach((item, i) => {
+          const next = jsonFromJs(item)
+          if (next !== item) (out ??= value.slice())[i] = next
+        })
+        return out ?? value
+      }
+      let out: Record<string, unknown> | undefined
+      for (const [key, item] of Object.entries(value)) {
+        const next = jsonFromJs(item)
+        if (next !== item) (out ??= { ...value })[key] = next
+      }
+      return out ?? value
+    }
+    default:
+      return value
+  }
+}
+
 /** `<path>: <reason>`, or just the reason when the message itself is at fault. */
 export function describeFailure(failure: DecodeFailure): string {
   return failure.path === '' ? failure.reason : `${failure.path}: ${failure.reason}`

@@ -1,7 +1,7 @@
 /**
  * Model → one tool per unary RPC of the imported file (mapping.md §1–§5).
  */
-import type { JsonSchema, Profile } from '../runtime/types.ts'
+import type { JsonSchema, Profile } from './types.ts'
 import type { ProtoModel } from '../proto/model.ts'
 import { describeComment, splitName } from './describe.ts'
 import { messageSchema } from './message-schema.ts'

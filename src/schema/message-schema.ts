@@ -3,11 +3,10 @@
  * their JSON names, descriptions placed on the outermost schema, messages
  * inlined at every use except those found in a cycle (`$defs` + `$ref`).
  */
-import type { JsonSchema, Profile } from '../runtime/types.ts'
+import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { FieldModel, ProtoModel, ValueType } from '../proto/model.ts'
 import { descriptionOf, oneofNote } from './describe.ts'
 import { scalarSchema } from './scalar-schema.ts'
-import type { SchemaMode } from './scalar-schema.ts'
 import { sortKeys } from './sort-keys.ts'
 import { wellKnownEnumSchema, wellKnownSchema } from './well-known.ts'
 

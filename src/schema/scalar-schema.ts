@@ -3,11 +3,8 @@
  * integers), for input (what a client may send) and output (what
  * protobufjs `ext/protojson` emits).
  */
-import type { JsonSchema, Profile } from '../runtime/types.ts'
+import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { ScalarType } from '../proto/model.ts'
-
-/** Which side of a tool a schema describes: its arguments or its result. */
-export type SchemaMode = 'input' | 'output'
 
 /** Strings protobuf JSON uses for non-finite floats. */
 export const NON_FINITE_FLOATS = ['NaN', 'Infinity', '-Infinity'] as const

@@ -2,10 +2,9 @@
  * Schemas of the well-known types, which protobuf JSON writes in their own
  * forms (mapping.md §4 table; §5 portable `Value`/`ListValue`).
  */
-import type { JsonSchema, Profile } from '../runtime/types.ts'
+import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { ScalarType } from '../proto/model.ts'
 import { scalarSchema } from './scalar-schema.ts'
-import type { SchemaMode } from './scalar-schema.ts'
 
 const WRAPPERS: Record<string, ScalarType> = {
   'google.protobuf.DoubleValue': 'double',

@@ -23,8 +23,12 @@ function listedTool(tool: ProtoServerSpec['tools'][number], structured: boolean)
   return listed
 }
 
-/** An MCP server of a proto's tools. Build one with `createProtoServer(spec)`. */
-export class Server {
+/**
+ * An MCP server of a proto's tools. Build one with `createProtoServer(spec)`.
+ * `S` maps service names (short and full) to their implementation types, as
+ * generated declarations spell them; untyped, any object is accepted.
+ */
+export class Server<S extends Record<string, object> = Record<string, object>> {
   /** `serverInfo.name`. */
   readonly name: string
   /** `serverInfo.version`. */
@@ -60,7 +64,7 @@ export class Server {
    * `(request, context) => response | Promise<response>`. Throws on an
    * unknown service or method name. Binding again replaces the backend.
    */
-  implement(service: string, impl: ServiceImplementation): this {
+  implement<K extends keyof S & string>(service: K, impl: Partial<S[K]> & ServiceImplementation): this {
     bindImplementation(this.#table, service, impl)
     return this
   }
@@ -101,6 +105,6 @@ export class Server {
 }
 
 /** Builds the `Server` of a generated `?mcp` module from its spec. */
-export function createProtoServer(spec: ProtoServerSpec): Server {
-  return new Server(spec)
+export function createProtoServer<S extends Record<string, object> = Record<string, object>>(spec: ProtoServerSpec): Server<S> {
+  return new Server<S>(spec)
 }

@@ -7,9 +7,9 @@
  * `package.json` and a freshly built `dist/runtime.mjs` (tsdown, only that
  * entry). Outputs land in `<workspace>/out/<bundler>/`, so Node walks up to
  * that copy, and from the copy on up to the repository's `node_modules` for
- * the runtime's own dependencies. Bare imports are left external in every
- * build: this checks the plugin and the generated module, not how bundlers
- * inline the MCP SDK.
+ * the runtime's own dependencies. Bare imports are left external in the six
+ * builds (they check the plugin and the generated module);
+ * {@link bundleSelfContained} inlines everything once, with esbuild.
  */
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
@@ -204,4 +204,25 @@ export async function bundle(bundler: BundlerName, entry: string, outDir: string
       return { file, warnings }
     }
   }
+}
+
+/**
+ * Builds `entry` with esbuild into one self-contained file, the runtime and
+ * its dependencies (MCP SDK, protobufjs, Ajv helpers) inlined. The banner
+ * gives the inlined CommonJS a `require` for Node built-ins, as a user
+ * bundling for Node would add.
+ */
+export async function bundleSelfContained(entry: string, file: string): Promise<string> {
+  await esbuild({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: file,
+    logLevel: 'silent',
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    plugins: [unpluginProtoMcp.esbuild()],
+  })
+  return file
 }

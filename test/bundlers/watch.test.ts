@@ -41,6 +41,14 @@ async function waitFor(what: string, check: () => boolean): Promise<void> {
   }
 }
 
+/** Breaks `common.proto` (a missing `;` on line 7, reported at the `}` on line 8) and returns a function that mends it with the added field. */
+function breakCommonProto(): () => void {
+  const file = join(app, 'common.proto')
+  const good = readFileSync(file, 'utf8')
+  writeFileSync(file, good.replace('  string text = 1;\n', '  string text = 1\n'))
+  return () => writeFileSync(file, good.replace('  string text = 1;\n', `  string text = 1;\n${ADDED_FIELD}`))
+}
+
 const read = (file: string): string => { try { return readFileSync(file, 'utf8') } catch { return '' } }
 
 describe('watch files', () => {
@@ -94,5 +102,50 @@ describe('watch files', () => {
     editCommonProto()
     await waitFor('a rebuild with the new field', () => builds >= 2 && read(outfile).includes('watchCount'))
     expect(errors).toEqual([])
+  })
+
+  it('esbuild: a broken imported .proto fails the watch build, and fixing it rebuilds', async () => {
+    const mend = breakCommonProto()
+    const outfile = join(ws, 'out', 'esbuild', 'main.mjs')
+    const ends: { errors: { text: string; location: { file: string; line: number } | null }[] }[] = []
+    const ctx = await context({
+      entryPoints: [join(app, 'main.mjs')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      outfile,
+      logLevel: 'silent',
+      plugins: [
+        unpluginProtoMcp.esbuild(),
+        { name: 'record', setup: (build) => { build.onEnd((result) => { ends.push(result) }) } },
+      ],
+    })
+    cleanups.push(() => ctx.dispose())
+    await ctx.watch()
+    await waitFor('the first build', () => ends.length >= 1)
+    const [error] = ends[0]!.errors
+    expect(error?.text).toContain('common.proto')
+    // esbuild prints `file:line:column` from this, with the .proto's line.
+    expect(error?.location).toMatchObject({ line: 8 })
+    expect(error?.location?.file).toMatch(/common\.proto$/)
+    mend()
+    await waitFor('a good rebuild', () => ends.some((r) => r.errors.length === 0) && read(outfile).includes('watchCount'))
+  })
+
+  it('webpack: a broken imported .proto fails the watch build, and fixing it rebuilds', async () => {
+    const mend = breakCommonProto()
+    const outDir = join(ws, 'out', 'webpack')
+    const compiler = webpack(webpackConfig(join(app, 'main.mjs'), outDir, unpluginProtoMcp.webpack()))
+    const runs: string[][] = []
+    const watching = compiler.watch({ aggregateTimeout: 50 }, (error, stats) => {
+      runs.push(error ? [error.message] : (stats?.toJson({ all: false, errors: true }).errors ?? []).map((e) => e.message))
+    })
+    cleanups.push(() => new Promise<void>((done) => (watching ? watching.close(() => done()) : done())))
+    await waitFor('the first build', () => runs.length >= 1)
+    expect(runs[0]!.join('\n')).toMatch(/common\.proto.*line 8/)
+    await new Promise((r) => setTimeout(r, 300))
+    mend()
+    await waitFor('a good rebuild', () => runs.length >= 2 && runs.at(-1)!.length === 0 && read(join(outDir, 'main.mjs')).includes('watchCount'))
   })
 })

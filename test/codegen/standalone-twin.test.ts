@@ -3,9 +3,15 @@
  * validators compiled fresh from the same schemas agree on every input
  * (valid/invalid, and the same error objects).
  */
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { loadProto } from '../../src/proto/index.ts'
+import { buildTools, sortKeys } from '../../src/schema/index.ts'
 import * as runtime from '../../src/runtime.ts'
 import { AJV_HELPERS, compileValidators, createAjv, type JsonSchema } from '../../src/codegen/index.ts'
+
+const REPO = resolve(import.meta.dirname, '..', '..')
 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown[] | null }
 
@@ -95,9 +101,30 @@ const CASES: { title: string; schema: JsonSchema; inputs: unknown[] }[] = [
   },
 ]
 
+/** The input schemas of example.proto's tools in both profiles, with inputs from runtime.md and more. */
+function exampleCases(): typeof CASES {
+  const own = join(REPO, 'fixtures', 'topeka', 'example.proto')
+  const file = existsSync(own) ? own : resolve(REPO, '..', 'shared', 'conformance', 'topeka', 'example.proto')
+  const model = loadProto(file)
+  const inputs = [
+    {}, { vibe: 'chill' }, { vibe: 5 }, { previous_vibe: 'x' }, null,
+    { vibe: 'details', vibeScalar: { vibeEnum: [1] } },
+    { vibeScalar: { vibeInt64: '12', vibeUint64: '-1', vibeDouble: 'NaN', vibeFloat: 'nan', vibeBytes: 'aGk=', vibeUint32: -1 } },
+    { vibeArray: { vibeInt64s: [1, '2', 'x'], vibeBools: [true, 'no'], vibeDoubles: ['Infinity', {}] } },
+    { vibeObject: [{ vibe: 'a' }, { vibe: 1, other: true }] },
+  ]
+  return (['default', 'topeka'] as const).flatMap((profile) =>
+    buildTools(model, { profile }).tools.map((tool) => ({
+      title: `example.proto ${profile}: ${tool.name}`,
+      schema: sortKeys(tool.inputSchema),
+      inputs,
+    })))
+}
+
 describe('generated validators agree with freshly compiled ones', () => {
-  const standalone = loadStandalone(CASES.map((c) => c.schema))
-  CASES.forEach((c, i) => {
+  const cases = [...CASES, ...exampleCases()]
+  const standalone = loadStandalone(cases.map((c) => c.schema))
+  cases.forEach((c, i) => {
     it(c.title, () => {
       const fresh = createAjv().compile(c.schema)
       const twin = standalone[i]!

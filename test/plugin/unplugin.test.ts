@@ -62,6 +62,18 @@ describe('resolveId', () => {
     expect(hooks().resolveId('./vibe.proto', importer)).toBeNull()
   })
 
+  it('accepts query parameters a dev server appends after ?mcp', () => {
+    expect(hooks().resolveId('./vibe.proto?mcp&t=123', importer)).toBe(join(APPS, 'watch', 'vibe.proto?mcp'))
+    expect(hooks().resolveId('./vibe.proto?mcpx', importer)).toBeNull()
+  })
+
+  it('resolves relative importPaths against the project root (Vite\'s root here)', () => {
+    const { raw, resolveId } = hooks({ importPaths: ['protos'] })
+    const vite = raw.vite as { configResolved: (config: { root: string }) => void }
+    vite.configResolved({ root: join(APPS, 'import-paths') })
+    expect(resolveId('shared/types.proto?mcp', importer)).toBe(join(APPS, 'import-paths', 'protos', 'shared', 'types.proto?mcp'))
+  })
+
   it('finds a bare .proto?mcp through importPaths', () => {
     const { resolveId } = hooks({ importPaths: [join(APPS, 'import-paths', 'protos')] })
     expect(resolveId('shared/types.proto?mcp', importer)).toBe(join(APPS, 'import-paths', 'protos', 'shared', 'types.proto?mcp'))

@@ -97,6 +97,12 @@ describe('ProtoError', () => {
     expect(error.message).toContain("duplicate name 'Twice'")
   })
 
+  it('two fields with the same lowerCamel name: PROTO_SYNTAX at the field', () => {
+    const error = failure({ 'main.proto': 'syntax = "proto3";\nmessage M {\n  int32 foo_bar = 1;\n  int32 fooBar = 2;\n}\n' })
+    expect(error).toMatchObject({ code: 'PROTO_SYNTAX', line: 4, column: 9 })
+    expect(error.message).toContain("duplicate name 'fooBar'")
+  })
+
   it('unknown type of an extension field: PROTO_TYPE in its file', () => {
     const error = failure({
       'main.proto': 'syntax = "proto2";\nmessage M { extensions 10 to 20; }\nextend M {\n  optional Gone g = 10;\n}\n',

@@ -57,4 +57,21 @@ service S { rpc R(Outer) returns (Outer) { option (o) = { z: 3 }; } rpc T(Outer)
     expect(declarations.get('message:a.b.Outer.Inner')).toEqual({ line: 9, column: 3, comment: ' Inner.\n' })
     expect(declarations.get('method:a.b.S#T')).toMatchObject({ line: 14, column: 69 })
   })
+
+  it('tells keyword-named types and fields from declarations', () => {
+    const { declarations } = scanDeclarations(`package p;
+message message { int32 x = 1; }
+message M {
+  message message_field = 1;
+  enum enum = 2;
+  string option_like = 3;
+  string message = 4;
+}
+enum enum { A = 0; }
+`)
+    expect([...declarations.keys()]).toEqual([
+      'message:p.message', 'field:p.message#x', 'message:p.M', 'field:p.M#message_field', 'field:p.M#enum',
+      'field:p.M#option_like', 'field:p.M#message', 'enum:p.enum', 'value:p.enum#A',
+    ])
+  })
 })

@@ -203,6 +203,26 @@ describe('echo fixture: values through decoder and encoder', () => {
     )
   })
 
+  it('JS values in a response (NaN, bigint, Uint8Array) are taken and encoded canonically', async () => {
+    const server = createProtoServer(specFromProto(ECHO_PROTO))
+    server.implement('EchoService', {
+      Echo: () => ({
+        scalars: { aDouble: Number.NaN, aFloat: Number.NEGATIVE_INFINITY, anInt64: 2n ** 62n, someBytes: new Uint8Array([255, 254]), int64s: [1n] },
+        more: [{ aDouble: Number.POSITIVE_INFINITY }],
+      }),
+    })
+    const result = await server.call('Echo', {})
+    expect(text(result)).toBe(
+      '{"scalars":{"aDouble":"NaN","aFloat":"-Infinity","anInt64":"4611686018427387904","someBytes":"//4=","int64s":["1"]},"more":[{"aDouble":"Infinity"}]}',
+    )
+  })
+
+  it('a response still wrong after the JS fix-ups names the field', async () => {
+    const server = createProtoServer(specFromProto(ECHO_PROTO))
+    server.implement('EchoService', { Echo: () => ({ scalars: { aDouble: Number.NaN, anInt32: 'x' } }) })
+    expect(text(await server.call('Echo', {}))).toBe('encoding response: scalars.anInt32: invalid integer: "x"')
+  })
+
   it('two members of a oneof: decoding arguments (backend not called)', async () => {
     const { server, calls } = echoServer()
     const result = await server.call('Echo', { name: 'a', number: 1 })

@@ -41,11 +41,14 @@ describe('tool descriptions (§3)', () => {
     expect(toolDescriptions(`service S {
   rpc SetVibeDetails(Q) returns (Q);
   rpc GetVibe2Array(Q) returns (Q);
+  rpc item123(Q) returns (Q);
   //
   rpc Empty(Q) returns (Q);
   /* */
   rpc EmptyBlock(Q) returns (Q);
-}`)).toEqual({ SetVibeDetails: 'Set Vibe Details', GetVibe2Array: 'Get Vibe 2Array', Empty: '', EmptyBlock: '' })
+}`)).toEqual({
+      SetVibeDetails: 'Set Vibe Details', GetVibe2Array: 'Get Vibe 2Array', item123: 'item 123', Empty: '', EmptyBlock: '',
+    })
   })
 
   it('ignores trailing and detached comments', () => {

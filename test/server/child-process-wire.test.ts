@@ -1,11 +1,15 @@
 /**
- * Real clients over stdio against a child process running the built runtime:
- * SDK v1 (initialize era) and SDK v2 in legacy, auto and pinned-2026 modes.
+ * Real clients against a child process running the built runtime: over
+ * stdio, SDK v1 (initialize era) and SDK v2 in legacy, auto and pinned-2026
+ * modes; over HTTP, SDK v1 and SDK v2 (auto).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { Client as ClientV2 } from '@modelcontextprotocol/client'
+import { spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
 import { buildRuntime, VIBE_SERVER } from '../helpers/built-runtime.ts'
 
@@ -67,8 +71,9 @@ describe('SDK v1 client over stdio (initialize era)', () => {
     await client.callTool({ name: 'SetVibe', arguments: { vibe: 5 } })
     await expect(client.callTool({ name: 'Nope' })).rejects.toMatchObject({ code: -32602 })
     await client.close()
-    await new Promise((r) => setTimeout(r, 300))
-    const line = stderr.join('').split('\n').find((l) => l.startsWith('REPORT '))
+    const reportLine = () => stderr.join('').split('\n').find((l) => l.startsWith('REPORT '))
+    for (let i = 0; i < 100 && !reportLine(); i++) await new Promise((r) => setTimeout(r, 50))
+    const line = reportLine()
     expect(line).toBeDefined()
     const report = JSON.parse(line!.slice(7))
     expect(report).toMatchObject({ toolCalls: 3, errors: 2 })
@@ -102,4 +107,36 @@ describe('SDK v2 client over stdio', () => {
       await client.close()
     })
   }
+})
+
+describe('built runtime over HTTP (child process)', () => {
+  it('serves SDK v1 and v2 clients, then closes when stdin ends', async () => {
+    const child = spawn(process.execPath, [VIBE_SERVER, 'http'], {
+      env: { ...process.env, PROTO_MCP_RUNTIME: built.entry },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    })
+    closers.push(async () => child.kill())
+    const exited = new Promise<number | null>((r) => child.once('exit', r))
+    const first = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).once('line', resolve)
+      child.once('exit', () => reject(new Error('server exited before listening')))
+    })
+    const url = new URL((JSON.parse(first) as { url: string }).url)
+
+    const v1 = new ClientV1({ name: 'v1', version: '0' })
+    await v1.connect(new HttpV1(url))
+    expect(text(await v1.callTool({ name: 'SetVibe', arguments: { vibe: 'child' } }))).toBe('{"vibe":"child"}')
+    await expect(v1.callTool({ name: 'Nope' })).rejects.toMatchObject({ code: -32602 })
+    await v1.close()
+
+    const v2 = new ClientV2({ name: 'v2', version: '0' }, { versionNegotiation: { mode: 'auto' } })
+    await v2.connect(new HttpV2(url))
+    expect(v2.getProtocolEra()).toBe('modern')
+    expect(text(await v2.callTool({ name: 'GetVibe' }))).toBe('{"vibe":"child"}')
+    expect(text(await v2.callTool({ name: 'SetVibe', arguments: { vibe: 'missing' } }))).toBe('rpc error: code = NotFound desc = vibe not found')
+    await v2.close()
+
+    child.stdin!.end()
+    expect(await exited).toBe(0)
+  })
 })
