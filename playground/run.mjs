@@ -9,7 +9,7 @@
  * banner off stdout too).
  */
 import { spawn } from 'node:child_process'
-import { existsSync, realpathSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -18,7 +18,7 @@ const outDir = join(here, 'dist')
 const entry = join(outDir, 'server.mjs')
 
 /** Builds the playground server into `outDir` with rolldown and the plugin. */
-export async function buildPlayground(dir = outDir) {
+async function buildPlayground() {
   if (!existsSync(join(here, '..', 'dist', 'rolldown.mjs'))) {
     throw new Error('the package is not built: run "npm run build" first (or "npm run playground", which does)')
   }
@@ -33,10 +33,9 @@ export async function buildPlayground(dir = outDir) {
     plugins: [protoMcp()],
     logLevel: 'warn',
     onLog: (level, log) => { process.stderr.write(`playground build ${level}: ${log.message}\n`) },
-    output: { dir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
+    output: { dir: outDir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
     write: true,
   })
-  return join(dir, 'server.mjs')
 }
 
 async function main() {
@@ -47,12 +46,7 @@ async function main() {
   child.on('exit', (code, signal) => { process.exitCode = code ?? (signal ? 1 : 0) })
 }
 
-const isMain = (() => {
-  try { return realpathSync(process.argv[1] ?? '') === realpathSync(fileURLToPath(import.meta.url)) } catch { return false }
-})()
-if (isMain) {
-  main().catch((error) => {
-    process.stderr.write(`playground: ${error instanceof Error ? error.message : String(error)}\n`)
-    process.exitCode = 1
-  })
-}
+main().catch((error) => {
+  process.stderr.write(`playground: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exitCode = 1
+})

@@ -35,7 +35,10 @@ export interface CompiledValidators {
   warnings: string[]
 }
 
-/** Creates the Ajv instance validators are compiled with (formats included). */
+/**
+ * Creates an Ajv like the one validators are compiled with (2020-12,
+ * {@link AJV_OPTIONS}, ajv-formats); `source` keeps the code for standalone output.
+ */
 export function createAjv(options: { source?: boolean; logger?: Logger } = {}): Ajv2020 {
   const ajv = new Ajv2020({
     ...AJV_OPTIONS,
@@ -48,7 +51,7 @@ export function createAjv(options: { source?: boolean; logger?: Logger } = {}): 
 
 /**
  * Compiles each schema into one standalone module body. Deterministic: the
- * same schemas give the same code (a fresh Ajv numbers its names from zero).
+ * same schemas give the same code (each call numbers names in a fresh Ajv).
  * Throws when a schema does not compile, naming the schema's index.
  */
 export function compileValidators(schemas: readonly JsonSchema[]): CompiledValidators {

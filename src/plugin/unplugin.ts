@@ -25,11 +25,15 @@ const stripQuery = (id: string): string => id.replace(/[?#].*$/, '')
 
 /**
  * Where the `.proto` of `spec` (an import specifier without `?mcp`) is:
- * relative to the importer, absolute as is, else the first of `importPaths`
- * that has it. `undefined` when none applies.
+ * relative to the importer, absolute as is (or, when no such file exists,
+ * relative to the project root, as Vite serves `/src/x.proto?mcp`), else
+ * the first of `importPaths` that has it. `undefined` when none applies.
  */
 function locateProto(spec: string, importer: string | undefined, root: string, importPaths: string[]): string | undefined {
-  if (isAbsolute(spec)) return spec
+  if (isAbsolute(spec)) {
+    const fromRoot = resolve(root, `.${spec}`)
+    return !existsSync(spec) && existsSync(fromRoot) ? fromRoot : spec
+  }
   if (spec.startsWith('./') || spec.startsWith('../')) {
     return resolve(importer ? dirname(stripQuery(importer)) : root, spec)
   }
@@ -40,11 +44,38 @@ function locateProto(spec: string, importer: string | undefined, root: string, i
   return undefined
 }
 
+type Instance = UnpluginInstance<Options | undefined, false>
+
+// Named through unplugin's types, so declaration files reference `unplugin`
+// (a dependency) rather than each bundler's own types (not dependencies).
+/** The Vite plugin object. */
+export type VitePlugin = ReturnType<Instance['vite']>
+/** The Rollup plugin object. */
+export type RollupPlugin = ReturnType<Instance['rollup']>
+/** The Rolldown plugin object. */
+export type RolldownPlugin = ReturnType<Instance['rolldown']>
+/** The esbuild plugin object. */
+export type EsbuildPlugin = ReturnType<Instance['esbuild']>
+/** The webpack plugin object. */
+export type WebpackPlugin = ReturnType<Instance['webpack']>
+/** The Rspack plugin object. */
+export type RspackPlugin = ReturnType<Instance['rspack']>
+
+/** The plugin for each bundler, and the raw factory. */
+export interface ProtoMcpUnplugin extends Omit<Instance, 'vite' | 'rollup' | 'rolldown' | 'esbuild' | 'webpack' | 'rspack'> {
+  vite: (options?: Options) => VitePlugin
+  rollup: (options?: Options) => RollupPlugin
+  rolldown: (options?: Options) => RolldownPlugin
+  esbuild: (options?: Options) => EsbuildPlugin
+  webpack: (options?: Options) => WebpackPlugin
+  rspack: (options?: Options) => RspackPlugin
+}
+
 /**
  * The plugin for every supported bundler: `unpluginProtoMcp.vite(options)`,
  * `.rollup`, `.rolldown`, `.esbuild`, `.webpack`, `.rspack`.
  */
-export const unpluginProtoMcp: UnpluginInstance<Options | undefined, false> = createUnplugin<Options | undefined, false>(
+export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undefined, false>(
   (options = {}, meta) => {
     // esbuild keeps a hook's watch files and reads `loc` only from reported
     // errors (a thrown one loses both: no rebuild once the .proto is fixed,

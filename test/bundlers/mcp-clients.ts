@@ -6,14 +6,19 @@ import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/clien
 import { Client as ClientV2 } from '@modelcontextprotocol/client'
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
 
-/** The client flavours every build is driven with. */
-export const CLIENTS = ['sdk-v1', 'sdk-v2'] as const
+/**
+ * The client flavours every build is driven with: SDK v1, SDK v2 in its
+ * default `legacy` mode (the initialize era), SDK v2 pinned to 2026-07-28.
+ */
+export const CLIENTS = ['sdk-v1', 'sdk-v2', 'sdk-v2-2026'] as const
 export type ClientName = (typeof CLIENTS)[number]
 
 /** The subset of a client the tests use (the same in v1 and v2). */
 export interface McpSession {
   listTools(): Promise<{ tools: { name: string; description?: string; inputSchema: unknown }[] }>
   callTool(name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; content: unknown[] }>
+  /** The protocol version the session settled on (v2 only). */
+  protocolVersion(): string | undefined
   /** What the server printed on stderr so far. */
   stderr(): string
   close(): Promise<void>
@@ -32,17 +37,19 @@ export async function connectStdio(flavour: ClientName, file: string): Promise<M
     return {
       listTools: () => client.listTools(),
       callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: unknown[] },
+      protocolVersion: () => undefined,
       stderr: () => err,
       close: () => client.close(),
     }
   }
   const transport = new StdioV2(params)
   transport.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString() })
-  const client = new ClientV2(info)
+  const client = new ClientV2(info, flavour === 'sdk-v2-2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {})
   await client.connect(transport)
   return {
     listTools: () => client.listTools(),
     callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: unknown[] },
+    protocolVersion: () => client.getNegotiatedProtocolVersion(),
     stderr: () => err,
     close: () => client.close(),
   }

@@ -1,6 +1,7 @@
 /**
  * fixtures/apps/basic built by each of the six bundlers, run with `node`
- * as a stdio server and driven by the SDK v1 and v2 clients; plus one
+ * as a stdio server and driven by the SDK v1 and v2 clients (v2 in the
+ * initialize era and pinned to 2026-07-28); plus one
  * esbuild build with every dependency inlined, run from outside the project.
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
@@ -49,6 +50,7 @@ afterAll(() => {
 async function driveVibeService(flavour: ClientName, file: string): Promise<void> {
   const session = await connectStdio(flavour, file)
   try {
+    if (flavour === 'sdk-v2-2026') expect(session.protocolVersion()).toBe('2026-07-28')
     const { tools } = await session.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual(
       ['GetVibe', 'SetVibe', 'SetVibeArray', 'SetVibeDetails', 'SetVibeObjects'],

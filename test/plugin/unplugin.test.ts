@@ -74,6 +74,14 @@ describe('resolveId', () => {
     expect(resolveId('shared/types.proto?mcp', importer)).toBe(join(APPS, 'import-paths', 'protos', 'shared', 'types.proto?mcp'))
   })
 
+  it('reads an absolute id that is no file as relative to the project root (Vite URLs)', () => {
+    const { raw, resolveId } = hooks()
+    const vite = raw.vite as { configResolved: (config: { root: string }) => void }
+    vite.configResolved({ root: join(APPS, 'watch') })
+    expect(resolveId('/vibe.proto?mcp')).toBe(join(APPS, 'watch', 'vibe.proto?mcp'))
+    expect(resolveId('/nowhere.proto?mcp')).toBe('/nowhere.proto?mcp')
+  })
+
   it('finds a bare .proto?mcp through importPaths', () => {
     const { resolveId } = hooks({ importPaths: [join(APPS, 'import-paths', 'protos')] })
     expect(resolveId('shared/types.proto?mcp', importer)).toBe(join(APPS, 'import-paths', 'protos', 'shared', 'types.proto?mcp'))
