@@ -43,7 +43,8 @@ export function createAjv(options: { source?: boolean; logger?: Logger } = {}): 
   const ajv = new Ajv2020({
     ...AJV_OPTIONS,
     ...(options.logger ? { logger: options.logger } : {}),
-    code: { source: options.source ?? false, esm: true, lines: false, optimize: true },
+    // `lines` keeps generated validators reviewable in a diff (golden files).
+    code: { source: options.source ?? false, esm: true, lines: options.source ?? false, optimize: true },
   })
   addFormats(ajv)
   return ajv
