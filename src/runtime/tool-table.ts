@@ -43,7 +43,8 @@ export function compileToolTable(spec: ProtoServerSpec): ToolTable {
       name: tool.name,
       requestType: root.lookupType(tool.requestType),
       responseType: root.lookupType(tool.responseType),
-      structured: spec.profile !== 'topeka',
+      // Only tools that advertise an outputSchema (default profile, object responses).
+      structured: spec.profile !== 'topeka' && tool.outputSchema !== undefined,
       handler: undefined,
       unbound: statusText(12, `no backend for ${stripDot(tool.service)}`),
       target: undefined,

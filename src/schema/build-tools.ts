@@ -66,8 +66,13 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         requestType: method.requestType,
         responseType: method.responseType,
       }
-      if (profile !== 'topeka')
-        tool.outputSchema = messageSchema(model, method.responseType, { profile, mode: 'output' })
+      if (profile !== 'topeka') {
+        const output = messageSchema(model, method.responseType, { profile, mode: 'output' })
+        // MCP requires an object outputSchema and object structuredContent; a
+        // response whose JSON form is not an object (Timestamp, a wrapper,
+        // Value) is answered as text only.
+        if (output.type === 'object') tool.outputSchema = output
+      }
       const clash = tools.findIndex(t => t.name === tool.name)
       if (clash >= 0) {
         warnings.push(`tool "${tool.name}" is declared by both ${tools[clash]!.service} and ${service.fullName}; `

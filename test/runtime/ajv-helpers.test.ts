@@ -20,8 +20,10 @@ const RUNTIME: Record<string, unknown> = {
 
 function compileStandalone(schema: object): ValidateFunction {
   const ajv = makeAjv()
-  const ajvWithCode = ajv as unknown as { opts: { code: { source: boolean } } }
+  // CommonJS standalone output, so the test can hand it a `require`.
+  const ajvWithCode = ajv as unknown as { opts: { code: { source: boolean; esm: boolean } } }
   ajvWithCode.opts.code.source = true
+  ajvWithCode.opts.code.esm = false
   const code = standalone(ajv, ajv.compile(schema))
   const required = new Set<string>()
   const module = { exports: {} as { default?: ValidateFunction } }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { loadProto } from '../../src/proto/load-proto.ts'
 import { buildTools } from '../../src/schema/build-tools.ts'
+import { compile } from '../proto/compile.ts'
 
 const model = loadProto(fileURLToPath(new URL('../../fixtures/topeka/fixture.proto', import.meta.url)))
 
@@ -43,5 +44,28 @@ describe('buildTools on fixture.proto', () => {
       properties: { appliedMask: { type: 'string' }, extraMasks: { type: 'array', items: { type: 'string' } } },
     })
     expect(buildTools(model, { profile: 'topeka' }).tools.some(t => t.outputSchema)).toBe(false)
+  })
+})
+
+describe('outputSchema of responses whose JSON is not an object', () => {
+  it('is left out for Timestamp and wrapper responses, kept for Empty and Struct', () => {
+    const model = compile(`
+      syntax = "proto3";
+      package p;
+      import "google/protobuf/timestamp.proto";
+      import "google/protobuf/wrappers.proto";
+      import "google/protobuf/empty.proto";
+      import "google/protobuf/struct.proto";
+      message Req {}
+      service S {
+        rpc Now(Req) returns (google.protobuf.Timestamp);
+        rpc Count(Req) returns (google.protobuf.Int64Value);
+        rpc Nothing(Req) returns (google.protobuf.Empty);
+        rpc Bag(Req) returns (google.protobuf.Struct);
+      }
+    `)
+    const { tools } = buildTools(model)
+    const withOutput = Object.fromEntries(tools.map(t => [t.name, t.outputSchema?.type]))
+    expect(withOutput).toEqual({ Now: undefined, Count: undefined, Nothing: 'object', Bag: 'object' })
   })
 })

@@ -11,25 +11,30 @@ import { createInterface } from 'node:readline'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
-import { buildRuntime, VIBE_SERVER } from '../helpers/built-runtime.ts'
+import { join } from 'node:path'
+import { bundle, createWorkspace, installRuntimePackage } from '../bundlers/harness.ts'
 
-let built: Awaited<ReturnType<typeof buildRuntime>>
+/** fixtures/apps/wire built by the plugin (esbuild), one output per profile. */
+const built: Record<string, string> = {}
 const closers: Array<() => Promise<unknown>> = []
 
 beforeAll(async () => {
-  built = await buildRuntime('stdio')
+  const ws = createWorkspace('wire')
+  await installRuntimePackage(ws)
+  const entry = join(ws, 'fixtures', 'apps', 'wire', 'main.mjs')
+  for (const profile of ['default', 'topeka'] as const) {
+    built[profile] = (await bundle('esbuild', entry, join(ws, 'out', profile), { profile })).file
+  }
 }, 120_000)
 
 afterAll(async () => {
   for (const close of closers) await close().catch(() => {})
-  await built?.cleanup()
 })
 
 function params(profile = 'default') {
   return {
     command: process.execPath,
-    args: [VIBE_SERVER, 'stdio', profile],
-    env: { ...(process.env as Record<string, string>), PROTO_MCP_RUNTIME: built.entry },
+    args: [built[profile]!, 'stdio'],
     stderr: 'pipe' as const,
   }
 }
@@ -42,7 +47,7 @@ describe('SDK v1 client over stdio (initialize era)', () => {
     const client = new ClientV1({ name: 'v1', version: '0.0.0' })
     closers.push(() => client.close())
     await client.connect(transport)
-    expect(client.getServerVersion()).toEqual({ name: 'example', version: '1.2.3' })
+    expect(client.getServerVersion()).toEqual({ name: 'example', version: '0.0.0' })
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name)).toEqual(['SetVibe', 'GetVibe', 'SetVibeDetails', 'SetVibeArray', 'SetVibeObjects'])
     expect(tools[0]!.inputSchema).toMatchObject({ type: 'object', properties: { vibe: { type: 'string' } } })
@@ -111,8 +116,7 @@ describe('SDK v2 client over stdio', () => {
 
 describe('built runtime over HTTP (child process)', () => {
   it('serves SDK v1 and v2 clients, then closes when stdin ends', async () => {
-    const child = spawn(process.execPath, [VIBE_SERVER, 'http'], {
-      env: { ...process.env, PROTO_MCP_RUNTIME: built.entry },
+    const child = spawn(process.execPath, [built.default!, 'http'], {
       stdio: ['pipe', 'pipe', 'inherit'],
     })
     closers.push(async () => child.kill())
