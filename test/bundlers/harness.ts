@@ -226,3 +226,18 @@ export async function bundleSelfContained(entry: string, file: string): Promise<
   })
   return file
 }
+
+/**
+ * Builds `fixtures/apps/<app>/main.mjs` with esbuild once per profile in a
+ * fresh workspace `<name>`; resolves with each profile's output file.
+ */
+export async function buildAppPerProfile(name: string, app: string): Promise<Record<'default' | 'topeka', string>> {
+  const ws = createWorkspace(name)
+  await installRuntimePackage(ws)
+  const entry = join(ws, 'fixtures', 'apps', app, 'main.mjs')
+  const out = { default: '', topeka: '' }
+  for (const profile of ['default', 'topeka'] as const) {
+    out[profile] = (await bundle('esbuild', entry, join(ws, 'out', profile), { profile })).file
+  }
+  return out
+}

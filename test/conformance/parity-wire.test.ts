@@ -3,21 +3,15 @@
  * (esbuild), served over stdio, `tools/list` compared with Topeka's
  * go-v0.3.0-tools.json.
  */
-import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { bundle, createWorkspace, installRuntimePackage } from '../bundlers/harness.ts'
+import { buildAppPerProfile } from '../bundlers/harness.ts'
 import { CLIENTS, connectStdio } from '../bundlers/mcp-clients.ts'
 import { goTools, toPortable64, visibleTools } from '../helpers/topeka.ts'
 
 const built: Record<'default' | 'topeka', string> = { default: '', topeka: '' }
 
 beforeAll(async () => {
-  const ws = createWorkspace('parity')
-  await installRuntimePackage(ws)
-  const entry = join(ws, 'fixtures', 'apps', 'parity', 'main.mjs')
-  for (const profile of ['default', 'topeka'] as const) {
-    built[profile] = (await bundle('esbuild', entry, join(ws, 'out', profile), { profile })).file
-  }
+  Object.assign(built, await buildAppPerProfile('parity', 'parity'))
 }, 120_000)
 
 async function listOver(client: (typeof CLIENTS)[number], file: string) {

@@ -11,20 +11,14 @@ import { createInterface } from 'node:readline'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
-import { join } from 'node:path'
-import { bundle, createWorkspace, installRuntimePackage } from '../bundlers/harness.ts'
+import { buildAppPerProfile } from '../bundlers/harness.ts'
 
 /** fixtures/apps/wire built by the plugin (esbuild), one output per profile. */
 const built: Record<string, string> = {}
 const closers: Array<() => Promise<unknown>> = []
 
 beforeAll(async () => {
-  const ws = createWorkspace('wire')
-  await installRuntimePackage(ws)
-  const entry = join(ws, 'fixtures', 'apps', 'wire', 'main.mjs')
-  for (const profile of ['default', 'topeka'] as const) {
-    built[profile] = (await bundle('esbuild', entry, join(ws, 'out', profile), { profile })).file
-  }
+  Object.assign(built, await buildAppPerProfile('wire', 'wire'))
 }, 120_000)
 
 afterAll(async () => {
