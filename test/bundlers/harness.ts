@@ -30,10 +30,9 @@ export const REPO = resolve(import.meta.dirname, '..', '..')
 export const BUNDLERS = ['vite', 'rollup', 'rolldown', 'esbuild', 'webpack', 'rspack'] as const
 export type BundlerName = (typeof BUNDLERS)[number]
 
-/** Where the Topeka conformance `.proto` files are: the repo's copy, else the shared one. */
+/** Where the Topeka conformance `.proto` files are (copied into fixtures/topeka/). */
 export function topekaDir(): string {
-  const own = join(REPO, 'fixtures', 'topeka')
-  return existsSync(join(own, 'example.proto')) ? own : resolve(REPO, '..', 'shared', 'conformance', 'topeka')
+  return join(REPO, 'fixtures', 'topeka')
 }
 
 /**

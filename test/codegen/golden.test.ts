@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { topekaFixture } from '../helpers/topeka.ts'
 import { emitModule } from '../../src/codegen/index.ts'
 import { loadProto } from '../../src/proto/index.ts'
 import { buildTools } from '../../src/schema/index.ts'
@@ -14,14 +15,9 @@ import { buildTools } from '../../src/schema/index.ts'
 const REPO = resolve(import.meta.dirname, '..', '..')
 const GOLDEN = join(REPO, 'fixtures', 'golden', 'example.default.mjs')
 
-/** The repo's copy of the conformance example, else the shared one. */
-function exampleProto(): string {
-  const own = join(REPO, 'fixtures', 'topeka', 'example.proto')
-  return existsSync(own) ? own : resolve(REPO, '..', 'shared', 'conformance', 'topeka', 'example.proto')
-}
 
 function emitExample(): string {
-  const model = loadProto(exampleProto())
+  const model = loadProto(topekaFixture('example.proto'))
   const { tools } = buildTools(model, { profile: 'default' })
   return emitModule(model, tools, { name: 'example', profile: 'default' })
 }

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { topekaFixture } from '../helpers/topeka.ts'
 import { loadProto } from '../../src/proto/index.ts'
 import { buildTools, sortKeys } from '../../src/schema/index.ts'
 import * as runtime from '../../src/runtime.ts'
@@ -103,9 +104,7 @@ const CASES: { title: string; schema: JsonSchema; inputs: unknown[] }[] = [
 
 /** The input schemas of example.proto's tools in both profiles, with inputs from runtime.md and more. */
 function exampleCases(): typeof CASES {
-  const own = join(REPO, 'fixtures', 'topeka', 'example.proto')
-  const file = existsSync(own) ? own : resolve(REPO, '..', 'shared', 'conformance', 'topeka', 'example.proto')
-  const model = loadProto(file)
+  const model = loadProto(topekaFixture('example.proto'))
   const inputs = [
     {}, { vibe: 'chill' }, { vibe: 5 }, { previous_vibe: 'x' }, null,
     { vibe: 'details', vibeScalar: { vibeEnum: [1] } },
