@@ -55,6 +55,12 @@ export interface ProtoServerSpec {
   /** protobufjs JSON descriptor of the types the tools reach. */
   descriptor: Record<string, unknown>
   tools: ProtoToolSpec[]
+  /**
+   * Every service of the proto (full name, no leading dot) with all its RPC
+   * names, tools or not (streaming RPCs, a name another service's tool took):
+   * `implement()` accepts these names and rejects only ones the proto lacks.
+   */
+  services?: Record<string, string[]>
 }
 
 /** What a backend method receives besides the request. */
