@@ -6,6 +6,8 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import standaloneCode from 'ajv/dist/standalone/index.js'
 import addFormats from 'ajv-formats'
 import type { Logger } from 'ajv'
+import { protectProtoKeys } from './protect-proto-keys.ts'
+import { rewriteErrorConcat } from './rewrite-error-concat.ts'
 import { rewriteRequires } from './rewrite-requires.ts'
 
 /** A JSON Schema document, as plain JSON. */
@@ -85,6 +87,6 @@ export function compileValidators(schemas: readonly JsonSchema[]): CompiledValid
     .replace(/^"use strict";/, '')
     // The validators are module-private: the tool table is the interface.
     .replace(/\bexport const (inputValidator\d+) = /g, 'const $1 = ')
-  const { code, helpers } = rewriteRequires(esm)
+  const { code, helpers } = rewriteRequires(protectProtoKeys(rewriteErrorConcat(esm)))
   return { code, names, helpers, warnings }
 }

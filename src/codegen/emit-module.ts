@@ -7,6 +7,7 @@ import type { ProtoModel } from '../proto/index.ts'
 import { sortKeys } from '../schema/index.ts'
 import type { BuildToolsOptions, ToolSchema } from '../schema/index.ts'
 import { compileValidators } from './compile-validators.ts'
+import { protectProtoKeys } from './protect-proto-keys.ts'
 import { RUNTIME_MODULE } from './rewrite-requires.ts'
 
 /** Which mapping the tools were built with. */
@@ -36,7 +37,7 @@ const TOOL_KEYS = [
   'service', 'method', 'requestType', 'responseType',
 ] as const
 
-const json = (value: unknown): string => JSON.stringify(value, null, 2)
+const json = (value: unknown): string => protectProtoKeys(JSON.stringify(value, null, 2))
 
 function indent(text: string, by: string): string {
   return text.replace(/\n/g, `\n${by}`)
@@ -52,13 +53,24 @@ function emitTool(tool: ToolSchema, validator: string): string {
 }
 
 /**
+ * `ProtoServerSpec.services`: every service of the file with all its RPC
+ * names (streaming ones too, which have no tool) in declaration order, so
+ * `implement()` accepts them; keys sorted.
+ */
+function emitServices(services: ProtoModel['services']): string {
+  const map: Record<string, string[]> = {}
+  for (const service of services) map[service.fullName] = service.methods.map((m) => m.name)
+  return json(sortKeys(map))
+}
+
+/**
  * Emits the `?mcp` module for `tools` built from `model`: the validators,
  * `descriptor`, `tools` and a default export `createProtoServer(...)`.
  * Deterministic: no timestamps or absolute paths; the same inputs give the
  * same bytes. Pure: reads no files.
  */
 export function emitModuleWithWarnings(
-  model: Pick<ProtoModel, 'file' | 'descriptor'>,
+  model: Pick<ProtoModel, 'file' | 'descriptor' | 'services'>,
   tools: readonly ToolSchema[],
   options: EmitModuleOptions,
 ): EmittedModule {
@@ -83,8 +95,10 @@ export function emitModuleWithWarnings(
     '',
     entries.length === 0 ? 'export const tools = []' : `export const tools = [\n  ${entries.join(',\n  ')},\n]`,
     '',
+    `const services = ${emitServices(model.services)}`,
+    '',
     `export default createProtoServer({ name: ${JSON.stringify(options.name)}, version: ${JSON.stringify(version)}, `
-    + `profile: ${JSON.stringify(profile)}, descriptor, tools })`,
+    + `profile: ${JSON.stringify(profile)}, descriptor, tools, services })`,
     '',
   ].join('\n')
   return { code, warnings: validators.warnings }
@@ -92,7 +106,7 @@ export function emitModuleWithWarnings(
 
 /** {@link emitModuleWithWarnings}, returning only the source. */
 export function emitModule(
-  model: Pick<ProtoModel, 'file' | 'descriptor'>,
+  model: Pick<ProtoModel, 'file' | 'descriptor' | 'services'>,
   tools: readonly ToolSchema[],
   options: EmitModuleOptions,
 ): string {

@@ -7,3 +7,5 @@ export { AJV_OPTIONS, compileValidators, createAjv } from './compile-validators.
 export type { CompiledValidators, JsonSchema } from './compile-validators.ts'
 export { AJV_HELPERS, RUNTIME_MODULE, rewriteRequires } from './rewrite-requires.ts'
 export type { RewrittenCode } from './rewrite-requires.ts'
+export { rewriteErrorConcat } from './rewrite-error-concat.ts'
+export { protectProtoKeys } from './protect-proto-keys.ts'

@@ -7,6 +7,7 @@ import { dirname, isAbsolute, resolve } from 'node:path'
 import { createFilter } from '@rollup/pluginutils'
 import { createUnplugin } from 'unplugin'
 import type { UnpluginInstance } from 'unplugin'
+import { isProtoError } from '../proto/index.ts'
 import { buildMcpModule } from './build-module.ts'
 import type { Options } from './options.ts'
 import { toPluginError } from './plugin-error.ts'
@@ -117,9 +118,10 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
             built = buildMcpModule(file, { importPaths: importPaths(), profile: options.profile ?? 'default' })
           } catch (cause) {
             const error = toPluginError(cause, id, file)
-            // Watch the broken file too, so fixing it rebuilds.
-            this.addWatchFile(file)
-            if (error.loc && error.loc.file !== file) this.addWatchFile(error.loc.file)
+            // Watch the broken file and every import read before the failure
+            // (a → b → c broken in c: editing b to drop the import must rebuild too).
+            const watched = new Set([file, ...(error.loc ? [error.loc.file] : []), ...(isProtoError(cause) ? cause.files ?? [] : [])])
+            for (const path of watched) this.addWatchFile(path)
             if (reportInsteadOfThrow) {
               // A plain object: unplugin hands esbuild `message`, `id` and `loc`.
               this.error({ message: error.message, id, ...(error.loc ? { loc: error.loc } : {}) })

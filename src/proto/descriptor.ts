@@ -1,9 +1,8 @@
 /**
- * The protobufjs JSON descriptor of the types a model's RPCs reach, for the
+ * The protobufjs JSON descriptor of every type a `.proto` and its imports declare, for the
  * runtime's `protobuf.Root.fromJSON(descriptor)` + `ext/protojson` codec.
  */
 import protobuf from 'protobufjs'
-import type { ProtoModel } from './model.ts'
 
 type Json = Record<string, unknown>
 
@@ -11,29 +10,22 @@ type Json = Record<string, unknown>
 const ORDERED_KEYS = new Set(['fields', 'values'])
 
 /**
- * Builds the descriptor of every message and enum reached from the request
- * and response types of the model's services' methods (transitively,
- * well-known types included), in protobufjs's default form (lowerCamel field
+ * Builds the descriptor of every message and enum in `root`: every type of
+ * the imported file, of all the files it imports (transitively) and the
+ * well-known types, so an `Any` can pack any of them as protojson resolves
+ * from Go's global registry. protobufjs's default form (lowerCamel field
  * names with `protoName`), field types fully qualified. Keys are sorted,
  * except inside `fields` and `values`, which keep declaration order.
  */
-export function buildDescriptor(root: protobuf.Root, model: ProtoModel): Json {
+export function buildDescriptor(root: protobuf.Root): Json {
   const reached = new Set<string>()
-  const visit = (fullName: string): void => {
-    if (reached.has(fullName)) return
-    reached.add(fullName)
-    const message = model.messages.get(fullName)
-    if (!message) return
-    for (const field of message.fields) {
-      if (field.type.kind !== 'scalar') visit(field.type.typeName)
+  const visit = (ns: protobuf.NamespaceBase): void => {
+    for (const nested of ns.nestedArray) {
+      if (nested instanceof protobuf.Type || nested instanceof protobuf.Enum) reached.add(nested.fullName.slice(1))
+      if (nested instanceof protobuf.Namespace) visit(nested)
     }
   }
-  for (const service of model.services) {
-    for (const method of service.methods) {
-      visit(method.requestType)
-      visit(method.responseType)
-    }
-  }
+  visit(root)
 
   const top: Json = {}
   for (const fullName of [...reached].sort()) {
@@ -41,9 +33,6 @@ export function buildDescriptor(root: protobuf.Root, model: ProtoModel): Json {
     if (!(obj instanceof protobuf.Type) && !(obj instanceof protobuf.Enum)) continue
     const node = nodeFor(top, fullName.split('.'))
     Object.assign(node, typeJson(obj))
-    // A nested type whose parent is not emitted loses the parent's edition.
-    const edition = topLevelEdition(obj)
-    if (edition && edition !== 'proto3' && !reachedTopLevel(obj, reached)) node.edition = edition
   }
   return sortDescriptor({ nested: top }) as Json
 }
@@ -71,19 +60,6 @@ function typeJson(obj: protobuf.Type | protobuf.Enum): Json {
     }
   }
   return json
-}
-
-function topLevelEdition(obj: protobuf.ReflectionObject): string | null {
-  let top = obj
-  while (top.parent && !(top.parent instanceof protobuf.Root) && top.parent instanceof protobuf.Type) top = top.parent
-  return (top as unknown as { _edition: string | null })._edition ?? null
-}
-
-/** True when the type's top-level ancestor message is emitted too (and carries the edition). */
-function reachedTopLevel(obj: protobuf.ReflectionObject, reached: Set<string>): boolean {
-  let top = obj
-  while (top.parent instanceof protobuf.Type) top = top.parent
-  return top !== obj && reached.has(top.fullName.slice(1))
 }
 
 function sortDescriptor(value: unknown, keepOrder = false): unknown {

@@ -17,6 +17,11 @@ export interface ProtoError extends Error {
   file: string
   line: number
   column: number
+  /**
+   * Set by `loadProto`: absolute paths of every `.proto` read before it
+   * failed (the erroring file too), sorted; watch them all so any edit rebuilds.
+   */
+  files?: string[]
 }
 
 /**

@@ -2,10 +2,10 @@
  * Loads a `.proto` file and its imports into the neutral {@link ProtoModel}.
  */
 import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { basename, resolve } from 'node:path'
 import protobuf from 'protobufjs'
 import { buildDescriptor } from './descriptor.ts'
-import { protoError } from './errors.ts'
+import { isProtoError, protoError } from './errors.ts'
 import type { ProtoModel } from './model.ts'
 import { resolveImport } from './resolve-import.ts'
 import { declarationKey, scanDeclarations } from './scan-declarations.ts'
@@ -22,6 +22,10 @@ export interface LoadProtoOptions {
    */
   importPaths?: string[]
 }
+
+/** The well-known types every descriptor carries (bundled with protobufjs). */
+const WELL_KNOWN_FILES = ['any', 'duration', 'empty', 'field_mask', 'struct', 'timestamp', 'wrappers']
+  .map(name => `google/protobuf/${name}.proto`)
 
 const LINE_SUFFIX_RE = /\s*\((?:[^()]*, )?line (\d+)\)\s*$/
 const OFFENDING_TOKEN_RE = /^illegal [a-z ]*'([^']*)'/
@@ -46,7 +50,12 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
   // Imports before importers, as protoc builds them: the order errors are reported in.
   const built: string[] = []
 
-  const load = (path: string, bundled: boolean): void => {
+  // Every file read so far, for a ProtoError's `files` (watch them all on failure).
+  const read: string[] = []
+  // The files being loaded, importer before imported, with their names as imported.
+  const importing: { path: string; name: string }[] = []
+
+  const load = (path: string, bundled: boolean, name: string): void => {
     if (sources.scanned.has(path)) return
     let text: string
     try {
@@ -55,6 +64,8 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     catch (cause) {
       throw new Error(`cannot read "${path}": ${(cause as Error).message}`, { cause })
     }
+    read.push(path)
+    importing.push({ path, name })
     const parsed = parseInto(model, runtime, text, path)
     const scanned = scanDeclarations(text)
     sources.scanned.set(path, scanned)
@@ -68,23 +79,45 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
           `import "${importPath}" not found next to the importing file, next to "${rootFile}" or in importPaths `
           + '(add the directory it is relative to to importPaths)')
       }
+      const cycleStart = found.kind === 'file' ? importing.findIndex(f => f.path === found.path) : -1
+      if (cycleStart !== -1) {
+        // protoc rejects a cycle ("File recursively imports itself"); protobufjs would load it silently.
+        const chain = [...importing.slice(cycleStart).map(f => f.name), importPath]
+        const at = scanned.imports.find(i => i.path === importPath)
+        throw protoError('PROTO_IMPORT', path, at?.line ?? 1, at?.column ?? 1,
+          `file recursively imports itself: ${chain.join(' -> ')} (remove one of these imports)`)
+      }
       if (found.kind === 'bundled') {
         if (loadedBundles.has(found.name)) continue
         loadedBundles.add(found.name)
         model.addJSON(found.json.nested ?? {})
         runtime.addJSON(found.json.nested ?? {})
       }
-      else load(found.path, found.bundled)
+      else load(found.path, found.bundled, importPath)
     }
+    importing.pop()
     built.push(path)
   }
 
-  load(rootFile, false)
-  checkTypes(model, sources, built)
-  resolveOrThrow(model, rootFile)
-  resolveOrThrow(runtime, rootFile)
+  try {
+    load(rootFile, false, basename(rootFile))
+    // protojson resolves an `Any`'s type from a global registry (Go's holds
+    // every well-known type): the runtime's descriptor carries them all.
+    for (const name of WELL_KNOWN_FILES) {
+      if (loadedBundles.has(name)) continue
+      loadedBundles.add(name)
+      runtime.addJSON(protobuf.common.get(name)?.nested ?? {})
+    }
+    checkTypes(model, sources, built)
+    resolveOrThrow(model, rootFile)
+    resolveOrThrow(runtime, rootFile)
+  }
+  catch (error) {
+    if (isProtoError(error)) error.files = [...read].sort()
+    throw error
+  }
   const result = toModel(model, rootFile, sources)
-  result.descriptor = buildDescriptor(runtime, result)
+  result.descriptor = buildDescriptor(runtime)
   return result
 }
 

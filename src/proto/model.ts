@@ -104,7 +104,8 @@ export interface ProtoModel {
   enums: Map<string, EnumModel>
   /**
    * protobufjs JSON descriptor (`Root.toJSON()` form) of every type the
-   * services' tools reach, for the runtime codec. Deterministic.
+   * file and its imports (transitively) declare, plus every well-known type,
+   * for the runtime codec (an `Any` may pack any of them). Deterministic.
    */
   descriptor: Record<string, unknown>
   /** Build warnings (client-streaming/bidi RPCs with no tool, ...). */

@@ -2,11 +2,11 @@
  * The call pipeline of a generated tool (runtime.md §1): validate, decode,
  * call the backend, encode. Every failure is a tool result, never a throw.
  */
-import { describeFailure, fromJson, jsonFromJs, locateFailure, toJson } from './protojson.ts'
+import { describeFailure, fromJson, isCyclicValueError, jsonFromJs, locateFailure, toJson } from './protojson.ts'
 import { errorStatusText } from './status.ts'
 import type { CompiledTool } from './tool-table.ts'
 import type { CallContext, ToolResult } from './types.ts'
-import { renderValidationErrors } from './validation-text.ts'
+import { INVALID_ARGUMENTS, renderValidationErrors } from './validation-text.ts'
 
 const EMPTY: Readonly<Record<string, never>> = Object.freeze({})
 
@@ -15,9 +15,55 @@ export function toolError(text: string): ToolResult {
   return { content: [{ type: 'text', text }], isError: true }
 }
 
+/** The text of arguments too deeply nested for the validator (it recursed past the stack). */
+export const NESTED_TOO_DEEPLY = `${INVALID_ARGUMENTS}: arguments are nested too deeply`
+
+// The reason of a value whose walk overflowed the stack (the fix-ups and the failure locator recurse).
+const TOO_DEEP = 'value nested too deeply'
+
+const messageOf = (error: unknown): string =>
+  error instanceof RangeError ? TOO_DEEP : error instanceof Error ? error.message : 'unreadable value'
+
+/** `<prefix><path>: <reason>` of a value that failed to decode; never throws. */
 function decodeText(prefix: string, tool: CompiledTool, json: unknown, forResponse: boolean): string {
   const type = forResponse ? tool.responseType : tool.requestType
-  return `${prefix}${describeFailure(locateFailure(type, json))}`
+  try {
+    return `${prefix}${describeFailure(locateFailure(type, json))}`
+  } catch (error) {
+    // A value locateFailure cannot walk (a throwing getter, a stack overflow).
+    return `${prefix}${messageOf(error)}`
+  }
+}
+
+/**
+ * The tool error text of `input` failing validation, `undefined` if it is
+ * valid. A validator that throws (it overflows the stack on deeply nested
+ * input) fails the call; the try/catch costs nothing when nothing throws.
+ */
+function validationFailure(tool: CompiledTool, input: unknown): string | undefined {
+  const validate = tool.spec.validate
+  try {
+    if (validate(input)) return undefined
+  } catch (error) {
+    return error instanceof RangeError ? NESTED_TOO_DEEPLY : `${INVALID_ARGUMENTS}: ${messageOf(error)}`
+  }
+  return renderValidationErrors(validate.errors ?? [])
+}
+
+/** The result of a response that did not decode as is: retried once with JS values fixed up (off the hot path). */
+function encodeFallback(tool: CompiledTool, response: unknown): ToolResult | { json: unknown } {
+  let raw: unknown
+  try {
+    raw = jsonFromJs(response)
+  } catch (error) {
+    if (isCyclicValueError(error)) return toolError(`encoding response: ${describeFailure({ path: error.path, reason: 'cyclic value' })}`)
+    return toolError(`encoding response: ${messageOf(error)}`)
+  }
+  try {
+    return { json: toJson(tool.responseType, fromJson(tool.responseType, raw)) }
+  } catch {
+    return toolError(decodeText('encoding response: ', tool, raw, true))
+  }
 }
 
 /**
@@ -26,8 +72,8 @@ function decodeText(prefix: string, tool: CompiledTool, json: unknown, forRespon
  */
 export async function callProtoTool(tool: CompiledTool, args: unknown, context: CallContext): Promise<ToolResult> {
   const input = args == null ? EMPTY : args
-  const validate = tool.spec.validate
-  if (!validate(input)) return toolError(renderValidationErrors(validate.errors ?? []))
+  const invalid = validationFailure(tool, input)
+  if (invalid !== undefined) return toolError(invalid)
 
   let request: unknown
   try {
@@ -46,18 +92,14 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
   }
 
   // A handler with nothing to say (an Empty response) may return nothing.
-  let raw: unknown = response === undefined ? EMPTY : response
+  if (response === undefined) response = EMPTY
   let json: unknown
   try {
-    json = toJson(tool.responseType, fromJson(tool.responseType, raw))
+    json = toJson(tool.responseType, fromJson(tool.responseType, response))
   } catch {
-    // Off the hot path: retry once with NaN, bigint and byte arrays in their JSON forms.
-    raw = jsonFromJs(raw)
-    try {
-      json = toJson(tool.responseType, fromJson(tool.responseType, raw))
-    } catch {
-      return toolError(decodeText('encoding response: ', tool, raw, true))
-    }
+    const fallback = encodeFallback(tool, response)
+    if ('content' in fallback) return fallback
+    json = fallback.json
   }
   const text = JSON.stringify(json)
   if (tool.structured && json !== null && typeof json === 'object' && !Array.isArray(json)) {

@@ -65,9 +65,35 @@ const isMessage = (field: Field): field is Field & { resolvedType: Type } =>
 
 const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`)
 
+// protojson's text when messages nest deeper than protobufjs's `util.recursionLimit`.
+const MAX_DEPTH = 'max depth exceeded'
+const ONEOF_RE = /^multiple values for oneof /
+// A number protojson takes for an integer but BigInt cannot parse (`1e+30`).
+const BIGINT_RE = /^Cannot convert .* to a BigInt$/
+
+/** The reason a scalar `value` of `field` fails, in the decoder's range-error wording where the decoder had none. */
+function scalarReason(field: Field | undefined, value: unknown, reason: string): string {
+  return field !== undefined && BIGINT_RE.test(reason) ? `out of range for ${field.type}: ${JSON.stringify(value)}` : reason
+}
+
+/** The second member of a oneof set in `json`, and the oneof's name; `undefined` if none is. */
+function secondOneofMember(type: Type, json: object): { key: string; field: Field | undefined; oneof: string } | undefined {
+  const seen = new Set<string>()
+  for (const [key, value] of Object.entries(json)) {
+    const field = findField(type, key)
+    const oneof = field?.partOf?.name
+    if (oneof === undefined || value === null) continue
+    if (seen.has(oneof)) return { key, field, oneof }
+    seen.add(oneof)
+  }
+  return undefined
+}
+
 /**
  * Finds which field of `json` makes decoding as `type` fail, and why. Only
- * runs after a failure, so it may decode parts of the value again.
+ * runs after a failure, so it may decode parts of the value again. Descends
+ * no deeper than the decoder does: a value nested too deeply is reported at
+ * the field where it starts.
  */
 export function locateFailure(type: Type, json: unknown, path = ''): DecodeFailure {
   const whole = failure(type, json) ?? 'cannot decode'
@@ -77,26 +103,34 @@ export function locateFailure(type: Type, json: unknown, path = ''): DecodeFailu
     const fieldPath = join(path, field?.jsonName ?? key)
     const reason = failure(type, { [key]: value })
     if (reason === undefined) continue
-    if (!field || value === null || typeof value !== 'object') return { path: fieldPath, reason }
+    if (!field || value === null || typeof value !== 'object') return { path: fieldPath, reason: scalarReason(field, value, reason) }
     if (Array.isArray(value) && field.repeated) {
       for (let i = 0; i < value.length; i++) {
         const itemReason = failure(type, { [key]: [value[i]] })
         if (itemReason === undefined) continue
-        return isMessage(field)
+        return isMessage(field) && itemReason !== MAX_DEPTH
           ? locateFailure(field.resolvedType, value[i], `${fieldPath}[${i}]`)
-          : { path: `${fieldPath}[${i}]`, reason: itemReason }
+          : { path: `${fieldPath}[${i}]`, reason: scalarReason(field, value[i], itemReason) }
       }
     } else if (field.map) {
       for (const [k, v] of Object.entries(value)) {
         const entryReason = failure(type, { [key]: { [k]: v } })
         if (entryReason === undefined) continue
         const entryPath = `${fieldPath}[${JSON.stringify(k)}]`
-        return isMessage(field) ? locateFailure(field.resolvedType, v, entryPath) : { path: entryPath, reason: entryReason }
+        return isMessage(field) && entryReason !== MAX_DEPTH
+          ? locateFailure(field.resolvedType, v, entryPath)
+          : { path: entryPath, reason: scalarReason(field, v, entryReason) }
       }
-    } else if (isMessage(field)) {
+    } else if (isMessage(field) && reason !== MAX_DEPTH) {
+      // Not descending past the decoder's depth limit: locating restarts the count.
       return locateFailure(field.resolvedType, value, fieldPath)
     }
     return { path: fieldPath, reason }
+  }
+  // Every field decodes alone: two members of one oneof are set.
+  if (ONEOF_RE.test(whole)) {
+    const second = secondOneofMember(type, json)
+    if (second) return { path: join(path, second.field?.jsonName ?? second.key), reason: `multiple values for oneof "${second.oneof}"` }
   }
   return { path, reason: whole }
 }
@@ -104,12 +138,32 @@ export function locateFailure(type: Type, json: unknown, path = ''): DecodeFailu
 const base64 = (bytes: Uint8Array): string =>
   (protobuf.util as unknown as { base64: { encode(b: Uint8Array, start: number, end: number): string } }).base64.encode(bytes, 0, bytes.length)
 
+/** Thrown by {@link jsonFromJs} for a value that contains itself. */
+export class CyclicValueError extends Error {
+  constructor(readonly path: string) {
+    super('cyclic value')
+    this.name = 'CyclicValueError'
+  }
+}
+
+/** Whether `error` is a {@link CyclicValueError} (by name: the runtime may be bundled twice). */
+export function isCyclicValueError(error: unknown): error is CyclicValueError {
+  return error instanceof Error && error.name === 'CyclicValueError'
+}
+
 /**
  * Rewrites JavaScript values a backend naturally returns but protobuf JSON
  * does not allow: non-finite numbers and bigints become strings, byte arrays
- * base64. Returns `value` itself when there is nothing to rewrite.
+ * base64. Returns `value` itself when there is nothing to rewrite. Throws a
+ * {@link CyclicValueError} (with the path of the repeated value) for a value
+ * that contains itself; a value nested deeper than the stack allows throws a
+ * `RangeError`.
  */
 export function jsonFromJs(value: unknown): unknown {
+  return rewrite(value, '', [])
+}
+
+function rewrite(value: unknown, path: string, ancestors: object[]): unknown {
   switch (typeof value) {
     case 'number':
       return Number.isFinite(value) ? value : String(value)
@@ -118,19 +172,22 @@ export function jsonFromJs(value: unknown): unknown {
     case 'object': {
       if (value === null) return value
       if (value instanceof Uint8Array) return base64(value)
+      if (ancestors.includes(value)) throw new CyclicValueError(path)
+      ancestors.push(value)
+      let out: Record<string, unknown> | unknown[] | undefined
       if (Array.isArray(value)) {
-        let out: unknown[] | undefined
-        value.forEach((item, i) => {
-          const next = jsonFromJs(item)
-          if (next !== item) (out ??= value.slice())[i] = next
-        })
-        return out ?? value
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i]
+          const next = rewrite(item, `${path}[${i}]`, ancestors)
+          if (next !== item) ((out as unknown[] | undefined) ??= value.slice())[i] = next
+        }
+      } else {
+        for (const [key, item] of Object.entries(value)) {
+          const next = rewrite(item, join(path, key), ancestors)
+          if (next !== item) ((out as Record<string, unknown> | undefined) ??= { ...value })[key] = next
+        }
       }
-      let out: Record<string, unknown> | undefined
-      for (const [key, item] of Object.entries(value)) {
-        const next = jsonFromJs(item)
-        if (next !== item) (out ??= { ...value })[key] = next
-      }
+      ancestors.pop()
       return out ?? value
     }
     default:

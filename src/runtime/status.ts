@@ -34,21 +34,41 @@ export function statusText(code: number, message: string): string {
   return `rpc error: code = ${STATUS_NAMES[code] ?? 'Unknown'} desc = ${message}`
 }
 
+/** Reads `key` of a thrown value; a throwing getter or proxy trap reads as `undefined`. */
+function read(value: object, key: string): unknown {
+  try {
+    return (value as Record<string, unknown>)[key]
+  } catch {
+    return undefined
+  }
+}
+
+/** `String(value)`, or `[object Object]` for values that cannot be converted (no prototype, a throwing `toString`, a revoked proxy). */
+function stringOf(value: unknown): string {
+  try {
+    return String(value)
+  } catch {
+    return '[object Object]'
+  }
+}
+
 /**
  * The status text for anything a backend threw or rejected with: an error
  * carrying a `code` (number or name) keeps it, anything else is `Unknown`.
  * A grpc-js `ServiceError` (numeric code, `details`) reports its `details`.
+ * A status without a message has an empty desc. Never throws, whatever
+ * was thrown.
  */
 export function errorStatusText(error: unknown): string {
-  if (error !== null && typeof error === 'object') {
-    const e = error as { code?: unknown; message?: unknown; details?: unknown }
-    const code = statusCode(e.code)
-    const message = typeof e.message === 'string' ? e.message : String(error)
-    if (code === undefined) return statusText(2, message)
-    const desc = typeof e.details === 'string' && typeof e.code === 'number' ? e.details : message
-    return statusText(code, desc)
+  if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
+    const rawCode = read(error, 'code')
+    const code = statusCode(rawCode)
+    const message = read(error, 'message')
+    if (code === undefined) return statusText(2, typeof message === 'string' ? message : stringOf(error))
+    const details = typeof rawCode === 'number' ? read(error, 'details') : undefined
+    return statusText(code, typeof details === 'string' ? details : typeof message === 'string' ? message : '')
   }
-  return statusText(2, String(error))
+  return statusText(2, stringOf(error))
 }
 
 /**

@@ -29,6 +29,8 @@ export interface ToolTable {
   readonly root: Root
   readonly tools: readonly CompiledTool[]
   readonly byName: ReadonlyMap<string, CompiledTool>
+  /** Every service of the proto with all its RPC names (the spec's `services`), when the module has it. */
+  readonly services?: ReadonlyMap<string, readonly string[]>
 }
 
 const stripDot = (name: string): string => (name.startsWith('.') ? name.slice(1) : name)
@@ -52,11 +54,14 @@ export function compileToolTable(spec: ProtoServerSpec): ToolTable {
     byName.set(tool.name, compiled)
     return compiled
   })
-  return { root, tools, byName }
+  if (spec.services === undefined) return { root, tools, byName }
+  const services = new Map(Object.entries(spec.services).map(([name, methods]) => [stripDot(name), methods]))
+  return { root, tools, byName, services }
 }
 
 /** The full names (no leading dot) of every service in the table's root. */
 function serviceNames(table: ToolTable): string[] {
+  if (table.services) return [...table.services.keys()]
   const names = new Set(table.tools.map((t) => stripDot(t.spec.service)))
   const walk = (ns: { nestedArray: unknown[] }): void => {
     for (const child of ns.nestedArray as Array<{ fullName: string; methods?: object; nestedArray?: unknown[] }>) {
@@ -85,8 +90,23 @@ export function resolveService(table: ToolTable, service: string): string {
 
 const lowerCamel = (name: string): string => name.charAt(0).toLowerCase() + name.slice(1)
 
+/**
+ * The member `key` of an implementation: own or inherited (class instances),
+ * but never from `Object.prototype` or `Function.prototype`, so an RPC named
+ * `ToString` or `Call` left out is unbound, not bound to a built-in.
+ */
+function memberOf(impl: object, key: string): unknown {
+  for (let o: object | null = impl; o !== null && o !== Object.prototype && o !== Function.prototype; o = Object.getPrototypeOf(o)) {
+    const descriptor = Object.getOwnPropertyDescriptor(o, key)
+    if (descriptor) return 'value' in descriptor ? descriptor.value : descriptor.get?.call(impl)
+  }
+  return undefined
+}
+
 /** The RPC names of a service, as written in the proto. */
 function methodNames(table: ToolTable, service: string): string[] {
+  const listed = table.services?.get(service)
+  if (listed) return [...listed]
   const found = table.root.lookup(service) as { methods?: Record<string, unknown> } | null
   const names = new Set(Object.keys(found?.methods ?? {}))
   for (const tool of table.tools) if (stripDot(tool.spec.service) === service) names.add(tool.spec.method)
@@ -96,7 +116,9 @@ function methodNames(table: ToolTable, service: string): string[] {
 /**
  * Binds an in-process implementation to every tool of `service`. Methods
  * are looked up by RPC name, then lowerCamel; a function-valued key naming
- * no RPC of the service throws. RPCs left out answer Unimplemented.
+ * no RPC of the service throws. RPCs left out answer Unimplemented; RPCs
+ * without a tool (streaming, or a name another service's tool took) are
+ * accepted and never called.
  */
 export function bindImplementation(table: ToolTable, service: string, impl: ServiceImplementation): string {
   if (impl === null || typeof impl !== 'object' && typeof impl !== 'function') {
@@ -110,10 +132,9 @@ export function bindImplementation(table: ToolTable, service: string, impl: Serv
       throw runtimeError('UNKNOWN_METHOD', `unknown method "${key}" in the implementation of "${full}": its RPCs are ${methods.map((m) => `"${m}"`).join(', ')}`)
     }
   }
-  const record = impl as Record<string, unknown>
   for (const tool of table.tools) {
     if (stripDot(tool.spec.service) !== full) continue
-    const method = record[tool.spec.method] ?? record[lowerCamel(tool.spec.method)]
+    const method = memberOf(impl, tool.spec.method) ?? memberOf(impl, lowerCamel(tool.spec.method))
     tool.handler = typeof method === 'function' ? (method as RpcHandler) : undefined
     tool.target = impl
     tool.unbound = statusText(12, `method ${tool.spec.method} not implemented`)

@@ -88,16 +88,21 @@ function isBranchError(error: ValidationError, combiners: readonly string[]): bo
   return false
 }
 
+/** Most validation errors a tool error renders; the rest are counted (`; ... and N more errors`). */
+export const MAX_RENDERED_ERRORS = 100
+
 /**
  * The texts of a failed validation, in the validator's order, joined by `; `,
  * each as `<JSON pointer>: <message>`; several unexpected properties of one
- * object are one message. Returns the full tool error text.
+ * object are one message. Renders at most {@link MAX_RENDERED_ERRORS}
+ * messages, then `; ... and N more errors`. Returns the full tool error text.
  */
 export function renderValidationErrors(errors: readonly ValidationError[]): string {
   const combiners: string[] = []
   for (const e of errors) if (e.keyword === 'anyOf' || e.keyword === 'oneOf') combiners.push(`${e.schemaPath}/`)
-  const parts: string[] = []
-  const extras = new Map<string, { index: number; names: string[] }>()
+  // One entry per message; rendered only for the first MAX_RENDERED_ERRORS.
+  const entries: Array<{ error: ValidationError; names?: string[] }> = []
+  const extras = new Map<string, string[]>()
   for (const error of errors) {
     if (combiners.length > 0 && isBranchError(error, combiners)) continue
     if (error.keyword === 'additionalProperties') {
@@ -105,18 +110,28 @@ export function renderValidationErrors(errors: readonly ValidationError[]): stri
       const seen = extras.get(key)
       const name = String(error.params.additionalProperty)
       if (seen) {
-        seen.names.push(name)
+        seen.push(name)
         continue
       }
-      extras.set(key, { index: parts.length, names: [name] })
+      const names = [name]
+      extras.set(key, names)
+      entries.push({ error, names })
+      continue
     }
-    parts.push(`${error.instancePath}: ${validationMessage(error)}`)
+    entries.push({ error })
   }
-  for (const [key, { index, names }] of extras) {
-    if (names.length < 2) continue
-    const pointer = key.slice(0, key.indexOf('\0'))
-    const quoted = names.map((n) => `'${n}'`).join(', ')
-    parts[index] = `${pointer}: Additional properties are not allowed (${quoted} were unexpected)`
+  const parts: string[] = []
+  const shown = Math.min(entries.length, MAX_RENDERED_ERRORS)
+  for (let i = 0; i < shown; i++) {
+    const { error, names } = entries[i]!
+    if (names !== undefined && names.length > 1) {
+      const quoted = names.map((n) => `'${n}'`).join(', ')
+      parts.push(`${error.instancePath}: Additional properties are not allowed (${quoted} were unexpected)`)
+    } else {
+      parts.push(`${error.instancePath}: ${validationMessage(error)}`)
+    }
   }
+  const more = entries.length - shown
+  if (more > 0) parts.push(`... and ${more} more ${more === 1 ? 'error' : 'errors'}`)
   return INVALID_ARGUMENTS + parts.join('; ')
 }

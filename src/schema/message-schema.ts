@@ -7,7 +7,7 @@ import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { FieldModel, ProtoModel, ValueType } from '../proto/model.ts'
 import { descriptionOf, oneofNote } from './describe.ts'
 import { scalarSchema } from './scalar-schema.ts'
-import { sortKeys } from './sort-keys.ts'
+import { setOwn, sortKeys } from './sort-keys.ts'
 import { wellKnownEnumSchema, wellKnownSchema } from './well-known.ts'
 
 /** Options of {@link messageSchema}. */
@@ -40,9 +40,12 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
     if (!message) throw new Error(`unknown message "${name}"`)
     building.push(name)
     const properties: Record<string, JsonSchema> = {}
-    for (const field of message.fields) properties[field.jsonName] = fieldSchema(field)
+    for (const field of message.fields) setOwn(properties, field.jsonName, fieldSchema(field))
     building.pop()
     const schema: JsonSchema = { type: 'object', properties, additionalProperties: false }
+    // Ajv skips a `__proto__` key of `properties` (and would reject the field
+    // as additional); a pattern property validates it the same way.
+    if (Object.hasOwn(properties, '__proto__')) schema.patternProperties = { '^__proto__$': properties.__proto__ }
     const description = descriptionOf(message.comment)
     if (description !== undefined) schema.description = description
     return schema

@@ -4,7 +4,9 @@
  * `tools/call` answer from a tool table built once.
  */
 import { ProtocolError, ProtocolErrorCode, Server as SdkServer } from '@modelcontextprotocol/server'
-import type { CallToolResult, McpServerFactory, ServerContext, jsonSchemaValidator } from '@modelcontextprotocol/server'
+import type {
+  CallToolResult, JSONRPCRequest, McpServerFactory, Result, ServerContext, jsonSchemaValidator,
+} from '@modelcontextprotocol/server'
 import type { CallContext, ToolResult } from '../runtime/types.ts'
 
 /** A tool as `tools/list` shows it. */
@@ -54,6 +56,30 @@ function callContext(name: string, ctx: ServerContext): CallContext {
   }
 }
 
+type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>
+
+/** `request` without `params.arguments` when it is `null` (runtime.md §1.1: null arguments are `{}`). */
+function withoutNullArguments(request: JSONRPCRequest): JSONRPCRequest {
+  const params = request.params as Record<string, unknown> | undefined
+  if (params?.arguments !== null) return request
+  const { arguments: _null, ...rest } = params
+  return { ...request, params: rest }
+}
+
+/**
+ * The SDK server of every transport. `tools/call` requests with
+ * `"arguments": null` would fail the SDK's request schema (-32602) before
+ * our handler runs; the SDK's `_wrapHandler` hook sees the raw request
+ * first, so it drops the null there, once for stdio and HTTP, both eras.
+ */
+class ProtoSdkServer extends SdkServer {
+  protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
+    const wrapped = super._wrapHandler(method, handler)
+    if (method !== 'tools/call') return wrapped
+    return (request, ctx) => wrapped(withoutNullArguments(request), ctx)
+  }
+}
+
 /**
  * A factory for `serveStdio` and `createMcpHandler`. Cheap per call: the
  * listing and the tool table are shared, only the SDK instance is new.
@@ -62,7 +88,7 @@ export function sdkServerFactory(core: ServingCore, stats?: ServeStats): McpServ
   const options = { capabilities: { tools: {} }, jsonSchemaValidator: PASS_THROUGH }
   const list = (): { tools: ListedTool[] } => core.listResult
   return () => {
-    const server = new SdkServer(core.info, options)
+    const server = new ProtoSdkServer(core.info, options)
     server.setRequestHandler('tools/list', list as never)
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args } = request.params

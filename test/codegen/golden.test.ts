@@ -53,7 +53,8 @@ describe('golden: fixtures/golden/example.default.mjs', () => {
     expect(code).toMatch(/^export const descriptor = \{/m)
     expect(code).toMatch(/^export const tools = \[/m)
     expect(code).toContain(
-      'export default createProtoServer({ name: "example", version: "0.0.0", profile: "default", descriptor, tools })',
+      'export default createProtoServer({ name: "example", version: "0.0.0", profile: "default", descriptor, tools, services })',
     )
+    expect(code).toContain('const services = {\n  "examples.v1.VibeService": [\n    "SetVibe",\n')
   })
 })

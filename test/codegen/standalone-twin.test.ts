@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { topekaFixture } from '../helpers/topeka.ts'
+import { compile } from '../proto/compile.ts'
 import { loadProto } from '../../src/proto/index.ts'
 import { buildTools, sortKeys } from '../../src/schema/index.ts'
 import * as runtime from '../../src/runtime.ts'
@@ -98,9 +99,40 @@ const CASES: { title: string; schema: JsonSchema; inputs: unknown[] }[] = [
       { node: { value: 'a', children: [{ value: 'b', children: [] }] } },
       { node: { value: 'a', children: [{ value: 1, extra: true }] } },
       { labels: { a: 1, b: 'two' } },
+      // Several failing items at several depths: errors appended in place (rewriteErrorConcat).
+      {
+        node: {
+          value: 1,
+          children: [
+            { value: 2, children: [{ value: 3 }, 'x', { children: [{ bad: 1 }, 5] }] },
+            7,
+            { value: 'ok', children: [{ value: 4, children: [null, { value: 5 }] }] },
+          ],
+        },
+        labels: { a: 'one' },
+      },
     ],
   },
 ]
+
+/** The recursive `Node` of the quadratic-validation regression, its root a `$ref` target too. */
+function treeCases(): typeof CASES {
+  const model = compile(`
+    message Node { string name = 1; Node child = 2; repeated Node kids = 3; }
+    service S { rpc Tree(Node) returns (Node); }
+  `)
+  const bad = (depth: number): unknown => depth === 0
+    ? { name: 1, kids: [1, { name: 2 }, 'x'] }
+    : { name: depth, child: bad(depth - 1), kids: [bad(depth - 1), 3, { kids: [4, bad(depth - 1)] }] }
+  return buildTools(model, { profile: 'default' }).tools.map((tool) => ({
+    title: 'recursive Node (root $ref): failing items at several depths',
+    schema: sortKeys(tool.inputSchema),
+    inputs: [
+      {}, { kids: [1, 1, 1] }, { child: { kids: [1, { kids: [2, 3] }] }, kids: [4] },
+      bad(1), bad(3), { name: 'ok', kids: [{ name: 'a' }, { name: 'b', child: { name: 'c' } }] },
+    ],
+  }))
+}
 
 /** The input schemas of example.proto's tools in both profiles, with inputs from runtime.md and more. */
 function exampleCases(): typeof CASES {
@@ -121,17 +153,21 @@ function exampleCases(): typeof CASES {
 }
 
 describe('generated validators agree with freshly compiled ones', () => {
-  const cases = [...CASES, ...exampleCases()]
+  const cases = [...CASES, ...exampleCases(), ...treeCases()]
   const standalone = loadStandalone(cases.map((c) => c.schema))
   cases.forEach((c, i) => {
     it(c.title, () => {
       const fresh = createAjv().compile(c.schema)
       const twin = standalone[i]!
+      const kept: { errors: unknown; copy: unknown }[] = []
       for (const input of c.inputs) {
         const expected = fresh(input)
         expect(twin(input), JSON.stringify(input)).toBe(expected)
         expect(twin.errors ?? null, JSON.stringify(input)).toEqual(fresh.errors ?? null)
+        kept.push({ errors: twin.errors, copy: structuredClone(twin.errors) })
       }
+      // Errors are appended in place: a later call must not change an earlier result.
+      for (const { errors, copy } of kept) expect(errors).toEqual(copy)
     })
   })
 

@@ -1,6 +1,7 @@
 /**
  * Builds a `ProtoServerSpec` at test time with the real build stages
- * (loadProto → buildTools) and validators compiled by an Ajv configured as
+ * (loadProto → buildTools, `services` from the model as the code generator
+ * emits it) and validators compiled by an Ajv configured as
  * the code generator's; the standalone twin test (test/codegen/) proves the
  * standalone validators behave the same.
  */
@@ -43,5 +44,7 @@ export function specFromProto(file: string, options: SpecOptions = {}): ProtoSer
     profile,
     descriptor: model.descriptor,
     tools: tools.map((tool) => ({ ...tool, validate: ajv.compile(tool.inputSchema) as unknown as ValidateFunction })),
+    // As src/codegen/emit-module.ts emits it: every service with all its RPC names.
+    services: Object.fromEntries(model.services.map((service) => [service.fullName, service.methods.map((m) => m.name)])),
   }
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { MCP_QUERY, PLUGIN_NAME, unpluginProtoMcp } from '../../src/plugin/index.ts'
 import protoMcp from '../../src/index.ts'
 import type { Options } from '../../src/index.ts'
+import { writeProtos } from '../proto/compile.ts'
 
 const APPS = resolve(import.meta.dirname, '..', '..', 'fixtures', 'apps')
 
@@ -146,5 +147,23 @@ describe('load', () => {
     expect(warnings.join('\n')).toMatch(/streaming\.proto: .*warnings\.v1\.UploadService\.Upload \(client-streaming\)/)
     expect(code).toMatch(/"name": "Ping"/)
     expect(code).not.toMatch(/"name": "Upload"/)
+  })
+})
+
+describe('watch files of a failed build', () => {
+  // Regression: with a → b → c broken in c, only a and c were watched, so
+  // editing b to drop its import of c did not rebuild.
+  it('watches every .proto read before the failure, intermediate imports too', () => {
+    const dir = writeProtos({
+      'a.proto': 'syntax = "proto3";\nimport "b.proto";\nmessage A {}\nservice S { rpc Go(A) returns (A); }\n',
+      'b.proto': 'syntax = "proto3";\nimport "c.proto";\n',
+      'c.proto': 'syntax = "proto3";\nmessage C { Nope n = 1; }\n',
+    })
+    const raw = unpluginProtoMcp.raw(undefined, { framework: 'rollup', versions: {} })
+    const load = raw.load as { handler: (id: string) => unknown }
+    const watched: string[] = []
+    const context = { addWatchFile: (file: string) => { watched.push(file) }, warn: () => {}, error: () => {} }
+    expect(() => load.handler.call(context as never, join(dir, 'a.proto') + MCP_QUERY)).toThrow(/unknown type "Nope"/)
+    expect([...watched].sort()).toEqual(['a.proto', 'b.proto', 'c.proto'].map((f) => join(dir, f)))
   })
 })

@@ -7,7 +7,8 @@ import protobuf from 'protobufjs'
 import protojson from 'protobufjs/ext/protojson.js'
 import { describe, expect, it } from 'vitest'
 import { loadProto } from '../../src/proto/load-proto.ts'
-import { compile } from './compile.ts'
+import { join } from 'node:path'
+import { compile, writeProtos } from './compile.ts'
 
 const example = fileURLToPath(new URL('../../fixtures/topeka/example.proto', import.meta.url))
 
@@ -28,6 +29,11 @@ message Req {
 }
 service S { rpc Do(Req) returns (google.protobuf.Empty); }
 `
+
+const WELL_KNOWN = [
+  'Any', 'BoolValue', 'BytesValue', 'DoubleValue', 'Duration', 'Empty', 'FieldMask', 'FloatValue', 'Int32Value',
+  'Int64Value', 'ListValue', 'NullValue', 'StringValue', 'Struct', 'Timestamp', 'UInt32Value', 'UInt64Value', 'Value',
+]
 
 describe('descriptor', () => {
   it('round-trips example.proto through Root.fromJSON and protojson', () => {
@@ -62,15 +68,44 @@ describe('descriptor', () => {
     expect(root.lookupType('google.protobuf.Timestamp').fields.seconds?.type).toBe('int64')
   })
 
-  it('holds exactly the types the RPCs reach, with fully qualified field types', () => {
+  it('holds every type of the file and every well-known type, with fully qualified field types', () => {
     const descriptor = compile(wkt).descriptor
     const t = (descriptor as any).nested.t.nested
-    expect(Object.keys(t)).toEqual(['Item', 'Req'])
+    expect(Object.keys(t)).toEqual(['Item', 'Req', 'Unused'])
     expect(t.Req.fields.item.type).toBe('.t.Item')
-    expect(Object.keys((descriptor as any).nested.google.nested.protobuf.nested)).toEqual([
-      'Any', 'Duration', 'Empty', 'FieldMask', 'Int64Value', 'ListValue', 'NullValue', 'Struct', 'Timestamp', 'Value',
-    ])
+    expect(Object.keys((descriptor as any).nested.google.nested.protobuf.nested)).toEqual(WELL_KNOWN)
     expect(JSON.stringify(descriptor)).not.toContain('comment')
+  })
+
+  // Regression: `{"@type":"type.googleapis.com/anyp.Loose"}` failed with "no such type: anyp.Loose"
+  // (only types reached from the RPCs were in the descriptor; Go resolves from its global registry).
+  it('lets an Any pack any type of the file, of its imports and every well-known type', () => {
+    const dir = writeProtos({
+      'anyp.proto': `syntax = "proto3";
+package anyp;
+import "google/protobuf/any.proto";
+import "deps/other.proto";
+message Loose { string z = 1; }
+message Req { google.protobuf.Any payload = 1; }
+service S { rpc Go(Req) returns (Req); }`,
+      'deps/other.proto': 'syntax = "proto3";\npackage dep;\nimport "deps/deeper.proto";\nmessage Imported { int64 n = 1; }',
+      'deps/deeper.proto': 'syntax = "proto3";\npackage deeper;\nenum Color { COLOR_UNSET = 0; RED = 1; }\nmessage Deep { Color c = 1; }',
+    })
+    const model = loadProto(join(dir, 'anyp.proto'))
+    const root = protobuf.Root.fromJSON(model.descriptor)
+    const Req = root.lookupType('anyp.Req')
+    const payloads = [
+      { '@type': 'type.googleapis.com/anyp.Loose', z: 'hi' },
+      { '@type': 'type.googleapis.com/dep.Imported', n: '9007199254740993' },
+      { '@type': 'type.googleapis.com/deeper.Deep', c: 'RED' },
+      { '@type': 'type.googleapis.com/google.protobuf.Timestamp', value: '2024-01-02T03:04:05Z' },
+      { '@type': 'type.googleapis.com/google.protobuf.Struct', value: { a: [1, 'b', null] } },
+    ]
+    for (const payload of payloads) {
+      const message = protojson.fromJson(Req, { payload })
+      expect(protojson.toJson(Req, Req.decode(Req.encode(message).finish())), payload['@type']).toEqual({ payload })
+    }
+    expect(Object.keys((model.descriptor as any).nested.google.nested.protobuf.nested)).toEqual(WELL_KNOWN)
   })
 
   it('is deterministic: keys sorted, fields and enum values in declaration order', () => {
@@ -85,14 +120,14 @@ describe('descriptor', () => {
     expect(Object.keys(protojson.toJson(M, M.create({ zeta: 1, alpha: 2 })))).toEqual(['zeta', 'alpha'])
   })
 
-  it('keeps a proto2 nested type\'s edition when its parent is not reached', () => {
+  it('keeps a proto2 nested type\'s edition (its parent is emitted too)', () => {
     const model = compile(`syntax = "proto2";
 package t;
 message Outer { required int32 unused = 1; message Inner { optional int32 x = 1 [default = 5]; repeated int32 r = 2; } }
 service S { rpc X(Outer.Inner) returns (Outer.Inner); }`)
     const Outer = (model.descriptor as any).nested.t.nested.Outer
-    expect(Outer).not.toHaveProperty('fields')
-    expect(Outer.nested.Inner.edition).toBe('proto2')
+    expect(Outer.edition).toBe('proto2')
+    expect(Outer.fields.unused.rule).toBe('required')
     const Inner = protobuf.Root.fromJSON(model.descriptor).lookupType('t.Outer.Inner')
     expect(Inner.fields.x?.hasPresence).toBe(true)
     // proto2 repeated scalars are not packed: field 2, wire type 0, twice.

@@ -119,3 +119,59 @@ describe('ProtoError', () => {
     expect(error.cause).toBeInstanceOf(Error)
   })
 })
+
+describe('import cycles (protoc: "File recursively imports itself")', () => {
+  // Regression: a.proto → b.proto → a.proto built silently.
+  it('is a PROTO_IMPORT at the import that closes the cycle, naming the chain', () => {
+    const error = failure({
+      'main.proto': 'syntax = "proto3";\nimport "b.proto";\nmessage A {}\n',
+      'b.proto': 'syntax = "proto3";\n\n  import "main.proto";\nmessage B {}\n',
+    })
+    expect(error).toMatchObject({ name: 'ProtoError', code: 'PROTO_IMPORT', line: 3, column: 3 })
+    expect(error.file).toMatch(/[\\/]b\.proto$/)
+    expect(error.message).toContain('file recursively imports itself: main.proto -> b.proto -> main.proto')
+  })
+
+  it('a longer cycle below the root names only the cycle; a self-import too', () => {
+    const error = failure({
+      'main.proto': 'syntax = "proto3";\nimport "x/c.proto";\n',
+      'x/c.proto': 'syntax = "proto3";\nimport "x/d.proto";\n',
+      'x/d.proto': 'syntax = "proto3";\nimport "x/e.proto";\n',
+      'x/e.proto': 'syntax = "proto3";\nimport "x/c.proto";\n',
+    })
+    expect(error).toMatchObject({ code: 'PROTO_IMPORT', line: 2, column: 1 })
+    expect(error.file).toMatch(/[\\/]x[\\/]e\.proto$/)
+    expect(error.message).toContain(': x/c.proto -> x/d.proto -> x/e.proto -> x/c.proto (')
+    const self = failure({ 'main.proto': 'syntax = "proto3";\nimport "main.proto";\n' })
+    expect(self.message).toContain(': main.proto -> main.proto (')
+  })
+
+  it('a diamond (two paths to one file) is not a cycle', () => {
+    const dir = writeProtos({
+      'main.proto': 'syntax = "proto3";\nimport "b.proto";\nimport "c.proto";\n',
+      'b.proto': 'syntax = "proto3";\nimport "d.proto";\n',
+      'c.proto': 'syntax = "proto3";\nimport "d.proto";\n',
+      'd.proto': 'syntax = "proto3";\nmessage D {}\n',
+    })
+    expect(loadProto(join(dir, 'main.proto')).files).toHaveLength(4)
+  })
+})
+
+describe('ProtoError.files', () => {
+  it('lists every file read before the failure, the erroring one too', () => {
+    const error = failure({
+      'main.proto': 'syntax = "proto3";\nimport "b.proto";\nimport "z.proto";\n',
+      'b.proto': 'syntax = "proto3";\nimport "c.proto";\n',
+      'c.proto': 'syntax = "proto3";\nmessage C { Nope n = 1; }\n',
+      'z.proto': 'syntax = "proto3";\n',
+    })
+    expect(error.code).toBe('PROTO_TYPE')
+    expect(error.files?.map(f => f.slice(f.lastIndexOf('/') + 1))).toEqual(['b.proto', 'c.proto', 'main.proto', 'z.proto'])
+    const syntax = failure({
+      'main.proto': 'syntax = "proto3";\nimport "b.proto";\n',
+      'b.proto': 'syntax = "proto3";\nimport "c.proto";\n',
+      'c.proto': 'syntax = "proto3";\nmessage C {\n',
+    })
+    expect(syntax.files?.map(f => f.slice(f.lastIndexOf('/') + 1))).toEqual(['b.proto', 'c.proto', 'main.proto'])
+  })
+})

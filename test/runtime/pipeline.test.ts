@@ -226,7 +226,7 @@ describe('echo fixture: values through decoder and encoder', () => {
   it('two members of a oneof: decoding arguments (backend not called)', async () => {
     const { server, calls } = echoServer()
     const result = await server.call('Echo', { name: 'a', number: 1 })
-    expect(text(result)).toBe('decoding arguments: multiple values for oneof choice')
+    expect(text(result)).toBe('decoding arguments: number: multiple values for oneof "choice"')
     expect(calls).toHaveLength(0)
   })
 

@@ -138,3 +138,54 @@ describe('built runtime over HTTP (child process)', () => {
     expect(await exited).toBe(0)
   })
 })
+
+/** Makes every `tools/call` of `tool` a client sends carry `"arguments": null` (clients never send it themselves). */
+function nullArgumentsFor<T extends { send(message: any, options?: any): Promise<void> }>(transport: T, tool: string): T {
+  const send = transport.send.bind(transport)
+  transport.send = (message, options) =>
+    send(message?.method === 'tools/call' && message.params?.name === tool ? { ...message, params: { ...message.params, arguments: null } } : message, options)
+  return transport
+}
+
+describe('null arguments are {} (runtime.md §1.1), not -32602', () => {
+  it('raw JSON-RPC over stdio (initialize era): tools/call with "arguments": null is a normal tool result', async () => {
+    const child = spawn(process.execPath, [built.default!, 'stdio'], { stdio: ['pipe', 'pipe', 'pipe'] })
+    closers.push(async () => child.kill())
+    const lines = createInterface({ input: child.stdout! })
+    const pending = new Map<number, (message: any) => void>()
+    lines.on('line', (line) => {
+      const message = JSON.parse(line)
+      pending.get(message.id)?.(message)
+    })
+    const request = (id: number, method: string, params: unknown) =>
+      new Promise<any>((resolve) => {
+        pending.set(id, resolve)
+        child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
+      })
+    const init = await request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } })
+    expect(init.result.serverInfo).toMatchObject({ name: 'example' })
+    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
+    expect((await request(2, 'tools/call', { name: 'SetVibe', arguments: { vibe: 'raw' } })).result.isError).toBe(false)
+    const got = await request(3, 'tools/call', { name: 'GetVibe', arguments: null })
+    expect(got).toEqual({
+      jsonrpc: '2.0', id: 3,
+      result: { content: [{ type: 'text', text: '{"vibe":"raw"}' }], isError: false, structuredContent: { vibe: 'raw' } },
+    })
+    // SetVibe with null arguments is SetVibe with {}: the vibe is cleared.
+    const set = await request(4, 'tools/call', { name: 'SetVibe', arguments: null })
+    expect(set.result).toMatchObject({ content: [{ type: 'text', text: '{"previousVibe":"raw"}' }], isError: false })
+    child.stdin!.end()
+  })
+
+  it('SDK v2 client over stdio pinned to 2026-07-28', async () => {
+    const client = new ClientV2({ name: 'v2', version: '0.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    closers.push(() => client.close())
+    await client.connect(nullArgumentsFor(new StdioV2(params()), 'GetVibe'))
+    expect(client.getProtocolEra()).toBe('modern')
+    await client.callTool({ name: 'SetVibe', arguments: { vibe: 'modern' } })
+    const got = await client.callTool({ name: 'GetVibe', arguments: {} })
+    expect(got).toMatchObject({ isError: false, structuredContent: { vibe: 'modern' } })
+    expect(text(got)).toBe('{"vibe":"modern"}')
+    await client.close()
+  })
+})

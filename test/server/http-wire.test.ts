@@ -144,6 +144,57 @@ describe('serveHttp', () => {
   })
 })
 
+/** The JSON-RPC message of a raw response, sent as JSON or as one SSE event. */
+function rpcMessage(body: string): any {
+  const data = body.split('\n').find((line) => line.startsWith('data: '))
+  return JSON.parse(data === undefined ? body : data.slice(6))
+}
+
+/** Makes every `tools/call` of `tool` a client sends carry `"arguments": null` (clients never send it themselves). */
+function nullArgumentsFor<T extends { send(message: any, options?: any): Promise<void> }>(transport: T, tool: string): T {
+  const send = transport.send.bind(transport)
+  transport.send = (message, options) =>
+    send(message?.method === 'tools/call' && message.params?.name === tool ? { ...message, params: { ...message.params, arguments: null } } : message, options)
+  return transport
+}
+
+describe('null arguments over HTTP are {} (runtime.md §1.1), not -32602', () => {
+  it('a raw 2025-era POST of tools/call with "arguments": null is a normal tool result', async () => {
+    const set = await rawPost(
+      { 'mcp-protocol-version': '2025-06-18' },
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'SetVibe', arguments: { vibe: 'raw-http' } } }),
+    )
+    expect(rpcMessage(set.body).result.isError).toBe(false)
+    const res = await rawPost(
+      { 'mcp-protocol-version': '2025-06-18' },
+      JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'GetVibe', arguments: null } }),
+    )
+    expect(res.status).toBe(200)
+    expect(rpcMessage(res.body)).toEqual({
+      jsonrpc: '2.0', id: 8,
+      result: { content: [{ type: 'text', text: '{"vibe":"raw-http"}' }], isError: false, structuredContent: { vibe: 'raw-http' } },
+    })
+  })
+
+  for (const [label, versionNegotiation, era] of [
+    ['legacy', undefined, 'legacy'],
+    ['auto', { mode: 'auto' as const }, 'modern'],
+  ] as const) {
+    it(`SDK v2 client (${label}, era ${era}) sending null arguments`, async () => {
+      const client = new ClientV2({ name: 'v2', version: '0' }, versionNegotiation ? { versionNegotiation } : {})
+      await client.connect(nullArgumentsFor(new HttpV2(new URL(handle.url)), 'GetVibe'))
+      try {
+        expect(client.getProtocolEra()).toBe(era)
+        await client.callTool({ name: 'SetVibe', arguments: { vibe: `null-${era}` } })
+        const got = await client.callTool({ name: 'GetVibe', arguments: {} })
+        expect(got).toMatchObject({ isError: false, structuredContent: { vibe: `null-${era}` } })
+      } finally {
+        await client.close()
+      }
+    })
+  }
+})
+
 describe('serveHttp on a non-loopback address', () => {
   it('warns on stderr without an allow-list, and checks Host against allowedHosts when given', async () => {
     const server = createProtoServer(specFromProto(EXAMPLE_PROTO))
