@@ -56,12 +56,15 @@ export function createWorkspace(name: string): string {
 
 /**
  * Installs the package into `<ws>/node_modules/unplugin-proto-mcp/`:
- * `package.json` plus `dist/runtime.mjs` built from `src/runtime.ts`.
+ * `package.json` plus `dist/runtime.mjs` built from `src/runtime.ts`
+ * (with `dts`, its declarations too, and `client.d.ts`). Resolves with the
+ * package's folder.
  */
-export async function installRuntimePackage(ws: string): Promise<void> {
+export async function installRuntimePackage(ws: string, options: { dts?: boolean } = {}): Promise<string> {
   const pkg = join(ws, 'node_modules', 'unplugin-proto-mcp')
   mkdirSync(pkg, { recursive: true })
   cpSync(join(REPO, 'package.json'), join(pkg, 'package.json'))
+  if (options.dts) cpSync(join(REPO, 'client.d.ts'), join(pkg, 'client.d.ts'))
   await tsdown({
     config: false,
     cwd: REPO,
@@ -70,10 +73,11 @@ export async function installRuntimePackage(ws: string): Promise<void> {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    dts: false,
+    dts: options.dts ?? false,
     clean: true,
     logLevel: 'error',
   })
+  return pkg
 }
 
 /** A bare specifier (a package), which every build leaves external. */

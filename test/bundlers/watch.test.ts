@@ -57,9 +57,8 @@ describe('watch files', () => {
     expect(watchFiles).toEqual(expect.arrayContaining([join(app, 'vibe.proto'), join(app, 'common.proto')]))
   })
 
-  it('esbuild: context().watch() rebuilds when an imported .proto changes', async () => {
-    const outfile = join(ws, 'out', 'esbuild', 'main.mjs')
-    let builds = 0
+  /** Starts an esbuild watch build of the app into `outfile`, calling `onEnd` after each build. */
+  async function watchWithEsbuild(outfile: string, onEnd: (result: unknown) => void): Promise<void> {
     const ctx = await context({
       entryPoints: [join(app, 'main.mjs')],
       bundle: true,
@@ -70,11 +69,17 @@ describe('watch files', () => {
       logLevel: 'silent',
       plugins: [
         unpluginProtoMcp.esbuild(),
-        { name: 'count-builds', setup: (build) => { build.onEnd(() => { builds++ }) } },
+        { name: 'on-end', setup: (build) => { build.onEnd(onEnd) } },
       ],
     })
     cleanups.push(() => ctx.dispose())
     await ctx.watch()
+  }
+
+  it('esbuild: context().watch() rebuilds when an imported .proto changes', async () => {
+    const outfile = join(ws, 'out', 'esbuild', 'main.mjs')
+    let builds = 0
+    await watchWithEsbuild(outfile, () => { builds++ })
     await waitFor('the first build', () => builds >= 1 && read(outfile).includes('"Echo"'))
     expect(read(outfile)).not.toContain('watchCount')
     editCommonProto()
@@ -108,21 +113,7 @@ describe('watch files', () => {
     const mend = breakCommonProto()
     const outfile = join(ws, 'out', 'esbuild', 'main.mjs')
     const ends: { errors: { text: string; location: { file: string; line: number } | null }[] }[] = []
-    const ctx = await context({
-      entryPoints: [join(app, 'main.mjs')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      packages: 'external',
-      outfile,
-      logLevel: 'silent',
-      plugins: [
-        unpluginProtoMcp.esbuild(),
-        { name: 'record', setup: (build) => { build.onEnd((result) => { ends.push(result) }) } },
-      ],
-    })
-    cleanups.push(() => ctx.dispose())
-    await ctx.watch()
+    await watchWithEsbuild(outfile, (result) => { ends.push(result as (typeof ends)[number]) })
     await waitFor('the first build', () => ends.length >= 1)
     const [error] = ends[0]!.errors
     expect(error?.text).toContain('common.proto')

@@ -7,11 +7,10 @@
  * `dist/runtime.{mjs,d.mts}` built fresh from `src/runtime.ts`.
  */
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { build as tsdown } from 'tsdown'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { REPO } from '../bundlers/harness.ts'
+import { installRuntimePackage, REPO } from '../bundlers/harness.ts'
 
 const WS = join(REPO, '.tmp', 'types')
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
@@ -34,22 +33,7 @@ beforeAll(async () => {
   rmSync(WS, { recursive: true, force: true })
   cpSync(join(import.meta.dirname, 'fixture'), WS, { recursive: true })
   writeFileSync(join(WS, 'package.json'), '{ "name": "types-workspace", "private": true, "type": "module" }\n')
-  const pkg = join(WS, 'node_modules', 'unplugin-proto-mcp')
-  mkdirSync(pkg, { recursive: true })
-  cpSync(join(REPO, 'package.json'), join(pkg, 'package.json'))
-  cpSync(join(REPO, 'client.d.ts'), join(pkg, 'client.d.ts'))
-  await tsdown({
-    config: false,
-    cwd: REPO,
-    entry: { runtime: 'src/runtime.ts' },
-    outDir: join(pkg, 'dist'),
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    dts: true,
-    clean: true,
-    logLevel: 'error',
-  })
+  await installRuntimePackage(WS, { dts: true })
 })
 
 afterAll(() => {
