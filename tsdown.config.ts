@@ -10,6 +10,8 @@ export default defineConfig({
     webpack: 'src/webpack.ts',
     rspack: 'src/rspack.ts',
     runtime: 'src/runtime.ts',
+    grpc: 'src/grpc.ts',
+    cli: 'src/cli.ts',
   },
   format: 'esm',
   platform: 'node',

@@ -7,6 +7,8 @@
 import { unpluginProtoMcp } from './plugin/unplugin.ts'
 
 export type { Options } from './plugin/options.ts'
+export { writeProtoDeclarations } from './plugin/write-dts.ts'
+export type { WriteProtoDeclarationsOptions } from './plugin/write-dts.ts'
 
 /** The plugin for every supported bundler, e.g. `protoMcp.rollup({ profile: 'topeka' })`. */
 export default unpluginProtoMcp

@@ -9,14 +9,22 @@ import * as uriModule from 'ajv/dist/runtime/uri.js'
 import * as validationErrorModule from 'ajv/dist/runtime/validation_error.js'
 import * as formatsModule from 'ajv-formats/dist/formats.js'
 
-export { Server, createProtoServer, MAX_BODY_BYTES } from './server/index.ts'
-export type { HttpHandle, ListedTool, ServeHttpOptions, ServeReport, ServeStdioOptions } from './server/index.ts'
+export { Server, ServerBuilder, ServerHandle, createProtoServer, MAX_BODY_BYTES } from './server/index.ts'
 export type {
-  CallContext, JsonSchema, Profile, ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceImplementation,
+  CallResult, HttpHandle, InputRequiredResult, ListedTool, McpNodeHandler, NodeHandlerOptions, PromptDefinition,
+  PromptGetter, PromptMessage, ResourceContents, ResourceDefinition, ResourceReader, ServeHttpOptions, ServeReport,
+  ServeStdioOptions, ToolContext, ToolDefinition, ToolHandler, ToolRequirements, ToolWithHandler,
+} from './server/index.ts'
+export type {
+  CallContext, JsonCodec, JsonSchema, Profile, ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceImplementation,
   ToolResult, ValidateFunction, ValidationError,
 } from './runtime/types.ts'
 export { statusError, STATUS_NAMES, type StatusName } from './runtime/status.ts'
 export { isRuntimeError, type RuntimeError, type RuntimeErrorCode } from './runtime/errors.ts'
+export {
+  CODEC_BAIL, CODEC_BASE64_RE, CODEC_INT32_KEY_RE, CODEC_INT64_RE, CODEC_MAX_DEPTH, CODEC_UINT32_KEY_RE, CODEC_UINT64_RE,
+  codecIsPlain, codecKeyCount, codecWellFormed,
+} from './runtime/codec.ts'
 
 // Ajv's runtime files are CommonJS with `exports.default`; depending on who
 // loads them (Node, a bundler) the value sits one or two `default`s deep.

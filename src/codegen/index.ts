@@ -9,3 +9,7 @@ export { AJV_HELPERS, RUNTIME_MODULE, rewriteRequires } from './rewrite-requires
 export type { RewrittenCode } from './rewrite-requires.ts'
 export { rewriteErrorConcat } from './rewrite-error-concat.ts'
 export { protectProtoKeys } from './protect-proto-keys.ts'
+export { emitModuleDeclarations } from './emit-dts.ts'
+export type { DeclarationModel } from './emit-dts.ts'
+export { DTS_HEADER, emitDtsFile, modulePatterns, parseDtsFile } from './emit-dts-file.ts'
+export type { DeclarationEntry } from './emit-dts-file.ts'

@@ -3,10 +3,11 @@
  * load the `.proto`, build the tools, emit the module.
  */
 import { basename } from 'node:path'
-import { emitModuleWithWarnings } from '../codegen/index.ts'
+import { emitModuleDeclarations, emitModuleWithWarnings } from '../codegen/index.ts'
 import type { Profile } from '../codegen/index.ts'
 import { loadProto } from '../proto/index.ts'
 import { buildTools } from '../schema/index.ts'
+import type { ToolNames } from '../schema/index.ts'
 
 /** Options of {@link buildMcpModule}. */
 export interface BuildMcpModuleOptions {
@@ -14,6 +15,12 @@ export interface BuildMcpModuleOptions {
   importPaths?: string[]
   /** @default 'default' */
   profile?: Profile
+  /** How tools are named (see the plugin's `toolNames` option). @default 'method' */
+  toolNames?: ToolNames
+  /** Emit the hot-reload code of Vite's dev server. @default false */
+  hmr?: boolean
+  /** Also emit the module's TypeScript declarations (`declarations`). @default false */
+  declarations?: boolean
 }
 
 /** The result of {@link buildMcpModule}. */
@@ -24,6 +31,10 @@ export interface BuiltMcpModule {
   watchFiles: string[]
   /** Build warnings of every stage, in stage order. */
   warnings: string[]
+  /** The verbose report: what the schemas leave out (e.g. `buf.validate` CEL rules). */
+  notes: string[]
+  /** The body of the module's `declare module` block, when asked for. */
+  declarations?: string
 }
 
 /** The server name of a `.proto`: its base name without `.proto`. */
@@ -38,11 +49,13 @@ export function serverName(file: string): string {
 export function buildMcpModule(file: string, options: BuildMcpModuleOptions = {}): BuiltMcpModule {
   const profile = options.profile ?? 'default'
   const model = loadProto(file, { importPaths: options.importPaths ?? [] })
-  const built = buildTools(model, { profile })
-  const emitted = emitModuleWithWarnings(model, built.tools, { name: serverName(file), profile })
+  const built = buildTools(model, { profile, ...(options.toolNames ? { toolNames: options.toolNames } : {}) })
+  const emitted = emitModuleWithWarnings(model, built.tools, { name: serverName(file), profile, hmr: options.hmr ?? false })
   return {
     code: emitted.code,
     watchFiles: model.files,
     warnings: [...model.warnings, ...built.warnings, ...emitted.warnings],
+    notes: built.notes,
+    ...(options.declarations ? { declarations: emitModuleDeclarations(model) } : {}),
   }
 }

@@ -3,6 +3,7 @@
  */
 import type { FilterPattern } from '@rollup/pluginutils'
 import type { Profile } from '../codegen/index.ts'
+import type { ToolNames } from '../schema/index.ts'
 
 /** Options of the `unplugin-proto-mcp` plugin (the same for every bundler). */
 export interface Options {
@@ -23,6 +24,21 @@ export interface Options {
    */
   profile?: Profile
   /**
+   * How tools are named: `'method'` → `SetVibe` (as Topeka), `'service'` →
+   * `VibeService_SetVibe`, `'qualified'` → `examples_v1_VibeService_SetVibe`,
+   * or a function of `{ service, method, package, fullName }`. A
+   * `(proto_mcp.tool).name` option wins; names breaking
+   * `^[A-Za-z0-9_-]{1,64}$` are shortened (default profile, with a warning).
+   * @default 'method'
+   */
+  toolNames?: ToolNames
+  /**
+   * Also print the build's verbose report as warnings: what the schemas
+   * leave out (e.g. `buf.validate` CEL rules, which the backend must check).
+   * @default false
+   */
+  verbose?: boolean
+  /**
    * Which `.proto` files may be imported with `?mcp`: globs (relative to the
    * project root) or regular expressions, matched against the absolute path
    * without the query.
@@ -35,4 +51,35 @@ export interface Options {
    * @default undefined (none)
    */
   exclude?: FilterPattern
+  /**
+   * Write a declaration file that types each `import x from './x.proto?mcp'`
+   * precisely (request and response types of every RPC for `implement()`).
+   * `true` writes `proto-mcp.d.ts` in the project root; a string names the
+   * file, relative to the project root. Rewritten only when its text changes.
+   * Include it in the tsconfig (e.g. `"include": ["src", "proto-mcp.d.ts"]`).
+   * @default false
+   */
+  dts?: boolean | string
+  /**
+   * Vite's dev server only: serve the `Server` that the module `server`
+   * default-exports at `path`, loaded through Vite's server module runner,
+   * with hot reload and the `/__mcp/` page. Other bundlers ignore it.
+   * @default undefined (nothing mounted)
+   */
+  dev?: DevOptions
+}
+
+/** The `dev` option: what Vite's dev server serves over MCP. */
+export interface DevOptions {
+  /**
+   * The module whose default export is the `Server` to serve, relative to
+   * the project root (e.g. `'./src/mcp.ts'`, which imports a `?mcp` module,
+   * calls `implement(...)` and default-exports the server).
+   */
+  server: string
+  /**
+   * The path of the MCP endpoint on the dev server.
+   * @default '/mcp'
+   */
+  path?: string
 }

@@ -7,10 +7,14 @@ import { dirname, isAbsolute, resolve } from 'node:path'
 import { createFilter } from '@rollup/pluginutils'
 import { createUnplugin } from 'unplugin'
 import type { UnpluginInstance } from 'unplugin'
+import type { ViteDevServer } from 'vite'
 import { isProtoError } from '../proto/index.ts'
 import { buildMcpModule } from './build-module.ts'
+import { DEFAULT_DEV_PATH, mountDevServer, sendToOverlay } from './dev-mount.ts'
+import { mountDevPage } from './dev-page.ts'
 import type { Options } from './options.ts'
 import { toPluginError } from './plugin-error.ts'
+import { DeclarationFile, resolveDtsFile } from './write-dts.ts'
 
 /** The plugin's name, as bundlers print it. */
 export const PLUGIN_NAME = 'unplugin-proto-mcp'
@@ -91,6 +95,15 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
     }
     setRoot(process.cwd())
     const importPaths = (): string[] => (options.importPaths ?? []).map((dir) => resolve(root, dir))
+    // The `dts` file, once the root is known (it is relative to the root).
+    let dts: DeclarationFile | undefined
+    const declarationFile = (): DeclarationFile | undefined => {
+      const path = resolveDtsFile(options.dts, root)
+      if (path !== undefined && dts?.file !== path) dts = new DeclarationFile(path)
+      return path === undefined ? undefined : dts
+    }
+    // Vite's dev server, while serving: `?mcp` modules get the hot-reload code.
+    let devServer: ViteDevServer | undefined
 
     return {
       name: PLUGIN_NAME,
@@ -113,11 +126,14 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
         handler(id) {
           const file = stripQuery(id)
           if (!MCP_ID_RE.test(id) || !filter(file)) return null
+          // Only the dev server's environments run in 'dev' mode; a build has none.
+          const hmr = devServer !== undefined && (this as { environment?: { mode?: string } }).environment?.mode !== 'build'
           let built
           try {
-            built = buildMcpModule(file, { importPaths: importPaths(), profile: options.profile ?? 'default' })
+            built = buildMcpModule(file, { importPaths: importPaths(), profile: options.profile ?? 'default', ...(options.toolNames ? { toolNames: options.toolNames } : {}), hmr, declarations: Boolean(options.dts) })
           } catch (cause) {
             const error = toPluginError(cause, id, file)
+            if (devServer) sendToOverlay(devServer, error, PLUGIN_NAME)
             // Watch the broken file and every import read before the failure
             // (a → b → c broken in c: editing b to drop the import must rebuild too).
             const watched = new Set([file, ...(error.loc ? [error.loc.file] : []), ...(isProtoError(cause) ? cause.files ?? [] : [])])
@@ -132,6 +148,12 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
           }
           for (const watched of built.watchFiles) this.addWatchFile(watched)
           for (const warning of built.warnings) this.warn(`${file}: ${warning}`)
+          if (options.verbose) for (const note of built.notes) this.warn(`${file}: ${note}`)
+          if (built.declarations !== undefined) {
+            const target = declarationFile()!
+            // Types are a convenience: a failed write warns, the build goes on.
+            try { target.update(file, built.declarations) } catch (cause) { this.warn(`cannot write "${target.file}": ${(cause as Error).message}`) }
+          }
           return { code: built.code, map: null }
         },
       },
@@ -143,7 +165,16 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
         onLoadFilter: MCP_ID_RE,
         config(build) { if (build.absWorkingDir) setRoot(build.absWorkingDir) },
       },
-      vite: { configResolved(config) { setRoot(config.root) } },
+      vite: {
+        configResolved(config) { setRoot(config.root) },
+        configureServer(server) {
+          devServer = server
+          server.httpServer?.once('close', () => { devServer = undefined })
+          if (!options.dev) return
+          mountDevServer(server, options.dev, PLUGIN_NAME)
+          mountDevPage(server, options.dev.path ?? DEFAULT_DEV_PATH)
+        },
+      },
       webpack(compiler) { if (compiler.options.context) setRoot(compiler.options.context) },
       rspack(compiler) { if (compiler.options.context) setRoot(compiler.options.context) },
     }

@@ -13,15 +13,29 @@ const ORDERED_KEYS = new Set(['fields', 'values'])
  * Builds the descriptor of every message and enum in `root`: every type of
  * the imported file, of all the files it imports (transitively) and the
  * well-known types, so an `Any` can pack any of them as protojson resolves
- * from Go's global registry. protobufjs's default form (lowerCamel field
+ * from Go's global registry; types of `optionOnly` files only when used. protobufjs's default form (lowerCamel field
  * names with `protoName`), field types fully qualified. Keys are sorted,
  * except inside `fields` and `values`, which keep declaration order.
  */
-export function buildDescriptor(root: protobuf.Root): Json {
+export function buildDescriptor(root: protobuf.Root, optionOnly: ReadonlySet<string> = new Set()): Json {
   const reached = new Set<string>()
+  const reach = (type: protobuf.Type | protobuf.Enum): void => {
+    const name = type.fullName.slice(1)
+    if (reached.has(name)) return
+    reached.add(name)
+    if (type instanceof protobuf.Type) {
+      for (const field of type.fieldsArray) {
+        const used = field.resolvedType
+        if (used instanceof protobuf.Type || used instanceof protobuf.Enum) reach(used)
+      }
+    }
+  }
   const visit = (ns: protobuf.NamespaceBase): void => {
     for (const nested of ns.nestedArray) {
-      if (nested instanceof protobuf.Type || nested instanceof protobuf.Enum) reached.add(nested.fullName.slice(1))
+      // Types of files imported only for their options (validate.proto) stay
+      // out unless another type uses them.
+      const skip = nested.filename != null && optionOnly.has(nested.filename)
+      if ((nested instanceof protobuf.Type || nested instanceof protobuf.Enum) && !skip) reach(nested)
       if (nested instanceof protobuf.Namespace) visit(nested)
     }
   }

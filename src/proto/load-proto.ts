@@ -54,6 +54,10 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
   const read: string[] = []
   // The files being loaded, importer before imported, with their names as imported.
   const importing: { path: string; name: string }[] = []
+  // Who imports each file, and which files are this package's option protos:
+  // types reached only through those stay out of the runtime's descriptor.
+  const importers = new Map<string, Set<string>>()
+  const shipped = new Set<string>()
 
   const load = (path: string, bundled: boolean, name: string): void => {
     if (sources.scanned.has(path)) return
@@ -93,7 +97,12 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
         model.addJSON(found.json.nested ?? {})
         runtime.addJSON(found.json.nested ?? {})
       }
-      else load(found.path, found.bundled, importPath)
+      else {
+        if (!importers.has(found.path)) importers.set(found.path, new Set())
+        importers.get(found.path)!.add(path)
+        if (found.shipped) shipped.add(found.path)
+        load(found.path, found.bundled, importPath)
+      }
     }
     importing.pop()
     built.push(path)
@@ -117,8 +126,29 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     throw error
   }
   const result = toModel(model, rootFile, sources)
-  result.descriptor = buildDescriptor(runtime)
+  result.descriptor = buildDescriptor(runtime, optionOnlyFiles(rootFile, importers, shipped))
   return result
+}
+
+/**
+ * The files imported only for their options: the package's shipped option
+ * protos and whatever only they import (`google/protobuf/descriptor.proto`
+ * through `buf/validate/validate.proto`).
+ */
+function optionOnlyFiles(rootFile: string, importers: Map<string, Set<string>>, shipped: Set<string>): Set<string> {
+  const memo = new Map<string, boolean>()
+  const isOptionOnly = (file: string): boolean => {
+    if (file === rootFile) return false
+    if (shipped.has(file)) return true
+    const known = memo.get(file)
+    if (known !== undefined) return known
+    memo.set(file, false)
+    const by = [...(importers.get(file) ?? [])]
+    const result = by.length > 0 && by.every(isOptionOnly)
+    memo.set(file, result)
+    return result
+  }
+  return new Set([...importers.keys()].filter(isOptionOnly))
 }
 
 /** Parses one file's text into both roots, turning protobufjs errors into `PROTO_SYNTAX`. */

@@ -43,6 +43,13 @@ export interface FieldModel {
   comment: string | null
   /** Field options as plain JSON (e.g. `{ "(google.api.field_behavior)": ... }`). */
   options: Record<string, unknown>
+  /**
+   * Custom options merged into structured JSON, keyed by the extension's full
+   * name (`{ "buf.validate.field": { string: { min_len: 3 } }, "google.api.field_behavior": ["REQUIRED"] }`).
+   */
+  customOptions: Record<string, unknown>
+  /** proto2 `required`, or `features.field_presence = LEGACY_REQUIRED` in an editions file. */
+  legacyRequired: boolean
   loc?: SourceLoc
 }
 
@@ -52,8 +59,10 @@ export interface MessageModel {
   fullName: string
   comment: string | null
   fields: FieldModel[]
-  /** Real oneofs (synthetic proto3-optional ones left out), fields by name. */
-  oneofs: { name: string; fields: string[] }[]
+  /** Real oneofs (synthetic proto3-optional ones left out), fields by name, with their custom options. */
+  oneofs: { name: string; fields: string[]; customOptions?: Record<string, unknown> }[]
+  /** Custom message options (e.g. `buf.validate.message`), as {@link FieldModel.customOptions}. */
+  customOptions?: Record<string, unknown>
   loc?: SourceLoc
 }
 
@@ -76,6 +85,8 @@ export interface MethodModel {
   requestStream: boolean
   responseStream: boolean
   options: Record<string, unknown>
+  /** Custom method options (e.g. `proto_mcp.tool`), as {@link FieldModel.customOptions}. */
+  customOptions: Record<string, unknown>
   loc?: SourceLoc
 }
 

@@ -93,17 +93,27 @@ export function scanDeclarations(source: string): ScannedFile {
     i++
   }
 
-  const parseMessage = (scope: string): void => {
-    const start = tokens[i]
+  /**
+   * Editions 2024 `export`/`local` before `message`/`enum`: steps past it and
+   * returns it (the declaration, and its comment, start there), else undefined.
+   */
+  const visibility = (): Token | undefined => {
+    const t = at()
+    if ((t !== 'export' && t !== 'local') || (at(1) !== 'message' && at(1) !== 'enum') || at(3) !== '{') return undefined
+    return tokens[i++]
+  }
+  const parseMessage = (scope: string, from?: Token): void => {
+    const start = from ?? tokens[i]
     const fullName = qualify(scope, at(1) ?? '')
     record(declarationKey('message', fullName), start)
     i += 2
     body(() => messageMember(fullName))
   }
   const messageMember = (fullName: string): void => {
+    const modifier = visibility()
     const t = at()
-    if (t === 'message' && opensBlock()) return parseMessage(fullName)
-    if (t === 'enum' && opensBlock()) return parseEnum(fullName)
+    if (t === 'message' && opensBlock()) return parseMessage(fullName, modifier)
+    if (t === 'enum' && opensBlock()) return parseEnum(fullName, modifier)
     if (t === 'option' || t === 'reserved' || t === 'extensions' || t === 'extend') return skipStatement()
     if (t === 'oneof' && opensBlock()) {
       i += 2
@@ -127,8 +137,8 @@ export function scanDeclarations(source: string): ScannedFile {
     record(declarationKey('field', fullName, name), start)
     skipStatement()
   }
-  const parseEnum = (scope: string): void => {
-    const start = tokens[i]
+  const parseEnum = (scope: string, from?: Token): void => {
+    const start = from ?? tokens[i]
     const fullName = qualify(scope, at(1) ?? '')
     record(declarationKey('enum', fullName), start)
     i += 2
@@ -156,8 +166,9 @@ export function scanDeclarations(source: string): ScannedFile {
   }
 
   while (i < tokens.length) {
-    const t = at()
     const start = tokens[i]!
+    const modifier = visibility()
+    const t = at()
     if (t === 'package') {
       const parts: string[] = []
       i++
@@ -172,8 +183,8 @@ export function scanDeclarations(source: string): ScannedFile {
       if (/^["']/.test(literal)) imports.push({ path: unquote(literal), line: start.line, column: start.column })
       skipStatement()
     }
-    else if (t === 'message' && opensBlock()) parseMessage(pkg)
-    else if (t === 'enum' && opensBlock()) parseEnum(pkg)
+    else if (t === 'message' && opensBlock()) parseMessage(pkg, modifier)
+    else if (t === 'enum' && opensBlock()) parseEnum(pkg, modifier)
     else if (t === 'service') parseService()
     else if (t === ';') i++
     else skipStatement()

@@ -6,6 +6,7 @@ import protobuf from 'protobufjs'
 import type {
   EnumModel, FieldModel, MessageModel, MethodModel, ProtoModel, ScalarType, ServiceModel, SourceLoc, ValueType,
 } from './model.ts'
+import { customOptions } from './custom-options.ts'
 import { declarationKey } from './scan-declarations.ts'
 import type { Declaration, ScannedFile } from './scan-declarations.ts'
 
@@ -89,7 +90,12 @@ function messageModel(type: protobuf.Type, fullName: string, lookup: Lookup): Me
     fields: type.fieldsArray.map(f => fieldModel(f, fullName, lookup)),
     oneofs: type.oneofsArray
       .filter(o => !o.isProto3Optional)
-      .map(o => ({ name: o.name, fields: o.fieldsArray.map(f => f.protoName ?? f.name) })),
+      .map((o) => {
+        const custom = customOptions(o)
+        const fields = o.fieldsArray.map(f => f.protoName ?? f.name)
+        return Object.keys(custom).length > 0 ? { name: o.name, fields, customOptions: custom } : { name: o.name, fields }
+      }),
+    customOptions: customOptions(type),
   }
 }
 
@@ -107,6 +113,9 @@ function fieldModel(field: protobuf.Field, parent: string, lookup: Lookup): Fiel
     proto3Optional: proto3Optional === true,
     ...lookup(declarationKey('field', parent, name)),
     options,
+    customOptions: customOptions(field),
+    // protobufjs sets `required` for the proto2 label and for editions' LEGACY_REQUIRED presence.
+    legacyRequired: field.required,
   }
   if (field instanceof protobuf.MapField) model.mapKey = field.keyType as ScalarType
   if (partOf && !partOf.isProto3Optional) model.oneof = partOf.name
@@ -141,6 +150,7 @@ function methodModel(method: protobuf.Method, service: string, lookup: Lookup): 
     requestStream: method.requestStream === true,
     responseStream: method.responseStream === true,
     options: { ...(method.options ?? {}) },
+    customOptions: customOptions(method),
   }
 }
 

@@ -3,7 +3,9 @@
  * call the backend, encode. Every failure is a tool result, never a throw.
  */
 import { describeFailure, fromJson, isCyclicValueError, jsonFromJs, locateFailure, toJson } from './protojson.ts'
-import { errorStatusText } from './status.ts'
+import { backendErrorResult } from './backend-error.ts'
+import { decodeRequest, encodeResponse } from './codec.ts'
+import { callStreamingTool } from './streaming.ts'
 import type { CompiledTool } from './tool-table.ts'
 import type { CallContext, ToolResult } from './types.ts'
 import { INVALID_ARGUMENTS, renderValidationErrors } from './validation-text.ts'
@@ -51,7 +53,7 @@ function validationFailure(tool: CompiledTool, input: unknown): string | undefin
 }
 
 /** The result of a response that did not decode as is: retried once with JS values fixed up (off the hot path). */
-function encodeFallback(tool: CompiledTool, response: unknown): ToolResult | { json: unknown } {
+export function encodeFallback(tool: CompiledTool, response: unknown): ToolResult | { json: unknown } {
   let raw: unknown
   try {
     raw = jsonFromJs(response)
@@ -77,25 +79,26 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
 
   let request: unknown
   try {
-    request = toJson(tool.requestType, fromJson(tool.requestType, input))
+    request = decodeRequest(tool, input)
   } catch {
     return toolError(decodeText('decoding arguments: ', tool, input, false))
   }
 
   const handler = tool.handler
   if (handler === undefined) return toolError(tool.unbound)
+  if (tool.spec.serverStreaming) return callStreamingTool(tool, request, context)
   let response: unknown
   try {
     response = await handler.call(tool.target, request, context)
   } catch (error) {
-    return toolError(errorStatusText(error))
+    return backendErrorResult(error)
   }
 
   // A handler with nothing to say (an Empty response) may return nothing.
   if (response === undefined) response = EMPTY
   let json: unknown
   try {
-    json = toJson(tool.responseType, fromJson(tool.responseType, response))
+    json = encodeResponse(tool, response)
   } catch {
     const fallback = encodeFallback(tool, response)
     if ('content' in fallback) return fallback

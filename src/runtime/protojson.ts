@@ -5,6 +5,7 @@
 import protobuf from 'protobufjs/light.js'
 import * as protojsonModule from 'protobufjs/ext/protojson.js'
 import type { Root, Type, Field, Message } from 'protobufjs'
+import { checkProtoJson } from './protojson-checks.ts'
 
 interface ProtoJson {
   fromJson(type: Type, json: unknown): Message<object>
@@ -27,9 +28,16 @@ export interface DecodeFailure {
   reason: string
 }
 
-/** Decodes protobuf JSON into a message; throws what protojson throws. */
+/**
+ * Decodes protobuf JSON into a message; throws what protojson throws, and
+ * for the inputs protojson lets through but protobuf JSON rejects
+ * (see protojson-checks.ts).
+ */
 export function fromJson(type: Type, json: unknown): Message<object> {
-  return protojson.fromJson(type, json)
+  const message = protojson.fromJson(type, json)
+  // After protojson, so that its errors (and their texts) come first.
+  checkProtoJson(type, json)
+  return message
 }
 
 /** Encodes a message as canonical protobuf JSON (runtime.md §1.5). */
@@ -47,7 +55,7 @@ function reasonOf(error: unknown): string {
 
 function failure(type: Type, json: unknown): string | undefined {
   try {
-    protojson.fromJson(type, json)
+    fromJson(type, json)
     return undefined
   } catch (error) {
     return reasonOf(error)

@@ -22,6 +22,8 @@ export interface CompiledTool {
   unbound: string
   /** `this` for `handler`: the implementation object it came from. */
   target: unknown
+  /** The most messages a server-streaming call collects (set by the bound backend; runtime/backend.ts has the default). */
+  streamCap?: number
 }
 
 /** All tools of a proto server, by name, with the root they were resolved in. */
@@ -120,7 +122,7 @@ function methodNames(table: ToolTable, service: string): string[] {
  * without a tool (streaming, or a name another service's tool took) are
  * accepted and never called.
  */
-export function bindImplementation(table: ToolTable, service: string, impl: ServiceImplementation): string {
+export function bindImplementation(table: ToolTable, service: string, impl: ServiceImplementation, options: { lenient?: boolean } = {}): string {
   if (impl === null || typeof impl !== 'object' && typeof impl !== 'function') {
     throw runtimeError('BAD_IMPLEMENTATION', `the implementation of "${service}" must be an object with one method per RPC`)
   }
@@ -128,7 +130,8 @@ export function bindImplementation(table: ToolTable, service: string, impl: Serv
   const methods = methodNames(table, full)
   const accepted = new Set(methods.flatMap((m) => [m, lowerCamel(m)]))
   for (const key of Object.keys(impl)) {
-    if (typeof (impl as Record<string, unknown>)[key] === 'function' && !accepted.has(key)) {
+    // Lenient: re-binding after the proto changed, a method whose RPC is gone is ignored.
+    if (typeof (impl as Record<string, unknown>)[key] === 'function' && !accepted.has(key) && !options.lenient) {
       throw runtimeError('UNKNOWN_METHOD', `unknown method "${key}" in the implementation of "${full}": its RPCs are ${methods.map((m) => `"${m}"`).join(', ')}`)
     }
   }
@@ -138,6 +141,7 @@ export function bindImplementation(table: ToolTable, service: string, impl: Serv
     tool.handler = typeof method === 'function' ? (method as RpcHandler) : undefined
     tool.target = impl
     tool.unbound = statusText(12, `method ${tool.spec.method} not implemented`)
+    tool.streamCap = undefined
   }
   return full
 }

@@ -28,10 +28,14 @@ export interface ValidateFunction {
   errors?: ValidationError[] | null
 }
 
-/** One tool generated from a unary RPC. */
+/** One tool generated from a unary (or server-streaming) RPC. */
 export interface ProtoToolSpec {
   name: string
+  /** A display name (`Tool.title`), from `(proto_mcp.tool).title`. */
+  title?: string
   description: string
+  /** MCP `ToolAnnotations` hints, from `(proto_mcp.tool)` and `idempotency_level`. */
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean }
   inputSchema: JsonSchema
   /** Only in the default profile. */
   outputSchema?: JsonSchema
@@ -44,7 +48,23 @@ export interface ProtoToolSpec {
   responseType: string
   /** The precompiled validator of `inputSchema`. */
   validate: ValidateFunction
+  /** Generated codec of the request type (validated arguments → canonical JSON); absent in older modules. */
+  decode?: JsonCodec
+  /** Generated codec of the response type (a handler's response → canonical JSON); absent in older modules. */
+  encode?: JsonCodec
+  /**
+   * A server-streaming RPC (runtime.md §5): the backend yields many responses,
+   * the tool returns `{"messages":[...]}` and reports each as progress.
+   */
+  serverStreaming?: boolean
 }
+
+/**
+ * A build-time generated protobuf JSON codec: the canonical protobuf JSON
+ * of `json` (as the reflection codec gives it), or the runtime's
+ * `CODEC_BAIL` for anything it does not handle exactly. `depth` is 0 at the root.
+ */
+export type JsonCodec = (json: unknown, depth: number) => unknown
 
 /** Everything a generated module hands to `createProtoServer`. */
 export interface ProtoServerSpec {
@@ -73,6 +93,17 @@ export interface CallContext {
   authInfo?: unknown
   /** The request's `_meta`, when it has one. */
   meta?: Record<string, unknown>
+  /** The MCP request's HTTP headers (lowercase names), when it came over HTTP; backends forward an allow-list of them. */
+  headers?: Record<string, string | string[] | undefined>
+  /**
+   * Sends a `notifications/progress` for this request; present only when the
+   * caller asked for progress (a `progressToken` in `_meta`).
+   */
+  progress?: (progress: number, message?: string) => Promise<void>
+  /** The verified payload of a retried 2026-07-28 request's `requestState` (server.md §5), when it carried one. */
+  requestState?: unknown
+  /** Seals a payload into a `requestState` for an `input_required` result (HMAC with the server's key). */
+  sealRequestState?: (payload: unknown) => Promise<string>
 }
 
 /**
@@ -87,7 +118,8 @@ export type ServiceImplementation = object
 
 /** The text result of a tool call, as MCP's `CallToolResult`. */
 export interface ToolResult {
-  content: [{ type: 'text'; text: string }]
+  /** One text item; a streamed result cut at its cap has a second one, the note. */
+  content: [{ type: 'text'; text: string }, ...Array<{ type: 'text'; text: string }>]
   isError: boolean
   structuredContent?: Record<string, unknown>
   [key: string]: unknown

@@ -3,6 +3,11 @@
  */
 export { buildTools } from './build-tools.ts'
 export type { BuildToolsOptions, BuiltTools, ToolSchema } from './build-tools.ts'
+export { nameTool, shortenToolName, TOOL_NAME_RE, TOOL_NAME_MAX_LENGTH, TOOL_NAME_HASH_LENGTH, TOOL_NAME_TAIL_LENGTH } from './tool-name.ts'
+export type { RpcName, ToolNames } from './tool-name.ts'
+export { toolMetadata, PROTO_MCP_TOOL } from './tool-options.ts'
+export type { ToolAnnotations, ToolMetadata } from './tool-options.ts'
+export { applyFieldRules, isOutputOnly, isRequiredField } from './field-rules.ts'
 export { describeComment, splitName, oneofNote } from './describe.ts'
 export { messageSchema, defsRef } from './message-schema.ts'
 export type { MessageSchemaOptions } from './message-schema.ts'

@@ -4,8 +4,9 @@
  * inlined at every use except those found in a cycle (`$defs` + `$ref`).
  */
 import type { JsonSchema, Profile, SchemaMode } from './types.ts'
-import type { FieldModel, ProtoModel, ValueType } from '../proto/model.ts'
+import type { FieldModel, MessageModel, ProtoModel, ValueType } from '../proto/model.ts'
 import { descriptionOf, oneofNote } from './describe.ts'
+import { applyFieldRules, isOutputOnly, isRequiredField, VALIDATE_MESSAGE, VALIDATE_ONEOF } from './field-rules.ts'
 import { scalarSchema } from './scalar-schema.ts'
 import { setOwn, sortKeys } from './sort-keys.ts'
 import { wellKnownEnumSchema, wellKnownSchema } from './well-known.ts'
@@ -16,6 +17,11 @@ export interface MessageSchemaOptions {
   profile?: Profile
   /** `input`: what a client may send; `output`: what protojson emits. @default 'input' */
   mode?: SchemaMode
+  /**
+   * Receives the notes of the verbose report: `buf.validate` rules left out
+   * of an input schema (CEL, ...). Called once per field use.
+   */
+  note?: (text: string) => void
 }
 
 /** The `$ref` of a message in the root's `$defs`: keyed by full name without the leading dot. */
@@ -34,15 +40,29 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
   const defs = new Map<string, JsonSchema>()
   const recursive = new Set<string>()
   const building: string[] = []
+  // The extensions of mapping §5 that shape what a client may send.
+  const annotated = profile !== 'topeka' && mode === 'input'
+  const note = options.note ?? (() => {})
 
   const objectSchema = (name: string): JsonSchema => {
     const message = model.messages.get(name)
     if (!message) throw new Error(`unknown message "${name}"`)
     building.push(name)
     const properties: Record<string, JsonSchema> = {}
-    for (const field of message.fields) setOwn(properties, field.jsonName, fieldSchema(field))
+    const required: string[] = []
+    for (const field of message.fields) {
+      if (annotated && isOutputOnly(field)) continue
+      let schema = fieldSchema(field)
+      if (annotated) {
+        schema = applyFieldRules(schema, field, { model, where: `${name}.${field.name}`, note })
+        if (isRequiredField(field)) required.push(field.jsonName)
+      }
+      setOwn(properties, field.jsonName, schema)
+    }
     building.pop()
+    if (annotated) noteMessageRules(message, note)
     const schema: JsonSchema = { type: 'object', properties, additionalProperties: false }
+    if (required.length > 0) schema.required = required
     // Ajv skips a `__proto__` key of `properties` (and would reject the field
     // as additional); a pattern property validates it the same way.
     if (Object.hasOwn(properties, '__proto__')) schema.patternProperties = { '^__proto__$': properties.__proto__ }
@@ -106,4 +126,18 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
   const result: JsonSchema = { ...root }
   if (defs.size > 0) result.$defs = Object.fromEntries(defs)
   return sortKeys(result)
+}
+
+/** Reports the message- and oneof-level `buf.validate` rules, none of which an input schema carries. */
+function noteMessageRules(message: MessageModel, note: (text: string) => void): void {
+  const rules = (message.customOptions?.[VALIDATE_MESSAGE] ?? {}) as Record<string, unknown>
+  for (const key of Object.keys(rules)) {
+    note(`${message.fullName}: (buf.validate.message).${key} is left out of the input schema (JSON Schema cannot say it)`)
+  }
+  for (const oneof of message.oneofs) {
+    const oneofRules = (oneof.customOptions?.[VALIDATE_ONEOF] ?? {}) as Record<string, unknown>
+    for (const key of Object.keys(oneofRules)) {
+      note(`${message.fullName}.${oneof.name}: (buf.validate.oneof).${key} is left out of the input schema (JSON Schema cannot say it)`)
+    }
+  }
 }

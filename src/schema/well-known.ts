@@ -6,7 +6,8 @@ import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { ScalarType } from '../proto/model.ts'
 import { scalarSchema } from './scalar-schema.ts'
 
-const WRAPPERS: Record<string, ScalarType> = {
+/** The wrapper types and the scalar each wraps (their JSON is the scalar's). */
+export const WRAPPERS: Record<string, ScalarType> = {
   'google.protobuf.DoubleValue': 'double',
   'google.protobuf.FloatValue': 'float',
   'google.protobuf.Int64Value': 'int64',

@@ -1,26 +1,36 @@
 /**
- * Serving Streamable HTTP on node:http with the SDK's `createMcpHandler`
- * (both protocol eras; 2025-era clients are served statelessly), behind
- * Host/Origin guards and a body limit.
+ * Serving Streamable HTTP on Node: a `(req, res, next?)` handler behind
+ * Host/Origin guards and the body limit, over the sessionful core, and
+ * `serveHttp()` listening with it on node:http.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createMcpHandler } from '@modelcontextprotocol/server'
 import {
   hostHeaderValidation, localhostHostValidation, localhostOriginValidation, originValidation, toNodeHandler,
 } from '@modelcontextprotocol/node'
+import { createHttpCore, type SessionOptions } from './http-core.ts'
 import { LOOPBACK_HOSTS, MAX_BODY_BYTES } from './limits.ts'
-import { sdkServerFactory, type ServingCore } from './sdk-server.ts'
+import type { ServingCore } from './serving-core.ts'
+
+/** Options of `nodeHandler()`. */
+export interface NodeHandlerOptions extends SessionOptions {
+  /** Only this path is served (query ignored); others go to `next()`, or get 404 without one. @default every path */
+  path?: string
+  /** Host header hostnames accepted (DNS-rebinding guard). @default localhost, 127.0.0.1, [::1] */
+  allowedHosts?: string[]
+  /** Origin hostnames accepted from browsers. @default localhost, 127.0.0.1, [::1] */
+  allowedOrigins?: string[]
+}
 
 /** Options of `serveHttp()`. */
-export interface ServeHttpOptions {
+export interface ServeHttpOptions extends SessionOptions {
   /** Address to bind. A non-loopback address is an explicit choice: pass `allowedHosts`. @default '127.0.0.1' */
   host?: string
   /** Port; `0` picks a free one (see the handle's `url`). @default 3000 */
   port?: number
   /** Path of the MCP endpoint. @default '/mcp' */
   path?: string
-  /** Host header hostnames accepted (DNS-rebinding guard). @default localhost, 127.0.0.1, [::1] */
+  /** Host header hostnames accepted (DNS-rebinding guard). @default localhost, 127.0.0.1, [::1] on loopback, unchecked elsewhere */
   allowedHosts?: string[]
   /** Origin hostnames accepted from browsers. @default localhost, 127.0.0.1, [::1] */
   allowedOrigins?: string[]
@@ -30,7 +40,18 @@ export interface ServeHttpOptions {
 export interface HttpHandle {
   /** The endpoint's URL, with the real port (`http://127.0.0.1:41234/mcp`). */
   readonly url: string
-  /** Stops accepting connections, ends open ones, and resolves when closed. */
+  /** Initialize-era sessions open now. */
+  readonly sessionCount: number
+  /** Stops accepting connections, ends open ones and sessions, and resolves when closed. */
+  close(): Promise<void>
+}
+
+/** A Node/connect handler serving MCP; `next` is called for paths it does not serve. */
+export interface McpNodeHandler {
+  (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void
+  /** Initialize-era sessions open now. */
+  readonly sessionCount: number
+  /** Closes every session and stream this handler opened. */
   close(): Promise<void>
 }
 
@@ -39,6 +60,44 @@ type Guard = (req: IncomingMessage, res: ServerResponse) => boolean
 function reply(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' })
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
+}
+
+/** The path of a request URL, without its query. */
+const pathOf = (url: string): string => {
+  const q = url.indexOf('?')
+  return q === -1 ? url : url.slice(0, q)
+}
+
+/** Creates the Node handler of `core`; `hostCheck: false` skips the Host guard (a non-loopback bind without an allow-list). */
+export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions = {}, hostCheck = true): McpNodeHandler {
+  const guards: Guard[] = []
+  if (options.allowedHosts) guards.push(hostHeaderValidation(options.allowedHosts))
+  else if (hostCheck) guards.push(localhostHostValidation())
+  guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
+  const http = createHttpCore(core, options)
+  const serve = toNodeHandler(http, {
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror: (error) => process.stderr.write(`${core.info.name}: ${error.message}\n`),
+  })
+  const handler = ((req, res, next) => {
+    if (options.path !== undefined && pathOf(req.url ?? '/') !== options.path) {
+      if (next) return next()
+      return reply(res, 404, `not found: the MCP endpoint is ${options.path}`)
+    }
+    for (const guard of guards) if (!guard(req, res)) return
+    if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
+      res.setHeader('connection', 'close')
+      return reply(res, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
+    }
+    serve(req, res).catch((error: Error) => {
+      process.stderr.write(`${core.info.name}: ${error.message}\n`)
+      if (!res.headersSent) reply(res, 500, 'internal error')
+      else res.end()
+    })
+  }) as McpNodeHandler
+  Object.defineProperty(handler, 'sessionCount', { get: () => http.sessionCount })
+  handler.close = () => http.close()
+  return handler
 }
 
 /** Serves `core` over Streamable HTTP; resolves once listening. */
@@ -50,33 +109,8 @@ export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions
       `${core.info.name}: serving on non-loopback address ${host} without allowedHosts: the Host header is not checked (DNS rebinding); pass allowedHosts to restrict it\n`,
     )
   }
-  const guards: Guard[] = []
-  if (options.allowedHosts) guards.push(hostHeaderValidation(options.allowedHosts))
-  else if (loopback) guards.push(localhostHostValidation())
-  guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
-
-  const mcp = createMcpHandler(sdkServerFactory(core), {
-    maxRequestBodySize: MAX_BODY_BYTES,
-    onerror: (error) => process.stderr.write(`${core.info.name}: ${error.message}\n`),
-  })
-  const handle = toNodeHandler(mcp, { maxRequestBodySize: MAX_BODY_BYTES })
-
-  const server = createServer((req, res) => {
-    for (const guard of guards) if (!guard(req, res)) return
-    const url = req.url ?? '/'
-    const q = url.indexOf('?')
-    if ((q === -1 ? url : url.slice(0, q)) !== path) return reply(res, 404, `not found: the MCP endpoint is ${path}`)
-    const length = Number(req.headers['content-length'])
-    if (length > MAX_BODY_BYTES) {
-      res.setHeader('connection', 'close')
-      return reply(res, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
-    }
-    handle(req, res).catch((error: Error) => {
-      process.stderr.write(`${core.info.name}: ${error.message}\n`)
-      if (!res.headersSent) reply(res, 500, 'internal error')
-      else res.end()
-    })
-  })
+  const handler = createNodeHandler(core, { ...options, path }, loopback)
+  const server = createServer((req, res) => handler(req, res))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, host, () => {
@@ -88,8 +122,11 @@ export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
   return {
     url: `http://${shownHost}:${address.port}${path}`,
+    get sessionCount() {
+      return handler.sessionCount
+    },
     close: async () => {
-      await mcp.close()
+      await handler.close()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },

@@ -1,60 +1,92 @@
 /**
- * `Server`: the default export of a `?mcp` module. It holds the proto's
- * tools, binds backends, calls tools in process, and serves them over
- * stdio and Streamable HTTP with the MCP SDK.
+ * `Server`: the default export of a `?mcp` module, or a server built with
+ * `Server.builder(name)`. It binds backends, calls tools in process, serves
+ * over stdio and Streamable HTTP with the MCP SDK, and changes while it
+ * serves through its `ServerHandle`.
  */
-import { callProtoTool } from '../runtime/pipeline.ts'
+import { bindBackend, type Backend } from '../runtime/backend.ts'
+import { isRuntimeError, runtimeError } from '../runtime/errors.ts'
 import { bindImplementation, compileToolTable, type ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext, ProtoServerSpec, ServiceImplementation, ToolResult } from '../runtime/types.ts'
-import { serveCoreHttp, type HttpHandle, type ServeHttpOptions } from './http.ts'
-import { unknownToolError, type ListedTool, type ServingCore } from './sdk-server.ts'
+import { ServerBuilder } from './builder.ts'
+import type { CheckedImplementation } from './typed-implementation.ts'
+import { CORE, ServerHandle } from './handle.ts'
+import { createFetchHandler, type FetchHandler } from './http-core.ts'
+import { createNodeHandler, serveCoreHttp, type HttpHandle, type McpNodeHandler, type NodeHandlerOptions, type ServeHttpOptions } from './http.ts'
+import { ServingCore } from './serving-core.ts'
 import { serveCoreStdio, type ServeReport, type ServeStdioOptions } from './stdio.ts'
+import { protoEntries, type ListedTool } from './tool-set.ts'
 
-export type { HttpHandle, ServeHttpOptions } from './http.ts'
-export type { ListedTool } from './sdk-server.ts'
+export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
 export type { ServeReport, ServeStdioOptions } from './stdio.ts'
+export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tool-set.ts'
+export type { ToolContext, ToolDefinition, ToolHandler } from './hand-tool.ts'
+export type { PromptDefinition, PromptGetter, PromptMessage, ResourceContents, ResourceDefinition, ResourceReader } from './resources.ts'
+export type { ToolWithHandler } from './handle.ts'
+export { ServerHandle } from './handle.ts'
+export { ServerBuilder } from './builder.ts'
 export { MAX_BODY_BYTES } from './limits.ts'
 
 const INSPECT = Symbol.for('nodejs.util.inspect.custom')
 
-function listedTool(tool: ProtoServerSpec['tools'][number], structured: boolean): ListedTool {
-  const listed: ListedTool = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
-  if (structured && tool.outputSchema) listed.outputSchema = tool.outputSchema
-  return listed
-}
-
 /**
- * An MCP server of a proto's tools. Build one with `createProtoServer(spec)`.
- * `S` maps service names (short and full) to their implementation types, as
- * generated declarations spell them; untyped, any object is accepted.
+ * An MCP server. Build one with `createProtoServer(spec)` (what `?mcp`
+ * modules do) or `Server.builder(name)`. `S` maps service names (short and
+ * full) to their implementation types, as generated declarations spell
+ * them; untyped, any object is accepted.
  */
 export class Server<S extends Record<string, object> = Record<string, object>> {
-  /** `serverInfo.name`. */
-  readonly name: string
-  /** `serverInfo.version`. */
-  readonly version: string
-  readonly #table: ToolTable
-  readonly #core: ServingCore
+  readonly [CORE]: ServingCore
+  #fetch: FetchHandler | undefined
 
-  /** Builds the tool table once; prefer `createProtoServer(spec)`. */
-  constructor(spec: ProtoServerSpec) {
-    this.name = spec.name
-    this.version = spec.version
-    const table = compileToolTable(spec)
-    this.#table = table
-    const structured = spec.profile !== 'topeka'
-    const listResult = { tools: spec.tools.map((tool) => listedTool(tool, structured)) }
-    const outputSchemas = new Map(listResult.tools.map((t) => [t.name, t.outputSchema]))
-    this.#core = {
-      info: { name: spec.name, version: spec.version },
-      listResult,
-      outputSchemaOf: (name) => outputSchemas.get(name),
-      dispatch: (name, args, context) => {
-        const tool = table.byName.get(name)
-        if (tool === undefined) return Promise.reject(unknownToolError(name))
-        return callProtoTool(tool, args, context)
-      },
+  /** Builds the tool table once; prefer `createProtoServer(spec)` or `Server.builder(name)`. */
+  constructor(spec: ProtoServerSpec | ServingCore) {
+    this[CORE] = spec instanceof ServingCore
+      ? spec
+      : new ServingCore({ name: spec.name, version: spec.version, tools: protoEntries(compileToolTable(spec)) })
+  }
+
+  /** Starts a builder for a server of hand-written tools, resources, prompts and included `?mcp` servers. */
+  static builder(name: string): ServerBuilder<undefined, Server> {
+    return new ServerBuilder(name, (core) => new Server(core))
+  }
+
+  /** `serverInfo.name`. */
+  get name(): string {
+    return this[CORE].info.name
+  }
+
+  /** `serverInfo.version`. */
+  get version(): string {
+    return this[CORE].info.version
+  }
+
+  /**
+   * Binds `bind` on every tool table that has `service`, and records it so a
+   * later `replaceTools` re-applies it to the new tables. Throws the lookup
+   * error when no table has the service.
+   */
+  #bindService(service: string, bind: (table: ToolTable, service: string, again: boolean) => string): void {
+    const core = this[CORE]
+    let full: string | undefined
+    let missing: unknown
+    for (const table of core.tools.tables) {
+      try {
+        full = bind(table, service, false)
+      } catch (error) {
+        if (!isRuntimeError(error, 'UNKNOWN_SERVICE')) throw error
+        missing ??= error
+      }
     }
+    if (full === undefined) throw missing ?? runtimeError('UNKNOWN_SERVICE', `unknown service "${service}": this server has no services`)
+    const name = full
+    core.bindings.set(name, (table) => {
+      try {
+        bind(table, name, true)
+      } catch (error) {
+        if (!isRuntimeError(error, 'UNKNOWN_SERVICE')) throw error
+      }
+    })
   }
 
   /**
@@ -62,39 +94,86 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * (`VibeService`) or full name (`examples.v1.VibeService`). Its methods are
    * keyed by RPC name (`SetVibe`) or lowerCamel (`setVibe`), each
    * `(request, context) => response | Promise<response>`. Throws on an
-   * unknown service or method name. Binding again replaces the backend.
+   * unknown service or method name. Binding again replaces the backend; a
+   * `replaceTools` keeps it bound on the new tools of the service. With
+   * generated types, each handler's request and reply are checked (an
+   * unknown key in a reply is a type error).
    */
-  implement<K extends keyof S & string>(service: K, impl: Partial<S[K]> & ServiceImplementation): this {
-    bindImplementation(this.#table, service, impl)
+  implement<K extends keyof S & string, I extends Partial<S[K]> & ServiceImplementation>(service: K, impl: I & CheckedImplementation<I, S[K]>): this {
+    // Strict now (a typo in a method name throws); lenient when re-applied after the proto changed.
+    this.#bindService(service, (table, name, again) => bindImplementation(table, name, impl, { lenient: again }))
     return this
   }
 
-  /** The tools as clients list them (`name`, `description`, `inputSchema`, `outputSchema` in the default profile). */
-  listTools(): ListedTool[] {
-    return this.#core.listResult.tools.map((tool) => ({ ...tool }))
+  /**
+   * Forwards a service's calls (short or full name) to a backend:
+   * `grpc(target)` or `grpcImplementation(handlers)` from
+   * `unplugin-proto-mcp/grpc`. Binding again replaces the backend.
+   */
+  forward(service: keyof S & string, backend: Backend): this {
+    this.#bindService(service, (table, name) => bindBackend(table, name, backend))
+    return this
+  }
+
+  /**
+   * The tools as clients list them (`name`, `description`, `inputSchema`,
+   * `outputSchema` where structured); with `context.authInfo`, as that caller sees them.
+   */
+  listTools(context?: Partial<CallContext>): ListedTool[] {
+    return this[CORE].listTools(context?.authInfo).map((tool) => ({ ...tool }))
   }
 
   /**
    * Calls a tool in process: the same result as over the wire. An unknown
-   * tool rejects with a protocol error whose `code` is `-32602`.
+   * tool, or one hidden from this caller, rejects with a protocol error
+   * whose `code` is `-32602`.
    */
   call(name: string, args?: unknown, context?: Partial<CallContext>): Promise<ToolResult> {
-    return this.#core.dispatch(name, args, { ...context, tool: name })
+    const core = this[CORE]
+    // A hand-written tool's `input_required` result comes back as is (see `InputRequiredResult`).
+    return core.dispatch(name, args, { sealRequestState: (payload) => core.codec().mint(payload), ...context, tool: name }) as Promise<ToolResult>
+  }
+
+  /** A handle that adds, removes and replaces tools, resources and prompts while the server serves. */
+  handle<State = unknown>(): ServerHandle<State> {
+    return new ServerHandle<State>(this[CORE])
   }
 
   /** Serves on stdio until stdin closes, answering both protocol eras; resolves with a report. */
   serveStdio(options?: ServeStdioOptions): Promise<ServeReport> {
-    return serveCoreStdio(this.#core, options)
+    return serveCoreStdio(this[CORE], options)
   }
 
-  /** Serves Streamable HTTP (default `http://127.0.0.1:3000/mcp`); resolves once listening. */
+  /** Serves Streamable HTTP (default `http://127.0.0.1:3000/mcp`) for both eras; resolves once listening. */
   serveHttp(options?: ServeHttpOptions): Promise<HttpHandle> {
-    return serveCoreHttp(this.#core, options)
+    return serveCoreHttp(this[CORE], options)
+  }
+
+  /**
+   * A Node `(req, res, next?)` handler serving this server (both eras,
+   * sessions, Host/Origin guards, body limit) for mounting on an existing
+   * HTTP server or connect/Express app, e.g. Vite's `server.middlewares.use('/mcp', h)`.
+   * With `path`, other paths go to `next()` (404 without one). Call
+   * `close()` on it to end its sessions.
+   */
+  nodeHandler(options?: NodeHandlerOptions): McpNodeHandler {
+    return createNodeHandler(this[CORE], options)
+  }
+
+  /**
+   * Answers one web-standard request (Node, Bun, Deno, Workers), statelessly:
+   * 2026-07-28 requests and initialize-era requests alike, no sessions. No
+   * Host/Origin check: put it behind your own. Instances share only the
+   * requestState key (`Server.builder(...).requestStateKey(key)`).
+   */
+  fetch(request: Request, options?: { authInfo?: unknown }): Promise<Response> {
+    this.#fetch ??= createFetchHandler(this[CORE])
+    return this.#fetch(request, options)
   }
 
   /** `Server(name@version, N tools)`. */
   toString(): string {
-    const n = this.#table.tools.length
+    const n = this[CORE].tools.byName.size
     return `Server(${this.name}@${this.version}, ${n} ${n === 1 ? 'tool' : 'tools'})`
   }
 

@@ -1,33 +1,18 @@
 /**
- * The SDK side of a proto server: a factory of low-level SDK `Server`
- * instances (one per connection or HTTP request) whose `tools/list` and
- * `tools/call` answer from a tool table built once.
+ * The SDK side of a server: a factory of low-level SDK `Server` instances
+ * (one per connection, session or HTTP request) whose handlers answer from
+ * the serving core's current snapshots.
  */
 import { ProtocolError, ProtocolErrorCode, Server as SdkServer } from '@modelcontextprotocol/server'
 import type {
   CallToolResult, JSONRPCRequest, McpServerFactory, Result, ServerContext, jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
-import type { CallContext, ToolResult } from '../runtime/types.ts'
+import type { CallContext } from '../runtime/types.ts'
+import { promptResult, readResult } from './resources.ts'
+import { unknownToolError, type ListKind, type ServingCore } from './serving-core.ts'
 
-/** A tool as `tools/list` shows it. */
-export interface ListedTool {
-  name: string
-  description: string
-  inputSchema: Record<string, unknown>
-  outputSchema?: Record<string, unknown>
-  [key: string]: unknown
-}
-
-/** What the SDK side needs from a server: its identity, its listing, and its dispatcher. */
-export interface ServingCore {
-  readonly info: { name: string; version: string }
-  /** The `tools/list` result, built once. */
-  readonly listResult: { tools: ListedTool[] }
-  /** The advertised output schema of a tool (for the SDK's result projection). */
-  outputSchemaOf(name: string): Record<string, unknown> | undefined
-  /** Runs a tool call; throws a `-32602` protocol error for an unknown tool. */
-  dispatch(name: string, args: unknown, context: CallContext): Promise<ToolResult>
-}
+export type { ListedTool } from './tool-set.ts'
+export { unknownToolError } from './serving-core.ts'
 
 /** Counters a serving transport reports when it ends. */
 export interface ServeStats {
@@ -36,24 +21,44 @@ export interface ServeStats {
   errors: number
 }
 
-// Tool arguments are validated by our precompiled validators with our texts;
+// Tool arguments are validated by our own validators with our texts;
 // this keeps the SDK from building an Ajv of its own per instance.
 const PASS_THROUGH: jsonSchemaValidator = {
   getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
 }
 
-/** The JSON-RPC `-32602` error of a tool this server does not have. */
-export function unknownToolError(name: string): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
+// listChanged everywhere: a ServerHandle may change any list while serving.
+const CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } }
+
+function headersOf(req: Request | undefined): Record<string, string> | undefined {
+  if (!req) return undefined
+  const out: Record<string, string> = {}
+  req.headers.forEach((value, key) => { out[key] = value })
+  return out
 }
 
-function callContext(name: string, ctx: ServerContext): CallContext {
-  return {
+/** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, requestState. */
+export function callContext(core: ServingCore, name: string, ctx: ServerContext): CallContext {
+  const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined
+  const context: CallContext = {
     tool: name,
     signal: ctx.mcpReq.signal,
     authInfo: ctx.http?.authInfo,
-    meta: ctx.mcpReq._meta as Record<string, unknown> | undefined,
+    meta,
+    sealRequestState: (payload) => core.codec().mint(payload),
   }
+  const headers = headersOf(ctx.http?.req)
+  if (headers) context.headers = headers
+  const state = ctx.mcpReq.requestState()
+  if (state !== undefined) context.requestState = state
+  const token = meta?.progressToken
+  if (typeof token === 'string' || typeof token === 'number') {
+    context.progress = (progress, message) => ctx.mcpReq.notify({
+      method: 'notifications/progress',
+      params: message === undefined ? { progressToken: token, progress } : { progressToken: token, progress, message },
+    })
+  }
+  return context
 }
 
 type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>
@@ -80,23 +85,74 @@ class ProtoSdkServer extends SdkServer {
   }
 }
 
+/** Sends one list_changed notification on a connected SDK instance (initialize era: unsolicited; 2026-07-28 stdio: to its listen subscriptions). */
+export function notifyInstance(server: SdkServer, kind: ListKind): void {
+  if (!server.transport) return
+  const sent = kind === 'tools' ? server.sendToolListChanged() : kind === 'resources' ? server.sendResourceListChanged() : server.sendPromptListChanged()
+  sent.catch(() => {
+    // A connection closing while we announce: nothing to tell it any more.
+  })
+}
+
+/** Options of {@link sdkServerFactory}. */
+export interface FactoryOptions {
+  /** Counted into, for stdio's report. */
+  stats?: ServeStats
+  /** Instances created, until they close (the ones list changes are sent to). */
+  live?: Set<SdkServer>
+}
+
+/** Creates one SDK server instance answering from `core`. */
+export function createSdkServer(core: ServingCore, options: FactoryOptions = {}): SdkServer {
+  const { stats, live } = options
+  const server = new ProtoSdkServer(core.info, {
+    capabilities: CAPABILITIES,
+    jsonSchemaValidator: PASS_THROUGH,
+    requestState: { verify: (state, ctx) => core.codec().verify(state, ctx) },
+  })
+  server.setRequestHandler('tools/list', (_request, ctx) => ({ tools: core.listTools(ctx.http?.authInfo) }) as never)
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name, arguments: args } = request.params
+    if (stats) stats.toolCalls++
+    const entry = core.lookupTool(name, ctx.http?.authInfo)
+    if (entry === undefined) throw unknownToolError(name)
+    const result = await entry.call(args, callContext(core, name, ctx))
+    if ('resultType' in result && result.resultType === 'input_required') return result as never
+    if (stats && result.isError) stats.errors++
+    return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
+  })
+  server.setRequestHandler('resources/list', () => ({ resources: [...core.resources.values()].map((r) => r.resource) }) as never)
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const { uri } = request.params
+    const entry = core.resources.get(uri)
+    if (entry === undefined) throw new ProtocolError(-32002 as ProtocolErrorCode, `Resource ${uri} not found`, { uri })
+    const context = { ...callContext(core, uri, ctx), state: core.state }
+    return readResult(entry.resource, await entry.read(uri, context)) as never
+  })
+  server.setRequestHandler('prompts/list', () => ({ prompts: [...core.prompts.values()].map((p) => p.prompt) }) as never)
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
+    const { name, arguments: args = {} } = request.params
+    const entry = core.prompts.get(name)
+    if (entry === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`)
+    for (const arg of entry.prompt.arguments ?? []) {
+      if (arg.required && typeof args[arg.name] !== 'string') {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name}: missing required argument "${arg.name}"`)
+      }
+    }
+    const context = { ...callContext(core, name, ctx), state: core.state }
+    return promptResult(entry.prompt, await entry.get(args as Record<string, string>, context)) as never
+  })
+  if (live) {
+    live.add(server)
+    server.onclose = () => live.delete(server)
+  }
+  return server
+}
+
 /**
  * A factory for `serveStdio` and `createMcpHandler`. Cheap per call: the
- * listing and the tool table are shared, only the SDK instance is new.
+ * snapshots are shared, only the SDK instance is new.
  */
-export function sdkServerFactory(core: ServingCore, stats?: ServeStats): McpServerFactory {
-  const options = { capabilities: { tools: {} }, jsonSchemaValidator: PASS_THROUGH }
-  const list = (): { tools: ListedTool[] } => core.listResult
-  return () => {
-    const server = new ProtoSdkServer(core.info, options)
-    server.setRequestHandler('tools/list', list as never)
-    server.setRequestHandler('tools/call', async (request, ctx) => {
-      const { name, arguments: args } = request.params
-      if (stats) stats.toolCalls++
-      const result = await core.dispatch(name, args, callContext(name, ctx))
-      if (stats && result.isError) stats.errors++
-      return server.projectCallToolResult(result as CallToolResult, core.outputSchemaOf(name))
-    })
-    return server
-  }
+export function sdkServerFactory(core: ServingCore, options: FactoryOptions = {}): McpServerFactory {
+  return () => createSdkServer(core, options)
 }

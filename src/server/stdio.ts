@@ -4,7 +4,9 @@
  */
 import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server'
-import { sdkServerFactory, type ServeStats, type ServingCore } from './sdk-server.ts'
+import type { Server as SdkServer } from '@modelcontextprotocol/server'
+import { notifyInstance, sdkServerFactory, type ServeStats } from './sdk-server.ts'
+import type { ServingCore } from './serving-core.ts'
 
 /** What `serveStdio()` resolves with once stdin closes. */
 export interface ServeReport {
@@ -60,15 +62,26 @@ class CountingTransport implements Transport {
   }
 }
 
-/** Serves `core` on stdio until stdin closes; resolves with a report. Logs go to stderr. */
+/**
+ * Serves `core` on stdio until stdin closes; resolves with a report. Logs go
+ * to stderr. List changes reach the client: unsolicited in the initialize
+ * era, on its `subscriptions/listen` streams in 2026-07-28.
+ */
 export function serveCoreStdio(core: ServingCore, options: ServeStdioOptions = {}): Promise<ServeReport> {
   const started = performance.now()
   const stats: ServeStats = { requests: 0, toolCalls: 0, errors: 0 }
+  // The connection's SDK instances (a discarded discovery probe leaves the set when it closes).
+  const live = new Set<SdkServer>()
+  const off = core.onChange((kind) => {
+    for (const server of live) notifyInstance(server, kind)
+  })
   return new Promise((resolve) => {
     const wire = new StdioServerTransport(options.stdin as never, options.stdout as never)
-    const transport = new CountingTransport(wire, stats, () =>
-      resolve({ ...stats, durationMs: Math.round(performance.now() - started) }))
-    sdkServeStdio(sdkServerFactory(core, stats), {
+    const transport = new CountingTransport(wire, stats, () => {
+      off()
+      resolve({ ...stats, durationMs: Math.round(performance.now() - started) })
+    })
+    sdkServeStdio(sdkServerFactory(core, { stats, live }), {
       transport,
       onerror: (error) => process.stderr.write(`${core.info.name}: ${error.message}\n`),
     })

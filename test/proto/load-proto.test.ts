@@ -44,7 +44,7 @@ describe('loadProto on example.proto', () => {
     expect(scalar.fields.find(f => f.number === 6)).toEqual({
       name: 'vibe_uint32', jsonName: 'vibeUint32', number: 6, type: { kind: 'scalar', scalar: 'uint32' },
       repeated: false, proto3Optional: true, comment: ' The details of the vibe uint32\n', options: {},
-      loc: { file: example, line: 49, column: 3 },
+      customOptions: {}, legacyRequired: false, loc: { file: example, line: 49, column: 3 },
     })
     expect(scalar.oneofs).toEqual([])
     expect(scalar.fields.find(f => f.name === 'vibe_enum')).toMatchObject({

@@ -23,7 +23,8 @@ describe('buildTools on fixture.proto', () => {
       requestType: 'mcpgen.OtherRequest',
     })
     expect(warnings).toEqual([
-      'tool "GetVibe" is declared by both mcpgen.VibeFixtureService and mcpgen.OtherFixtureService; the one of mcpgen.OtherFixtureService wins',
+      'tool "GetVibe" is declared by both mcpgen.VibeFixtureService and mcpgen.OtherFixtureService; the one of mcpgen.OtherFixtureService wins'
+      + ' (set the toolNames option to \'service\' or \'qualified\' to keep both)',
     ])
     expect(model.warnings).toEqual([])
   })

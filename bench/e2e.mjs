@@ -1,0 +1,92 @@
+/**
+ * End to end: `tools/call` from an SDK v2 `Client` over the SDK's in-process
+ * `InMemoryTransport`, our generated server vs a hand-written `McpServer`
+ * tool with an equivalent zod schema, on the medium request (SetVibeDetails).
+ *
+ * Our side: the generated module's `Server` answered by an SDK `Server`
+ * wired exactly as src/server/sdk-server.ts wires it (pass-through SDK
+ * validator, `server.call`, `projectCallToolResult`); the public `Server`
+ * has no connect-to-any-transport method, and stdio would add serialisation
+ * the baseline does not pay.
+ */
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client'
+import { McpServer, Server as SdkServer } from '@modelcontextprotocol/server'
+import * as z from 'zod'
+import { CASES, EXAMPLE_PROTO, backend } from './lib/example.mjs'
+import { interleave, record } from './lib/measure.mjs'
+import { writeModule } from './lib/module.mjs'
+
+const PASS_THROUGH = { getValidator: () => (input) => ({ valid: true, data: input, errorMessage: undefined }) }
+
+function ourSdkServer(server) {
+  const listed = server.listTools()
+  const outputSchemas = new Map(listed.map((t) => [t.name, t.outputSchema]))
+  const sdk = new SdkServer({ name: 'example', version: '0.0.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: PASS_THROUGH })
+  sdk.setRequestHandler('tools/list', () => ({ tools: server.listTools() }))
+  sdk.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name, arguments: args } = request.params
+    const result = await server.call(name, args, { signal: ctx.mcpReq.signal })
+    return sdk.projectCallToolResult(result, outputSchemas.get(name))
+  })
+  return sdk
+}
+
+const int64 = z.union([z.number().int(), z.string().regex(/^-?[0-9]+$/)])
+const uint64 = z.union([z.number().int().min(0), z.string().regex(/^[0-9]+$/)])
+const float = z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity'])])
+
+/** SetVibeDetails as a hand-written McpServer tool: the zod twin of the generated input schema. */
+function zodSdkServer() {
+  const server = new McpServer({ name: 'hand-written', version: '0.0.0' })
+  const vibeScalar = z.object({
+    vibeDouble: float.optional(), vibeFloat: float.optional(), vibeInt32: z.number().int().optional(), vibeInt64: int64.optional(),
+    vibeUint32: z.number().int().min(0).optional(), vibeUint64: uint64.optional(), vibeSint32: z.number().int().optional(),
+    vibeSint64: int64.optional(), vibeFixed32: z.number().int().min(0).optional(), vibeFixed64: uint64.optional(),
+    vibeSfixed32: z.number().int().optional(), vibeSfixed64: int64.optional(), vibeBool: z.boolean().optional(),
+    vibeBytes: z.string().optional(), vibeEnum: z.array(z.enum(['VIBE_UNSET', 'VIBE_GOOD'])).optional(),
+  }).strict()
+  server.registerTool('SetVibeDetails', {
+    description: 'Set vibe details',
+    inputSchema: z.object({ vibe: z.string().optional(), vibeScalar: vibeScalar.optional() }).strict(),
+  }, async (args) => {
+    const response = backend.SetVibeDetails(args)
+    return { content: [{ type: 'text', text: JSON.stringify(response) }] }
+  })
+  return server
+}
+
+async function connect(server) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  await server.connect(serverSide)
+  const client = new Client({ name: 'bench', version: '0.0.0' })
+  await client.connect(clientSide)
+  return client
+}
+
+export default {
+  name: 'e2e',
+  ids: ['e2e-vs-mcpserver-zod'],
+  async run() {
+    const { default: server } = await import(await writeModule(EXAMPLE_PROTO, 'example'))
+    server.implement('VibeService', backend)
+    const ours = await connect(ourSdkServer(server))
+    const theirs = await connect(zodSdkServer())
+    const params = { name: CASES.medium.tool, arguments: CASES.medium.args }
+    const a = await ours.callTool(params)
+    const b = await theirs.callTool(params)
+    if (a.isError || b.isError || a.content[0].text !== b.content[0].text) {
+      throw new Error(`e2e: results differ: ${JSON.stringify(a.content)} vs ${JSON.stringify(b.content)}`)
+    }
+    const ops = 300
+    const batch = (client) => async () => {
+      for (let i = 0; i < ops; i++) await client.callTool(params)
+    }
+    const samples = await interleave({ ours: batch(ours), baseline: batch(theirs), ops, rounds: 15, warmup: 3 })
+    await ours.close()
+    await theirs.close()
+    return [record({
+      id: 'e2e-vs-mcpserver-zod', samples, unit: 'µs/call', higherIsBetter: true, target: 1.0,
+      note: 'throughput of tools/call over InMemoryTransport vs McpServer + zod (SetVibeDetails)',
+    })]
+  },
+}

@@ -1,0 +1,240 @@
+/**
+ * The `/__mcp/` page: lists the dev server's MCP tools live (refreshing on
+ * `notifications/tools/list_changed`), shows each tool's description and
+ * schemas, and calls a tool with arguments from a JSON editor or a form
+ * generated from the top-level properties of its input schema.
+ */
+import { McpClient, McpError } from './mcp-client.js'
+
+const $ = (id) => document.getElementById(id)
+const endpoint = document.querySelector('meta[name="mcp-endpoint"]')?.getAttribute('content') ?? '/mcp'
+
+/** @type {any[]} */
+let tools = []
+/** @type {string | undefined} */
+let selected
+/** Names seen before the latest refresh, to mark new tools. */
+let known = new Set()
+let refreshing = Promise.resolve()
+
+function setStatus(status, detail) {
+  const el = $('status')
+  el.dataset.status = status
+  el.textContent = detail ? `${status}: ${detail}` : status
+}
+
+const client = new McpClient(endpoint, {
+  onStatus: setStatus,
+  onNotification(message) {
+    if (message.method === 'notifications/tools/list_changed') refresh()
+  },
+})
+
+function el(tag, props = {}, ...children) {
+  const node = Object.assign(document.createElement(tag), props)
+  for (const child of children) node.append(child)
+  return node
+}
+
+const pretty = (value) => JSON.stringify(value, null, 2)
+
+/** The text of a content item, pretty-printed when it is JSON. */
+function showText(text) {
+  try { return pretty(JSON.parse(text)) } catch { return text }
+}
+
+function renderList() {
+  const filter = $('filter').value.trim().toLowerCase()
+  const list = $('tools')
+  list.replaceChildren(...tools
+    .filter((tool) => !filter || tool.name.toLowerCase().includes(filter) || (tool.description ?? '').toLowerCase().includes(filter))
+    .map((tool) => {
+      const item = el('li', { role: 'option', className: known.size > 0 && !known.has(tool.name) ? 'new' : '' },
+        el('span', { className: 'name', textContent: tool.name }),
+        el('span', { className: 'summary', textContent: (tool.description ?? '').split('\n')[0] }))
+      item.dataset.tool = tool.name
+      item.setAttribute('aria-selected', String(tool.name === selected))
+      item.addEventListener('click', () => select(tool.name))
+      return item
+    }))
+}
+
+/** A starting value for `schema`: required properties filled with a placeholder of their type. */
+function skeleton(schema) {
+  if (!schema || typeof schema !== 'object') return {}
+  if (schema.type === 'object' || schema.properties) {
+    const out = {}
+    for (const key of schema.required ?? []) out[key] = skeleton(schema.properties?.[key])
+    return out
+  }
+  if (schema.enum) return schema.enum[0]
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type
+  if (type === 'string') return ''
+  if (type === 'integer' || type === 'number') return 0
+  if (type === 'boolean') return false
+  if (type === 'array') return []
+  return {}
+}
+
+/** How a top-level property is edited in the form, or undefined when only JSON will do. */
+function fieldKind(schema) {
+  if (!schema) return undefined
+  if (Array.isArray(schema.enum) && schema.enum.every((v) => typeof v === 'string')) return 'enum'
+  const types = new Set([].concat(schema.type ?? [], ...(schema.anyOf ?? []).map((s) => s.type ?? [])))
+  if (types.size === 1 && types.has('boolean')) return 'boolean'
+  if ([...types].every((t) => t === 'integer' || t === 'number')) return types.size ? 'number' : undefined
+  if (types.has('string') && [...types].every((t) => t === 'string' || t === 'integer')) return 'string'
+  return undefined
+}
+
+function readArgs() {
+  const text = $('args').value.trim()
+  return text === '' ? {} : JSON.parse(text)
+}
+
+/** Writes one form field into the JSON editor (an empty field removes the key). */
+function syncField(key, kind, input) {
+  let args
+  try { args = readArgs() } catch { return }
+  if (kind === 'boolean') args[key] = input.checked
+  else if (input.value === '') delete args[key]
+  else args[key] = kind === 'number' ? Number(input.value) : input.value
+  $('args').value = pretty(args)
+}
+
+/** The form of a tool's top-level scalar properties; the JSON editor stays the source of truth. */
+function renderForm(tool, args) {
+  const form = $('form')
+  const rows = []
+  for (const [key, schema] of Object.entries(tool.inputSchema?.properties ?? {})) {
+    const kind = fieldKind(schema)
+    if (!kind) continue
+    const id = `field-${key}`
+    let input
+    if (kind === 'enum') {
+      input = el('select', { id }, el('option', { value: '', textContent: '—' }), ...schema.enum.map((v) => el('option', { value: v, textContent: v })))
+    } else {
+      input = el('input', { id, type: kind === 'boolean' ? 'checkbox' : kind === 'number' ? 'number' : 'text' })
+      if (kind === 'number') input.step = 'any'
+    }
+    if (kind === 'boolean') input.checked = args[key] === true
+    else if (args[key] !== undefined && typeof args[key] !== 'object') input.value = String(args[key])
+    input.dataset.key = key
+    input.addEventListener(kind === 'boolean' || kind === 'enum' ? 'change' : 'input', () => syncField(key, kind, input))
+    rows.push(el('label', { htmlFor: id, textContent: key, title: schema.description ?? '' }), input)
+  }
+  form.replaceChildren(...rows)
+}
+
+function renderDetail(keepArgs) {
+  const tool = tools.find((t) => t.name === selected)
+  $('detail').hidden = !tool
+  $('empty').hidden = !!tool
+  if (!tool) return
+  $('tool-name').textContent = tool.name
+  $('tool-description').textContent = tool.description ?? ''
+  $('input-schema').textContent = pretty(tool.inputSchema)
+  $('output-block').hidden = !tool.outputSchema
+  $('output-schema').textContent = tool.outputSchema ? pretty(tool.outputSchema) : ''
+  if (!keepArgs) {
+    $('args').value = pretty(skeleton(tool.inputSchema))
+    $('args-error').textContent = ''
+    $('result').hidden = true
+  }
+  let args = {}
+  try { args = readArgs() } catch {}
+  renderForm(tool, args)
+}
+
+function select(name) {
+  selected = name
+  history.replaceState(null, '', `#${encodeURIComponent(name)}`)
+  renderList()
+  renderDetail(false)
+}
+
+function showResult(outcome, meta, items, structured) {
+  const result = $('result')
+  result.hidden = false
+  result.dataset.outcome = outcome
+  $('result-meta').textContent = meta
+  $('content').replaceChildren(...items)
+  $('structured-block').hidden = structured === undefined
+  $('structured').textContent = structured === undefined ? '' : pretty(structured)
+}
+
+function contentItem(item) {
+  if (item.type === 'text') return el('pre', { className: 'text', textContent: showText(item.text) })
+  if (item.type === 'image') return el('img', { src: `data:${item.mimeType};base64,${item.data}`, alt: 'image result' })
+  return el('pre', { textContent: pretty(item) })
+}
+
+async function call() {
+  const tool = selected
+  if (!tool) return
+  let args
+  try {
+    args = readArgs()
+  } catch (error) {
+    $('args-error').textContent = `arguments are not JSON: ${error.message}`
+    return
+  }
+  $('args-error').textContent = ''
+  const button = $('call')
+  button.disabled = true
+  const started = performance.now()
+  try {
+    const result = await client.callTool(tool, args)
+    const ms = Math.round(performance.now() - started)
+    showResult(result.isError ? 'error' : 'ok', `${result.isError ? 'isError' : 'ok'} · ${ms} ms`,
+      (result.content ?? []).map(contentItem), result.structuredContent)
+  } catch (error) {
+    const code = error instanceof McpError && error.code !== undefined ? ` ${error.code}` : ''
+    showResult('error', `protocol error${code}`, [el('pre', { className: 'text', textContent: error.message })], undefined)
+  } finally {
+    button.disabled = false
+  }
+}
+
+/** Fetches the listing again; calls queue so refreshes never interleave. */
+function refresh() {
+  refreshing = refreshing.then(async () => {
+    const next = await client.listTools()
+    known = new Set(tools.map((t) => t.name))
+    tools = next
+    renderList()
+    renderDetail(true)
+  }).catch((error) => setStatus('error', error.message))
+  return refreshing
+}
+
+async function start() {
+  $('endpoint').textContent = new URL(endpoint, location.href).href
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const { serverInfo } = await client.connect()
+      $('server').textContent = `${serverInfo.name} ${serverInfo.version}`
+      document.title = `${serverInfo.name} · MCP tools`
+      break
+    } catch (error) {
+      setStatus('error', error.message)
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, 5000)))
+    }
+  }
+  await refresh()
+  const wanted = decodeURIComponent(location.hash.slice(1))
+  if (tools.some((t) => t.name === wanted)) select(wanted)
+}
+
+$('filter').addEventListener('input', renderList)
+$('call').addEventListener('click', call)
+$('args').addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) call()
+})
+$('args').addEventListener('input', () => {
+  const tool = tools.find((t) => t.name === selected)
+  let args
+  try { args = readArgs() } catch { return }
+  if (tool) renderForm(tool, args)
+})
+start()

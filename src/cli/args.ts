@@ -1,0 +1,115 @@
+/**
+ * The `proto-mcp` command line: flags parsed with node:util `parseArgs`,
+ * usage errors as one line, and the help text.
+ */
+import { parseArgs } from 'node:util'
+
+/** What `proto-mcp serve` was asked to do. */
+export interface ServeCommand {
+  command: 'serve'
+  /** The `.proto` whose services become tools. */
+  file: string
+  /** The gRPC target every service is forwarded to (`127.0.0.1:50051`). */
+  grpc: string
+  /** Serve Streamable HTTP on this port instead of stdio. */
+  http?: number
+  /** Address the HTTP server binds. @default '127.0.0.1' */
+  host: string
+  /** Extra directories searched for `import "..."`, in order. */
+  importPaths: string[]
+  profile: 'default' | 'topeka'
+  /** Milliseconds each gRPC call may take. @default 30000 */
+  deadlineMs: number
+  /** MCP request headers forwarded as gRPC metadata. @default ['authorization', 'traceparent'] */
+  forwardHeaders: string[]
+}
+
+/** A parsed command line: serve, or print help or the version. */
+export type CliCommand = ServeCommand | { command: 'help' } | { command: 'version' }
+
+/** The help text of `proto-mcp --help`: every flag. */
+export const HELP = `Usage: proto-mcp serve <file.proto> --grpc <target> [options]
+
+Serve the services of a .proto as MCP tools, forwarding every call to a gRPC
+server: schemas and validators are built at start-up, no bundler needed.
+MCP runs over stdio unless --http is given; logs go to stderr.
+
+Options:
+  --grpc <target>            gRPC server to forward to, e.g. 127.0.0.1:50051 (required)
+  --http <port>              serve Streamable HTTP on this port (path /mcp) instead of stdio
+  --host <address>           address the HTTP server binds (default 127.0.0.1)
+  -I, --import-path <dir>    directory searched for imports; repeatable, in order
+  --profile <name>           schema profile: default or topeka (default: default)
+  --deadline <ms>            deadline of each gRPC call in milliseconds (default 30000)
+  --forward-header <name>    MCP request header forwarded as gRPC metadata; repeatable
+                             (default: authorization and traceparent)
+  -h, --help                 print this help and exit
+  -v, --version              print the version and exit
+`
+
+/** A usage error: one line, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'UsageError'
+  }
+}
+
+const PROFILES = ['default', 'topeka'] as const
+
+function positiveInteger(flag: string, value: string, max: number): number {
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw new UsageError(`${flag} must be an integer from 1 to ${max}, got "${value}"`)
+  }
+  return n
+}
+
+/** Parses `argv` (without node and the script); throws a {@link UsageError} naming what is wrong. */
+export function parseCli(argv: readonly string[]): CliCommand {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        grpc: { type: 'string' },
+        http: { type: 'string' },
+        host: { type: 'string' },
+        'import-path': { type: 'string', short: 'I', multiple: true },
+        profile: { type: 'string' },
+        deadline: { type: 'string' },
+        'forward-header': { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    })
+  } catch (error) {
+    // parseArgs's messages span lines and suggest `--`; the first sentence says it.
+    const first = (error as Error).message.split('\n')[0]!.replace(/\. To specify .*$/, '')
+    throw new UsageError(first.charAt(0).toLowerCase() + first.slice(1))
+  }
+  const { values, positionals } = parsed
+  if (values.help) return { command: 'help' }
+  if (values.version) return { command: 'version' }
+  const [command, file, ...rest] = positionals
+  if (command === undefined) throw new UsageError('missing command: proto-mcp serve <file.proto> --grpc <target> (see --help)')
+  if (command !== 'serve') throw new UsageError(`unknown command "${command}": the only command is serve (see --help)`)
+  if (file === undefined) throw new UsageError('serve needs a .proto file: proto-mcp serve <file.proto> --grpc <target>')
+  if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": serve takes one .proto file`)
+  if (values.grpc === undefined || values.grpc === '') throw new UsageError('--grpc <target> is required: the gRPC server to forward calls to')
+  const profile = values.profile ?? 'default'
+  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be default or topeka, got "${profile}"`)
+  return {
+    command: 'serve',
+    file,
+    grpc: values.grpc,
+    ...(values.http === undefined ? {} : { http: positiveInteger('--http', values.http, 65535) }),
+    host: values.host ?? '127.0.0.1',
+    importPaths: values['import-path'] ?? [],
+    profile: profile as ServeCommand['profile'],
+    deadlineMs: values.deadline === undefined ? 30_000 : positiveInteger('--deadline', values.deadline, 2 ** 31 - 1),
+    forwardHeaders: values['forward-header'] ?? ['authorization', 'traceparent'],
+  }
+}

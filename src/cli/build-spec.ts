@@ -1,0 +1,59 @@
+/**
+ * The whole `?mcp` pipeline at start-up, with no bundler: load the `.proto`,
+ * build the tools, compile their validators with the code generator's Ajv,
+ * and assemble the spec `createProtoServer` takes.
+ */
+import { createAjv } from '../codegen/index.ts'
+import { serverName } from '../plugin/build-module.ts'
+import { loadProto } from '../proto/index.ts'
+import type { ProtoServerSpec, ValidateFunction } from '../runtime/types.ts'
+import { buildTools, type Profile } from '../schema/index.ts'
+
+/** Options of {@link buildServerSpec}. */
+export interface BuildSpecOptions {
+  /** Directories searched for imports (resolved against the working directory). @default [] */
+  importPaths?: string[]
+  /** @default 'default' */
+  profile?: Profile
+}
+
+/** A spec and the build warnings of every stage. */
+export interface BuiltSpec {
+  spec: ProtoServerSpec
+  warnings: string[]
+}
+
+/**
+ * Builds the server spec of the `.proto` at `file`, as a generated module
+ * would hold it; validators are compiled now (identical schemas share one).
+ * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
+ */
+export function buildServerSpec(file: string, options: BuildSpecOptions = {}): BuiltSpec {
+  const profile = options.profile ?? 'default'
+  const model = loadProto(file, { importPaths: options.importPaths ?? [] })
+  const built = buildTools(model, { profile })
+  const ajv = createAjv()
+  const validators = new Map<string, ValidateFunction>()
+  const tools = built.tools.map((tool) => {
+    const key = JSON.stringify(tool.inputSchema)
+    let validate = validators.get(key)
+    if (validate === undefined) {
+      try {
+        validate = ajv.compile(tool.inputSchema) as unknown as ValidateFunction
+      } catch (cause) {
+        throw new Error(`cannot compile the input schema of tool "${tool.name}": ${(cause as Error).message}`, { cause })
+      }
+      validators.set(key, validate)
+    }
+    return { ...tool, validate }
+  })
+  const spec: ProtoServerSpec = {
+    name: serverName(file),
+    version: '0.0.0',
+    profile,
+    descriptor: model.descriptor,
+    tools,
+    services: Object.fromEntries(model.services.map((service) => [service.fullName, service.methods.map((m) => m.name)])),
+  }
+  return { spec, warnings: [...model.warnings, ...built.warnings] }
+}

@@ -1,0 +1,98 @@
+/**
+ * `proto-mcp serve`: a gateway from MCP to an existing gRPC service. Builds
+ * the spec at start-up, forwards every service to the gRPC target, and
+ * serves over stdio (stdout is the MCP stream, so logs go to stderr) or HTTP.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { grpc } from '../grpc/grpc-backend.ts'
+import { createProtoServer } from '../server/index.ts'
+import { HELP, parseCli, type ServeCommand } from './args.ts'
+import { buildServerSpec } from './build-spec.ts'
+
+const log = (line: string): void => {
+  process.stderr.write(`proto-mcp: ${line}\n`)
+}
+
+/** The package's version, from the nearest `package.json` above this file. */
+function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (;;) {
+    const file = join(dir, 'package.json')
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string }
+      if (pkg.name === 'unplugin-proto-mcp') return pkg.version ?? '0.0.0'
+    }
+    const parent = dirname(dir)
+    if (parent === dir) return '0.0.0'
+    dir = parent
+  }
+}
+
+/** The first line of an error's message: the command's errors are one line. */
+const oneLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!
+
+/** Builds the server, forwards it, and serves until stdin closes (stdio) or a signal arrives (HTTP). */
+async function serve(options: ServeCommand): Promise<number> {
+  const file = resolve(options.file)
+  const { spec, warnings } = buildServerSpec(file, {
+    importPaths: options.importPaths.map((dir) => resolve(dir)),
+    profile: options.profile,
+  })
+  for (const warning of warnings) log(`warning: ${warning}`)
+  const server = createProtoServer(spec)
+  const backend = grpc(options.grpc, { deadlineMs: options.deadlineMs, forwardHeaders: options.forwardHeaders })
+  for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
+  const summary = `${spec.tools.length} ${spec.tools.length === 1 ? 'tool' : 'tools'} from ${options.file}, forwarding to ${options.grpc}`
+
+  if (options.http === undefined) {
+    log(`serving ${summary} over stdio`)
+    await server.serveStdio()
+    backend.close()
+    return 0
+  }
+  const handle = await server.serveHttp({ host: options.host, port: options.http })
+  log(`serving ${summary} at ${handle.url}`)
+  await new Promise<void>((done) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      done()
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+  await handle.close()
+  backend.close()
+  return 0
+}
+
+/**
+ * Runs the command line `argv` (without node and the script) and resolves
+ * with the exit code: 0 done, 1 a proto or start-up failure, 2 a usage error.
+ * Errors are one line on stderr.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  let command
+  try {
+    command = parseCli(argv)
+  } catch (error) {
+    log(oneLine(error))
+    return 2
+  }
+  if (command.command === 'help') {
+    process.stdout.write(HELP)
+    return 0
+  }
+  if (command.command === 'version') {
+    process.stdout.write(`${packageVersion()}\n`)
+    return 0
+  }
+  try {
+    return await serve(command)
+  } catch (error) {
+    log(oneLine(error))
+    return 1
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The hot-reload tail of a `?mcp` module served by Vite's dev server
+ * (server.md §6). Builds never carry it.
+ */
+
+/**
+ * Source that default-exports the server held in `created`. With `hmr`, the
+ * first evaluation keeps that server in `import.meta.hot.data`; every later
+ * one (the `.proto` or one it imports changed) moves the new tools onto the
+ * kept server with `handle().replaceTools(...)` and exports the kept one, so
+ * open sessions stay open, clients get `list_changed`, and backends bound
+ * with `implement()` stay bound.
+ */
+export function emitDefaultExport(created: string, hmr: boolean): string {
+  if (!hmr) return `export default ${created}`
+  return [
+    `const created = ${created}`,
+    '',
+    '// Hot reload (Vite dev server only): one server lives across edits of the .proto.',
+    'let server = created',
+    'if (import.meta.hot) {',
+    '  const kept = import.meta.hot.data.server',
+    '  if (kept && kept !== created) {',
+    '    kept.handle().replaceTools(created)',
+    '    server = kept',
+    '  } else {',
+    '    import.meta.hot.data.server = created',
+    '  }',
+    '  import.meta.hot.accept()',
+    '}',
+    'export default server',
+  ].join('\n')
+}

@@ -1,0 +1,175 @@
+/**
+ * The gRPC backend (runtime.md §4): each call is encoded to protobuf binary
+ * and sent over a grpc-js channel to the method's path, with forwarded
+ * headers, a deadline and cancellation; the reply is decoded back.
+ */
+import { Channel, Client, connectivityState, credentials as grpcCredentials } from '@grpc/grpc-js'
+import type { ChannelCredentials, ChannelOptions, ClientReadableStream, Metadata } from '@grpc/grpc-js'
+import type { Type } from 'protobufjs'
+import { DEFAULT_FORWARDED_HEADERS, type Backend, type BackendMethod, type BackendService } from '../runtime/backend.ts'
+import { fromJson, toJson } from '../runtime/protojson.ts'
+import { statusError } from '../runtime/status.ts'
+import type { CallContext, RpcHandler } from '../runtime/types.ts'
+import { metadataOf, statusErrorOf } from './metadata.ts'
+
+/** Options of {@link grpc}. */
+export interface GrpcOptions {
+  /** Channel credentials for a target given as an address. @default grpc.credentials.createInsecure() */
+  credentials?: ChannelCredentials
+  /** grpc-js channel options for a target given as an address, over the quick-reconnect defaults. @default {} */
+  channelOptions?: ChannelOptions
+  /** MCP request headers forwarded as gRPC metadata (case-insensitive names). @default ['authorization', 'traceparent'] */
+  forwardHeaders?: readonly string[]
+  /** Metadata added to every call (after the forwarded headers). @default none */
+  metadata?: Readonly<Record<string, string>>
+  /** Milliseconds a call may take before it ends with `DeadlineExceeded`. @default 30000 */
+  deadlineMs?: number
+  /**
+   * Milliseconds a call waits for a channel in reconnect backoff to come back
+   * before it is sent anyway (failing fast with `Unavailable` if the backend is
+   * still down), capped by the deadline. @default 1000
+   */
+  reconnectWaitMs?: number
+  /** The most messages a server-streaming call collects before it is cut. @default 1000 */
+  streamCap?: number
+}
+
+/** A gRPC backend for `Server.forward`; `close()` closes the channel it opened (not one it was given). */
+export interface GrpcBackend extends Backend {
+  close(): void
+}
+
+// Quick reconnects: grpc-js's defaults (1 s growing to 120 s) would answer
+// Unavailable for minutes after a backend restart.
+const RECONNECT_OPTIONS: ChannelOptions = {
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1000,
+}
+
+const identity = (bytes: Buffer): Buffer => bytes
+
+const isClient = (value: unknown): value is Client =>
+  value !== null && typeof value === 'object' && typeof (value as Client).makeUnaryRequest === 'function'
+const isChannel = (value: unknown): value is Channel =>
+  value !== null && typeof value === 'object' && typeof (value as Channel).createCall === 'function' &&
+  typeof (value as Channel).getConnectivityState === 'function'
+
+function clientOf(target: string | Channel | Client, options: GrpcOptions): { client: Client; owned: boolean } {
+  if (isClient(target)) return { client: target, owned: false }
+  const creds = options.credentials ?? grpcCredentials.createInsecure()
+  if (isChannel(target)) return { client: new Client('channel', creds, { channelOverride: target }), owned: false }
+  if (typeof target !== 'string' || target === '') {
+    throw new TypeError('grpc(): the target must be an address ("127.0.0.1:50051"), a grpc-js Channel or a grpc-js Client')
+  }
+  return { client: new Client(target, creds, { ...RECONNECT_OPTIONS, ...options.channelOptions }), owned: true }
+}
+
+/** Protobuf binary of a request in canonical protobuf JSON. */
+function encodeRequest(type: Type, request: unknown): Buffer {
+  return Buffer.from(type.encode(fromJson(type, request)).finish())
+}
+
+/** Canonical protobuf JSON of a binary response; undecodable bytes are an `Internal` status (as grpc-go says it). */
+function decodeResponse(type: Type, bytes: Buffer): unknown {
+  try {
+    return toJson(type, type.decode(bytes))
+  } catch (error) {
+    throw statusError('Internal', `grpc: failed to unmarshal the received message: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * Resolves when the channel may carry a call: at once unless it is in
+ * reconnect backoff, then when it reconnects or after `waitMs`.
+ */
+function channelSettled(client: Client, waitMs: number): Promise<void> {
+  const channel = client.getChannel()
+  if (waitMs <= 0 || channel.getConnectivityState(false) !== connectivityState.TRANSIENT_FAILURE) return Promise.resolve()
+  return new Promise((resolve) => client.waitForReady(Date.now() + waitMs, () => resolve()))
+}
+
+/** Runs `start` when the channel has settled, unless the MCP request is cancelled first. */
+async function whenSettled(client: Client, waitMs: number, signal: AbortSignal | undefined): Promise<void> {
+  await channelSettled(client, waitMs)
+  if (signal?.aborted) throw statusError('Canceled', 'the request was cancelled')
+}
+
+/**
+ * A backend forwarding calls to a gRPC server: `target` is an address
+ * (`'127.0.0.1:50051'`, any grpc-js target string), a grpc-js `Channel`, or a
+ * grpc-js `Client` (any generated client: its channel and interceptors are used).
+ */
+export function grpc(target: string | Channel | Client, options: GrpcOptions = {}): GrpcBackend {
+  const { client, owned } = clientOf(target, options)
+  const allow = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS
+  const deadlineMs = options.deadlineMs ?? 30_000
+  const waitMs = options.reconnectWaitMs ?? 1000
+  const extra = Object.entries(options.metadata ?? {})
+
+  const metadataFor = (context: CallContext): Metadata => {
+    const metadata = metadataOf(context, allow)
+    for (const [key, value] of extra) metadata.add(key, value)
+    return metadata
+  }
+
+  const unary = (method: BackendMethod): RpcHandler => async (request: unknown, context: CallContext) => {
+    const deadline = Date.now() + deadlineMs
+    const bytes = encodeRequest(method.requestType, request)
+    await whenSettled(client, Math.min(waitMs, deadlineMs), context.signal)
+    const root = method.responseType.root
+    return new Promise<unknown>((resolve, reject) => {
+      const signal = context.signal
+      const onAbort = (): void => call.cancel()
+      const call = client.makeUnaryRequest(method.path, identity, identity, bytes, metadataFor(context), { deadline }, (error, reply) => {
+        signal?.removeEventListener('abort', onAbort)
+        if (error) reject(statusErrorOf(error, root))
+        else {
+          try {
+            resolve(decodeResponse(method.responseType, reply!))
+          } catch (failure) {
+            reject(failure)
+          }
+        }
+      })
+      signal?.addEventListener('abort', onAbort, { once: true })
+      if (signal?.aborted) call.cancel()
+    })
+  }
+
+  const streaming = (method: BackendMethod): RpcHandler => async (request: unknown, context: CallContext) => {
+    const deadline = Date.now() + deadlineMs
+    const bytes = encodeRequest(method.requestType, request)
+    await whenSettled(client, Math.min(waitMs, deadlineMs), context.signal)
+    const call = client.makeServerStreamRequest(method.path, identity, identity, bytes, metadataFor(context), { deadline })
+    return responses(call, method.responseType, context.signal)
+  }
+
+  return {
+    streamCap: options.streamCap,
+    bind(service: BackendService) {
+      const handlers: Record<string, RpcHandler> = {}
+      for (const method of service.methods) handlers[method.name] = method.serverStreaming ? streaming(method) : unary(method)
+      return handlers
+    },
+    close() {
+      if (owned) client.close()
+    },
+  }
+}
+
+/** The decoded messages of a server stream; leaving early (the cap) or cancelling the MCP request cancels the call. */
+async function* responses(call: ClientReadableStream<Buffer>, type: Type, signal: AbortSignal | undefined): AsyncGenerator<unknown> {
+  const onAbort = (): void => call.cancel()
+  signal?.addEventListener('abort', onAbort, { once: true })
+  if (signal?.aborted) call.cancel()
+  try {
+    for await (const chunk of call as AsyncIterable<Buffer>) yield decodeResponse(type, chunk)
+  } catch (error) {
+    throw isStatus(error) ? error : statusErrorOf(error, type.root)
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+    call.cancel()
+  }
+}
+
+const isStatus = (error: unknown): boolean => (error as { name?: unknown } | null)?.name === 'StatusError'

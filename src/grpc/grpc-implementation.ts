@@ -1,0 +1,219 @@
+/**
+ * Existing grpc-js service implementations mounted in process, with no
+ * network (runtime.md §4): the `(call, callback)` handlers given to
+ * `grpc.Server.addService` see the objects @grpc/proto-loader would give them.
+ */
+import { EventEmitter } from 'node:events'
+import type { Metadata } from '@grpc/grpc-js'
+import type { Type } from 'protobufjs'
+import { DEFAULT_FORWARDED_HEADERS, type Backend, type BackendMethod, type BackendService } from '../runtime/backend.ts'
+import { fromJson, toJson } from '../runtime/protojson.ts'
+import { statusError } from '../runtime/status.ts'
+import type { CallContext, RpcHandler } from '../runtime/types.ts'
+import { metadataOf, statusErrorOf } from './metadata.ts'
+
+/** @grpc/proto-loader's usual options: how `call.request` looks to the handlers. */
+export const PROTO_LOADER_FORM = { longs: String, enums: String, defaults: true, oneofs: true } as const
+
+/** A unary grpc-js handler: `(call, callback)`; `callback(error)` or `callback(null, response)`. */
+export type GrpcUnaryHandler = (call: any, callback: (error: unknown, value?: unknown, trailer?: unknown, flags?: number) => void) => void
+/** A server-streaming grpc-js handler: `(call)`, writing with `call.write(message)` and ending with `call.end()`. */
+export type GrpcStreamHandler = (call: any) => void
+
+/** Options of {@link grpcImplementation}. */
+export interface GrpcImplementationOptions {
+  /** MCP request headers given to handlers as `call.metadata`. @default ['authorization', 'traceparent'] */
+  forwardHeaders?: readonly string[]
+  /** The most messages a server-streaming call collects before it is cut. @default 1000 */
+  streamCap?: number
+}
+
+const lowerCamel = (name: string): string => name.charAt(0).toLowerCase() + name.slice(1)
+
+/**
+ * The call object a handler receives: `request`, `metadata`, `cancelled`
+ * and its `'cancelled'` event, as on a grpc-js `ServerUnaryCall`.
+ */
+export class InProcessCall extends EventEmitter {
+  cancelled = false
+  readonly request: unknown
+  readonly metadata: Metadata
+  readonly #path: string
+
+  constructor(request: unknown, metadata: Metadata, path: string, signal: AbortSignal | undefined) {
+    super()
+    this.request = request
+    this.metadata = metadata
+    this.#path = path
+    const cancel = (): void => {
+      if (this.cancelled) return
+      this.cancelled = true
+      this.emit('cancelled', 'cancelled')
+    }
+    if (signal?.aborted) this.cancelled = true
+    else signal?.addEventListener('abort', cancel, { once: true })
+  }
+
+  /** Marks the call cancelled (the MCP request was cancelled, or the stream cap reached). */
+  cancel(): void {
+    if (this.cancelled) return
+    this.cancelled = true
+    this.emit('cancelled', 'cancelled')
+  }
+
+  /** The method path, as grpc-js gives it. */
+  getPath(): string {
+    return this.#path
+  }
+
+  /** The peer: there is no network. */
+  getPeer(): string {
+    return 'in-process'
+  }
+
+  /** No deadline applies in process. */
+  getDeadline(): number {
+    return Infinity
+  }
+
+  /** Response headers have nowhere to go in process; accepted and ignored. */
+  sendMetadata(_metadata: Metadata): void {}
+}
+
+/** The response of a handler in proto-loader form, as canonical protobuf JSON (proto-loader serialises with `fromObject`). */
+function responseJson(type: Type, value: unknown): unknown {
+  try {
+    return toJson(type, type.fromObject((value ?? {}) as Record<string, unknown>))
+  } catch (error) {
+    throw statusError('Internal', `cannot serialize the response: ${(error as Error).message}`)
+  }
+}
+
+function requestObject(type: Type, request: unknown): unknown {
+  return type.toObject(fromJson(type, request), PROTO_LOADER_FORM)
+}
+
+/** A server-streaming call: `write`/`end`/`'error'` feed the messages the tool collects. */
+class InProcessStream extends InProcessCall {
+  readonly #queue: unknown[] = []
+  #ended = false
+  #failure: unknown
+  #wake: (() => void) | undefined
+  readonly #type: Type
+
+  constructor(request: unknown, metadata: Metadata, path: string, signal: AbortSignal | undefined, type: Type) {
+    super(request, metadata, path, signal)
+    this.#type = type
+    // A handler reports a failure by emitting 'error' (or destroy(error)), as on a grpc-js ServerWritableStream.
+    this.on('error', (error: unknown) => this.#finish(error ?? statusError('Unknown', 'stream failed')))
+  }
+
+  #finish(failure?: unknown): void {
+    if (this.#ended) return
+    this.#ended = true
+    this.#failure = failure
+    this.#wake?.()
+  }
+
+  write(message: unknown): boolean {
+    if (!this.#ended && !this.cancelled) this.#queue.push(message)
+    this.#wake?.()
+    return true
+  }
+
+  end(metadata?: Metadata): void {
+    void metadata
+    this.#finish()
+  }
+
+  destroy(error?: unknown): void {
+    this.#finish(error)
+  }
+
+  async *messages(): AsyncGenerator<unknown> {
+    try {
+      for (;;) {
+        if (this.#queue.length > 0) {
+          yield responseJson(this.#type, this.#queue.shift())
+          continue
+        }
+        if (this.#ended) break
+        await new Promise<void>((resolve) => { this.#wake = resolve })
+        this.#wake = undefined
+      }
+      if (this.#failure !== undefined) throw statusErrorOf(this.#failure, this.#type.root)
+    } finally {
+      // Left early (the cap, or an encoding failure): the handler sees a cancelled call.
+      if (!this.#ended) this.cancel()
+    }
+  }
+}
+
+/**
+ * A backend that runs grpc-js service handlers in process: what
+ * `grpc.Server.addService(definition, handlers)` takes, keyed by RPC name or
+ * lowerCamel. `call.request` has proto-loader's form (`longs: String`,
+ * `enums: String`, `defaults: true`, `oneofs: true`, bytes as `Buffer`),
+ * `call.metadata` the forwarded headers; `callback({ code, details })` is
+ * that status, and a returned response goes through `fromObject` as
+ * proto-loader's serializer does.
+ */
+export function grpcImplementation(handlers: object, options: GrpcImplementationOptions = {}): Backend {
+  if (handlers === null || typeof handlers !== 'object') {
+    throw new TypeError('grpcImplementation(): the handlers must be an object of (call, callback) functions')
+  }
+  const allow = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS
+  const handlerOf = (name: string): Function | undefined => {
+    const value = (handlers as Record<string, unknown>)[name] ?? (handlers as Record<string, unknown>)[lowerCamel(name)]
+    return typeof value === 'function' ? value : undefined
+  }
+
+  const unary = (method: BackendMethod, handler: Function): RpcHandler => (request: unknown, context: CallContext) =>
+    new Promise<unknown>((resolve, reject) => {
+      const root = method.responseType.root
+      const call = new InProcessCall(requestObject(method.requestType, request), metadataOf(context, allow), method.path, context.signal)
+      let answered = false
+      const callback = (error: unknown, value?: unknown, trailer?: unknown): void => {
+        if (answered) return
+        answered = true
+        // grpc-js sends a trailer given with an error as the status trailers.
+        if (error) reject(statusErrorOf(trailer && typeof error === 'object' && !('metadata' in error) ? { ...error, metadata: trailer } : error, root))
+        else {
+          try {
+            resolve(responseJson(method.responseType, value))
+          } catch (failure) {
+            reject(failure)
+          }
+        }
+      }
+      try {
+        handler.call(handlers, call, callback)
+      } catch (error) {
+        callback(error)
+      }
+    })
+
+  const streaming = (method: BackendMethod, handler: Function): RpcHandler => (request: unknown, context: CallContext) => {
+    const call = new InProcessStream(
+      requestObject(method.requestType, request), metadataOf(context, allow), method.path, context.signal, method.responseType,
+    )
+    try {
+      handler.call(handlers, call)
+    } catch (error) {
+      call.destroy(error)
+    }
+    return call.messages()
+  }
+
+  return {
+    streamCap: options.streamCap,
+    bind(service: BackendService) {
+      const bound: Record<string, RpcHandler> = {}
+      for (const method of service.methods) {
+        const handler = handlerOf(method.name)
+        if (handler) bound[method.name] = method.serverStreaming ? streaming(method, handler) : unary(method, handler)
+      }
+      return bound
+    },
+  }
+}

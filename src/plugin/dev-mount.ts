@@ -1,0 +1,171 @@
+/**
+ * The `dev` option in Vite's dev server (server.md §6): the `Server` that a
+ * module default-exports, loaded through Vite's server module runner and
+ * served at `/mcp`; build errors shown in the terminal and the overlay.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { resolve } from 'node:path'
+import type { ViteDevServer } from 'vite'
+import type { DevOptions } from './options.ts'
+
+/** Where the dev server serves MCP when `dev.path` is not given. */
+export const DEFAULT_DEV_PATH = '/mcp'
+
+type Next = (error?: unknown) => void
+/** A `Server`'s Node handler (`McpNodeHandler`). */
+interface NodeHandler {
+  (req: IncomingMessage, res: ServerResponse, next?: Next): unknown
+  close(): Promise<void>
+}
+
+/** What the mount uses of a `Server` (the plugin stage cannot import `server/`). */
+interface MountableServer {
+  nodeHandler(): NodeHandler
+}
+
+/** The slice of Vite's `EvaluatedModuleNode` the mount uses. */
+interface EvaluatedModule {
+  evaluated?: boolean
+  exports?: Record<string, unknown>
+}
+
+/** The slice of Vite's `ModuleRunner` the mount uses. */
+interface Runner {
+  import(url: string): Promise<Record<string, unknown>>
+  evaluatedModules: { clear(): void; getModuleById(id: string): EvaluatedModule | undefined }
+}
+
+/** What Vite's overlay reads of an error (`ErrorPayload['err']`). */
+interface OverlayError {
+  message?: string
+  stack?: string
+  id?: string
+  frame?: string
+  plugin?: string
+  loc?: { file?: string; line: number; column: number }
+}
+
+const isMountable = (value: unknown): value is MountableServer =>
+  typeof value === 'object' && value !== null && typeof (value as MountableServer).nodeHandler === 'function'
+
+/** The path part of a request URL. */
+export function pathOf(url: string | undefined): string {
+  const raw = url ?? '/'
+  const q = raw.search(/[?#]/)
+  return q === -1 ? raw : raw.slice(0, q)
+}
+
+/** Shows `error` in Vite's overlay (every page connected to the dev server's HMR channel). */
+export function sendToOverlay(server: ViteDevServer, error: OverlayError, plugin: string): void {
+  server.environments.client.hot.send({
+    type: 'error',
+    err: {
+      message: error.message ?? String(error),
+      stack: error.stack ?? '',
+      plugin,
+      ...(error.id === undefined ? {} : { id: error.id }),
+      ...(error.frame === undefined ? {} : { frame: error.frame }),
+      ...(error.loc === undefined ? {} : { loc: error.loc }),
+    },
+  })
+}
+
+/** The module runner of the dev server's `ssr` environment (Vite's own, or a new one). */
+async function serverRunner(server: ViteDevServer): Promise<Runner> {
+  const env = server.environments.ssr
+  if ('runner' in env) return env.runner as Runner
+  const { createServerModuleRunner } = await import('vite')
+  return createServerModuleRunner(env) as Runner
+}
+
+function replyError(res: ServerResponse, status: number, message: string): void {
+  if (res.headersSent) return void res.end()
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message }, id: null }))
+}
+
+/**
+ * Mounts `options.server`'s default export at `options.path` on `server`.
+ * Each request asks the runner for the module (cached until an edit
+ * invalidates it); a module that fails to load keeps the last good server
+ * serving and reports the error once in the terminal and the overlay.
+ */
+export function mountDevServer(server: ViteDevServer, options: DevOptions, plugin: string): void {
+  const path = options.path ?? DEFAULT_DEV_PATH
+  const entry = resolve(server.config.root, options.server)
+  const logger = server.config.logger
+  let runner: Promise<Runner> | undefined
+  let serving: { server: MountableServer; handler: NodeHandler } | undefined
+  let lastError: string | undefined
+  // The runner's record of the entry as last imported. While it stands the
+  // mount reads its exports directly: `runner.import()` would re-evaluate
+  // the entry whenever Vite soft-invalidated it (every `.proto` edit does,
+  // though the `?mcp` module accepts its own update), resetting its state.
+  // A full reload (an edit of the entry itself) replaces the record.
+  let record: EvaluatedModule | undefined
+  // After a failed load the runner keeps the rejection cached; a failure in
+  // a module Vite never analysed (a `.proto` broken from the start) gets no
+  // HMR update either, so the next request evaluates afresh.
+  let failed = false
+
+  const load = async (): Promise<MountableServer | undefined> => {
+    runner ??= serverRunner(server)
+    const r = await runner
+    const known = r.evaluatedModules.getModuleById(entry)
+    if (!failed && known !== undefined && known === record && known.evaluated && isMountable(known.exports?.default)) {
+      return known.exports.default
+    }
+    try {
+      if (failed) r.evaluatedModules.clear()
+      const mod = await r.import(entry)
+      record = r.evaluatedModules.getModuleById(entry)
+      failed = false
+      const value = mod.default
+      if (!isMountable(value)) throw new Error(`the dev server module "${options.server}" must default-export a Server (from a "?mcp" import or Server.builder); it exports ${typeof value}`)
+      lastError = undefined
+      return value
+    } catch (error) {
+      failed = true
+      const err = error as OverlayError
+      const text = err.message ?? String(error)
+      if (text !== lastError) {
+        lastError = text
+        logger.error(`${plugin}: cannot load "${options.server}"${serving ? ', still serving the last good server' : ''}: ${text}`, { timestamp: true })
+        sendToOverlay(server, err, plugin)
+      }
+      return undefined
+    }
+  }
+
+  const current = async (): Promise<{ server: MountableServer; handler: NodeHandler } | undefined> => {
+    const loaded = await load()
+    if (loaded !== undefined && loaded !== serving?.server) {
+      // A new Server (the module made one instead of keeping it across
+      // edits): its sessions start afresh, the old ones end.
+      void serving?.handler.close()
+      serving = { server: loaded, handler: loaded.nodeHandler() }
+    }
+    return serving
+  }
+
+  server.middlewares.use((req, res, next) => {
+    if (pathOf(req.url) !== path) return next()
+    current().then((target) => {
+      if (target === undefined) return replyError(res, 500, `the MCP server module "${options.server}" failed to load: ${lastError ?? 'unknown error'}`)
+      return target.handler(req, res, next)
+    }).catch((error: Error) => {
+      logger.error(`${plugin}: ${error.message}`, { timestamp: true })
+      replyError(res, 500, 'internal error')
+    })
+  })
+
+  // Load once the server listens, so a broken module shows at start-up.
+  server.httpServer?.once('listening', () => { void current() })
+  // Sessions hold timers and streams: end them with the dev server.
+  const close = server.close.bind(server)
+  server.close = async () => {
+    await serving?.handler.close()
+    serving = undefined
+    return close()
+  }
+}

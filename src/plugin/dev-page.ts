@@ -1,0 +1,73 @@
+/**
+ * The `/__mcp/` page on Vite's dev server: plain HTML and JS shipped in the
+ * package's `page/` folder, talking to the mounted MCP endpoint.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { ViteDevServer } from 'vite'
+import { pathOf } from './dev-mount.ts'
+
+/** Where the page lives on the dev server. */
+export const PAGE_PATH = '/__mcp/'
+
+const ASSETS: Record<string, string> = {
+  'app.js': 'text/javascript; charset=utf-8',
+  'mcp-client.js': 'text/javascript; charset=utf-8',
+  'style.css': 'text/css; charset=utf-8',
+}
+
+/**
+ * The package's `page/` folder: next to `src/` in the repository, next to
+ * `dist/` once built (this file may be bundled into any chunk of `dist/`).
+ */
+function findPageDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (let i = 0; i < 4; i++) {
+    if (existsSync(join(dir, 'page', 'index.html'))) return join(dir, 'page')
+    dir = dirname(dir)
+  }
+  throw new Error(`the /__mcp/ page is missing: no "page/index.html" above "${fileURLToPath(import.meta.url)}"`)
+}
+
+const escapeAttribute = (text: string): string => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
+
+/**
+ * The page's HTML for an endpoint at `endpoint`, with Vite's client script
+ * when the dev server has an HMR channel (it shows build errors in the overlay).
+ */
+export function pageHtml(template: string, endpoint: string, viteClient: string | undefined): string {
+  let html = template.replace('<meta name="mcp-endpoint" content="/mcp">', `<meta name="mcp-endpoint" content="${escapeAttribute(endpoint)}">`)
+  if (viteClient !== undefined) html = html.replace('</head>', `  <script type="module" src="${escapeAttribute(viteClient)}"></script>\n</head>`)
+  return html
+}
+
+/** Serves the page at `/__mcp/` (and its assets) for the MCP endpoint at `endpoint`. */
+export function mountDevPage(server: ViteDevServer, endpoint: string): void {
+  const dir = findPageDir()
+  const base = server.config.base.replace(/\/$/, '')
+  const withHmr = server.config.server.hmr !== false && server.config.server.ws !== false
+  server.middlewares.use((req, res, next) => {
+    const path = pathOf(req.url)
+    if (path === PAGE_PATH.slice(0, -1)) {
+      res.writeHead(302, { location: PAGE_PATH })
+      return void res.end()
+    }
+    if (!path.startsWith(PAGE_PATH) || (req.method !== 'GET' && req.method !== 'HEAD')) return next()
+    const name = path.slice(PAGE_PATH.length)
+    let body: string
+    let type: string
+    if (name === '' || name === 'index.html') {
+      // Read per request: the page is small, and edits to it show on reload.
+      body = pageHtml(readFileSync(join(dir, 'index.html'), 'utf8'), endpoint, withHmr ? `${base}/@vite/client` : undefined)
+      type = 'text/html; charset=utf-8'
+    } else if (Object.hasOwn(ASSETS, name)) {
+      body = readFileSync(join(dir, name), 'utf8')
+      type = ASSETS[name]!
+    } else {
+      return next()
+    }
+    res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' })
+    res.end(req.method === 'HEAD' ? undefined : body)
+  })
+}

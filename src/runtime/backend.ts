@@ -1,0 +1,104 @@
+/**
+ * Backends bound with `Server.forward`: something that answers a service's
+ * RPCs (a gRPC channel, grpc-js handlers mounted in process). The runtime
+ * knows only this interface, so it never loads `@grpc/grpc-js`.
+ */
+import type { Type } from 'protobufjs'
+import { runtimeError } from './errors.ts'
+import { statusText } from './status.ts'
+import { resolveService, type ToolTable } from './tool-table.ts'
+import type { CallContext, RpcHandler } from './types.ts'
+
+/** The most messages a server-streaming tool collects unless its backend says otherwise (runtime.md §5). */
+export const DEFAULT_STREAM_CAP = 1000
+
+/** The MCP request headers backends forward as gRPC metadata unless told otherwise. */
+export const DEFAULT_FORWARDED_HEADERS: readonly string[] = ['authorization', 'traceparent']
+
+/** One RPC of a service, as a backend sees it when it is bound. */
+export interface BackendMethod {
+  /** The RPC's name as written (`SetVibe`). */
+  readonly name: string
+  /** The gRPC method path: `/examples.v1.VibeService/SetVibe`. */
+  readonly path: string
+  /** Reflected request and response messages (protobufjs), for binary encoding. */
+  readonly requestType: Type
+  readonly responseType: Type
+  /** Whether the server streams responses (the handler then returns an (async) iterable). */
+  readonly serverStreaming: boolean
+}
+
+/** What a backend is told about the service it is bound to: only RPCs that are tools. */
+export interface BackendService {
+  /** Full name, no leading dot (`examples.v1.VibeService`). */
+  readonly name: string
+  readonly methods: readonly BackendMethod[]
+}
+
+/**
+ * A backend for `Server.forward(service, backend)`. `bind` returns one
+ * handler per RPC name; each receives the request in canonical protobuf JSON
+ * and returns (or resolves to) the response in any protobuf JSON form, or
+ * an (async) iterable of them for a server-streaming RPC. A rejection with a
+ * gRPC `code` is that status; `statusDetails` (JSON values) are kept.
+ */
+export interface Backend {
+  bind(service: BackendService): Readonly<Record<string, RpcHandler | undefined>>
+  /** The most messages a server-streaming call collects before it is cut. @default 1000 */
+  readonly streamCap?: number
+}
+
+const stripDot = (name: string): string => (name.startsWith('.') ? name.slice(1) : name)
+
+/** Whether `value` looks like a {@link Backend} (checked by shape: the runtime may be bundled twice). */
+export function isBackend(value: unknown): value is Backend {
+  return value !== null && typeof value === 'object' && typeof (value as { bind?: unknown }).bind === 'function'
+}
+
+/**
+ * Binds `backend` to every tool of `service` (short or full name): the
+ * backend's handler per RPC replaces whatever was bound. RPCs it leaves
+ * out answer Unimplemented. Returns the service's full name.
+ */
+export function bindBackend(table: ToolTable, service: string, backend: Backend): string {
+  if (!isBackend(backend)) {
+    throw runtimeError('BAD_IMPLEMENTATION', `the backend of "${service}" must have a bind() method: use grpc(...) or grpcImplementation(...) from unplugin-proto-mcp/grpc, or implement() for plain handlers`)
+  }
+  const full = resolveService(table, service)
+  const cap = backend.streamCap ?? DEFAULT_STREAM_CAP
+  if (!Number.isInteger(cap) || cap < 1) throw runtimeError('BAD_IMPLEMENTATION', `the streamCap of the backend of "${full}" must be a positive integer, got ${String(cap)}`)
+  const tools = table.tools.filter((tool) => stripDot(tool.spec.service) === full)
+  const methods: BackendMethod[] = tools.map((tool) => ({
+    name: tool.spec.method,
+    path: `/${full}/${tool.spec.method}`,
+    requestType: tool.requestType,
+    responseType: tool.responseType,
+    serverStreaming: tool.spec.serverStreaming === true,
+  }))
+  const handlers = backend.bind({ name: full, methods })
+  for (const tool of tools) {
+    const handler = handlers[tool.spec.method]
+    tool.handler = typeof handler === 'function' ? handler : undefined
+    tool.target = handlers
+    tool.unbound = statusText(12, `method ${tool.spec.method} not implemented`)
+    tool.streamCap = cap
+  }
+  return full
+}
+
+/**
+ * The values of the `allow`ed headers of a call (lowercase names, repeated
+ * headers as several values), in allow-list order, for forwarding as metadata.
+ */
+export function forwardedHeaders(context: CallContext, allow: readonly string[] = DEFAULT_FORWARDED_HEADERS): Array<[string, string]> {
+  const headers = context.headers
+  if (headers === undefined) return []
+  const out: Array<[string, string]> = []
+  for (const name of allow) {
+    const key = name.toLowerCase()
+    const value = headers[key]
+    if (typeof value === 'string') out.push([key, value])
+    else if (Array.isArray(value)) for (const v of value) out.push([key, v])
+  }
+  return out
+}

@@ -1,0 +1,100 @@
+/**
+ * Build-time generated protobuf JSON codecs (src/codegen/emit-codec.ts) and
+ * the helpers they import. A generated codec turns a value into the
+ * canonical protobuf JSON the reflection codec would give, or answers
+ * {@link CODEC_BAIL} for anything it does not handle exactly; the reflection
+ * path then runs, so results and error texts stay those of protojson.
+ */
+import { fromJson, toJson } from './protojson.ts'
+import type { CompiledTool } from './tool-table.ts'
+import type { JsonCodec } from './types.ts'
+
+/**
+ * What a generated codec answers for a value it leaves to the reflection
+ * codec. Registered (`Symbol.for`) so a runtime bundled twice agrees on it.
+ */
+export const CODEC_BAIL: unique symbol = Symbol.for('unplugin-proto-mcp.codec-bail') as never
+
+/**
+ * The deepest message nesting a generated codec handles: well under
+ * protobufjs's `util.recursionLimit` (100), so reflection's "max depth
+ * exceeded" is always reached through the bail-out.
+ */
+export const CODEC_MAX_DEPTH = 32
+
+/** A canonical, in-range-for-sure int64 decimal string (15 digits at most: a safe integer). */
+export const CODEC_INT64_RE = /^(?:0|-?[1-9][0-9]{0,14})$/
+/** As {@link CODEC_INT64_RE}, unsigned. */
+export const CODEC_UINT64_RE = /^(?:0|[1-9][0-9]{0,14})$/
+/** A canonical int32 map key that is in range for sure (9 digits at most). */
+export const CODEC_INT32_KEY_RE = /^(?:0|-?[1-9][0-9]{0,8})$/
+/** As {@link CODEC_INT32_KEY_RE}, unsigned. */
+export const CODEC_UINT32_KEY_RE = /^(?:0|[1-9][0-9]{0,8})$/
+/**
+ * Padded standard base64 whose unused trailing bits are zero: exactly the
+ * strings that decode and re-encode to themselves.
+ */
+export const CODEC_BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$/
+
+const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed
+
+/** Whether `s` has no unpaired surrogate (protojson rejects those in strings and map keys). */
+export const codecWellFormed: (s: string) => boolean = nativeWellFormed
+  ? (s) => nativeWellFormed.call(s)
+  : (s) => !LONE_SURROGATE_RE.test(s)
+
+/**
+ * The number of enumerable keys of `m` (own, plus inherited ones only if
+ * someone made `Object.prototype` enumerable-polluted, which then mismatches
+ * and bails): a codec compares it with the fields it read, so an unknown key
+ * or another spelling of a field bails.
+ */
+export function codecKeyCount(m: object): number {
+  let n = 0
+  // eslint-disable-next-line no-unused-vars
+  for (const _ in m) n++
+  return n
+}
+
+/** Whether `m` is a plain object (`{}` literal or `JSON.parse` output), the only objects codecs read. */
+export function codecIsPlain(m: unknown): m is Record<string, unknown> {
+  return typeof m === 'object' && m !== null && Object.getPrototypeOf(m) === Object.prototype
+}
+
+function runCodec(codec: JsonCodec, json: unknown): unknown {
+  try {
+    return codec(json, 0)
+  } catch {
+    // A throwing getter or a stack overflow: reflection decides what it means.
+    return CODEC_BAIL
+  }
+}
+
+/**
+ * The canonical request JSON of validated `input` (runtime.md §4): the
+ * tool's generated codec when it has one and handles the value, else the
+ * reflection codec. Throws what the reflection codec throws.
+ */
+export function decodeRequest(tool: CompiledTool, input: unknown): unknown {
+  const codec = tool.spec.decode
+  if (codec !== undefined) {
+    const out = runCodec(codec, input)
+    if (out !== CODEC_BAIL) return out
+  }
+  return toJson(tool.requestType, fromJson(tool.requestType, input))
+}
+
+/**
+ * The canonical JSON of a handler's `response` (runtime.md §1.5), as
+ * {@link decodeRequest} for the response type. Throws what the reflection
+ * codec throws; the pipeline's fix-up fallback handles that.
+ */
+export function encodeResponse(tool: CompiledTool, response: unknown): unknown {
+  const codec = tool.spec.encode
+  if (codec !== undefined) {
+    const out = runCodec(codec, response)
+    if (out !== CODEC_BAIL) return out
+  }
+  return toJson(tool.responseType, fromJson(tool.responseType, response))
+}

@@ -1,0 +1,144 @@
+/**
+ * Checks protobuf JSON input for what protobufjs `ext/protojson` lets
+ * through but the protobuf JSON mapping (and Go's protojson) rejects:
+ * malformed base64, an `Any` with fields but no `@type`, and keys that are
+ * neither a field's JSON name nor its proto name. Found by the differential
+ * tests against @bufbuild/protobuf (test/protojson/).
+ */
+import protobuf from 'protobufjs/light.js'
+import type { Field, Type } from 'protobufjs'
+
+// Standard or URL-safe alphabet; padding only as the last one or two characters of a full quad.
+const BASE64_RE = /^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$/
+
+const ANY = '.google.protobuf.Any'
+const BYTES_VALUE = '.google.protobuf.BytesValue'
+// Well-known types packed in an Any as `{"@type": ..., "value": <their JSON>}` (protojson's own list).
+const VALUE_FORM = new Set(['Duration', 'Timestamp', 'FieldMask', 'Struct', 'Value', 'ListValue', 'Any',
+  'DoubleValue', 'FloatValue', 'Int64Value', 'UInt64Value', 'Int32Value', 'UInt32Value', 'BoolValue', 'StringValue', 'BytesValue']
+  .map(name => `.google.protobuf.${name}`))
+
+const isType = (value: unknown): value is Type => value instanceof protobuf.Type
+const isWellKnown = (type: Type): boolean => type.fullName.startsWith('.google.protobuf.')
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** The field a key names, and whether the key is a spelling protobuf JSON does not allow. */
+interface KeyEntry { field: Field; alias: boolean }
+
+const keysOf = new WeakMap<Type, Map<string, KeyEntry>>()
+const needsCheck = new WeakMap<Type, boolean>()
+
+/** Keys protojson accepts for `type`'s fields; its extra one (the lowerCamel `name` of a field with another JSON name) is an alias. */
+function keyIndex(type: Type): Map<string, KeyEntry> {
+  let index = keysOf.get(type)
+  if (index) return index
+  index = new Map()
+  for (const field of type.fieldsArray) {
+    field.resolve()
+    const proper = [field.jsonName, (field as Field & { protoName?: string }).protoName ?? field.name]
+    for (const key of proper) index.set(key, { field, alias: false })
+    if (!proper.includes(field.name)) index.set(field.name, { field, alias: true })
+  }
+  keysOf.set(type, index)
+  return index
+}
+
+/** Whether values of `type` itself hold something to check (bytes, an Any, an alias key), not counting nested messages. */
+function checksDirectly(type: Type): boolean {
+  if (type.fullName === ANY || type.fullName === BYTES_VALUE) return true
+  if (isWellKnown(type)) return false
+  for (const { field, alias } of keyIndex(type).values()) if (alias || (field.type === 'bytes' && !field.resolvedType)) return true
+  return false
+}
+
+/**
+ * Whether JSON of `type` can contain anything to check, nested messages
+ * included. Decided once for every type reachable from `type` (a fixpoint,
+ * so recursive messages are right), so that types with nothing to check
+ * cost one lookup per decode.
+ */
+function needs(type: Type): boolean {
+  const known = needsCheck.get(type)
+  if (known !== undefined) return known
+  const reach: Type[] = []
+  const seen = new Set<Type>()
+  const visit = (t: Type): void => {
+    if (seen.has(t) || needsCheck.has(t)) return
+    seen.add(t)
+    reach.push(t)
+    if (isWellKnown(t)) return
+    for (const field of t.fieldsArray) if (isType(field.resolve().resolvedType)) visit(field.resolvedType)
+  }
+  visit(type)
+  const result = new Map(reach.map(t => [t, checksDirectly(t)]))
+  const get = (t: Type): boolean => result.get(t) ?? needsCheck.get(t) ?? false
+  for (let changed = true; changed;) {
+    changed = false
+    for (const t of reach) {
+      if (result.get(t) || isWellKnown(t)) continue
+      if (t.fieldsArray.some(f => isType(f.resolvedType) && get(f.resolvedType))) {
+        result.set(t, true)
+        changed = true
+      }
+    }
+  }
+  for (const [t, value] of result) needsCheck.set(t, value)
+  return result.get(type)!
+}
+
+function checkBytes(name: string, value: unknown): void {
+  if (typeof value === 'string' && !BASE64_RE.test(value)) throw new Error(`${name}: invalid base64: ${JSON.stringify(value)}`)
+}
+
+function checkSingular(field: Field, value: unknown): void {
+  if (value === null) return
+  const type = field.resolvedType
+  if (isType(type)) checkMessage(type, value)
+  else if (field.type === 'bytes' && !type) checkBytes(field.fullName, value)
+}
+
+function checkAny(type: Type, json: Record<string, unknown>): void {
+  const typeUrl = json['@type']
+  if (typeUrl === undefined) {
+    // `{}` is the empty Any; fields without a type cannot be decoded.
+    if (Object.keys(json).length > 0) throw new Error(`${type.fullName}: missing @type`)
+    return
+  }
+  if (typeof typeUrl !== 'string') return
+  let packed: Type
+  try {
+    packed = type.root.lookupType(typeUrl.slice(typeUrl.lastIndexOf('/') + 1))
+  } catch {
+    return // protojson reports the unknown type
+  }
+  checkMessage(packed, VALUE_FORM.has(packed.fullName) ? json.value : json)
+}
+
+function checkMessage(type: Type, json: unknown): void {
+  if (type.fullName === BYTES_VALUE) return checkBytes(type.fullName, json)
+  if (!isObject(json) || !needs(type)) return
+  if (type.fullName === ANY) return checkAny(type, json)
+  if (isWellKnown(type)) return
+  const index = keyIndex(type)
+  for (const key of Object.keys(json)) {
+    const entry = index.get(key)
+    if (!entry) continue
+    if (entry.alias) throw new Error(`${type.fullName}: unknown field: ${JSON.stringify(key)}`)
+    const { field } = entry
+    const value = json[key]
+    if (field.map && isObject(value)) for (const item of Object.values(value)) checkSingular(field, item)
+    else if (field.repeated && Array.isArray(value)) for (const item of value) checkSingular(field, item)
+    else checkSingular(field, value)
+  }
+}
+
+/**
+ * Throws, as protojson would, for JSON of `type` that protojson accepts but
+ * protobuf JSON does not: malformed base64, an `Any` with fields but no
+ * `@type`, a key that is neither a JSON name nor a proto name. Does nothing
+ * (one lookup) for types that cannot contain any of these.
+ */
+export function checkProtoJson(type: Type, json: unknown): void {
+  checkMessage(type, json)
+}

@@ -1,0 +1,104 @@
+/**
+ * Server-streaming tools (runtime.md §5): the backend's stream of responses
+ * is collected into `{"messages":[...]}`, each message is reported as an MCP
+ * progress notification, and a cap ends a stream that runs too long.
+ */
+import { DEFAULT_STREAM_CAP } from './backend.ts'
+import { backendErrorResult } from './backend-error.ts'
+import { encodeFallback, toolError } from './pipeline.ts'
+import { fromJson, toJson } from './protojson.ts'
+import { statusText } from './status.ts'
+import type { CompiledTool } from './tool-table.ts'
+import type { CallContext, ToolResult } from './types.ts'
+
+/** The tool error of a server-streaming handler that returned something other than a stream. */
+export const NOT_A_STREAM =
+  'encoding response: a server-streaming method must return an array, an iterable or an async iterable of responses'
+
+type AnyIterator = Iterator<unknown> | AsyncIterator<unknown>
+
+/** The iterator of an array, iterable or async iterable; `undefined` for anything else (strings included). */
+function iteratorOf(source: unknown): AnyIterator | undefined {
+  if (source === null || typeof source !== 'object') return undefined
+  const asyncIterate = (source as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator]
+  if (typeof asyncIterate === 'function') return asyncIterate.call(source) as AsyncIterator<unknown>
+  const iterate = (source as { [Symbol.iterator]?: unknown })[Symbol.iterator]
+  if (typeof iterate === 'function') return iterate.call(source) as Iterator<unknown>
+  return undefined
+}
+
+/** Encodes one streamed response as protobuf JSON (as a unary response is). */
+function encodeMessage(tool: CompiledTool, response: unknown): ToolResult | { json: unknown } {
+  try {
+    return { json: toJson(tool.responseType, fromJson(tool.responseType, response ?? {})) }
+  } catch {
+    return encodeFallback(tool, response ?? {})
+  }
+}
+
+/** The note added as a second text item when the cap cut the stream. */
+export function streamCutNote(cap: number): string {
+  return `stream cut at ${cap} messages (the stream cap): the remaining messages were not collected and the stream was cancelled`
+}
+
+async function closeIterator(iterator: AnyIterator): Promise<void> {
+  try {
+    await iterator.return?.()
+  } catch {
+    // The stream is being abandoned; its own failure on close changes nothing.
+  }
+}
+
+/**
+ * Runs a server-streaming tool's backend call with the decoded `request` and
+ * collects what it streams. The cap reads one message past it, so a stream of
+ * exactly `cap` messages is complete, not cut.
+ */
+export async function callStreamingTool(tool: CompiledTool, request: unknown, context: CallContext): Promise<ToolResult> {
+  let source: unknown
+  try {
+    source = await tool.handler!.call(tool.target, request, context)
+  } catch (error) {
+    return backendErrorResult(error)
+  }
+  const iterator = iteratorOf(source)
+  if (iterator === undefined || typeof source === 'string') return toolError(NOT_A_STREAM)
+  const cap = tool.streamCap ?? DEFAULT_STREAM_CAP
+  const messages: unknown[] = []
+  let cut = false
+  for (;;) {
+    let step: IteratorResult<unknown>
+    try {
+      step = await iterator.next()
+    } catch (error) {
+      return backendErrorResult(error)
+    }
+    if (step.done) break
+    if (context.signal?.aborted) {
+      await closeIterator(iterator)
+      return toolError(statusText(1, 'the request was cancelled'))
+    }
+    if (messages.length === cap) {
+      cut = true
+      await closeIterator(iterator)
+      break
+    }
+    const encoded = encodeMessage(tool, step.value)
+    if ('content' in encoded) {
+      await closeIterator(iterator)
+      const reason = encoded.content[0].text.replace(/^encoding response: /, '')
+      return toolError(`encoding response: message ${messages.length + 1} of the stream: ${reason}`)
+    }
+    messages.push(encoded.json)
+    // A client gone away must not fail the call: its result is simply never read.
+    const progress = context.progress
+    if (progress) await Promise.resolve().then(() => progress(messages.length, JSON.stringify(encoded.json))).catch(() => {})
+  }
+  const json = { messages }
+  const text = JSON.stringify(json)
+  const result: ToolResult = cut
+    ? { content: [{ type: 'text', text }, { type: 'text', text: streamCutNote(cap) }], isError: false }
+    : { content: [{ type: 'text', text }], isError: false }
+  if (tool.structured) result.structuredContent = json
+  return result
+}

@@ -1,0 +1,62 @@
+/**
+ * Tool names (mapping.md §2): which name an RPC's tool gets, and the
+ * shortening of names the strictest clients would reject.
+ */
+import { createHash } from 'node:crypto'
+
+/** What the strictest MCP clients accept as a tool name. */
+export const TOOL_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/
+/** The longest tool name {@link TOOL_NAME_RE} accepts. */
+export const TOOL_NAME_MAX_LENGTH = 64
+/** Length of the hash prefix of a shortened name. */
+export const TOOL_NAME_HASH_LENGTH = 10
+/** How many characters of the name's end a shortened name keeps (64 - 10 - 1 for the `_`). */
+export const TOOL_NAME_TAIL_LENGTH = TOOL_NAME_MAX_LENGTH - TOOL_NAME_HASH_LENGTH - 1
+
+const TOOL_NAME_BAD_CHAR_RE = /[^A-Za-z0-9_-]/g
+// 2^64 - 1 has 13 digits in base 36: padding to 13 makes the prefix's length fixed.
+const HASH_DIGITS = 13
+
+/** An RPC as the `toolNames` function receives it. */
+export interface RpcName {
+  /** The service's short name (`VibeService`). */
+  service: string
+  /** The RPC's name as written (`SetVibe`). */
+  method: string
+  /** The proto package ('' when none) (`examples.v1`). */
+  package: string
+  /** The RPC's full name (`examples.v1.VibeService.SetVibe`). */
+  fullName: string
+}
+
+/**
+ * How tools are named: `'method'` → `SetVibe`, `'service'` →
+ * `VibeService_SetVibe`, `'qualified'` → `examples_v1_VibeService_SetVibe`,
+ * or a function of the RPC.
+ */
+export type ToolNames = 'method' | 'service' | 'qualified' | ((rpc: RpcName) => string)
+
+/** The name `mode` gives `rpc`, before any shortening. */
+export function nameTool(rpc: RpcName, mode: ToolNames = 'method'): string {
+  if (typeof mode === 'function') return String(mode(rpc))
+  if (mode === 'service') return `${rpc.service}_${rpc.method}`
+  if (mode === 'qualified') return [...(rpc.package ? rpc.package.split('.') : []), rpc.service, rpc.method].join('_')
+  return rpc.method
+}
+
+/**
+ * `name` itself when it matches {@link TOOL_NAME_RE}; otherwise a name that
+ * does: the first 8 bytes of the SHA-256 of the name's UTF-8 bytes, read as
+ * an unsigned big-endian integer, written in lowercase base 36, zero-padded
+ * to 13 digits, of which the first 10; then `_`; then the name's last 53
+ * characters (UTF-16 code units) with each one outside `[A-Za-z0-9_-]`
+ * replaced by `_`. At most 64 characters; distinct names stay distinct
+ * unless their hashes' prefixes collide.
+ */
+export function shortenToolName(name: string): string {
+  if (TOOL_NAME_RE.test(name)) return name
+  const digest = createHash('sha256').update(name, 'utf8').digest()
+  const prefix = digest.readBigUInt64BE(0).toString(36).padStart(HASH_DIGITS, '0').slice(0, TOOL_NAME_HASH_LENGTH)
+  const tail = name.slice(-TOOL_NAME_TAIL_LENGTH).replace(TOOL_NAME_BAD_CHAR_RE, '_')
+  return `${prefix}_${tail}`
+}

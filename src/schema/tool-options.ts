@@ -1,0 +1,56 @@
+/**
+ * Tool metadata from method options (mapping.md §5): the package's
+ * `(proto_mcp.tool)` option (`protos/proto_mcp/options.proto`) and
+ * protobuf's own `idempotency_level`.
+ */
+import type { MethodModel } from '../proto/model.ts'
+
+/** `(proto_mcp.tool)`: the `MethodOptions` extension of `protos/proto_mcp/options.proto`. */
+export const PROTO_MCP_TOOL = 'proto_mcp.tool'
+
+/** MCP's `ToolAnnotations` hints. */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean
+  destructiveHint?: boolean
+  idempotentHint?: boolean
+  openWorldHint?: boolean
+}
+
+/** What a method's options say about its tool. */
+export interface ToolMetadata {
+  /** A custom tool name (still subject to the 64-character rule). */
+  name?: string
+  title?: string
+  /** Present only when some hint is set. */
+  annotations?: ToolAnnotations
+  /** No tool for this RPC. */
+  hidden: boolean
+}
+
+const HINTS = {
+  read_only_hint: 'readOnlyHint',
+  destructive_hint: 'destructiveHint',
+  idempotent_hint: 'idempotentHint',
+  open_world_hint: 'openWorldHint',
+} as const
+
+/**
+ * Reads a method's tool metadata. `idempotency_level = NO_SIDE_EFFECTS`
+ * implies `readOnlyHint` and `idempotentHint`, `IDEMPOTENT` implies
+ * `idempotentHint`; hints set in `(proto_mcp.tool)` win.
+ */
+export function toolMetadata(method: MethodModel): ToolMetadata {
+  const tool = (method.customOptions[PROTO_MCP_TOOL] ?? {}) as Record<string, unknown>
+  const annotations: ToolAnnotations = {}
+  const level = method.options.idempotency_level
+  if (level === 'NO_SIDE_EFFECTS' || level === 1) Object.assign(annotations, { readOnlyHint: true, idempotentHint: true })
+  if (level === 'IDEMPOTENT' || level === 2) annotations.idempotentHint = true
+  for (const [key, hint] of Object.entries(HINTS)) {
+    if (typeof tool[key] === 'boolean') annotations[hint] = tool[key]
+  }
+  const meta: ToolMetadata = { hidden: tool.hidden === true }
+  if (typeof tool.name === 'string' && tool.name !== '') meta.name = tool.name
+  if (typeof tool.title === 'string' && tool.title !== '') meta.title = tool.title
+  if (Object.keys(annotations).length > 0) meta.annotations = annotations
+  return meta
+}

@@ -1,0 +1,142 @@
+/**
+ * `Server.builder(name)`: a server of hand-written tools, resources and
+ * prompts, typed shared state, and the tools of included `?mcp` servers.
+ */
+import { runtimeError } from '../runtime/errors.ts'
+import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
+import { coreOf } from './handle.ts'
+import {
+  checkPrompt, checkResource, type PromptDefinition, type PromptEntry, type PromptGetter,
+  type ResourceDefinition, type ResourceEntry, type ResourceReader,
+} from './resources.ts'
+import { ServingCore, type Binder } from './serving-core.ts'
+import { adoptEntries, type ToolEntry } from './tool-set.ts'
+
+/**
+ * Builds a server step by step; every step is optional (a server with no
+ * tools is a real state). Tool schemas are compiled as each tool is added.
+ */
+export class ServerBuilder<State = undefined, Built = unknown> {
+  readonly #name: string
+  readonly #make: (core: ServingCore) => Built
+  #version = '0.0.0'
+  #state: unknown
+  readonly #tools: Array<{ entry: ToolEntry; from: string }> = []
+  readonly #resources: ResourceEntry[] = []
+  readonly #prompts: PromptEntry[] = []
+  readonly #features = new Set<string>()
+  readonly #bindings = new Map<string, Binder>()
+  #key: Uint8Array | string | undefined
+  #ttl: number | undefined
+  // Handlers read the state of the built server, which exists only after build().
+  readonly #ref: { core?: ServingCore } = {}
+
+  /** Use `Server.builder(name)`. */
+  constructor(name: string, make: (core: ServingCore) => Built) {
+    if (typeof name !== 'string' || name === '') throw runtimeError('BAD_SPEC', 'a server needs a non-empty name')
+    this.#name = name
+    this.#make = make
+  }
+
+  /** `serverInfo.version`. @default '0.0.0' */
+  version(version: string): this {
+    this.#version = version
+    return this
+  }
+
+  /** Shared state every handler receives as `context.state`, typed from here on. */
+  state<T>(value: T): ServerBuilder<T, Built> {
+    this.#state = value
+    return this as unknown as ServerBuilder<T, Built>
+  }
+
+  /** Switches server features on; a tool with `requires.features` exists only when all of them are on. */
+  features(...names: string[]): this {
+    for (const name of names) this.#features.add(name)
+    return this
+  }
+
+  /**
+   * The HMAC key sealing `requestState` (at least 32 bytes). Instances of
+   * the same server behind a load balancer share it. @default 32 random bytes at serve time
+   */
+  requestStateKey(key: Uint8Array | string, options: { ttlSeconds?: number } = {}): this {
+    this.#key = key
+    this.#ttl = options.ttlSeconds
+    return this
+  }
+
+  /**
+   * Adds a hand-written tool. Its JSON Schema (2020-12) is compiled now:
+   * a bad schema throws here, naming the tool and the schema path.
+   */
+  tool<Args = any>(tool: ToolDefinition, handler: ToolHandler<State, Args>): this {
+    const ref = this.#ref
+    const entry = handToolEntry(tool, handler as ToolHandler<unknown>, () => ref.core?.state)
+    this.#tools.push({ entry, from: 'tool()' })
+    return this
+  }
+
+  /** Adds a resource read by `read` (a string return is its text). */
+  resource(resource: ResourceDefinition, read: ResourceReader<State>): this {
+    this.#resources.push(checkResource(resource, read))
+    return this
+  }
+
+  /** Adds a prompt answered by `get` (a string return is one user message). */
+  prompt(prompt: PromptDefinition, get: PromptGetter<State>): this {
+    this.#prompts.push(checkPrompt(prompt, get))
+    return this
+  }
+
+  /**
+   * Includes the tools of one or more servers (`?mcp` default exports), with
+   * the backends bound on them so far. Name collisions fail `build()`.
+   */
+  include(...servers: object[]): this {
+    for (const server of servers) {
+      const core = coreOf(server)
+      if (core === undefined) throw runtimeError('BAD_SPEC', 'include() takes Servers (the default export of a ?mcp module)')
+      const from = `include(${core.info.name})`
+      for (const entry of adoptEntries(core.tools.byName.values())) this.#tools.push({ entry, from })
+      for (const [service, bind] of core.bindings) if (!this.#bindings.has(service)) this.#bindings.set(service, bind)
+    }
+    return this
+  }
+
+  /** Builds the server; throws when two tools, resources or prompts share a name. */
+  build(): Built {
+    const seen = new Map<string, string>()
+    for (const { entry, from } of this.#tools) {
+      const name = entry.listed.name
+      const before = seen.get(name)
+      if (before !== undefined) {
+        throw runtimeError('BAD_SPEC', `tool "${name}" is defined twice, by ${before} and by ${from}: tool names must be unique`)
+      }
+      seen.set(name, from)
+    }
+    const unique = <T>(items: T[], key: (item: T) => string, what: string): void => {
+      const names = new Set<string>()
+      for (const item of items) {
+        if (names.has(key(item))) throw runtimeError('BAD_SPEC', `${what} "${key(item)}" is defined twice`)
+        names.add(key(item))
+      }
+    }
+    unique(this.#resources, (r) => r.resource.uri, 'resource')
+    unique(this.#prompts, (p) => p.prompt.name, 'prompt')
+    const core = new ServingCore({
+      name: this.#name,
+      version: this.#version,
+      tools: this.#tools.map((t) => t.entry),
+      resources: this.#resources,
+      prompts: this.#prompts,
+      features: [...this.#features],
+      state: this.#state,
+      ...(this.#key === undefined ? {} : { requestStateKey: this.#key }),
+      ...(this.#ttl === undefined ? {} : { requestStateTtlSeconds: this.#ttl }),
+    })
+    for (const [service, bind] of this.#bindings) core.bindings.set(service, bind)
+    this.#ref.core = core
+    return this.#make(core)
+  }
+}

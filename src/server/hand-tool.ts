@@ -1,0 +1,106 @@
+/**
+ * Hand-written tools: a JSON Schema 2020-12 document compiled with Ajv when
+ * the tool is registered, and a handler that returns its result.
+ */
+import Ajv2020 from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+import { toolError } from '../runtime/pipeline.ts'
+import { errorStatusText } from '../runtime/status.ts'
+import { runtimeError } from '../runtime/errors.ts'
+import type { CallContext, JsonSchema, ValidationError } from '../runtime/types.ts'
+import { renderValidationErrors } from '../runtime/validation-text.ts'
+import type { CallResult, ListedTool, ToolEntry, ToolRequirements } from './tool-set.ts'
+
+/** A hand-written tool's definition: what `tools/list` shows, plus who may see it. */
+export interface ToolDefinition {
+  name: string
+  description?: string
+  title?: string
+  /** A JSON Schema 2020-12 document for the arguments (an object schema). */
+  inputSchema: JsonSchema
+  /** Advertised as is; a result's `structuredContent` should match it. */
+  outputSchema?: JsonSchema
+  annotations?: Record<string, unknown>
+  /** Scopes and server features a caller needs for the tool to exist for it (§4). */
+  requires?: ToolRequirements
+}
+
+/** What a hand-written tool's handler receives besides its arguments. */
+export interface ToolContext<State = unknown> extends CallContext {
+  /** The server's shared state (the builder's `state(value)`). */
+  state: State
+}
+
+/**
+ * A hand-written tool's handler: receives the validated arguments and
+ * returns the result. Return `{ content, isError: true }` for a failure;
+ * a throw becomes `rpc error: code = Unknown desc = <message>` (or the
+ * thrown status).
+ */
+export type ToolHandler<State = unknown, Args = any> = (args: Args, context: ToolContext<State>) => CallResult | Promise<CallResult>
+
+const EMPTY: Readonly<Record<string, never>> = Object.freeze({})
+
+const NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/
+
+/** The Ajv every hand-written schema is compiled with: 2020-12, all errors, verbose (the error texts read `schema`/`data`). */
+function createAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, validateSchema: true })
+  addFormats(ajv)
+  return ajv
+}
+
+/** `at /properties/a/type: must be equal to one of the allowed values` for each meta-schema error. */
+function schemaErrors(errors: readonly { instancePath: string; message?: string }[]): string {
+  return errors.map((e) => `at "${e.instancePath || '/'}": ${e.message ?? 'is invalid'}`).join('; ')
+}
+
+/**
+ * Compiles `tool.inputSchema` and returns the tool's entry. Throws a
+ * `BAD_SPEC` runtime error naming the tool and the schema path when the
+ * schema is not a valid 2020-12 document or does not compile.
+ */
+export function handToolEntry<State>(tool: ToolDefinition, handler: ToolHandler<State>, state: () => State): ToolEntry {
+  if (typeof tool?.name !== 'string' || !NAME_RE.test(tool.name)) {
+    throw runtimeError('BAD_SPEC', `tool name ${JSON.stringify(tool?.name)} is invalid: use 1 to 128 letters, digits, "_", "-" or "."`)
+  }
+  if (typeof handler !== 'function') throw runtimeError('BAD_SPEC', `tool "${tool.name}" has no handler function`)
+  const schema = tool.inputSchema
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+    throw runtimeError('BAD_SPEC', `tool "${tool.name}": inputSchema must be a JSON Schema object`)
+  }
+  const ajv = createAjv()
+  if (!ajv.validateSchema(schema)) {
+    throw runtimeError('BAD_SPEC', `tool "${tool.name}": invalid inputSchema ${schemaErrors(ajv.errors ?? [])}`)
+  }
+  let validate: ReturnType<Ajv2020['compile']>
+  try {
+    validate = ajv.compile(schema)
+  } catch (cause) {
+    throw runtimeError('BAD_SPEC', `tool "${tool.name}": cannot compile inputSchema: ${(cause as Error).message}`, cause)
+  }
+  const listed: ListedTool = { name: tool.name, description: tool.description ?? '', inputSchema: schema }
+  if (tool.title !== undefined) listed.title = tool.title
+  if (tool.outputSchema !== undefined) listed.outputSchema = tool.outputSchema
+  if (tool.annotations !== undefined) listed.annotations = tool.annotations
+  const call = async (args: unknown, context: CallContext): Promise<CallResult> => {
+    const input = args == null ? EMPTY : args
+    let valid: boolean
+    try {
+      valid = validate(input) as boolean
+    } catch (error) {
+      return toolError(`invalid arguments: ${error instanceof Error ? error.message : 'unreadable value'}`)
+    }
+    if (!valid) return toolError(renderValidationErrors((validate.errors ?? []) as ValidationError[]))
+    try {
+      const result = await handler(input, { ...context, state: state() })
+      if (result === null || typeof result !== 'object') {
+        return toolError(`tool "${tool.name}" returned ${result === null ? 'null' : typeof result}, not a result object`)
+      }
+      return result
+    } catch (error) {
+      return toolError(errorStatusText(error))
+    }
+  }
+  return tool.requires === undefined ? { listed, call } : { listed, call, requires: tool.requires }
+}

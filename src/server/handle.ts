@@ -1,0 +1,130 @@
+/**
+ * `ServerHandle`: changes a serving server's tools, resources and prompts.
+ * Every change swaps an immutable snapshot and is announced to each
+ * connected client that can receive it.
+ */
+import { runtimeError } from '../runtime/errors.ts'
+import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
+import {
+  checkPrompt, checkResource, withEntry, withoutEntry,
+  type PromptDefinition, type PromptGetter, type ResourceDefinition, type ResourceReader,
+} from './resources.ts'
+import type { ServingCore } from './serving-core.ts'
+import { adoptEntries, toolSet, type ToolEntry } from './tool-set.ts'
+
+/** Where a `Server` keeps its serving core (a registered symbol, so a runtime bundled twice still finds it). */
+export const CORE: unique symbol = Symbol.for('unplugin-proto-mcp.serving-core')
+
+/** The serving core of a `Server`, or `undefined` for anything else. */
+export function coreOf(value: unknown): ServingCore | undefined {
+  return value !== null && typeof value === 'object' ? (value as { [CORE]?: ServingCore })[CORE] : undefined
+}
+
+/** A tool and its handler, as `replaceTools` takes them. */
+export interface ToolWithHandler<State = unknown> {
+  tool: ToolDefinition
+  handler: ToolHandler<State>
+}
+
+/** Re-applies every backend bound on `core` to the proto tables of `entries`. */
+function rebind(core: ServingCore, entries: readonly ToolEntry[]): void {
+  const tables = new Set(entries.flatMap((e) => (e.proto ? [e.proto.table] : [])))
+  for (const table of tables) for (const bind of core.bindings.values()) bind(table)
+}
+
+/**
+ * Changes a serving server. Get one with `server.handle()`; every method
+ * takes effect at once for new requests, and calls already running finish
+ * on the definitions they started with.
+ */
+export class ServerHandle<State = unknown> {
+  readonly #core: ServingCore
+
+  /** Use `server.handle()`. */
+  constructor(core: ServingCore) {
+    this.#core = core
+  }
+
+  /** The names of the current tools, in listing order (all of them, whatever their requirements). */
+  get toolNames(): string[] {
+    return [...this.#core.tools.byName.keys()]
+  }
+
+  /**
+   * Adds a hand-written tool; its schema is compiled now (a bad one throws
+   * here, naming the schema path). Throws when the name is taken.
+   */
+  addTool<Args = any>(tool: ToolDefinition, handler: ToolHandler<State, Args>): this {
+    const core = this.#core
+    const entry = handToolEntry(tool, handler as ToolHandler<unknown>, () => core.state)
+    if (core.tools.byName.has(entry.listed.name)) {
+      throw runtimeError('BAD_SPEC', `tool "${entry.listed.name}" is already defined: remove it first or use replaceTools`)
+    }
+    core.setTools(toolSet([...core.tools.byName.values(), entry]))
+    return this
+  }
+
+  /** Removes a tool; returns whether there was one. */
+  removeTool(name: string): boolean {
+    const core = this.#core
+    if (!core.tools.byName.has(name)) return false
+    core.setTools(toolSet([...core.tools.byName.values()].filter((e) => e.listed.name !== name)))
+    return true
+  }
+
+  /**
+   * Replaces every tool at once with another server's tools (typically a
+   * fresh `?mcp` module's) or a list of `{ tool, handler }`. A `tools/list`
+   * sees the old set or the new one, never a mix. Backends bound with
+   * `implement()` on this server stay bound for the services the new set has.
+   */
+  replaceTools(source: object | readonly ToolWithHandler<State>[]): this {
+    const core = this.#core
+    let entries: ToolEntry[]
+    if (Array.isArray(source)) {
+      entries = source.map(({ tool, handler }) => handToolEntry(tool, handler as ToolHandler<unknown>, () => core.state))
+    } else {
+      const other = coreOf(source)
+      if (other === undefined) throw runtimeError('BAD_SPEC', 'replaceTools takes a Server or an array of { tool, handler }')
+      entries = adoptEntries(other.tools.byName.values())
+    }
+    const set = toolSet(entries)
+    rebind(core, entries)
+    core.setTools(set)
+    return this
+  }
+
+  /** Adds a resource read by `read` (a string return is its text). Throws when the URI is taken. */
+  addResource(resource: ResourceDefinition, read: ResourceReader<State>): this {
+    const entry = checkResource(resource, read)
+    this.#core.resources = withEntry(this.#core.resources, entry.resource.uri, entry, 'resource')
+    this.#core.announce('resources')
+    return this
+  }
+
+  /** Removes a resource; returns whether there was one. */
+  removeResource(uri: string): boolean {
+    const next = withoutEntry(this.#core.resources, uri)
+    if (next === this.#core.resources) return false
+    this.#core.resources = next
+    this.#core.announce('resources')
+    return true
+  }
+
+  /** Adds a prompt answered by `get` (a string return is one user message). Throws when the name is taken. */
+  addPrompt(prompt: PromptDefinition, get: PromptGetter<State>): this {
+    const entry = checkPrompt(prompt, get)
+    this.#core.prompts = withEntry(this.#core.prompts, entry.prompt.name, entry, 'prompt')
+    this.#core.announce('prompts')
+    return this
+  }
+
+  /** Removes a prompt; returns whether there was one. */
+  removePrompt(name: string): boolean {
+    const next = withoutEntry(this.#core.prompts, name)
+    if (next === this.#core.prompts) return false
+    this.#core.prompts = next
+    this.#core.announce('prompts')
+    return true
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The web-standard side of HTTP serving: 2026-07-28 requests through the
+ * SDK's `createMcpHandler`, initialize-era requests (`isLegacyRequest`) to a
+ * map of sessions on the SDK's sessionful transport (one SDK instance per
+ * session, idle timeout, DELETE, resumable SSE), the rest statelessly.
+ */
+import { randomUUID } from 'node:crypto'
+import {
+  createMcpHandler, isInitializeRequest, isLegacyRequest, legacyStatelessFallback, readRequestBody,
+  WebStandardStreamableHTTPServerTransport, type AuthInfo, type Server as SdkServer,
+} from '@modelcontextprotocol/server'
+import { MemoryEventStore } from './event-store.ts'
+import { MAX_BODY_BYTES } from './limits.ts'
+import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
+import type { ListKind, ServingCore } from './serving-core.ts'
+
+/** Session options of HTTP serving. */
+export interface SessionOptions {
+  /** Idle time after which an initialize-era session is closed and freed (an open GET stream keeps it alive). @default 600000 (10 min) */
+  sessionIdleMs?: number
+  /** SSE events each session keeps for resumption (`Last-Event-ID`). @default 1000 */
+  maxSessionEvents?: number
+}
+
+/** A fetch-shaped handler with its sessions. */
+export interface HttpCore {
+  fetch(request: Request, options?: { authInfo?: unknown }): Promise<Response>
+  /** Initialize-era sessions open now. */
+  readonly sessionCount: number
+  /** Closes every session and the 2026-07-28 streams. */
+  close(): Promise<void>
+}
+
+/** A web-standard handler: one request in, one response out. */
+export type FetchHandler = (request: Request, options?: { authInfo?: unknown }) => Promise<Response>
+
+interface Session {
+  readonly server: SdkServer
+  readonly transport: WebStandardStreamableHTTPServerTransport
+  lastSeen: number
+  streams: number
+}
+
+const jsonRpcError = (status: number, code: number, message: string): Response =>
+  Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status })
+
+const report = (core: ServingCore) => (error: Error): void => {
+  process.stderr.write(`${core.info.name}: ${error.message}\n`)
+}
+
+/** Tells a 2026-07-28 handler's listen streams that `kind` changed. */
+function notifyModern(mcp: ReturnType<typeof createMcpHandler>, kind: ListKind): void {
+  if (kind === 'tools') mcp.notify.toolsChanged()
+  else if (kind === 'resources') mcp.notify.resourcesChanged()
+  else mcp.notify.promptsChanged()
+}
+
+/** The parsed JSON body of a POST, `undefined` when it is not JSON, or a `413`/`400` response. */
+async function readBody(request: Request): Promise<{ parsed: unknown } | Response> {
+  const body = await readRequestBody(request.clone(), MAX_BODY_BYTES)
+  if (body.tooLarge) return jsonRpcError(413, -32000, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
+  try {
+    return { parsed: JSON.parse(body.text) }
+  } catch {
+    return jsonRpcError(400, -32700, 'Parse error: the request body is not valid JSON')
+  }
+}
+
+/** The stateless handler of `server.fetch()`: both eras, no sessions; its listen streams hear list changes. */
+export function createFetchHandler(core: ServingCore): FetchHandler {
+  core.codec()
+  const mcp = createMcpHandler(sdkServerFactory(core), { maxRequestBodySize: MAX_BODY_BYTES, onerror: report(core) })
+  core.onChange((kind) => notifyModern(mcp, kind))
+  return (request, options) => mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
+}
+
+/** Creates the sessionful handler of `serveHttp()` and `nodeHandler()`. */
+export function createHttpCore(core: ServingCore, options: SessionOptions = {}): HttpCore {
+  // requestState needs its key from serve time on.
+  core.codec()
+  const idleMs = options.sessionIdleMs ?? 10 * 60_000
+  const onerror = report(core)
+  const modern = createMcpHandler(sdkServerFactory(core), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror })
+  const stateless = legacyStatelessFallback(sdkServerFactory(core), onerror, { maxRequestBodySize: MAX_BODY_BYTES })
+  const sessions = new Map<string, Session>()
+  const live = new Set<SdkServer>()
+  const off = core.onChange((kind) => {
+    notifyModern(modern, kind)
+    for (const server of live) notifyInstance(server, kind)
+  })
+
+  const free = (id: string): void => {
+    const session = sessions.get(id)
+    if (!session) return
+    sessions.delete(id)
+    live.delete(session.server)
+    session.server.close().catch(onerror)
+  }
+
+  const sweep = setInterval(() => {
+    const now = Date.now()
+    for (const [id, session] of sessions) if (session.streams === 0 && now - session.lastSeen >= idleMs) free(id)
+  }, Math.max(10, Math.min(idleMs / 4, 30_000)))
+  sweep.unref()
+
+  /** `response` with its SSE body counted as an open stream of `session` until it ends. */
+  const tracked = (session: Session, response: Response): Response => {
+    if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response
+    session.streams++
+    let open = true
+    const end = (): void => {
+      if (!open) return
+      open = false
+      session.streams--
+      session.lastSeen = Date.now()
+    }
+    const reader = response.body.getReader()
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read()
+          if (done) {
+            end()
+            controller.close()
+          } else controller.enqueue(value)
+        } catch (error) {
+          end()
+          controller.error(error)
+        }
+      },
+      cancel(reason) {
+        end()
+        return reader.cancel(reason)
+      },
+    })
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+  }
+
+  const openSession = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined): Promise<Response> => {
+    let session: Session | undefined
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      eventStore: new MemoryEventStore(options.maxSessionEvents),
+      maxRequestBodySize: MAX_BODY_BYTES,
+      onsessioninitialized: (id) => {
+        sessions.set(id, session!)
+        live.add(session!.server)
+      },
+      onsessionclosed: (id) => free(id),
+    })
+    const server = createSdkServer(core)
+    session = { server, transport, lastSeen: Date.now(), streams: 0 }
+    await server.connect(transport)
+    const response = await transport.handleRequest(request, { parsedBody: parsed, ...(authInfo ? { authInfo } : {}) })
+    // An initialize that failed opened no session: nothing may stay behind.
+    if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) {
+      await server.close().catch(onerror)
+      return response
+    }
+    return tracked(session, response)
+  }
+
+  return {
+    get sessionCount() {
+      return sessions.size
+    },
+    async fetch(request, options) {
+      const authInfo = options?.authInfo as AuthInfo | undefined
+      let parsed: unknown
+      if (request.method === 'POST') {
+        const body = await readBody(request)
+        if (body instanceof Response) return body
+        parsed = body.parsed
+      }
+      const legacy = await isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })
+      const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
+      if (!legacy) return modern.fetch(request, handled)
+      const id = request.headers.get('mcp-session-id')
+      if (id !== null) {
+        const session = sessions.get(id)
+        if (session === undefined) return jsonRpcError(404, -32001, 'Session not found: initialize a new session')
+        session.lastSeen = Date.now()
+        return tracked(session, await session.transport.handleRequest(request, handled))
+      }
+      if (request.method === 'POST' && isInitializeRequest(parsed)) return openSession(request, parsed, authInfo)
+      // Initialize-era requests outside a session (a plain POST, GET/DELETE without a session id) are served statelessly.
+      return stateless(request, handled)
+    },
+    async close() {
+      clearInterval(sweep)
+      off()
+      for (const id of [...sessions.keys()]) free(id)
+      await modern.close()
+    },
+  }
+}

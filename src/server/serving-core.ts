@@ -1,0 +1,124 @@
+/**
+ * The serving state of one `Server`: the current tool, resource and prompt
+ * snapshots, the backends bound per service, the listeners that announce
+ * changes to connected clients, and the requestState key.
+ */
+import { randomBytes } from 'node:crypto'
+import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
+import type { RequestStateCodec } from '@modelcontextprotocol/server'
+import type { ToolTable } from '../runtime/tool-table.ts'
+import type { CallContext } from '../runtime/types.ts'
+import type { PromptEntry, ResourceEntry } from './resources.ts'
+import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from './tool-set.ts'
+
+/** Which list changed. */
+export type ListKind = 'tools' | 'resources' | 'prompts'
+
+/** Re-applies one service's backend to a tool table that has the service (lenient: a table without it is skipped). */
+export type Binder = (table: ToolTable) => void
+
+/** The JSON-RPC `-32602` error of a tool this caller does not have (unknown or hidden: the same error). */
+export function unknownToolError(name: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
+}
+
+/** The initial parts of a serving core. */
+export interface CoreParts {
+  name: string
+  version: string
+  tools: readonly ToolEntry[]
+  resources?: readonly ResourceEntry[]
+  prompts?: readonly PromptEntry[]
+  features?: readonly string[]
+  state?: unknown
+  requestStateKey?: Uint8Array | string
+  /** Seconds a sealed requestState stays valid. @default 600 */
+  requestStateTtlSeconds?: number
+}
+
+/** The state every transport of a server reads; every change swaps a snapshot and announces it. */
+export class ServingCore {
+  readonly info: { name: string; version: string }
+  readonly features: ReadonlySet<string>
+  state: unknown
+  tools: ToolSet
+  resources: ReadonlyMap<string, ResourceEntry>
+  prompts: ReadonlyMap<string, PromptEntry>
+  /** Backends bound with `implement()`, by full service name, re-applied after a tool replace. */
+  readonly bindings = new Map<string, Binder>()
+  readonly #listeners = new Set<(kind: ListKind) => void>()
+  #key: Uint8Array | string | undefined
+  readonly #ttl: number | undefined
+  #codec: RequestStateCodec | undefined
+
+  constructor(parts: CoreParts) {
+    this.info = { name: parts.name, version: parts.version }
+    this.features = new Set(parts.features ?? [])
+    this.state = parts.state
+    this.tools = toolSet(parts.tools)
+    this.resources = new Map((parts.resources ?? []).map((r) => [r.resource.uri, r]))
+    this.prompts = new Map((parts.prompts ?? []).map((p) => [p.prompt.name, p]))
+    this.#key = parts.requestStateKey
+    this.#ttl = parts.requestStateTtlSeconds
+  }
+
+  /** The tool `name` as this caller sees it: `undefined` when unknown or hidden (one predicate for both). */
+  lookupTool(name: string, authInfo: unknown, set: ToolSet = this.tools): ToolEntry | undefined {
+    const entry = set.byName.get(name)
+    if (entry === undefined) return undefined
+    if (!set.gated || isVisible(entry, scopesOf(authInfo), this.features)) return entry
+    process.stderr.write(`${this.info.name}: call to tool "${name}" hidden from this caller (requires ${JSON.stringify(entry.requires)}), answered as unknown\n`)
+    return undefined
+  }
+
+  /** The `tools/list` answer for this caller, from one snapshot (wholly old or wholly new). */
+  listTools(authInfo: unknown): readonly ListedTool[] {
+    const set = this.tools
+    if (!set.gated) return set.listed
+    const scopes = scopesOf(authInfo)
+    const listed: ListedTool[] = []
+    for (const entry of set.byName.values()) if (isVisible(entry, scopes, this.features)) listed.push(entry.listed)
+    return listed
+  }
+
+  /** Calls a tool on the snapshot current when the call starts; rejects with `-32602` for an unknown or hidden tool. */
+  dispatch(name: string, args: unknown, context: CallContext): Promise<CallResult> {
+    const entry = this.lookupTool(name, context.authInfo)
+    if (entry === undefined) return Promise.reject(unknownToolError(name))
+    return entry.call(args, context)
+  }
+
+  /** Swaps the tool snapshot and announces it. */
+  setTools(set: ToolSet): void {
+    this.tools = set
+    this.announce('tools')
+  }
+
+  /** Registers a listener of list changes; returns its removal. */
+  onChange(listener: (kind: ListKind) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /** Tells every connected client that can receive it that `kind` changed. */
+  announce(kind: ListKind): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(kind)
+      } catch (error) {
+        process.stderr.write(`${this.info.name}: announcing ${kind} list_changed: ${(error as Error).message}\n`)
+      }
+    }
+  }
+
+  /**
+   * The requestState codec (HMAC, the SDK's). Its key is the configured one
+   * or, from the first serve on, 32 random bytes from the OS.
+   */
+  codec(): RequestStateCodec {
+    if (this.#codec) return this.#codec
+    this.#key ??= randomBytes(32)
+    this.#codec = createRequestStateCodec(this.#ttl === undefined ? { key: this.#key } : { key: this.#key, ttlSeconds: this.#ttl })
+    return this.#codec
+  }
+}

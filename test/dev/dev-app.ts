@@ -1,0 +1,74 @@
+/**
+ * A Vite dev server on a fresh copy of `fixtures/apps/dev/` with the
+ * plugin's `dev` option, listening on 127.0.0.1 (port 0), and helpers to
+ * edit the copy. The workspace sits under `.tmp/dev/` so the installed
+ * runtime package finds its dependencies in the repository's node_modules.
+ */
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { createLogger, createServer, type Logger, type ViteDevServer } from 'vite'
+import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
+import { installRuntimePackage, REPO } from '../bundlers/harness.ts'
+
+/** A running dev server on a copy of the fixture. */
+export interface DevApp {
+  server: ViteDevServer
+  /** The app folder (the copy). */
+  root: string
+  /** `http://127.0.0.1:<port>` */
+  origin: string
+  /** Everything Vite's logger printed as errors or warnings. */
+  errors: string[]
+  /** Replaces `from` with `to` in the app's `file` (which must contain it). */
+  edit(file: string, from: string | RegExp, to: string): void
+  close(): Promise<void>
+}
+
+/** Starts a dev server on a fresh copy of `fixtures/apps/dev` in `.tmp/dev/<name>/`, changed by `prepare` first. */
+export async function startDevApp(name: string, prepare?: (root: string) => void): Promise<DevApp> {
+  const ws = join(REPO, '.tmp', 'dev', name)
+  rmSync(ws, { recursive: true, force: true })
+  mkdirSync(ws, { recursive: true })
+  writeFileSync(join(ws, 'package.json'), `${JSON.stringify({ name: `dev-${name}`, private: true, type: 'module' })}\n`)
+  await installRuntimePackage(ws)
+  const root = join(ws, 'app')
+  cpSync(join(REPO, 'fixtures', 'apps', 'dev'), root, { recursive: true })
+  prepare?.(root)
+
+  const errors: string[] = []
+  const base = createLogger(process.env.DEV_LOG ? 'info' : 'warn')
+  const logger: Logger = {
+    ...base,
+    warn: (msg, options) => { errors.push(msg); base.warn(msg, options) },
+    error: (msg, options) => { errors.push(msg); base.error(msg, options) },
+  }
+  const server = await createServer({
+    configFile: false,
+    root,
+    customLogger: logger,
+    appType: 'custom',
+    clearScreen: false,
+    server: { host: '127.0.0.1', port: 0, strictPort: true, watch: { usePolling: true, interval: 50 } },
+    plugins: [unpluginProtoMcp.vite({ dev: { server: './mcp.ts' } })],
+  })
+  await server.listen()
+  const { port } = server.httpServer!.address() as AddressInfo
+  return {
+    server,
+    root,
+    origin: `http://127.0.0.1:${port}`,
+    errors,
+    edit(file, from, to) {
+      const path = join(root, file)
+      const text = readFileSync(path, 'utf8')
+      const next = text.replace(from, to)
+      if (next === text) throw new Error(`edit of "${file}" changed nothing: ${String(from)} not found`)
+      writeFileSync(path, next)
+    },
+    close: async () => {
+      await server.close()
+      rmSync(ws, { recursive: true, force: true })
+    },
+  }
+}

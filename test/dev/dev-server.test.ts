@@ -1,0 +1,151 @@
+/**
+ * Hot reload in Vite's dev server (server.md §6): a real MCP client stays
+ * connected to `/mcp` while the `.proto`, a `.proto` it imports and the
+ * implementation module are edited, and while a `.proto` is broken; builds
+ * of the same module carry no `import.meta.hot`.
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { bundle, REPO } from '../bundlers/harness.ts'
+import { startDevApp, type DevApp } from './dev-app.ts'
+
+let app: DevApp
+let client: Client
+let listChanged = 0
+
+beforeAll(async () => {
+  app = await startDevApp('dev-server')
+  client = new Client({ name: 'dev-test', version: '1.0.0' })
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => { listChanged++ })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.origin}/mcp`)))
+})
+
+afterAll(async () => {
+  await client?.close()
+  await app?.close()
+})
+
+const WAIT = { timeout: 20_000, interval: 50 }
+
+/** How often the fixture's `mcp.ts` ran (the module runner evaluates it in this process). */
+const evaluationsOfMcp = (): number => (globalThis as { devEvaluations?: number }).devEvaluations ?? 0
+
+async function toolNames(): Promise<string[]> {
+  return (await client.listTools()).tools.map((t) => t.name)
+}
+
+async function echo(text: string): Promise<string> {
+  const result = await client.callTool({ name: 'Echo', arguments: { text } }) as { content: { text: string }[]; isError?: boolean }
+  expect(result.isError ?? false).toBe(false)
+  return JSON.parse(result.content[0]!.text).text as string
+}
+
+describe('the dev option mounts the server at /mcp', () => {
+  it('serves the module default export through the module runner', async () => {
+    expect(await toolNames()).toEqual(['Echo'])
+    expect(await echo('hi')).toBe('v1:hi')
+    // The module the runner evaluated is the dev-server flavour, with the
+    // hot-reload code (`import.meta` reads `__vite_ssr_import_meta__` there).
+    const served = await app.server.environments.ssr.transformRequest(`${join(app.root, 'vibe.proto')}?mcp`)
+    expect(served?.code.match(/\.hot\.data\.server|\.hot\.accept\(\)|replaceTools/g)).toHaveLength(4)
+  })
+
+  it('answers other paths with Vite, not the MCP handler', async () => {
+    const res = await fetch(`${app.origin}/mcp-not`, { method: 'POST' })
+    expect(res.headers.get('mcp-session-id')).toBeNull()
+  })
+})
+
+describe('editing while a client stays connected', () => {
+  it('a new RPC in the .proto shows up, with list_changed, on the same session', async () => {
+    const before = listChanged
+    const evaluations = evaluationsOfMcp()
+    const session = (client.transport as StreamableHTTPClientTransport).sessionId
+    app.edit('vibe.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n')
+    await vi.waitFor(async () => expect(await toolNames()).toEqual(['Echo', 'Shout']), WAIT)
+    await vi.waitFor(() => expect(listChanged).toBeGreaterThan(before), WAIT)
+    expect((client.transport as StreamableHTTPClientTransport).sessionId).toBe(session)
+    // The backend bound before the edit still answers the old RPC, and the
+    // implementation module did not run again (its state survives).
+    expect(await echo('again')).toBe('v1:again')
+    expect(evaluationsOfMcp()).toBe(evaluations)
+    const shout = await client.callTool({ name: 'Shout', arguments: { text: 'x' } }) as { content: { text: string }[]; isError?: boolean }
+    expect(shout.isError).toBe(true)
+    expect(shout.content[0]!.text).toContain('code = Unimplemented')
+  })
+
+  it('a field added to an imported .proto shows up', async () => {
+    const before = listChanged
+    app.edit('common.proto', '  string text = 1;\n', '  string text = 1;\n  int32 volume = 2;\n')
+    await vi.waitFor(async () => {
+      const echoTool = (await client.listTools()).tools.find((t) => t.name === 'Echo')
+      expect(Object.keys(echoTool?.inputSchema.properties ?? {})).toEqual(['text', 'volume'])
+    }, WAIT)
+    expect(listChanged).toBeGreaterThan(before)
+  })
+
+  it('a broken .proto keeps the last good tools serving and reports the error', async () => {
+    const errorsBefore = app.errors.length
+    app.edit('vibe.proto', 'rpc Shout(Note)', 'rpc Shout(Note')
+    await vi.waitFor(() => expect(app.errors.slice(errorsBefore).join('\n')).toMatch(/vibe\.proto:\d+:\d+/), WAIT)
+    expect(await toolNames()).toEqual(['Echo', 'Shout'])
+    expect(await echo('still')).toBe('v1:still')
+
+    app.edit('vibe.proto', 'rpc Shout(Note', 'rpc Whisper(Note)')
+    await vi.waitFor(async () => expect(await toolNames()).toEqual(['Echo', 'Whisper']), WAIT)
+  })
+
+  it('an edit of the implementation module rebinds the backend on the same server', async () => {
+    const session = (client.transport as StreamableHTTPClientTransport).sessionId
+    const evaluations = evaluationsOfMcp()
+    app.edit('mcp.ts', 'v1:', 'v2:')
+    await vi.waitFor(async () => expect(await echo('hi')).toBe('v2:hi'), WAIT)
+    expect(evaluationsOfMcp()).toBe(evaluations + 1)
+    // The same server kept serving: the session and the tools edited in before survive.
+    expect((client.transport as StreamableHTTPClientTransport).sessionId).toBe(session)
+    expect(await toolNames()).toEqual(['Echo', 'Whisper'])
+  })
+})
+
+describe('a .proto broken from the start', () => {
+  it('reports the error, answers with it, and serves once fixed', async () => {
+    const broken = await startDevApp('dev-broken-start', (root) => {
+      const file = join(root, 'vibe.proto')
+      writeFileSync(file, readFileSync(file, 'utf8').replace('rpc Echo(Note)', 'rpc Echo(Note'))
+    })
+    try {
+      await vi.waitFor(() => expect(broken.errors.join('\n')).toMatch(/cannot load "\.\/mcp\.ts".*vibe\.proto:\d+:\d+/), WAIT)
+      const res = await fetch(`${broken.origin}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      })
+      expect(res.status).toBe(500)
+      expect((await res.json()).error.message).toMatch(/^the MCP server module "\.\/mcp\.ts" failed to load: .*vibe\.proto:\d+:\d+/)
+
+      broken.edit('vibe.proto', 'rpc Echo(Note', 'rpc Echo(Note)')
+      const fixed = new Client({ name: 'dev-test', version: '1.0.0' })
+      await vi.waitFor(() => fixed.connect(new StreamableHTTPClientTransport(new URL(`${broken.origin}/mcp`))), WAIT)
+      expect((await fixed.listTools()).tools.map((t) => t.name)).toEqual(['Echo'])
+      await fixed.close()
+    } finally {
+      await broken.close()
+    }
+  })
+})
+
+describe('builds carry no hot-reload code', () => {
+  for (const bundler of ['vite', 'rolldown'] as const) {
+    it(`${bundler} build of the same module`, async () => {
+      const out = join(REPO, '.tmp', 'dev', `build-${bundler}`)
+      const { file } = await bundle(bundler, join(app.root, 'mcp.ts'), out, { dev: { server: './mcp.ts' } })
+      const code = readFileSync(file, 'utf8')
+      expect(code.includes('createProtoServer')).toBe(true)
+      expect(code.match(/import\.meta\.hot|\.hot\.data|replaceTools/g)).toBeNull()
+    })
+  }
+})

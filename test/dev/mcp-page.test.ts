@@ -1,0 +1,90 @@
+/**
+ * The `/__mcp/` page in headless Chromium: it lists the dev server's tools,
+ * calls one from the JSON editor and shows the result, picks up a new tool
+ * after a `.proto` edit (via `list_changed`), and a broken `.proto` shows in
+ * Vite's overlay.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { startDevApp, type DevApp } from './dev-app.ts'
+
+let app: DevApp
+let browser: Browser
+let page: Page
+const pageErrors: string[] = []
+
+beforeAll(async () => {
+  app = await startDevApp('mcp-page')
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] })
+  page = await browser.newPage({ viewport: { width: 1200, height: 800 } })
+  page.on('pageerror', (error) => { pageErrors.push(error.message) })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await app?.close()
+})
+
+const tools = () => page.locator('#tools li')
+
+describe('the /__mcp/ page', () => {
+  it('redirects /__mcp to /__mcp/', async () => {
+    const res = await fetch(`${app.origin}/__mcp`, { redirect: 'manual' })
+    expect(res.status).toBe(302)
+    expect(res.headers.get('location')).toBe('/__mcp/')
+  })
+
+  it('lists the tools, live over a session', async () => {
+    await page.goto(`${app.origin}/__mcp/`)
+    await page.locator('#tools li[data-tool="Echo"]').waitFor()
+    expect(await tools().evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.tool))).toEqual(['Echo'])
+    expect(await page.locator('#server').textContent()).toBe('vibe 0.0.0')
+    await page.locator('#status[data-status="live"]').waitFor()
+  })
+
+  it('shows a tool and calls it from the JSON editor', async () => {
+    await page.locator('#tools li[data-tool="Echo"]').click()
+    expect(await page.locator('#tool-description').textContent()).toBe('Echo the note back')
+    expect(JSON.parse(await page.locator('#input-schema').textContent() ?? '')).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } })
+    // The form mirrors into the editor.
+    await page.locator('#field-text').fill('from the form')
+    expect(JSON.parse(await page.locator('#args').inputValue())).toEqual({ text: 'from the form' })
+    await page.locator('#args').fill('{ "text": "hello page" }')
+    await page.locator('#call').click()
+    await page.locator('#result[data-outcome="ok"]').waitFor()
+    expect(JSON.parse(await page.locator('#content pre').first().textContent() ?? '')).toEqual({ text: 'v1:hello page' })
+    expect(JSON.parse(await page.locator('#structured').textContent() ?? '')).toEqual({ text: 'v1:hello page' })
+  })
+
+  it('shows a tool error and a protocol error', async () => {
+    await page.locator('#args').fill('{ "text": 5 }')
+    await page.locator('#call').click()
+    await page.locator('#result[data-outcome="error"]').waitFor()
+    expect(await page.locator('#content pre').first().textContent()).toBe('invalid arguments: /text: 5 is not of type "string"')
+    await page.locator('#args').fill('{ not json')
+    await page.locator('#call').click()
+    expect(await page.locator('#args-error').textContent()).toMatch(/^arguments are not JSON: /)
+  })
+
+  it('shows a new tool after the .proto is edited, without a reload', async () => {
+    await page.evaluate(() => { (window as unknown as { marker: boolean }).marker = true })
+    app.edit('vibe.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n')
+    await page.locator('#tools li[data-tool="Shout"].new').waitFor({ timeout: 20_000 })
+    expect(await page.evaluate(() => (window as unknown as { marker?: boolean }).marker)).toBe(true)
+    expect(await page.locator('#tools li[data-tool="Shout"] .summary').textContent()).toBe('Shout the note back')
+  })
+
+  it('shows a broken .proto in the overlay while the last good tools keep working', async () => {
+    app.edit('vibe.proto', 'rpc Shout(Note)', 'rpc Shout(Note')
+    const overlay = page.locator('vite-error-overlay')
+    await overlay.waitFor({ state: 'attached', timeout: 20_000 })
+    expect(await overlay.evaluate((el) => el.shadowRoot?.textContent ?? '')).toMatch(/vibe\.proto/)
+    await page.evaluate(() => document.querySelector('vite-error-overlay')?.remove())
+    await page.locator('#tools li[data-tool="Echo"]').click()
+    await page.locator('#args').fill('{ "text": "still" }')
+    await page.locator('#call').click()
+    await page.locator('#result[data-outcome="ok"]').waitFor()
+    expect(await page.locator('#content pre').first().textContent()).toContain('v1:still')
+    expect(pageErrors).toEqual([])
+  })
+})

@@ -1,0 +1,137 @@
+import * as grpcJs from '@grpc/grpc-js'
+import protobuf from 'protobufjs'
+import { describe, expect, it } from 'vitest'
+import { grpcImplementation } from '../../src/grpc.ts'
+import { encodeStatus, rpcType } from '../../src/grpc/status-details.ts'
+import { createProtoServer } from '../../src/runtime.ts'
+import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
+import { counterSpec } from './counter-spec.ts'
+import { serviceDefinition, vibeService } from './grpc-server.ts'
+
+const spec = specFromProto(EXAMPLE_PROTO)
+const text = (result: { content: Array<{ text: string }> }, i = 0) => result.content[i]!.text
+
+const DETAILS_REQUEST = {
+  vibe: 'details',
+  vibeScalar: {
+    vibeDouble: 'NaN', vibeFloat: 1.5, vibeInt32: -3, vibeInt64: 9007199254740993, vibeUint32: 0, vibeUint64: '18446744073709551615',
+    vibeSint64: '-5', vibeFixed64: '7', vibeBool: true, vibeBytes: 'aGk=', vibeEnum: ['VIBE_GOOD', 'VIBE_UNSET'],
+  },
+}
+
+describe('grpc-js implementations in process', () => {
+  it('the Topeka handlers of a grpc.Server answer the same as over the network', async () => {
+    const vibe = vibeService()
+    const server = createProtoServer(spec).forward('VibeService', grpcImplementation(vibe.impl))
+    expect(text(await server.call('SetVibe', { vibe: 'radical' }))).toBe('{"previousVibe":"chill","vibe":"radical"}')
+    expect(vibe.received[0]!.request).toEqual({ vibe: 'radical' })
+    expect(text(await server.call('SetVibeObjects', { vibeObject: [{ vibe: 'a' }, {}] }))).toBe('{"vibeObject":[{},{"vibe":"a"}]}')
+  })
+
+  it('call.request is what @grpc/proto-loader deserialises from the same bytes', async () => {
+    let request: unknown
+    const server = createProtoServer(spec).forward('VibeService', grpcImplementation({
+      setVibeDetails: (call: grpcJs.ServerUnaryCall<unknown, unknown>, callback: grpcJs.sendUnaryData<unknown>) => {
+        request = call.request
+        callback(null, {})
+      },
+    }))
+    expect((await server.call('SetVibeDetails', DETAILS_REQUEST)).isError).toBe(false)
+    // The oracle: proto-loader's own deserializer over the binary of the same request.
+    const root = protobuf.loadSync(EXAMPLE_PROTO)
+    const type = root.lookupType('examples.v1.SetVibeDetailsRequest')
+    const bytes = Buffer.from(type.encode(type.fromObject({
+      vibe: 'details',
+      vibeScalar: { vibeDouble: NaN, vibeFloat: 1.5, vibeInt32: -3, vibeInt64: '9007199254740993', vibeUint32: 0, vibeUint64: '18446744073709551615', vibeSint64: '-5', vibeFixed64: '7', vibeBool: true, vibeBytes: Buffer.from('hi'), vibeEnum: [1, 0] },
+    })).finish())
+    const expected = serviceDefinition(EXAMPLE_PROTO, 'examples.v1.VibeService').SetVibeDetails!.requestDeserialize(bytes)
+    expect(request).toEqual(expected)
+    expect(request).toMatchObject({ vibeScalar: { vibeInt64: '9007199254740993', vibeEnum: ['VIBE_GOOD', 'VIBE_UNSET'], vibeBytes: Buffer.from('hi'), vibeUint32: 0, _vibeUint32: 'vibeUint32' } })
+  })
+
+  it('call.metadata is a grpc-js Metadata of the allowed headers', async () => {
+    let metadata: grpcJs.Metadata | undefined
+    const server = createProtoServer(spec).forward('VibeService', grpcImplementation({
+      GetVibe: (call: grpcJs.ServerUnaryCall<unknown, unknown>, callback: grpcJs.sendUnaryData<unknown>) => {
+        metadata = call.metadata
+        callback(null, { vibe: 'ok' })
+      },
+    }))
+    await server.call('GetVibe', {}, { headers: { authorization: 'Bearer t', traceparent: 'tp', cookie: 'c=1' } })
+    expect(metadata).toBeInstanceOf(grpcJs.Metadata)
+    expect(metadata!.getMap()).toEqual({ authorization: 'Bearer t', traceparent: 'tp' })
+  })
+
+  it('callback({ code, details }) is that status; a thrown error is Unknown; trailers carry details', async () => {
+    const errorInfo = rpcType('ErrorInfo')
+    const trailer = new grpcJs.Metadata()
+    trailer.set('grpc-status-details-bin', Buffer.from(encodeStatus(5, 'vibe not found', [
+      { typeUrl: 'type.googleapis.com/google.rpc.ErrorInfo', value: errorInfo.encode(errorInfo.fromObject({ reason: 'GONE' })).finish() },
+    ])))
+    const server = createProtoServer(spec).forward('VibeService', grpcImplementation({
+      SetVibe: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) => callback({ code: grpcJs.status.NOT_FOUND, details: 'vibe not found', metadata: trailer }),
+      GetVibe: () => { throw new Error('handler bug') },
+      SetVibeArray: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) => callback({ code: grpcJs.status.INVALID_ARGUMENT, details: 'bad array' }),
+    }))
+    const notFound = await server.call('SetVibe', { vibe: 'x' })
+    expect(notFound.content).toEqual([
+      { type: 'text', text: 'rpc error: code = NotFound desc = vibe not found' },
+      { type: 'text', text: '{"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"GONE"}]}' },
+    ])
+    expect(text(await server.call('GetVibe', {}))).toBe('rpc error: code = Unknown desc = handler bug')
+    expect(text(await server.call('SetVibeArray', {}))).toBe('rpc error: code = InvalidArgument desc = bad array')
+    expect(text(await server.call('SetVibeObjects', {}))).toBe('rpc error: code = Unimplemented desc = method SetVibeObjects not implemented')
+  })
+
+  it('responses go through fromObject as proto-loader serialises them (Buffer bytes, enum names, Long strings)', async () => {
+    const server = createProtoServer(spec).forward('VibeService', grpcImplementation({
+      SetVibeArray: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) =>
+        callback(null, { vibeArray: { vibeByteses: [Buffer.from('yo')], vibeInt64s: ['-42'], vibeDoubles: [0.25] } }),
+    }))
+    expect(text(await server.call('SetVibeArray', {}))).toBe('{"vibeArray":{"vibeDoubles":[0.25],"vibeInt64s":["-42"],"vibeByteses":["eW8="]}}')
+  })
+
+  it('an MCP cancel marks the call cancelled and emits "cancelled"', async () => {
+    let call: grpcJs.ServerUnaryCall<unknown, unknown> | undefined
+    const server = createProtoServer(spec).forward('VibeService', grpcImplementation({
+      GetVibe: (c: grpcJs.ServerUnaryCall<unknown, unknown>) => { call = c },
+    }))
+    const abort = new AbortController()
+    void server.call('GetVibe', {}, { signal: abort.signal })
+    await expect.poll(() => call).toBeDefined()
+    const event = new Promise((resolve) => call!.on('cancelled', resolve))
+    expect(call!.cancelled).toBe(false)
+    abort.abort()
+    await event
+    expect(call!.cancelled).toBe(true)
+  })
+
+  it('server-streaming handlers write and end; the cap cancels them; an error event is the status', async () => {
+    const cancelledAt: number[] = []
+    const handlers = {
+      Count: (call: grpcJs.ServerWritableStream<any, any>) => {
+        let n = 0
+        call.on('cancelled', () => cancelledAt.push(n))
+        const next = (): void => {
+          if (call.cancelled) return
+          if (n === call.request.to) {
+            if (call.request.label === 'fail') call.emit('error', { code: grpcJs.status.RESOURCE_EXHAUSTED, details: 'too many' })
+            else call.end()
+            return
+          }
+          call.write({ n: ++n, big: '1' })
+          setImmediate(next)
+        }
+        next()
+      },
+    }
+    const server = createProtoServer(counterSpec()).forward('CounterService', grpcImplementation(handlers, { streamCap: 3 }))
+    expect(text(await server.call('Count', { to: 2 }))).toBe('{"messages":[{"n":1,"big":"1"},{"n":2,"big":"1"}]}')
+    const cut = await server.call('Count', { to: 50 })
+    expect(cut.structuredContent).toEqual({ messages: [1, 2, 3].map((n) => ({ n, big: '1' })) })
+    expect(text(cut, 1)).toMatch(/^stream cut at 3 messages/)
+    expect(cancelledAt).toHaveLength(1)
+    expect(cancelledAt[0]).toBeLessThan(50)
+    expect(text(await server.call('Count', { to: 1, label: 'fail' }))).toBe('rpc error: code = ResourceExhausted desc = too many')
+  })
+})

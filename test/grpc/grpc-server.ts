@@ -1,0 +1,104 @@
+/**
+ * A real grpc-js server on 127.0.0.1 for the gRPC backend tests: services
+ * loaded with @grpc/proto-loader from the same protos the MCP side uses.
+ */
+import { fileURLToPath } from 'node:url'
+import * as grpc from '@grpc/grpc-js'
+import * as protoLoader from '@grpc/proto-loader'
+import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
+
+/** The counter proto (a server-streaming RPC). */
+export const COUNTER_PROTO = fileURLToPath(new URL('../../fixtures/protos/grpc/counter.proto', import.meta.url))
+
+const LOADER_OPTIONS = { longs: String, enums: String, defaults: true, oneofs: true }
+
+/** The grpc-js service definition of `service` (full name) in `file`. */
+export function serviceDefinition(file: string, service: string): grpc.ServiceDefinition {
+  return protoLoader.loadSync(file, LOADER_OPTIONS)[service] as grpc.ServiceDefinition
+}
+
+/** One call a handler saw. */
+export interface ReceivedCall {
+  method: string
+  request: any
+  metadata: grpc.Metadata
+}
+
+/** A running grpc-js server that can be stopped and started again on the same port. */
+export interface GrpcTestServer {
+  readonly port: number
+  readonly address: string
+  stop(): Promise<void>
+  start(): Promise<void>
+}
+
+/** Starts a grpc-js server with `services` on 127.0.0.1 (`port` 0: a free one). */
+export async function startGrpcServer(
+  services: Array<{ definition: grpc.ServiceDefinition; impl: grpc.UntypedServiceImplementation }>,
+  port = 0,
+): Promise<GrpcTestServer> {
+  let server: grpc.Server | undefined
+  let bound = port
+  const start = async (): Promise<void> => {
+    const next = new grpc.Server()
+    for (const { definition, impl } of services) next.addService(definition, impl)
+    bound = await new Promise<number>((resolve, reject) =>
+      next.bindAsync(`127.0.0.1:${bound}`, grpc.ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))))
+    server = next
+  }
+  await start()
+  return {
+    get port() { return bound },
+    get address() { return `127.0.0.1:${bound}` },
+    start,
+    stop: async () => {
+      server?.forceShutdown()
+      server = undefined
+    },
+  }
+}
+
+/**
+ * The Topeka VibeService as a grpc-js implementation: the vibe starts as
+ * `chill`; every call is recorded. `overrides` replace single handlers.
+ */
+export function vibeService(overrides: grpc.UntypedServiceImplementation = {}): {
+  definition: grpc.ServiceDefinition
+  impl: grpc.UntypedServiceImplementation
+  received: ReceivedCall[]
+} {
+  const received: ReceivedCall[] = []
+  let current = 'chill'
+  const record = (method: string, call: grpc.ServerUnaryCall<any, any>): void => {
+    received.push({ method, request: call.request, metadata: call.metadata })
+  }
+  const impl: grpc.UntypedServiceImplementation = {
+    SetVibe: (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
+      record('SetVibe', call)
+      const previousVibe = current
+      current = call.request.vibe
+      callback(null, { previousVibe, vibe: current })
+    },
+    GetVibe: (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
+      record('GetVibe', call)
+      callback(null, { vibe: current })
+    },
+    SetVibeDetails: (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
+      record('SetVibeDetails', call)
+      const s = call.request.vibeScalar
+      const previousVibe = current
+      current = `${call.request.vibe}:${s.vibeBool}:${s.vibeDouble}:${s.vibeInt32}`
+      callback(null, { previousVibe, vibe: current })
+    },
+    SetVibeArray: (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
+      record('SetVibeArray', call)
+      callback(null, { vibeArray: call.request.vibeArray })
+    },
+    SetVibeObjects: (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
+      record('SetVibeObjects', call)
+      callback(null, { vibeObject: [...call.request.vibeObject].reverse() })
+    },
+    ...overrides,
+  }
+  return { definition: serviceDefinition(EXAMPLE_PROTO, 'examples.v1.VibeService'), impl, received }
+}

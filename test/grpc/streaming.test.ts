@@ -1,0 +1,169 @@
+import * as grpcJs from '@grpc/grpc-js'
+import { Client } from '@modelcontextprotocol/client'
+import { afterEach, describe, expect, it } from 'vitest'
+import { grpc, grpcImplementation } from '../../src/grpc.ts'
+import { createProtoServer } from '../../src/runtime.ts'
+import { counterSpec } from './counter-spec.ts'
+import { COUNTER_PROTO, serviceDefinition, startGrpcServer } from './grpc-server.ts'
+import { streamPair } from './stream-transport.ts'
+
+const text = (result: { content: Array<{ text: string }> }, i = 0) => result.content[i]!.text
+const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+/** A grpc-js CounterService; `cancelled` resolves when a Count call is cancelled, with how many it wrote. */
+async function counterServer() {
+  let onCancel!: (written: number) => void
+  const cancelled = new Promise<number>((resolve) => { onCancel = resolve })
+  const server = await startGrpcServer([{
+    definition: serviceDefinition(COUNTER_PROTO, 'streams.v1.CounterService'),
+    impl: {
+      Count: (call: grpcJs.ServerWritableStream<any, any>) => {
+        const { to, label } = call.request
+        let n = 0
+        call.on('cancelled', () => onCancel(n))
+        const next = (): void => {
+          if (call.cancelled) return
+          if (n === to) {
+            if (label === 'fail') call.emit('error', { code: grpcJs.status.ABORTED, details: `aborted after ${n}` })
+            else call.end()
+            return
+          }
+          n++
+          call.write({ n, label, big: String(2n ** 60n + BigInt(n)) })
+          setImmediate(next)
+        }
+        next()
+      },
+      Once: (call: grpcJs.ServerUnaryCall<any, any>, callback: grpcJs.sendUnaryData<any>) => callback(null, { n: call.request.to }),
+    },
+  }])
+  cleanups.push(() => server.stop())
+  return { server, cancelled }
+}
+
+describe('server-streaming tools, in process', () => {
+  it('an array, an iterable and an async iterable are collected into {"messages":[...]}', async () => {
+    const sources = {
+      array: () => [{ n: 1 }, { n: 2, big: 3 }],
+      iterable: () => new Set([{ n: 1 }, { n: 2, big: 3 }]),
+      asyncIterable: async function* () { yield { n: 1 }; yield { n: 2, big: 3 } },
+    }
+    for (const [kind, source] of Object.entries(sources)) {
+      const server = createProtoServer(counterSpec()).implement('CounterService', { Count: source })
+      const result = await server.call('Count', { to: 2 })
+      expect(result, kind).toEqual({
+        content: [{ type: 'text', text: '{"messages":[{"n":1},{"n":2,"big":"3"}]}' }],
+        isError: false,
+        structuredContent: { messages: [{ n: 1 }, { n: 2, big: '3' }] },
+      })
+    }
+  })
+
+  it('the topeka profile answers text only', async () => {
+    const server = createProtoServer(counterSpec('topeka')).implement('CounterService', { Count: () => [{ n: 1 }] })
+    expect(await server.call('Count', {})).toEqual({ content: [{ type: 'text', text: '{"messages":[{"n":1}]}' }], isError: false })
+  })
+
+  it('each message is reported through context.progress, in order', async () => {
+    const server = createProtoServer(counterSpec()).implement('CounterService', { Count: (r: { to: number }) => range(r.to).map((n) => ({ n })) })
+    const seen: Array<[number, string | undefined]> = []
+    await server.call('Count', { to: 3 }, { progress: async (p, m) => { seen.push([p, m]) } })
+    expect(seen).toEqual([[1, '{"n":1}'], [2, '{"n":2}'], [3, '{"n":3}']])
+  })
+
+  it('the cap ends the stream (closing the iterator) with the messages so far and a note; exactly the cap is not cut', async () => {
+    let closed = false
+    const server = createProtoServer(counterSpec())
+    server.forward('CounterService', grpcImplementation({}, { streamCap: 3 }))
+    // A plain implementation keeps the default cap of 1000.
+    server.implement('CounterService', {
+      Count: async function* (r: { to: number }) {
+        try {
+          for (const n of range(r.to)) yield { n }
+        } finally {
+          closed = true
+        }
+      },
+    })
+    const big = await server.call('Count', { to: 5000 })
+    expect(JSON.parse(text(big)).messages).toHaveLength(1000)
+    expect(text(big, 1)).toBe('stream cut at 1000 messages (the stream cap): the remaining messages were not collected and the stream was cancelled')
+    expect(closed).toBe(true)
+    const exact = await server.call('Count', { to: 1000 })
+    expect(exact.content).toHaveLength(1)
+  })
+
+  it('a stream that fails midway is a status error; a non-stream return is an encoding error; a bad message names its position', async () => {
+    const server = createProtoServer(counterSpec()).implement('CounterService', {
+      Count: async function* (r: { label: string }) {
+        if (r.label === 'object') return
+        yield { n: 1 }
+        if (r.label === 'bad') yield { n: 'x' }
+        throw Object.assign(new Error('lost count'), { code: 'DataLoss' })
+      },
+    })
+    expect(await server.call('Count', {})).toEqual({ content: [{ type: 'text', text: 'rpc error: code = DataLoss desc = lost count' }], isError: true })
+    expect(text(await server.call('Count', { label: 'bad' }))).toMatch(/^encoding response: message 2 of the stream: n: /)
+    const notStream = createProtoServer(counterSpec()).implement('CounterService', { Count: () => ({ n: 1 }) })
+    expect(text(await notStream.call('Count', {}))).toBe(
+      'encoding response: a server-streaming method must return an array, an iterable or an async iterable of responses',
+    )
+  })
+})
+
+describe('server-streaming tools over gRPC', () => {
+  it('collects a real server stream, 64-bit values as strings', async () => {
+    const { server: grpcServer } = await counterServer()
+    const backend = grpc(grpcServer.address)
+    cleanups.push(() => backend.close())
+    const server = createProtoServer(counterSpec()).forward('CounterService', backend)
+    const result = await server.call('Count', { to: 3, label: 'x' })
+    expect(result.structuredContent).toEqual({
+      messages: range(3).map((n) => ({ n, label: 'x', big: String(2n ** 60n + BigInt(n)) })),
+    })
+    expect(text(await server.call('Once', { to: 9 }))).toBe('{"n":9}')
+  })
+
+  it('a stream ending in a status error gives that status', async () => {
+    const { server: grpcServer } = await counterServer()
+    const backend = grpc(grpcServer.address)
+    cleanups.push(() => backend.close())
+    const server = createProtoServer(counterSpec()).forward('CounterService', backend)
+    expect(text(await server.call('Count', { to: 2, label: 'fail' }))).toBe('rpc error: code = Aborted desc = aborted after 2')
+  })
+
+  it('the cap cancels the gRPC stream', async () => {
+    const { server: grpcServer, cancelled } = await counterServer()
+    const backend = grpc(grpcServer.address, { streamCap: 5 })
+    cleanups.push(() => backend.close())
+    const server = createProtoServer(counterSpec()).forward('CounterService', backend)
+    const result = await server.call('Count', { to: 100000 })
+    expect(result.structuredContent).toEqual({ messages: range(5).map((n) => ({ n, big: String(2n ** 60n + BigInt(n)) })) })
+    expect(text(result, 1)).toMatch(/^stream cut at 5 messages/)
+    expect(await cancelled).toBeLessThan(100000)
+  })
+
+  it('a real MCP client with a progress token receives one notifications/progress per message', async () => {
+    const { server: grpcServer } = await counterServer()
+    const backend = grpc(grpcServer.address)
+    cleanups.push(() => backend.close())
+    const server = createProtoServer(counterSpec()).forward('CounterService', backend)
+    const { stdin, stdout, transport } = streamPair()
+    const serving = server.serveStdio({ stdin, stdout })
+    const client = new Client({ name: 'progress-test', version: '1.0.0' })
+    await client.connect(transport)
+    const progress: Array<{ progress: number; message?: string }> = []
+    const result = await client.callTool({ name: 'Count', arguments: { to: 4, label: 'p' } }, {
+      onprogress: (p) => { progress.push({ progress: p.progress, message: p.message }) },
+    })
+    expect(result.structuredContent).toEqual({ messages: range(4).map((n) => ({ n, label: 'p', big: String(2n ** 60n + BigInt(n)) })) })
+    expect(progress).toEqual(range(4).map((n) => ({ progress: n, message: JSON.stringify({ n, label: 'p', big: String(2n ** 60n + BigInt(n)) }) })))
+    await client.close()
+    await serving
+  })
+})

@@ -1,0 +1,146 @@
+/**
+ * ServerHandle: atomic replacement (a tools/list sees the old set or the new
+ * one, never a mix), calls in flight finish on their definition, backends
+ * stay bound across a replace, resources and prompts change while serving.
+ */
+import { afterAll, describe, expect, it } from 'vitest'
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
+import { createProtoServer, Server, type ToolWithHandler } from '../../src/runtime.ts'
+import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
+
+const closers: Array<() => Promise<unknown>> = []
+afterAll(async () => {
+  for (const close of closers.reverse()) await close().catch(() => {})
+})
+
+const info = { name: 'handle-test', version: '0.0.0' }
+const ok = (text: string) => ({ content: [{ type: 'text' as const, text }], isError: false })
+const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
+
+/** 20 tools named `<prefix>0`..`<prefix>19`. */
+function toolsNamed(prefix: string): ToolWithHandler[] {
+  return Array.from({ length: 20 }, (_, i) => ({
+    tool: { name: `${prefix}${i}`, description: `${prefix} tool ${i}`, inputSchema: { type: 'object' } },
+    handler: () => ok(`${prefix}${i}`),
+  }))
+}
+
+describe('replaceTools', () => {
+  it('100 concurrent tools/list racing replacements: every answer is wholly the old set or wholly the new one', async () => {
+    const server = Server.builder('racing').build()
+    const handle = server.handle()
+    const sets = { old: toolsNamed('Old'), new: toolsNamed('New') }
+    const expected = { old: sets.old.map((t) => t.tool.name).join(','), new: sets.new.map((t) => t.tool.name).join(',') }
+    handle.replaceTools(sets.old)
+    const http = await server.serveHttp({ port: 0 })
+    closers.push(() => http.close())
+    const client = new ClientV1(info)
+    await client.connect(new HttpV1(new URL(http.url)))
+    closers.push(() => client.close())
+
+    const seen = new Set<string>()
+    let current: 'old' | 'new' = 'old'
+    // Batches until both sets have been answered (a swap lands between two answers of a batch).
+    for (let batch = 0; batch < 20 && seen.size < 2; batch++) {
+      const swapper = setInterval(() => {
+        current = current === 'old' ? 'new' : 'old'
+        handle.replaceTools(sets[current])
+      }, 1)
+      const answers = await Promise.all(Array.from({ length: 100 }, () => client.listTools()))
+      clearInterval(swapper)
+      for (const answer of answers) {
+        const joined = answer.tools.map((t) => t.name).join(',')
+        expect([expected.old, expected.new]).toContain(joined)
+        seen.add(joined)
+      }
+    }
+    expect(seen).toEqual(new Set([expected.old, expected.new]))
+  })
+
+  it('a slow call started before a replace completes with the old definition; the next call gets the new one', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => { release = resolve })
+    let entered!: () => void
+    const started = new Promise<void>((resolve) => { entered = resolve })
+    const server = Server.builder('slow')
+      .tool({ name: 'Slow', inputSchema: { type: 'object' } }, async () => {
+        entered()
+        await gate
+        return ok('old definition')
+      })
+      .build()
+    const http = await server.serveHttp({ port: 0 })
+    closers.push(() => http.close())
+    const client = new ClientV2(info, { versionNegotiation: { mode: 'auto' } })
+    await client.connect(new HttpV2(new URL(http.url)))
+    closers.push(() => client.close())
+
+    const pending = client.callTool({ name: 'Slow', arguments: {} })
+    await started
+    server.handle().replaceTools([{ tool: { name: 'Slow', inputSchema: { type: 'object' } }, handler: () => ok('new definition') }])
+    release()
+    expect(text(await pending)).toBe('old definition')
+    expect(text(await client.callTool({ name: 'Slow', arguments: {} }))).toBe('new definition')
+  })
+
+  it('keeps implement() backends bound across replaceTools(otherServer), and implement() binds the new tools', async () => {
+    const spec = specFromProto(EXAMPLE_PROTO)
+    const server = createProtoServer(spec).implement('VibeService', { GetVibe: () => ({ vibe: 'bound before' }) })
+    const fresh = createProtoServer(spec)
+    server.handle().replaceTools(fresh)
+    expect(text(await server.call('GetVibe', {}))).toBe('{"vibe":"bound before"}')
+    // The other server's own tools are untouched: still unbound.
+    expect(text(await fresh.call('GetVibe', {}))).toBe('rpc error: code = Unimplemented desc = no backend for examples.v1.VibeService')
+    server.implement('VibeService', { GetVibe: () => ({ vibe: 'bound after' }) })
+    expect(text(await server.call('GetVibe', {}))).toBe('{"vibe":"bound after"}')
+    expect(String(server)).toBe('Server(example@0.0.0, 5 tools)')
+
+    // A replace by a set without the service keeps the binding for a later set that has it again.
+    server.handle().replaceTools([])
+    expect(String(server)).toBe('Server(example@0.0.0, 0 tools)')
+    server.handle().replaceTools(createProtoServer(spec))
+    expect(text(await server.call('GetVibe', {}))).toBe('{"vibe":"bound after"}')
+  })
+
+  it('rejects what is not a server or a tool list, and a duplicate name', () => {
+    const handle = Server.builder('x').build().handle()
+    expect(() => handle.replaceTools({} as never)).toThrow('replaceTools takes a Server or an array of { tool, handler }')
+    handle.addTool({ name: 'A', inputSchema: { type: 'object' } }, () => ok('a'))
+    expect(() => handle.addTool({ name: 'A', inputSchema: { type: 'object' } }, () => ok('a'))).toThrow('tool "A" is already defined')
+    expect(() => handle.replaceTools([...toolsNamed('D'), ...toolsNamed('D')])).toThrow('tool "D0" is defined twice')
+    expect(handle.toolNames).toEqual(['A'])
+  })
+})
+
+describe('resources and prompts', () => {
+  it('are added and removed while serving, each change announced through listen', async () => {
+    const server = Server.builder('docs').state({ greeting: 'hello' }).build()
+    const handle = server.handle<{ greeting: string }>()
+    const http = await server.serveHttp({ port: 0 })
+    closers.push(() => http.close())
+    const client = new ClientV2(info, { versionNegotiation: { mode: 'auto' } })
+    const heard: string[] = []
+    client.setNotificationHandler('notifications/resources/list_changed', () => { heard.push('resources') })
+    client.setNotificationHandler('notifications/prompts/list_changed', () => { heard.push('prompts') })
+    await client.connect(new HttpV2(new URL(http.url)))
+    closers.push(() => client.close())
+    await client.listen({ resourcesListChanged: true, promptsListChanged: true })
+
+    handle.addResource({ uri: 'memo://notes', name: 'notes', mimeType: 'text/plain' }, (uri, ctx) => `${ctx.state.greeting} from ${uri}`)
+    handle.addPrompt({ name: 'greet', arguments: [{ name: 'who', required: true }] }, (args, ctx) => `${ctx.state.greeting}, ${args.who}`)
+    await expect.poll(() => heard).toEqual(['resources', 'prompts'])
+    expect((await client.listResources()).resources).toEqual([{ uri: 'memo://notes', name: 'notes', mimeType: 'text/plain' }])
+    expect((await client.readResource({ uri: 'memo://notes' })).contents).toEqual([{ uri: 'memo://notes', mimeType: 'text/plain', text: 'hello from memo://notes' }])
+    expect((await client.getPrompt({ name: 'greet', arguments: { who: 'you' } })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'hello, you' } }])
+    await expect(client.getPrompt({ name: 'greet', arguments: {} })).rejects.toMatchObject({ code: -32602 })
+
+    expect(handle.removeResource('memo://notes')).toBe(true)
+    expect(handle.removePrompt('greet')).toBe(true)
+    expect(handle.removePrompt('greet')).toBe(false)
+    await expect.poll(() => heard).toEqual(['resources', 'prompts', 'resources', 'prompts'])
+    expect((await client.listResources()).resources).toEqual([])
+    await expect(client.readResource({ uri: 'memo://notes' })).rejects.toMatchObject({ code: -32002 })
+  })
+})

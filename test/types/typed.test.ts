@@ -1,0 +1,114 @@
+/**
+ * Typed implementations: a real Vite build with `dts: true` writes the
+ * declaration file of `fixtures/apps/typed/`, and real `tsc` runs accept
+ * `main.ts` and reject each case of `rejected.ts` (whose `@ts-expect-error`
+ * lines tsc reports when nothing errs there). The committed
+ * `fixtures/apps/typed/proto-mcp.d.ts` is the golden copy:
+ *   UPDATE_GOLDEN=1 npx vitest run test/types/typed.test.ts
+ */
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parseDtsFile, DTS_HEADER } from '../../src/codegen/index.ts'
+import { BUNDLERS, bundle, createWorkspace, installRuntimePackage, REPO } from '../bundlers/harness.ts'
+
+const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
+const GOLDEN = join(REPO, 'fixtures', 'apps', 'typed', 'proto-mcp.d.ts')
+
+let ws = ''
+let app = ''
+
+/** Runs `tsc -p <project>` in the app folder; its exit code and output. */
+function tsc(project: string): { status: number | null, output: string } {
+  const run = spawnSync(process.execPath, [TSC, '-p', project, '--pretty', 'false'], { cwd: app, encoding: 'utf8', timeout: 120_000, killSignal: 'SIGKILL' })
+  if (run.error) throw run.error
+  return { status: run.status, output: `${run.stdout}${run.stderr}` }
+}
+
+/** A tsconfig extending the app's, checking only `files`. */
+function project(name: string, files: string[]): string {
+  writeFileSync(join(app, `tsconfig.${name}.json`), JSON.stringify({ extends: './tsconfig.json', files }))
+  return `tsconfig.${name}.json`
+}
+
+beforeAll(async () => {
+  ws = createWorkspace('typed')
+  app = join(ws, 'fixtures', 'apps', 'typed')
+  // The committed golden copy came along; the build must write its own.
+  rmSync(join(app, 'proto-mcp.d.ts'), { force: true })
+  await installRuntimePackage(ws, { dts: true })
+  await bundle('vite', join(app, 'main.ts'), join(ws, 'out', 'vite'), { dts: true })
+}, 180_000)
+
+afterAll(() => {
+  rmSync(ws, { recursive: true, force: true })
+})
+
+describe('dts: the declaration file', () => {
+  it('is written by the build, in the project root, and matches the golden copy', () => {
+    const text = readFileSync(join(app, 'proto-mcp.d.ts'), 'utf8')
+    expect(text.startsWith(DTS_HEADER)).toBe(true)
+    expect(text).toContain('declare module ".*/vibe.proto?mcp" {')
+    if (process.env.UPDATE_GOLDEN) writeFileSync(GOLDEN, text)
+    expect(text).toBe(readFileSync(GOLDEN, 'utf8'))
+  })
+
+  it('is not rewritten by a build that changes nothing', async () => {
+    const file = join(app, 'proto-mcp.d.ts')
+    const before = statSync(file).mtimeMs
+    const text = readFileSync(file, 'utf8')
+    await bundle('vite', join(app, 'main.ts'), join(ws, 'out', 'vite-again'), { dts: true })
+    expect(readFileSync(file, 'utf8')).toBe(text)
+    expect(statSync(file).mtimeMs).toBe(before)
+  }, 120_000)
+
+  it('is written the same by every bundler', async () => {
+    const expected = parseDtsFile(readFileSync(join(app, 'proto-mcp.d.ts'), 'utf8')).map((e) => e.body)
+    for (const bundler of BUNDLERS) {
+      const out = join(ws, 'out', `${bundler}-dts`)
+      const dts = join(out, 'types', 'proto-mcp.d.ts')
+      await bundle(bundler, join(app, 'entry.mjs'), join(out, 'build'), { dts })
+      expect(existsSync(dts), bundler).toBe(true)
+      const entries = parseDtsFile(readFileSync(dts, 'utf8'))
+      expect(entries.map((e) => e.proto), bundler).toEqual(['../../../fixtures/apps/typed/vibe.proto'])
+      expect(entries.map((e) => e.body), bundler).toEqual(expected)
+    }
+  }, 300_000)
+})
+
+describe('typed implementations under tsc', () => {
+  it('accepts the correct handlers and rejects every case of rejected.ts', () => {
+    const { status, output } = tsc('tsconfig.json')
+    expect(output).toBe('')
+    expect(status).toBe(0)
+  })
+
+  it('reports an error on the line after each @ts-expect-error, and only there', () => {
+    const source = readFileSync(join(app, 'rejected.ts'), 'utf8').split('\n')
+    // Blank out the directives (keeping line numbers), so tsc reports what they hid.
+    const expected: number[] = []
+    const bare = source.map((line, i) => {
+      if (!line.trim().startsWith('// @ts-expect-error')) return line
+      expected.push(i + 2)
+      return ''
+    })
+    writeFileSync(join(app, 'rejected-bare.ts'), bare.join('\n'))
+    const { status, output } = tsc(project('bare', ['rejected-bare.ts', 'proto-mcp.d.ts']))
+    expect(status).toBe(2)
+    const lines = [...output.matchAll(/^rejected-bare\.ts\((\d+),\d+\): error/gm)].map((m) => Number(m[1]))
+    expect([...new Set(lines)].sort((a, b) => a - b)).toEqual(expected)
+    expect(expected.length).toBe(9)
+    expect(output).toMatch(/'vibez' is not assignable|vibez: never/)
+    expect(output).toContain(`Property 'nope' does not exist on type 'SetVibeRequestJson'`)
+    expect(output).toContain(`Type '() => {}' is not assignable to type '"SetVibes is not an RPC of this service"'`)
+    expect(output).toContain(`Argument of type '"NoSuchService"' is not assignable to parameter of type '"VibeService" | "typed.v1.VibeService"'`)
+  })
+
+  it('without the declaration file the same cases type-check (the generic Server accepts them)', () => {
+    const { status, output } = tsc(project('generic', ['rejected.ts']))
+    expect(status).toBe(2)
+    // Each directive now meets no error.
+    expect(output.match(/error TS2578: Unused '@ts-expect-error' directive/g)?.length).toBe(8)
+  })
+})
