@@ -2,7 +2,8 @@
  * Ambient types for `?mcp` imports (`unplugin-proto-mcp/client`). Add
  * `"types": ["unplugin-proto-mcp/client"]` to a tsconfig, or
  * `/// <reference types="unplugin-proto-mcp/client" />` to a file, and
- * `import server from './vibe.proto?mcp'` type-checks.
+ * `import server from './vibe.proto?mcp'` type-checks. The plugin's `dts`
+ * option writes per-proto declarations that take precedence over this one.
  */
 declare module '*.proto?mcp' {
   /** The proto's MCP server: `implement(service, impl)`, then `serveStdio()` or `serveHttp()`. */

@@ -32,26 +32,31 @@ export class McpError extends Error {
 async function* readEvents(body) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader()
   let buffer = ''
-  for (;;) {
-    const { value, done } = await reader.read()
-    if (done) return
-    buffer += value.replace(/\r\n?/g, '\n')
-    let end
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
-      const block = buffer.slice(0, end)
-      buffer = buffer.slice(end + 2)
-      const event = { id: undefined, event: 'message', data: [] }
-      for (const line of block.split('\n')) {
-        const colon = line.indexOf(':')
-        if (colon === 0) continue
-        const field = colon === -1 ? line : line.slice(0, colon)
-        const text = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '')
-        if (field === 'data') event.data.push(text)
-        else if (field === 'id') event.id = text
-        else if (field === 'event') event.event = text
+  try {
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) return
+      buffer += value.replace(/\r\n?/g, '\n')
+      let end
+      while ((end = buffer.indexOf('\n\n')) !== -1) {
+        const block = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        const event = { id: undefined, event: 'message', data: [] }
+        for (const line of block.split('\n')) {
+          const colon = line.indexOf(':')
+          if (colon === 0) continue
+          const field = colon === -1 ? line : line.slice(0, colon)
+          const text = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '')
+          if (field === 'data') event.data.push(text)
+          else if (field === 'id') event.id = text
+          else if (field === 'event') event.event = text
+        }
+        if (event.data.length > 0) yield { id: event.id, event: event.event, data: event.data.join('\n') }
       }
-      if (event.data.length > 0) yield { id: event.id, event: event.event, data: event.data.join('\n') }
     }
+  } finally {
+    // The caller may stop early (its answer arrived): release the connection.
+    reader.cancel().catch(() => {})
   }
 }
 
@@ -104,14 +109,17 @@ export class McpClient {
     const type = response.headers.get('content-type') ?? ''
     if (type.includes('text/event-stream') && response.body) {
       for await (const event of readEvents(response.body)) {
+        // An empty event only primes resumption (its id); no message.
+        if (event.data === '') continue
         const reply = JSON.parse(event.data)
         if (reply.id === id && (reply.result !== undefined || reply.error !== undefined)) return this.settle(reply)
         this.deliver(reply)
       }
       throw new McpError(`the server closed the stream without answering ${method}`)
     }
-    if (type.includes('application/json')) {
-      const reply = await response.json()
+    const text = type.includes('application/json') ? await response.text() : ''
+    if (text !== '') {
+      const reply = JSON.parse(text)
       if (reply.id === id || reply.error) return this.settle(reply, response.status)
     }
     if (!response.ok) throw new McpError(`${method}: HTTP ${response.status} ${response.statusText}`, undefined, undefined, response.status)
@@ -150,10 +158,14 @@ export class McpClient {
     let failures = 0
     while (!this.closed) {
       try {
-        const response = await fetch(this.endpoint, {
+        // Servers may hold the stream's headers until the first event: the
+        // request being open is what makes the page live.
+        const pending = fetch(this.endpoint, {
           method: 'GET',
           headers: this.headers(lastEventId ? { accept: 'text/event-stream', 'last-event-id': lastEventId } : { accept: 'text/event-stream' }),
         })
+        this.handlers.onStatus?.('live')
+        const response = await pending
         if (response.status === 404 && this.sessionId) {
           // The session expired or the server restarted: a new one, and a fresh listing.
           this.handlers.onStatus?.('reconnecting', 'session ended')
@@ -165,11 +177,10 @@ export class McpClient {
           this.handlers.onStatus?.('connected', `no notification stream (HTTP ${response.status}): the list updates on reload`)
           return
         }
-        this.handlers.onStatus?.('live')
         failures = 0
         for await (const event of readEvents(response.body)) {
           if (event.id) lastEventId = event.id
-          this.deliver(JSON.parse(event.data))
+          if (event.data !== '') this.deliver(JSON.parse(event.data))
         }
       } catch (error) {
         if (this.closed) return

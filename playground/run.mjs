@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run playground [-- --port N]` (HTTP) or `npm run -s playground:stdio`:
+ * `npm run playground:built [-- --port N]` (HTTP) or `npm run -s playground:stdio`:
  * builds `playground/server.ts` with the rolldown plugin into
  * `playground/dist/server.mjs`, then runs it with the given arguments. The
  * package itself must be built first (`npm run build`, which both npm
@@ -20,7 +20,7 @@ const entry = join(outDir, 'server.mjs')
 /** Builds the playground server into `outDir` with rolldown and the plugin. */
 async function buildPlayground() {
   if (!existsSync(join(here, '..', 'dist', 'rolldown.mjs'))) {
-    throw new Error('the package is not built: run "npm run build" first (or "npm run playground", which does)')
+    throw new Error('the package is not built: run "npm run build" first (or "npm run playground:built", which does)')
   }
   const { build } = await import('rolldown')
   const { default: protoMcp } = await import('unplugin-proto-mcp/rolldown')

@@ -21,6 +21,7 @@ export type {
 } from './runtime/types.ts'
 export { statusError, STATUS_NAMES, type StatusName } from './runtime/status.ts'
 export { isRuntimeError, type RuntimeError, type RuntimeErrorCode } from './runtime/errors.ts'
+export { DEFAULT_FORWARDED_HEADERS, DEFAULT_STREAM_CAP, type Backend, type BackendMethod, type BackendService } from './runtime/backend.ts'
 export {
   CODEC_BAIL, CODEC_BASE64_RE, CODEC_INT32_KEY_RE, CODEC_INT64_RE, CODEC_MAX_DEPTH, CODEC_UINT32_KEY_RE, CODEC_UINT64_RE,
   codecIsPlain, codecKeyCount, codecWellFormed,

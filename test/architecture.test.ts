@@ -57,6 +57,13 @@ describe('stage folders import one way', () => {
     expect(bad).toEqual([])
   })
 
+  it('only grpc/ imports @grpc/grpc-js (the /grpc subpath alone loads it)', () => {
+    const bad = STAGES.filter((s) => s !== 'grpc')
+      .flatMap((stage) => importsOf(stage))
+      .filter(({ spec }) => spec.startsWith('@grpc/'))
+    expect(bad).toEqual([])
+  })
+
   it('only server/ imports the MCP SDK', () => {
     const bad = STAGES.filter((s) => s !== 'server')
       .flatMap((stage) => importsOf(stage))

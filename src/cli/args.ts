@@ -11,7 +11,7 @@ export interface ServeCommand {
   file: string
   /** The gRPC target every service is forwarded to (`127.0.0.1:50051`). */
   grpc: string
-  /** Serve Streamable HTTP on this port instead of stdio. */
+  /** Serve Streamable HTTP on this port instead of stdio (0: a free one). */
   http?: number
   /** Address the HTTP server binds. @default '127.0.0.1' */
   host: string
@@ -36,7 +36,8 @@ MCP runs over stdio unless --http is given; logs go to stderr.
 
 Options:
   --grpc <target>            gRPC server to forward to, e.g. 127.0.0.1:50051 (required)
-  --http <port>              serve Streamable HTTP on this port (path /mcp) instead of stdio
+  --http <port>              serve Streamable HTTP on this port (path /mcp) instead of stdio;
+                             0 picks a free port (the URL is logged)
   --host <address>           address the HTTP server binds (default 127.0.0.1)
   -I, --import-path <dir>    directory searched for imports; repeatable, in order
   --profile <name>           schema profile: default or topeka (default: default)
@@ -57,10 +58,10 @@ export class UsageError extends Error {
 
 const PROFILES = ['default', 'topeka'] as const
 
-function positiveInteger(flag: string, value: string, max: number): number {
+function integerIn(flag: string, value: string, min: number, max: number): number {
   const n = Number(value)
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1 || n > max) {
-    throw new UsageError(`${flag} must be an integer from 1 to ${max}, got "${value}"`)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${value}"`)
   }
   return n
 }
@@ -105,11 +106,11 @@ export function parseCli(argv: readonly string[]): CliCommand {
     command: 'serve',
     file,
     grpc: values.grpc,
-    ...(values.http === undefined ? {} : { http: positiveInteger('--http', values.http, 65535) }),
+    ...(values.http === undefined ? {} : { http: integerIn('--http', values.http, 0, 65535) }),
     host: values.host ?? '127.0.0.1',
     importPaths: values['import-path'] ?? [],
     profile: profile as ServeCommand['profile'],
-    deadlineMs: values.deadline === undefined ? 30_000 : positiveInteger('--deadline', values.deadline, 2 ** 31 - 1),
+    deadlineMs: values.deadline === undefined ? 30_000 : integerIn('--deadline', values.deadline, 1, 2 ** 31 - 1),
     forwardHeaders: values['forward-header'] ?? ['authorization', 'traceparent'],
   }
 }

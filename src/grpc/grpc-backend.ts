@@ -88,7 +88,7 @@ function channelSettled(client: Client, waitMs: number): Promise<void> {
   return new Promise((resolve) => client.waitForReady(Date.now() + waitMs, () => resolve()))
 }
 
-/** Runs `start` when the channel has settled, unless the MCP request is cancelled first. */
+/** Waits for the channel to settle; throws `Canceled` if the MCP request was cancelled meanwhile. */
 async function whenSettled(client: Client, waitMs: number, signal: AbortSignal | undefined): Promise<void> {
   await channelSettled(client, waitMs)
   if (signal?.aborted) throw statusError('Canceled', 'the request was cancelled')
@@ -100,10 +100,12 @@ async function whenSettled(client: Client, waitMs: number, signal: AbortSignal |
  * grpc-js `Client` (any generated client: its channel and interceptors are used).
  */
 export function grpc(target: string | Channel | Client, options: GrpcOptions = {}): GrpcBackend {
-  const { client, owned } = clientOf(target, options)
-  const allow = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS
   const deadlineMs = options.deadlineMs ?? 30_000
   const waitMs = options.reconnectWaitMs ?? 1000
+  if (!(deadlineMs > 0)) throw new TypeError(`grpc(): deadlineMs must be a positive number of milliseconds, got ${String(deadlineMs)}`)
+  if (!(waitMs >= 0)) throw new TypeError(`grpc(): reconnectWaitMs must be zero or more milliseconds, got ${String(waitMs)}`)
+  const { client, owned } = clientOf(target, options)
+  const allow = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS
   const extra = Object.entries(options.metadata ?? {})
 
   const metadataFor = (context: CallContext): Metadata => {

@@ -89,8 +89,41 @@ function responseJson(type: Type, value: unknown): unknown {
   }
 }
 
+type Fields = Record<string, unknown>
+
+/**
+ * Adds the virtual oneof member naming a set proto3 `optional` field
+ * (`_vibeUint32: 'vibeUint32'`): proto-loader's protobufjs 7 gives it with
+ * `oneofs: true`, protobufjs 8's `toObject` no longer does.
+ */
+function markOptionals(type: Type, message: Fields, object: Fields): void {
+  for (const field of type.fieldsArray) {
+    const value = message[field.name]
+    if (value == null) continue
+    const oneof = field.partOf as { name: string; isProto3Optional?: boolean } | null
+    if (oneof?.isProto3Optional && Object.hasOwn(message, field.name)) object[oneof.name] = field.name
+    const sub = field.resolvedType as Type | null
+    if (sub === null || !('fieldsArray' in sub)) continue
+    const target = object[field.name] as Fields | Fields[] | undefined
+    if (target == null) continue
+    if (field.map) for (const key of Object.keys(value as Fields)) markOptionals(sub, (value as Record<string, Fields>)[key]!, (target as Record<string, Fields>)[key]!)
+    else if (field.repeated) (value as Fields[]).forEach((item, i) => markOptionals(sub, item, (target as Fields[])[i]!))
+    else markOptionals(sub, value as Fields, target as Fields)
+  }
+}
+
 function requestObject(type: Type, request: unknown): unknown {
-  return type.toObject(fromJson(type, request), PROTO_LOADER_FORM)
+  const message = fromJson(type, request) as unknown as Fields
+  const object = type.toObject(message as never, PROTO_LOADER_FORM) as Fields
+  markOptionals(type, message, object)
+  return object
+}
+
+/** `error` with `trailer` as its metadata when it has none: grpc-js sends such a trailer as the status trailers. */
+function withTrailer(error: unknown, trailer: unknown): unknown {
+  if (!trailer || error === null || typeof error !== 'object' || 'metadata' in error) return error
+  const { code, details, message } = error as { code?: unknown; details?: unknown; message?: unknown }
+  return { code, details: details ?? message, metadata: trailer }
 }
 
 /** A server-streaming call: `write`/`end`/`'error'` feed the messages the tool collects. */
@@ -176,8 +209,7 @@ export function grpcImplementation(handlers: object, options: GrpcImplementation
       const callback = (error: unknown, value?: unknown, trailer?: unknown): void => {
         if (answered) return
         answered = true
-        // grpc-js sends a trailer given with an error as the status trailers.
-        if (error) reject(statusErrorOf(trailer && typeof error === 'object' && !('metadata' in error) ? { ...error, metadata: trailer } : error, root))
+        if (error) reject(statusErrorOf(withTrailer(error, trailer), root))
         else {
           try {
             resolve(responseJson(method.responseType, value))
@@ -186,6 +218,8 @@ export function grpcImplementation(handlers: object, options: GrpcImplementation
           }
         }
       }
+      // A handler that never answers a cancelled call must not hold the tool call open.
+      call.on('cancelled', () => callback(statusError('Canceled', 'the request was cancelled')))
       try {
         handler.call(handlers, call, callback)
       } catch (error) {

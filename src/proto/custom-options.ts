@@ -60,7 +60,7 @@ function mergeMessage(parts: readonly unknown[], type: protobuf.Type | undefined
 function mergeField(out: Json, key: string, value: unknown, field: protobuf.Field | undefined): void {
   const type = field?.resolvedType
   const message = type instanceof protobuf.Type ? type : undefined
-  const values = Array.isArray(value) ? value : [value]
+  const values = Array.isArray(value) ? [...value, ...strayProperties(value)] : [value]
   const convert = (v: unknown): unknown => {
     if (message) return mergeMessage([v], message)
     // Options written with a number for an enum value read as the name (`= 2` → `REQUIRED`).
@@ -75,4 +75,14 @@ function mergeField(out: Json, key: string, value: unknown, field: protobuf.Fiel
   } else {
     out[key] = convert(values[values.length - 1])
   }
+}
+
+/**
+ * protobufjs sets a sub-option written after two statements merged into an
+ * array (`.string.min_len = 1, .string = {...}, .string.in = "z"`) as a
+ * property of that array: returned as one more statement.
+ */
+function strayProperties(array: unknown[]): Json[] {
+  const stray = Object.keys(array).filter((key) => !/^\d+$/.test(key))
+  return stray.length === 0 ? [] : [Object.fromEntries(stray.map((key) => [key, (array as unknown as Json)[key]]))]
 }

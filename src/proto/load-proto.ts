@@ -7,6 +7,7 @@ import protobuf from 'protobufjs'
 import { buildDescriptor } from './descriptor.ts'
 import { isProtoError, protoError } from './errors.ts'
 import type { ProtoModel } from './model.ts'
+import { addBundled, scanBundled } from './bundled-cache.ts'
 import { resolveImport } from './resolve-import.ts'
 import { declarationKey, scanDeclarations } from './scan-declarations.ts'
 import { tokenize } from './tokenize.ts'
@@ -70,8 +71,10 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     }
     read.push(path)
     importing.push({ path, name })
-    const parsed = parseInto(model, runtime, text, path)
-    const scanned = scanDeclarations(text)
+    const parsed = bundled
+      ? addBundled(model, runtime, path, text, (root, keepCase) => parseOne(root, keepCase, text, path))
+      : parseInto(model, runtime, text, path)
+    const scanned = bundled ? scanBundled(path, text) : scanDeclarations(text)
     sources.scanned.set(path, scanned)
     sources.order.push(path)
     if (bundled) sources.bundledFiles.add(path)
@@ -153,21 +156,23 @@ function optionOnlyFiles(rootFile: string, importers: Map<string, Set<string>>, 
 
 /** Parses one file's text into both roots, turning protobufjs errors into `PROTO_SYNTAX`. */
 function parseInto(model: protobuf.Root, runtime: protobuf.Root, text: string, path: string): protobuf.IParserResult {
-  let parsed: protobuf.IParserResult | undefined
-  for (const [root, keepCase] of [[model, true], [runtime, false]] as const) {
-    try {
-      setParseFilename(path)
-      const result = protobuf.parse(text, root, { keepCase, alternateCommentMode: true })
-      parsed ??= result
-    }
-    catch (cause) {
-      throw syntaxError(path, text, cause)
-    }
-    finally {
-      setParseFilename(null)
-    }
+  const parsed = parseOne(model, true, text, path)
+  parseOne(runtime, false, text, path)
+  return parsed
+}
+
+/** Parses one file's text into `root`, turning protobufjs errors into `PROTO_SYNTAX`. */
+function parseOne(root: protobuf.Root, keepCase: boolean, text: string, path: string): protobuf.IParserResult {
+  try {
+    setParseFilename(path)
+    return protobuf.parse(text, root, { keepCase, alternateCommentMode: true })
   }
-  return parsed!
+  catch (cause) {
+    throw syntaxError(path, text, cause)
+  }
+  finally {
+    setParseFilename(null)
+  }
 }
 
 /** A protobufjs parse error as a `PROTO_SYNTAX` ProtoError pointing at the offending token. */

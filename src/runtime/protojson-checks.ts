@@ -68,7 +68,10 @@ function needs(type: Type): boolean {
     seen.add(t)
     reach.push(t)
     if (isWellKnown(t)) return
-    for (const field of t.fieldsArray) if (isType(field.resolve().resolvedType)) visit(field.resolvedType)
+    for (const field of t.fieldsArray) {
+      const resolved = field.resolve().resolvedType
+      if (isType(resolved)) visit(resolved)
+    }
   }
   visit(type)
   const result = new Map(reach.map(t => [t, checksDirectly(t)]))
@@ -77,7 +80,7 @@ function needs(type: Type): boolean {
     changed = false
     for (const t of reach) {
       if (result.get(t) || isWellKnown(t)) continue
-      if (t.fieldsArray.some(f => isType(f.resolvedType) && get(f.resolvedType))) {
+      if (t.fieldsArray.some(f => { const r = f.resolvedType; return isType(r) && get(r) })) {
         result.set(t, true)
         changed = true
       }

@@ -43,11 +43,18 @@ const EMPTY: Readonly<Record<string, never>> = Object.freeze({})
 
 const NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/
 
-/** The Ajv every hand-written schema is compiled with: 2020-12, all errors, verbose (the error texts read `schema`/`data`). */
-function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, validateSchema: true })
-  addFormats(ajv)
-  return ajv
+let shared: Ajv2020 | undefined
+
+/**
+ * The Ajv every hand-written schema is compiled with: 2020-12, all errors,
+ * verbose (the error texts read `schema`/`data`). One instance: each schema
+ * is removed again after compiling, so `$id`s of different tools never clash.
+ */
+function ajv(): Ajv2020 {
+  if (shared) return shared
+  shared = new Ajv2020({ allErrors: true, verbose: true, strict: false })
+  addFormats(shared)
+  return shared
 }
 
 /** `at /properties/a/type: must be equal to one of the allowed values` for each meta-schema error. */
@@ -69,15 +76,17 @@ export function handToolEntry<State>(tool: ToolDefinition, handler: ToolHandler<
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
     throw runtimeError('BAD_SPEC', `tool "${tool.name}": inputSchema must be a JSON Schema object`)
   }
-  const ajv = createAjv()
-  if (!ajv.validateSchema(schema)) {
-    throw runtimeError('BAD_SPEC', `tool "${tool.name}": invalid inputSchema ${schemaErrors(ajv.errors ?? [])}`)
+  const compiler = ajv()
+  if (!compiler.validateSchema(schema)) {
+    throw runtimeError('BAD_SPEC', `tool "${tool.name}": invalid inputSchema ${schemaErrors(compiler.errors ?? [])}`)
   }
   let validate: ReturnType<Ajv2020['compile']>
   try {
-    validate = ajv.compile(schema)
+    validate = compiler.compile(schema)
   } catch (cause) {
     throw runtimeError('BAD_SPEC', `tool "${tool.name}": cannot compile inputSchema: ${(cause as Error).message}`, cause)
+  } finally {
+    compiler.removeSchema(schema)
   }
   const listed: ListedTool = { name: tool.name, description: tool.description ?? '', inputSchema: schema }
   if (tool.title !== undefined) listed.title = tool.title
@@ -91,7 +100,8 @@ export function handToolEntry<State>(tool: ToolDefinition, handler: ToolHandler<
     } catch (error) {
       return toolError(`invalid arguments: ${error instanceof Error ? error.message : 'unreadable value'}`)
     }
-    if (!valid) return toolError(renderValidationErrors((validate.errors ?? []) as ValidationError[]))
+    // Ajv adds an `if` error after the failing `then`/`else` branch's own errors; it repeats them, so it goes.
+    if (!valid) return toolError(renderValidationErrors((validate.errors ?? []).filter((e) => e.keyword !== 'if') as ValidationError[]))
     try {
       const result = await handler(input, { ...context, state: state() })
       if (result === null || typeof result !== 'object') {

@@ -153,7 +153,9 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * A Node `(req, res, next?)` handler serving this server (both eras,
    * sessions, Host/Origin guards, body limit) for mounting on an existing
    * HTTP server or connect/Express app, e.g. Vite's `server.middlewares.use('/mcp', h)`.
-   * With `path`, other paths go to `next()` (404 without one). Call
+   * With `path`, other paths go to `next()` (404 without one); mounted
+   * under a prefix (connect strips it from `req.url`), leave `path` out.
+   * `req.auth` (set by an auth middleware) is the requests' auth info. Call
    * `close()` on it to end its sessions.
    */
   nodeHandler(options?: NodeHandlerOptions): McpNodeHandler {

@@ -3,7 +3,7 @@
  * (one per connection, session or HTTP request) whose handlers answer from
  * the serving core's current snapshots.
  */
-import { ProtocolError, ProtocolErrorCode, Server as SdkServer } from '@modelcontextprotocol/server'
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server as SdkServer } from '@modelcontextprotocol/server'
 import type {
   CallToolResult, JSONRPCRequest, McpServerFactory, Result, ServerContext, jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
@@ -125,7 +125,7 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params
     const entry = core.resources.get(uri)
-    if (entry === undefined) throw new ProtocolError(-32002 as ProtocolErrorCode, `Resource ${uri} not found`, { uri })
+    if (entry === undefined) throw new ResourceNotFoundError(uri)
     const context = { ...callContext(core, uri, ctx), state: core.state }
     return readResult(entry.resource, await entry.read(uri, context)) as never
   })

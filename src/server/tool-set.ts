@@ -24,8 +24,16 @@ export interface ToolRequirements {
   features?: readonly string[]
 }
 
+/** A complete tool result (`CallToolResult`): content items, `isError` for a failure, optional `structuredContent`. */
+export interface ToolCallResult {
+  content: Array<{ type: string; [key: string]: unknown }>
+  isError?: boolean
+  structuredContent?: Record<string, unknown>
+  [key: string]: unknown
+}
+
 /** The result a tool call resolves with: a `CallToolResult`, or a 2026-07-28 `input_required` result. */
-export type CallResult = ToolResult | InputRequiredResult
+export type CallResult = ToolResult | ToolCallResult | InputRequiredResult
 
 /** A 2026-07-28 multi-round-trip result: the client answers `inputRequests` and retries with `requestState`. */
 export interface InputRequiredResult {

@@ -53,7 +53,7 @@ describe('json_name = "__proto__" end to end', () => {
   it('the emitted tools keep the property in inputSchema', () => {
     const code = emitModule(model, tools, { name: 'test' })
     const literal = /export const tools = (\[[\s\S]*?\n\])\n/.exec(code)![1]!
-      .replace(/"validate": \w+/g, '"validate": null')
+      .replace(/"(validate|decode|encode)": \w+/g, '"$1": null')
     const [tool] = evaluate(literal) as { inputSchema: { properties: object } }[]
     expect(Object.keys(tool!.inputSchema.properties)).toEqual(['__proto__', 'name'])
     expect(JSON.stringify(tool!.inputSchema)).toContain('"__proto__":{"type":"string"}')

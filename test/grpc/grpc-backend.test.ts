@@ -180,7 +180,7 @@ describe('headers, cancellation', () => {
         observed = new Promise((resolve) => call.on('cancelled', () => resolve(call.cancelled)))
         started()
       },
-    })
+    }, { deadlineMs: 600_000 }) // far past the test's timeout: only the MCP cancel can end the call
     const { stdin, stdout, transport } = streamPair()
     const serving = server.serveStdio({ stdin, stdout })
     const client = new Client({ name: 'grpc-cancel', version: '1.0.0' })

@@ -1,12 +1,13 @@
+import { fileURLToPath } from 'node:url'
 import * as grpcJs from '@grpc/grpc-js'
 import protobuf from 'protobufjs'
 import { describe, expect, it } from 'vitest'
-import { grpcImplementation } from '../../src/grpc.ts'
+import { grpc, grpcImplementation } from '../../src/grpc.ts'
 import { encodeStatus, rpcType } from '../../src/grpc/status-details.ts'
 import { createProtoServer } from '../../src/runtime.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 import { counterSpec } from './counter-spec.ts'
-import { serviceDefinition, vibeService } from './grpc-server.ts'
+import { serviceDefinition, startGrpcServer, vibeService } from './grpc-server.ts'
 
 const spec = specFromProto(EXAMPLE_PROTO)
 const text = (result: { content: Array<{ text: string }> }, i = 0) => result.content[i]!.text
@@ -14,7 +15,7 @@ const text = (result: { content: Array<{ text: string }> }, i = 0) => result.con
 const DETAILS_REQUEST = {
   vibe: 'details',
   vibeScalar: {
-    vibeDouble: 'NaN', vibeFloat: 1.5, vibeInt32: -3, vibeInt64: 9007199254740993, vibeUint32: 0, vibeUint64: '18446744073709551615',
+    vibeDouble: 'NaN', vibeFloat: 1.5, vibeInt32: -3, vibeInt64: '9007199254740993', vibeUint32: 0, vibeUint64: '18446744073709551615',
     vibeSint64: '-5', vibeFixed64: '7', vibeBool: true, vibeBytes: 'aGk=', vibeEnum: ['VIBE_GOOD', 'VIBE_UNSET'],
   },
 }
@@ -133,5 +134,43 @@ describe('grpc-js implementations in process', () => {
     expect(cancelledAt).toHaveLength(1)
     expect(cancelledAt[0]).toBeLessThan(50)
     expect(text(await server.call('Count', { to: 1, label: 'fail' }))).toBe('rpc error: code = ResourceExhausted desc = too many')
+  })
+})
+
+describe('grpc-js implementations in process: the request form (differential)', () => {
+  const SHAPES = fileURLToPath(new URL('../../fixtures/protos/grpc/shapes.proto', import.meta.url))
+  const CASES: unknown[] = [
+    {},
+    { name: 'circle', radius: 2.5, color: 'COLOR_UNSET', visible: false },
+    { corner: { x: '0', y: -1 }, named: { a: { x: '-9007199254740993' }, b: {} }, colors: { '-5': 'COLOR_BLUE', 7: 'COLOR_RED' } },
+    { label: 'l', path: [{ x: '1' }, { y: 2 }, {}], blob: 'AAEC/w==', at: '2024-05-06T07:08:09.5Z', id: '18446744073709551615' },
+  ]
+
+  it('each request reaches an in-process handler exactly as a grpc-js server with proto-loader receives it', async () => {
+    const spec = specFromProto(SHAPES)
+    const definition = serviceDefinition(SHAPES, 'shapes.v1.ShapeService')
+    const seen = { network: [] as unknown[], inProcess: [] as unknown[] }
+    const handlers = (into: unknown[]) => ({
+      Draw: (call: grpcJs.ServerUnaryCall<unknown, unknown>, callback: grpcJs.sendUnaryData<unknown>) => {
+        into.push(call.request)
+        callback(null, call.request)
+      },
+    })
+    const grpcServer = await startGrpcServer([{ definition, impl: handlers(seen.network) }])
+    const backend = grpc(grpcServer.address)
+    try {
+      const overNetwork = createProtoServer(spec).forward('ShapeService', backend)
+      const inProcess = createProtoServer(spec).forward('ShapeService', grpcImplementation(handlers(seen.inProcess)))
+      for (const args of CASES) {
+        const [a, b] = [await overNetwork.call('Draw', args), await inProcess.call('Draw', args)]
+        expect(a.isError, JSON.stringify(a)).toBe(false)
+        expect(b).toEqual(a)
+      }
+    } finally {
+      backend.close()
+      await grpcServer.stop()
+    }
+    expect(seen.inProcess).toEqual(seen.network)
+    expect(seen.network[1]).toMatchObject({ kind: 'radius', _color: 'color', _visible: 'visible' })
   })
 })

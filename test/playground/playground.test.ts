@@ -1,8 +1,10 @@
 /**
- * The playground as a user runs it: `playground/server.ts` built with
- * rolldown and the plugin, then run with `--stdio` or `--port 0`, driven by
- * the SDK's clients. The backend keeps state across calls, errors carry
- * gRPC status texts, and stdio mode writes nothing but MCP messages to stdout.
+ * The playground as a user runs it: `npm run playground` (Vite's dev server
+ * on `playground/`, serving `/mcp` and `/__mcp/`), and `playground/server.ts`
+ * built with rolldown and the plugin, then run with `--stdio` or `--port 0`,
+ * driven by the SDK's clients. The backend keeps state across calls, errors
+ * carry gRPC status texts, and stdio mode writes nothing but MCP messages to
+ * stdout.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -10,6 +12,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { bundle, installRuntimePackage, REPO } from '../bundlers/harness.ts'
 
@@ -33,9 +36,9 @@ afterAll(() => {
   rmSync(WS, { recursive: true, force: true })
 })
 
-/** Spawns the built playground with `args`, collecting its output. */
-function run(args: string[]) {
-  const child = spawn(process.execPath, [file, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
+/** Spawns the built playground (or another script) with `args`, collecting its output. */
+function run(args: string[], script = file) {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
   children.push(child)
   const out = { stdout: '', stderr: '' }
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { out.stdout += chunk })
@@ -63,6 +66,42 @@ function caller(client: Client | ClientV2): Call {
     return { isError: result.isError === true, text, json: result.isError ? undefined : JSON.parse(text) }
   }
 }
+
+describe('npm run playground: the dev server', () => {
+  // What `npm run playground` runs once the package is built (npm test builds it first).
+  const dev = join(REPO, 'playground', 'dev.mjs')
+
+  it('prints both URLs, serves /mcp on the in-process backend and /__mcp/, and stops on SIGTERM', async () => {
+    const { child, out, exited } = run(['--port', '0'], dev)
+    const printed = await until(() => out.stdout, (text) => text.includes('Ctrl-C to stop.'), 60_000)
+    const url = /MCP endpoint: (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(printed)?.[1]
+    const page = /Tools page: {3}(http:\/\/127\.0\.0\.1:\d+\/__mcp\/)\n/.exec(printed)?.[1]
+    expect(url).toBeDefined()
+    expect(page).toBe(url!.replace(/mcp$/, '__mcp/'))
+    expect([...printed.matchAll(/^\{\n[\s\S]*?^\}$/gm)].map((m) => JSON.parse(m[0]))).toEqual([{ mcpServers: { vibe: { url } } }])
+
+    const client = new Client({ name: 'playground-test', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransportV1(new URL(url!)))
+    expect((await client.listTools()).tools).toHaveLength(16)
+    const call = caller(client)
+    await call('SetVibe', { mood: 'MOOD_CHAOTIC', note: 'dev server' })
+    expect((await call('GetVibe', {})).json).toMatchObject({ mood: 'MOOD_CHAOTIC', note: 'dev server', changeCount: '1' })
+    await client.close()
+
+    const html = await (await fetch(page!)).text()
+    expect(html).toContain('<meta name="mcp-endpoint" content="/mcp">')
+    expect((await fetch(new URL('app.js', page!))).headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+  })
+
+  it('refuses a bad --port with a message and exit code 1', async () => {
+    const { out, exited } = run(['--port', '70000'], dev)
+    expect(await exited).toBe(1)
+    expect(out.stderr).toBe('playground: invalid --port "70000": expected an integer from 0 to 65535\n')
+  })
+})
 
 describe('playground over stdio', () => {
   it('keeps state across calls in every service', async () => {
@@ -116,7 +155,7 @@ describe('playground over stdio', () => {
   })
 })
 
-describe('playground over HTTP', () => {
+describe('built playground over HTTP (npm run playground:built)', () => {
   it('prints its URL and client configuration, serves, and stops on SIGTERM', async () => {
     const { child, out, exited } = run(['--port', '0'])
     const printed = await until(() => out.stdout, (text) => text.includes('Ctrl-C to stop.'))

@@ -123,8 +123,8 @@ export function compareDecode(codec: ProtoJsonCodec, oracle: Oracle, typeName: s
   if (!sameWire(ours.value, theirs.value)) return describeMismatch(`decode ${show(json)}`, ours, theirs)
   // Binary: both sides through bufbuild's binary decoder (floats narrowed alike), compared as canonical JSON.
   const oursBinary = attempt(() => oracle.toJson(typeName, oracle.fromBinary(typeName, codec.jsonToBinary(typeName, json))))
-  const theirsBinary = attempt(() =>
-    oracle.toJson(typeName, oracle.fromBinary(typeName, oracle.toBinary(typeName, theirsMessage.value as never))))
+  const message = (theirsMessage as { value: unknown }).value as never
+  const theirsBinary = attempt(() => oracle.toJson(typeName, oracle.fromBinary(typeName, oracle.toBinary(typeName, message))))
   if (oursBinary.ok !== theirsBinary.ok || (oursBinary.ok && theirsBinary.ok && !sameWire(oursBinary.value, theirsBinary.value)))
     return describeMismatch(`decode to binary ${show(json)}`, oursBinary, theirsBinary)
   return undefined

@@ -164,7 +164,7 @@ function messageProto(type: protobuf.Type, explicitJson: Map<protobuf.Field, str
   }
   for (const field of type.fieldsArray) {
     if (field.map) {
-      const map = field as protobuf.MapField
+      const map = field as unknown as protobuf.MapField
       const entry = entryName(field.name)
       const key = valueType(map.keyType, null)
       const value: FieldDescriptorProtoJson = { name: 'value', number: 2, label: 'LABEL_OPTIONAL', ...valueType(map.type, map.resolvedType) }

@@ -17,12 +17,14 @@ export interface SpellingOptions {
   numbersAsStrings: boolean
   /** `null` for fields left out (the input schema has no null types). */
   nulls: boolean
+  /** `null` also for message and enum members of a oneof beside its set member (the known deviation "null for a oneof member beside a set member"). */
+  nullsInOneofs: boolean
 }
 
 /** Every spelling protobuf JSON allows. */
-export const ALL_SPELLINGS: SpellingOptions = { protoNames: true, enumNumbers: true, numbersAsStrings: true, nulls: true }
+export const ALL_SPELLINGS: SpellingOptions = { protoNames: true, enumNumbers: true, numbersAsStrings: true, nulls: true, nullsInOneofs: true }
 /** The spellings the input schemas of mapping.md §4 accept. */
-export const SCHEMA_SPELLINGS: SpellingOptions = { protoNames: false, enumNumbers: false, numbersAsStrings: false, nulls: false }
+export const SCHEMA_SPELLINGS: SpellingOptions = { protoNames: false, enumNumbers: false, numbersAsStrings: false, nulls: false, nullsInOneofs: false }
 
 /** A small seeded PRNG (mulberry32), so a spelling is a pure function of its seed. */
 export function seededRandom(seed: number): () => number {
@@ -104,8 +106,7 @@ export function respell(desc: DescMessage, json: JsonValue, random: () => number
       if (fieldValue === undefined) {
         // null means "absent", except for Value and NullValue, where it is a value.
         const nullIsValue = field.message?.typeName === 'google.protobuf.Value' || field.enum?.typeName === 'google.protobuf.NullValue'
-        // A null beside a set member of its oneof is the known deviation "null oneof member beside a set one" (README).
-        const nullInOneof = field.oneof !== undefined && field.fieldKind !== 'scalar'
+        const nullInOneof = !options.nullsInOneofs && field.oneof !== undefined && field.fieldKind !== 'scalar'
         if (options.nulls && !nullIsValue && !nullInOneof && random() < 0.1) out[key] = null
         continue
       }

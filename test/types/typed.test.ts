@@ -7,8 +7,9 @@
  *   UPDATE_GOLDEN=1 npx vitest run test/types/typed.test.ts
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseDtsFile, DTS_HEADER } from '../../src/codegen/index.ts'
 import { BUNDLERS, bundle, createWorkspace, installRuntimePackage, REPO } from '../bundlers/harness.ts'
@@ -82,7 +83,7 @@ describe('typed implementations under tsc', () => {
     const { status, output } = tsc('tsconfig.json')
     expect(output).toBe('')
     expect(status).toBe(0)
-  })
+  }, 120_000)
 
   it('reports an error on the line after each @ts-expect-error, and only there', () => {
     const source = readFileSync(join(app, 'rejected.ts'), 'utf8').split('\n')
@@ -103,12 +104,56 @@ describe('typed implementations under tsc', () => {
     expect(output).toContain(`Property 'nope' does not exist on type 'SetVibeRequestJson'`)
     expect(output).toContain(`Type '() => {}' is not assignable to type '"SetVibes is not an RPC of this service"'`)
     expect(output).toContain(`Argument of type '"NoSuchService"' is not assignable to parameter of type '"VibeService" | "typed.v1.VibeService"'`)
-  })
+  }, 120_000)
 
   it('without the declaration file the same cases type-check (the generic Server accepts them)', () => {
     const { status, output } = tsc(project('generic', ['rejected.ts']))
     expect(status).toBe(2)
     // Each directive now meets no error.
     expect(output.match(/error TS2578: Unused '@ts-expect-error' directive/g)?.length).toBe(8)
+  }, 120_000)
+
+  it('picks the generated declaration over the generic one whichever file comes first', () => {
+    // The generic `*.proto?mcp` as a root file, before and after the generated one.
+    cpSync(join(ws, 'node_modules', 'unplugin-proto-mcp', 'client.d.ts'), join(app, 'generic.d.ts'))
+    for (const files of [['generic.d.ts', 'proto-mcp.d.ts', 'rejected.ts'], ['rejected.ts', 'proto-mcp.d.ts', 'generic.d.ts']]) {
+      const { status, output } = tsc(project('order', files))
+      expect(output, files.join(' ')).toBe('')
+      expect(status).toBe(0)
+    }
+  }, 180_000)
+})
+
+/** The completions the TypeScript language service offers at `marker` in `source` (a file of the app). */
+function completionsAt(source: string, marker: string): string[] {
+  const file = join(app, 'complete.ts')
+  const text = source.replace(marker, '')
+  writeFileSync(file, text)
+  const config = ts.getParsedCommandLineOfConfigFile(join(app, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!
+  const files = [file, join(app, 'proto-mcp.d.ts')]
+  const service = ts.createLanguageService({
+    getScriptFileNames: () => files,
+    getScriptVersion: () => '1',
+    getScriptSnapshot: (name) => (ts.sys.fileExists(name) ? ts.ScriptSnapshot.fromString(ts.sys.readFile(name)!) : undefined),
+    getCurrentDirectory: () => app,
+    getCompilationSettings: () => config.options,
+    getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
+    fileExists: (name) => ts.sys.fileExists(name),
+    readFile: (name) => ts.sys.readFile(name),
+    readDirectory: (...args) => ts.sys.readDirectory(...args),
+    directoryExists: (name) => ts.sys.directoryExists(name),
+    getDirectories: (name) => ts.sys.getDirectories(name),
   })
+  const entries = service.getCompletionsAtPosition(file, source.indexOf(marker), {})?.entries ?? []
+  service.dispose()
+  return entries.map((entry) => entry.name).sort()
+}
+
+describe('editor completions', () => {
+  it('offers the service names and each RPC under both spellings', () => {
+    const head = "import vibe from './vibe.proto?mcp'\n"
+    expect(completionsAt(`${head}vibe.implement('|', {})\n`, '|')).toEqual(['VibeService', 'typed.v1.VibeService'])
+    expect(completionsAt(`${head}vibe.implement('VibeService', { | })\n`, '|'))
+      .toEqual(['GetVibe', 'Reset', 'SetVibe', 'Watch', 'getVibe', 'reset', 'setVibe', 'watch'])
+  }, 120_000)
 })

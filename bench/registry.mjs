@@ -1,0 +1,14 @@
+/**
+ * The benchmark groups `npm run bench` runs, in order. A group is a module
+ * (one file per group of ids) whose default export is
+ * `{ name, ids, run(): Promise<BenchRecord[]> }`, each record made by
+ * `record()` of bench/lib/measure.mjs. To add a benchmark, write its file
+ * and list it here.
+ */
+import build from './build.mjs'
+import coldStart from './cold-start.mjs'
+import e2e from './e2e.mjs'
+import pipeline from './pipeline.mjs'
+
+/** Every group, in run order (cheap in-process ones first). */
+export const groups = [pipeline, e2e, coldStart, build]

@@ -1,0 +1,59 @@
+/**
+ * `npm run bench`: runs every benchmark group of bench/registry.mjs against
+ * dist/ (build it first: `npm run build && npm run bench`), prints a
+ * markdown table and writes bench/results.json:
+ * `{"benchmarks":[{"id","ours","baseline","unit","ratio","higherIsBetter","target","met","runs","spread"}]}`.
+ *
+ *   node bench/run.mjs [--only id-or-group,...]
+ */
+import { writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { groups } from './registry.mjs'
+import { requireDist } from './lib/module.mjs'
+
+const RESULTS = fileURLToPath(new URL('./results.json', import.meta.url))
+
+function parseOnly(argv) {
+  const at = argv.indexOf('--only')
+  return at >= 0 && argv[at + 1] ? new Set(argv[at + 1].split(',')) : undefined
+}
+
+/** The markdown table of benchmark records. */
+export function markdownTable(records) {
+  const rows = [
+    '| id | ours | baseline | unit | ratio | target | met | runs | spread |',
+    '|---|---:|---:|---|---:|---|---|---:|---:|',
+  ]
+  for (const r of records) {
+    const target = r.target === null ? 'report' : `${r.higherIsBetter ? '≥' : '≤'} ${r.target}×`
+    const met = r.met === null ? '–' : r.met ? 'yes' : '**no**'
+    rows.push(`| ${r.id} | ${r.ours} | ${r.baseline} | ${r.unit} | ${r.ratio}× | ${target} | ${met} | ${r.runs} | ${r.spread} |`)
+  }
+  return rows.join('\n')
+}
+
+async function main() {
+  requireDist()
+  const only = parseOnly(process.argv)
+  const started = performance.now()
+  const records = []
+  for (const group of groups) {
+    if (only && !only.has(group.name) && !group.ids.some((id) => only.has(id))) continue
+    const t = performance.now()
+    process.stderr.write(`bench: ${group.name} (${group.ids.join(', ')}) ...`)
+    const out = await group.run()
+    process.stderr.write(` ${((performance.now() - t) / 1000).toFixed(1)} s\n`)
+    records.push(...out.filter((r) => !only || only.has(group.name) || only.has(r.id)))
+  }
+  const seconds = (performance.now() - started) / 1000
+  writeFileSync(RESULTS, `${JSON.stringify({ benchmarks: records }, null, 2)}\n`)
+  console.log(markdownTable(records))
+  console.log(`\n${records.length} benchmarks in ${seconds.toFixed(0)} s on Node ${process.versions.node}; ratios: ours vs a baseline measured in the same run. Written to bench/results.json.`)
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    console.error(`\nbench failed: ${error instanceof Error ? error.stack : error}`)
+    process.exit(1)
+  })
+}

@@ -1,0 +1,128 @@
+/**
+ * Pins each known deviation of the runtime codec from @bufbuild/protobuf
+ * (README, "Protobuf JSON: known deviations"): what we do, what bufbuild
+ * does, and, where it decides, what Go's protojson does. Also pins the
+ * deviations this suite found and fixed, so they stay fixed.
+ */
+import { create } from '@bufbuild/protobuf'
+import { describe, expect, it } from 'vitest'
+import { CORPUS_PROTO } from './differential-suite.ts'
+import { DEVIATIONS } from './edge-cases.ts'
+import { attempt, runtimeCodec, wire } from './harness.ts'
+import { createOracle } from './oracle.ts'
+
+const oracle = createOracle(CORPUS_PROTO)
+const codec = runtimeCodec(CORPUS_PROTO)
+const S = 'protojson.v1.Scalars'
+const C = 'protojson.v1.Corpus'
+const W = 'protojson.v1.WellKnown'
+const M = 'protojson.v1.Maps'
+
+const ours = (type: string, json: unknown): unknown => {
+  const outcome = attempt(() => wire(codec.normalize(type, json)))
+  return outcome.ok ? outcome.value : 'rejected'
+}
+const theirs = (type: string, json: unknown): unknown => {
+  const outcome = attempt(() => wire(oracle.toJson(type, oracle.fromJson(type, json))))
+  return outcome.ok ? outcome.value : 'rejected'
+}
+
+describe('known deviations from @bufbuild/protobuf', () => {
+  it(DEVIATIONS.negativeZero, () => {
+    expect(ours(S, { fDouble: -0, fFloat: -0 })).toEqual({})
+    expect(theirs(S, { fDouble: -0, fFloat: -0 })).toEqual({ fDouble: 0, fFloat: 0 })
+    const bytes = oracle.toBinary(S, create(oracle.message(S), { fDouble: -0 } as never))
+    expect(bytes.length).toBeGreaterThan(0)
+    expect(wire(codec.binaryToJson(S, bytes))).toEqual({})
+    // Fields with explicit presence keep it.
+    expect(ours('protojson.v1.OptionalScalars', { oDouble: -0 })).toEqual({ oDouble: 0 })
+  })
+
+  it(DEVIATIONS.nullOneofMember, () => {
+    // As Go's protojson: null is "not set", whatever the member's type.
+    expect(ours(C, { cString: 'x', cColor: null })).toEqual({ cString: 'x' })
+    expect(ours(C, { cLeaf: null, cString: 'x' })).toEqual({ cString: 'x' })
+    expect(theirs(C, { cLeaf: null, cString: 'x' })).toBe('rejected')
+    // bufbuild skips null scalar members, as we do.
+    expect(theirs(C, { cBytes: null, cString: 'x' })).toEqual({ cString: 'x' })
+    // A null Value is a value: two members.
+    expect(ours(C, { cValue: null, cString: 'x' })).toBe('rejected')
+  })
+
+  it(DEVIATIONS.hexStrings, () => {
+    expect(ours(S, { fInt32: '0x10' })).toBe('rejected')
+    expect(ours(S, { fDouble: '0x1' })).toBe('rejected')
+    expect(theirs(S, { fInt32: '0x10' })).toEqual({ fInt32: 16 })
+  })
+
+  it(DEVIATIONS.exponentStrings64, () => {
+    // As Go's protojson, which reads a quoted integer as a JSON number.
+    expect(ours(S, { fInt64: '1e18', fUint64: '1.5e3' })).toEqual({ fInt64: '1000000000000000000', fUint64: '1500' })
+    expect(theirs(S, { fInt64: '1e18' })).toBe('rejected')
+    expect(ours(S, { fInt64: '1.5' })).toBe('rejected')
+  })
+
+  it(DEVIATIONS.spacedStrings64, () => {
+    expect(ours(S, { fInt64: ' 5' })).toBe('rejected')
+    expect(ours(S, { fSint64: '5 ' })).toBe('rejected')
+    expect(theirs(S, { fInt64: ' 5' })).toEqual({ fInt64: '5' })
+  })
+
+  it(DEVIATIONS.strictBase64, () => {
+    for (const text of ['AQ=', 'A===', 'AQID\n', ' AQID', 'AQ==AQ==', '====', 'QUJD=']) expect(ours(S, { fBytes: text })).toBe('rejected')
+    expect(theirs(S, { fBytes: 'AQ==AQ==' })).toEqual({ fBytes: 'AQE=' })
+    // Standard and URL-safe alphabets, padded or not, are all read.
+    expect(ours(S, { fBytes: '-_8' })).toEqual({ fBytes: '+/8=' })
+    expect(ours(S, { fBytes: '+/8=' })).toEqual({ fBytes: '+/8=' })
+  })
+
+  it(DEVIATIONS.numberSyntaxMapKeys, () => {
+    for (const key of ['+1', '1.0', '1e2']) expect(ours(M, { kInt32: { [key]: 'a' } })).toBe('rejected')
+    expect(theirs(M, { kInt32: { '1e2': 'a' } })).toEqual({ kInt32: { 100: 'a' } })
+    expect(ours(M, { kInt32: { '01': 'a', '-2': 'b' } })).toEqual({ kInt32: { 1: 'a', '-2': 'b' } })
+  })
+
+  it(DEVIATIONS.impossibleDates, () => {
+    expect(ours(W, { timestamp: '2019-02-29T00:00:00Z' })).toBe('rejected')
+    expect(ours(W, { timestamp: '2020-01-01T24:00:00Z' })).toBe('rejected')
+    expect(theirs(W, { timestamp: '2019-02-29T00:00:00Z' })).toEqual({ timestamp: '2019-03-01T00:00:00Z' })
+    expect(ours(W, { timestamp: '2020-02-29T00:00:00Z' })).toEqual({ timestamp: '2020-02-29T00:00:00Z' })
+  })
+
+  it(DEVIATIONS.anyTypeUrl, () => {
+    const custom = { any: { '@type': 'example.com/a/protojson.v1.Leaf', name: 'x' } }
+    expect(ours(W, custom)).toEqual(custom)
+    expect(theirs(W, custom)).toEqual({ any: { '@type': 'type.googleapis.com/protojson.v1.Leaf', name: 'x' } })
+    // A URL without a slash is not a type URL; protobufjs prefixes one.
+    expect(ours(W, { any: { '@type': 'protojson.v1.Leaf', name: 'x' } })).toEqual({ any: { '@type': '/protojson.v1.Leaf', name: 'x' } })
+  })
+
+  it(DEVIATIONS.valueWithoutKind, () => {
+    const bytes = oracle.toBinary(W, create(oracle.message(W), { value: create(oracle.message('google.protobuf.Value')) } as never))
+    expect(wire(codec.binaryToJson(W, bytes))).toEqual({ value: null })
+    expect(attempt(() => oracle.toJson(W, oracle.fromBinary(W, bytes))).ok).toBe(false)
+  })
+})
+
+describe('deviations found by the differential tests and fixed', () => {
+  it('malformed base64 decoded to garbage bytes: now rejected, naming the field', () => {
+    expect(() => codec.normalize(S, { fBytes: 'AQ=D' })).toThrow('.protojson.v1.Scalars.fBytes: invalid base64: "AQ=D"')
+    expect(ours(W, { bytesValue: 'AQ.D' })).toBe('rejected')
+    expect(ours(C, { maps: { kSint64: { 1: 'A=B=' } } })).toBe('rejected')
+    expect(ours(W, { any: { '@type': 'type.googleapis.com/google.protobuf.BytesValue', value: '!!' } })).toBe('rejected')
+    expect(ours(W, { any: { '@type': 'type.googleapis.com/protojson.v1.Scalars', fBytes: 'A=B=' } })).toBe('rejected')
+  })
+
+  it('an Any with fields but no @type decoded to an empty Any: now rejected', () => {
+    expect(ours(W, { any: { name: 'x' } })).toBe('rejected')
+    expect(theirs(W, { any: { name: 'x' } })).toBe('rejected')
+    expect(ours(W, { any: {} })).toEqual({ any: {} })
+  })
+
+  it('the lowerCamel proto name of a field with its own json_name was a third accepted key: now rejected', () => {
+    expect(ours(C, { customJson: 'a' })).toBe('rejected')
+    expect(ours(C, { fieldWith_2Digits: 1 })).toBe('rejected')
+    expect(ours(C, { renamed: 'a', field_with_2_digits: 1, _leading_underscore: 'b' }))
+      .toEqual({ renamed: 'a', fieldWith2Digits: 1, LeadingUnderscore: 'b' })
+  })
+})

@@ -1,0 +1,161 @@
+/**
+ * Tool names and metadata (mapping.md §2, §5): the `toolNames` option, name
+ * clashes, the 64-character rule, `(proto_mcp.tool)` options, hidden RPCs
+ * and server-streaming tools.
+ */
+import { createHash } from 'node:crypto'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { buildTools } from '../../src/schema/build-tools.ts'
+import type { BuildToolsOptions } from '../../src/schema/build-tools.ts'
+import { TOOL_NAME_RE } from '../../src/schema/tool-name.ts'
+import { loadProto } from '../../src/proto/load-proto.ts'
+import { compile, writeProtos } from '../proto/compile.ts'
+
+const TWO_SERVICES = `package acme.v1;
+message Q {}
+service Users { rpc Get(Q) returns (Q); rpc List(Q) returns (Q); }
+service Groups { rpc Get(Q) returns (Q); }`
+
+const namesOf = (source: string, options: BuildToolsOptions = {}): string[] =>
+  buildTools(compile(source), options).tools.map((t) => t.name)
+
+describe('toolNames', () => {
+  it("'method' (the default): the RPC name; the last of two clashing RPCs wins, with a warning", () => {
+    const { tools, warnings } = buildTools(compile(TWO_SERVICES))
+    expect(tools.map((t) => `${t.name}=${t.service}`)).toEqual(['List=acme.v1.Users', 'Get=acme.v1.Groups'])
+    expect(warnings).toEqual([
+      'tool "Get" is declared by both acme.v1.Users and acme.v1.Groups; the one of acme.v1.Groups wins'
+      + " (set the toolNames option to 'service' or 'qualified' to keep both)",
+    ])
+  })
+
+  it("'service' and 'qualified' keep both", () => {
+    expect(namesOf(TWO_SERVICES, { toolNames: 'service' })).toEqual(['Users_Get', 'Users_List', 'Groups_Get'])
+    expect(namesOf(TWO_SERVICES, { toolNames: 'qualified' }))
+      .toEqual(['acme_v1_Users_Get', 'acme_v1_Users_List', 'acme_v1_Groups_Get'])
+    expect(buildTools(compile(TWO_SERVICES), { toolNames: 'service' }).warnings).toEqual([])
+  })
+
+  it('a function receives service, method, package and full name', () => {
+    const seen: unknown[] = []
+    const names = namesOf(TWO_SERVICES, {
+      toolNames: (rpc) => { seen.push(rpc); return `${rpc.method.toLowerCase()}_${rpc.service.toLowerCase()}` },
+    })
+    expect(names).toEqual(['get_users', 'list_users', 'get_groups'])
+    expect(seen[0]).toEqual({ service: 'Users', method: 'Get', package: 'acme.v1', fullName: 'acme.v1.Users.Get' })
+  })
+
+  it("'qualified' without a package is Service_Method", () => {
+    const dir = writeProtos({ 'bare.proto': 'syntax = "proto3";\nmessage Q {}\nservice S { rpc R(Q) returns (Q); }' })
+    expect(buildTools(loadProto(join(dir, 'bare.proto')), { toolNames: 'qualified' }).tools.map((t) => t.name)).toEqual(['S_R'])
+  })
+})
+
+describe('the 64-character rule', () => {
+  /** The spec's shortening, computed independently: 10 base-36 digits of SHA-256, `_`, the last 53 characters. */
+  function expected(name: string): string {
+    const digest = createHash('sha256').update(name).digest('hex')
+    const prefix = BigInt(`0x${digest.slice(0, 16)}`).toString(36).padStart(13, '0').slice(0, 10)
+    return `${prefix}_${name.slice(-53).replace(/[^A-Za-z0-9_-]/g, '_')}`
+  }
+
+  it('shortens a long qualified name to 64 characters and says so', () => {
+    const pkg = 'com.example.very.long.organisation.name.platform.services.v1'
+    const { tools, warnings } = buildTools(compile(`package ${pkg};
+message Q {}
+service InventoryManagementService { rpc ReconcileWarehouseStock(Q) returns (Q); }`), { toolNames: 'qualified' })
+    const long = `${pkg.replace(/\./g, '_')}_InventoryManagementService_ReconcileWarehouseStock`
+    expect(long.length).toBeGreaterThan(64)
+    const name = expected(long)
+    expect(name).toHaveLength(64)
+    expect(name).toMatch(TOOL_NAME_RE)
+    expect(tools.map((t) => t.name)).toEqual([name])
+    expect(warnings).toEqual([`tool name "${long}" of ${pkg}.InventoryManagementService.ReconcileWarehouseStock breaks `
+      + `^[A-Za-z0-9_-]{1,64}$; shortened to "${name}"`])
+  })
+
+  it('a name with characters clients reject is rewritten the same way', () => {
+    const names = namesOf('message Q {}\nservice S { rpc R(Q) returns (Q); }', { toolNames: (rpc) => `${rpc.service}.${rpc.method}` })
+    expect(names).toEqual([expected('S.R')])
+    expect(names[0]).toMatch(/^[0-9a-z]{10}_S_R$/)
+  })
+})
+
+describe('(proto_mcp.tool) method options', () => {
+  const source = `import "proto_mcp/options.proto";
+message Q {}
+service S {
+  rpc Read(Q) returns (Q) {
+    option (proto_mcp.tool) = { title: "Read things", read_only_hint: true, open_world_hint: false };
+  }
+  rpc Wipe(Q) returns (Q) {
+    option (proto_mcp.tool).destructive_hint = true;
+    option (proto_mcp.tool).idempotent_hint = true;
+  }
+  rpc Rename(Q) returns (Q) { option (proto_mcp.tool).name = "rename_thing"; }
+  rpc Internal(Q) returns (Q) { option (proto_mcp.tool).hidden = true; }
+  rpc Lookup(Q) returns (Q) { option idempotency_level = NO_SIDE_EFFECTS; }
+}`
+
+  it('title, the four hints, a custom name and hidden', () => {
+    const { tools } = buildTools(compile(source))
+    expect(tools.map(({ name, title, annotations }) => ({ name, title, annotations }))).toEqual([
+      { name: 'Read', title: 'Read things', annotations: { readOnlyHint: true, openWorldHint: false } },
+      { name: 'Wipe', title: undefined, annotations: { destructiveHint: true, idempotentHint: true } },
+      { name: 'rename_thing', title: undefined, annotations: undefined },
+      { name: 'Lookup', title: undefined, annotations: { readOnlyHint: true, idempotentHint: true } },
+    ])
+  })
+
+  it('the topeka profile ignores them', () => {
+    const { tools } = buildTools(compile(source), { profile: 'topeka' })
+    expect(tools.map((t) => t.name)).toEqual(['Read', 'Wipe', 'Rename', 'Internal', 'Lookup'])
+    expect(tools.some((t) => t.title !== undefined || t.annotations !== undefined)).toBe(false)
+  })
+
+  it('a custom name wins over toolNames', () => {
+    expect(namesOf(source, { toolNames: 'service' })).toEqual(['S_Read', 'S_Wipe', 'rename_thing', 'S_Lookup'])
+  })
+})
+
+describe('server-streaming RPCs', () => {
+  const source = `// A node.
+message Node { string id = 1; repeated Node children = 2; }
+message Q { int64 n = 1; }
+service S {
+  // Streams the nodes.
+  rpc Watch(Q) returns (stream Node);
+  rpc Up(stream Q) returns (Q);
+  rpc Both(stream Q) returns (stream Q);
+}`
+
+  it('become tools collecting the stream, with $defs at the root', () => {
+    const { tools } = buildTools(compile(source))
+    expect(tools).toHaveLength(1)
+    const node = {
+      type: 'object', additionalProperties: false, description: 'A node.',
+      properties: { id: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/t.Node' } } },
+    }
+    expect(tools[0]).toEqual({
+      name: 'Watch',
+      description: 'Streams the nodes.',
+      serverStreaming: true,
+      inputSchema: {
+        type: 'object', additionalProperties: false,
+        properties: { n: { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] } },
+      },
+      outputSchema: {
+        type: 'object',
+        properties: { messages: { type: 'array', items: node } },
+        required: ['messages'],
+        $defs: { 't.Node': node },
+      },
+      service: 't.S', method: 'Watch', requestType: 't.Q', responseType: 't.Node',
+    })
+  })
+
+  it('stay without a tool in the topeka profile; client-streaming and bidi never get one', () => {
+    expect(buildTools(compile(source), { profile: 'topeka' }).tools).toEqual([])
+  })
+})

@@ -1,0 +1,170 @@
+/**
+ * Initialize-era HTTP sessions: the idle timeout frees abandoned sessions,
+ * DELETE frees at once, a dropped SSE stream resumes with Last-Event-ID and
+ * gets the call's result without a second run; malformed JSON-RPC is a
+ * JSON-RPC error and the server keeps answering.
+ */
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import { Server, type HttpHandle } from '../../src/runtime.ts'
+
+const closers: Array<() => Promise<unknown>> = []
+afterAll(async () => {
+  for (const close of closers.reverse()) await close().catch(() => {})
+})
+
+const ok = (text: string) => ({ content: [{ type: 'text' as const, text }], isError: false })
+
+async function serve(options: { sessionIdleMs?: number } = {}, build = Server.builder('sessions')): Promise<HttpHandle> {
+  const http = await build.build().serveHttp({ port: 0, ...options })
+  closers.push(() => http.close())
+  return http
+}
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+
+function initialize(url: string, protocolVersion = '2025-06-18', signal?: AbortSignal): Promise<Response> {
+  return fetch(url, {
+    method: 'POST', headers: HEADERS, signal,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }),
+  })
+}
+
+/** Opens a session: initialize, then `notifications/initialized`; returns its id. */
+async function openSession(url: string, protocolVersion = '2025-06-18'): Promise<string> {
+  const res = await initialize(url, protocolVersion)
+  await res.text()
+  const id = res.headers.get('mcp-session-id')!
+  expect(id).toBeTruthy()
+  const note = await fetch(url, {
+    method: 'POST', headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': protocolVersion },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  })
+  expect(note.status).toBe(202)
+  return id
+}
+
+/** Reads SSE events from a response body until `until` says stop; returns them. */
+async function readEvents(res: Response, until: (event: { id?: string; data: string }) => boolean): Promise<Array<{ id?: string; data: string }>> {
+  const reader = res.body!.getReader()
+  const decoder = new TextDecoder()
+  const events: Array<{ id?: string; data: string }> = []
+  let buffer = ''
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return events
+    buffer += decoder.decode(value, { stream: true })
+    let end: number
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      const block = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      const event: { id?: string; data: string } = { data: '' }
+      for (const line of block.split('\n')) {
+        if (line.startsWith('id: ')) event.id = line.slice(4)
+        else if (line.startsWith('data: ')) event.data += line.slice(6)
+      }
+      if (event.id === undefined && event.data === '') continue
+      events.push(event)
+      if (until(event)) {
+        await reader.cancel()
+        return events
+      }
+    }
+  }
+}
+
+describe('session lifetime', () => {
+  it('200 sessions opened and abandoned are all freed after the idle timeout', { timeout: 60_000 }, async () => {
+    // Long enough that none expires while the 200 are still being opened on a busy machine.
+    const http = await serve({ sessionIdleMs: 4000 })
+    const ids = await Promise.all(Array.from({ length: 200 }, async () => {
+      const res = await initialize(http.url)
+      await res.text()
+      return res.headers.get('mcp-session-id')
+    }))
+    expect(new Set(ids).size).toBe(200)
+    expect(http.sessionCount).toBe(200)
+    await vi.waitFor(() => expect(http.sessionCount).toBe(0), { timeout: 20_000, interval: 100 })
+    // A freed session is gone: its id is answered 404 (the client must initialize again).
+    const res = await fetch(http.url, {
+      method: 'POST', headers: { ...HEADERS, 'mcp-session-id': ids[0]!, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    })
+    expect(res.status).toBe(404)
+  })
+
+  it('DELETE frees a session at once', async () => {
+    const http = await serve()
+    const id = await openSession(http.url)
+    const other = await openSession(http.url)
+    expect(http.sessionCount).toBe(2)
+    const res = await fetch(http.url, { method: 'DELETE', headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } })
+    expect(res.status).toBe(200)
+    expect(http.sessionCount).toBe(1)
+    const after = await fetch(http.url, {
+      method: 'POST', headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    })
+    expect(after.status).toBe(404)
+    expect(other).not.toBe(id)
+  })
+})
+
+describe('resumable SSE', () => {
+  it('a dropped stream resumed with Last-Event-ID receives the call result, and the handler ran once', async () => {
+    let runs = 0
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => { release = resolve })
+    const http = await serve({}, Server.builder('resume').tool({ name: 'Slow', inputSchema: { type: 'object' } }, async () => {
+      runs++
+      await gate
+      return ok('finished')
+    }))
+    // Priming events (what a client resumes from) come with 2025-11-25.
+    const version = '2025-11-25'
+    const session = await openSession(http.url, version)
+    const headers = { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': version }
+    const abort = new AbortController()
+    const call = await fetch(http.url, {
+      method: 'POST', headers, signal: abort.signal,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 42, method: 'tools/call', params: { name: 'Slow', arguments: {} } }),
+    })
+    const [priming] = await readEvents(call, (event) => event.id !== undefined)
+    expect(priming!.id).toBeTruthy()
+    abort.abort()
+    release()
+
+    const resumed = await fetch(http.url, { method: 'GET', headers: { ...headers, 'last-event-id': priming!.id! } })
+    expect(resumed.status).toBe(200)
+    const events = await readEvents(resumed, (event) => event.data.includes('"id":42'))
+    const result = JSON.parse(events.at(-1)!.data)
+    expect(result).toEqual({ jsonrpc: '2.0', id: 42, result: ok('finished') })
+    expect(runs).toBe(1)
+  })
+})
+
+describe('bad requests', () => {
+  it('malformed JSON-RPC gets a JSON-RPC error, and the server answers the next request', async () => {
+    const http = await serve()
+    const notJson = await fetch(http.url, { method: 'POST', headers: HEADERS, body: '{"jsonrpc": "2.0", "id": 1, "method": ' })
+    expect(notJson.status).toBe(400)
+    expect(await notJson.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: expect.stringContaining('Parse error') }, id: null })
+
+    const notRpc = await fetch(http.url, { method: 'POST', headers: { ...HEADERS, 'mcp-protocol-version': '2025-06-18' }, body: '{"hello":"world"}' })
+    expect(notRpc.status).toBe(400)
+    expect(await notRpc.json()).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } })
+
+    const next = await initialize(http.url)
+    expect(next.status).toBe(200)
+    expect(await next.text()).toContain('"serverInfo"')
+  })
+
+  it('Host and Origin guards (403) and the body limit (413) hold on the sessionful endpoint too', async () => {
+    const http = await serve()
+    const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    // fetch cannot set Host; an Origin it can.
+    expect((await fetch(http.url, { method: 'POST', headers: { ...HEADERS, origin: 'https://evil.example' }, body })).status).toBe(403)
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping', params: { pad: 'x'.repeat(5 * 1024 * 1024) } })
+    expect((await fetch(http.url, { method: 'POST', headers: HEADERS, body: big })).status).toBe(413)
+    expect((await initialize(http.url)).status).toBe(200)
+  })
+})
