@@ -1,28 +1,42 @@
 /**
  * Builds `?mcp` modules the way a bundler does: the plugin's own `load`
- * hook from dist/ (run `npm run build` first), written under .tmp/bench/ in
- * the repository, where `unplugin-proto-mcp/runtime` resolves to this
- * package's dist/ by Node's package self-reference.
+ * hook from dist/ (run `npm run build` first). The bench works on a copy of
+ * dist/ installed as .tmp/bench/pkg/node_modules/unplugin-proto-mcp (taken
+ * once per run, so a rebuild during the run changes nothing), and writes
+ * modules to .tmp/bench/pkg/, where `unplugin-proto-mcp/runtime` resolves
+ * to that copy as in a user's project.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 /** The repository root. */
 export const REPO = fileURLToPath(new URL('../..', import.meta.url))
-/** Scratch directory of the benchmarks (git-ignored). */
-export const OUT = join(REPO, '.tmp', 'bench')
+/** Scratch directory of the benchmarks (git-ignored): generated modules and outputs. */
+export const OUT = join(REPO, '.tmp', 'bench', 'pkg')
+const INSTALLED = join(OUT, 'node_modules', 'unplugin-proto-mcp')
 
-/** Fails clearly when dist/ is missing. */
+let snapshot = false
+
+/** Installs the copy of dist/ the run uses (once per process); fails clearly when dist/ is missing. */
 export function requireDist() {
+  if (snapshot || process.env.BENCH_DIST_READY === '1') return
   for (const file of ['index.mjs', 'runtime.mjs']) {
     if (!existsSync(join(REPO, 'dist', file))) throw new Error(`dist/${file} is missing: run "npm run build" before "npm run bench"`)
   }
+  rmSync(INSTALLED, { recursive: true, force: true })
+  mkdirSync(INSTALLED, { recursive: true })
+  cpSync(join(REPO, 'dist'), join(INSTALLED, 'dist'), { recursive: true })
+  writeFileSync(join(INSTALLED, 'package.json'), readFileSync(join(REPO, 'package.json')))
+  // Child processes (cold start, build) reuse this copy.
+  process.env.BENCH_DIST_READY = '1'
+  snapshot = true
 }
 
 /** The plugin's `load` hook output for `proto` (an absolute path), as the bundlers get it. */
 export async function transformProto(proto, options = {}) {
-  const { default: plugin } = await import(pathToFileURL(join(REPO, 'dist', 'index.mjs')).href)
+  requireDist()
+  const { default: plugin } = await import(pathToFileURL(join(INSTALLED, 'dist', 'index.mjs')).href)
   const raw = plugin.raw(options, { framework: 'rollup' })
   const load = typeof raw.load === 'function' ? raw.load : raw.load.handler
   const context = {
@@ -34,7 +48,7 @@ export async function transformProto(proto, options = {}) {
   return typeof out === 'string' ? out : out.code
 }
 
-/** Writes the generated module of `proto` to .tmp/bench/<name>.mjs and returns its path. */
+/** Writes the generated module of `proto` to .tmp/bench/pkg/<name>.mjs and returns its path. */
 export async function writeModule(proto, name = basename(proto, '.proto'), options = {}) {
   mkdirSync(OUT, { recursive: true })
   const file = join(OUT, `${name}.mjs`)

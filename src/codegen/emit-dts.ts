@@ -215,8 +215,10 @@ export function emitModuleDeclarations(model: DeclarationModel): string {
   const out = [IMPORTS, JSON_VALUE, JSON_INPUT, '']
   for (const block of [...emitter.blocks(), ...services]) out.push(...block, '')
   out.push(
+    // A type alias, not an interface: it gets an implicit index signature, so
+    // `Server<Services>` meets a `Record<string, object>` constraint.
     '/** Every service of the proto, by short and full name, with its implementation type. */',
-    mapLines.length ? `export interface Services {\n${mapLines.join('\n')}\n}` : 'export interface Services {}',
+    mapLines.length ? `export type Services = {\n${mapLines.join('\n')}\n}` : 'export type Services = {}',
     '',
     '/** The proto\'s MCP server: `implement(service, impl)`, then `serveStdio()` or `serveHttp()`. */',
     'const server: __Server<Services>',

@@ -70,6 +70,11 @@ export function sendToOverlay(server: ViteDevServer, error: OverlayError, plugin
   })
 }
 
+/** Clears Vite's overlay (an empty update; a page showing it since it loaded reloads instead). */
+export function clearOverlay(server: ViteDevServer): void {
+  server.environments.client.hot.send({ type: 'update', updates: [] })
+}
+
 /** The module runner of the dev server's `ssr` environment (Vite's own, or a new one). */
 async function serverRunner(server: ViteDevServer): Promise<Runner> {
   const env = server.environments.ssr

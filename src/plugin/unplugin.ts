@@ -10,7 +10,7 @@ import type { UnpluginInstance } from 'unplugin'
 import type { ViteDevServer } from 'vite'
 import { isProtoError } from '../proto/index.ts'
 import { buildMcpModule } from './build-module.ts'
-import { DEFAULT_DEV_PATH, mountDevServer, sendToOverlay } from './dev-mount.ts'
+import { clearOverlay, DEFAULT_DEV_PATH, mountDevServer, sendToOverlay } from './dev-mount.ts'
 import { mountDevPage } from './dev-page.ts'
 import type { Options } from './options.ts'
 import { toPluginError } from './plugin-error.ts'
@@ -104,6 +104,8 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
     }
     // Vite's dev server, while serving: `?mcp` modules get the hot-reload code.
     let devServer: ViteDevServer | undefined
+    // `?mcp` ids whose last dev-server build failed: fixing one clears the overlay.
+    const failedInDev = new Set<string>()
 
     return {
       name: PLUGIN_NAME,
@@ -133,7 +135,10 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
             built = buildMcpModule(file, { importPaths: importPaths(), profile: options.profile ?? 'default', ...(options.toolNames ? { toolNames: options.toolNames } : {}), hmr, declarations: Boolean(options.dts) })
           } catch (cause) {
             const error = toPluginError(cause, id, file)
-            if (devServer) sendToOverlay(devServer, error, PLUGIN_NAME)
+            if (devServer) {
+              failedInDev.add(id)
+              sendToOverlay(devServer, error, PLUGIN_NAME)
+            }
             // Watch the broken file and every import read before the failure
             // (a → b → c broken in c: editing b to drop the import must rebuild too).
             const watched = new Set([file, ...(error.loc ? [error.loc.file] : []), ...(isProtoError(cause) ? cause.files ?? [] : [])])
@@ -146,6 +151,7 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
             // Thrown: `this.error(...)` does not stop webpack or Rspack.
             throw error
           }
+          if (devServer && failedInDev.delete(id)) clearOverlay(devServer)
           for (const watched of built.watchFiles) this.addWatchFile(watched)
           for (const warning of built.warnings) this.warn(`${file}: ${warning}`)
           if (options.verbose) for (const note of built.notes) this.warn(`${file}: ${note}`)

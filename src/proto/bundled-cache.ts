@@ -8,13 +8,15 @@ import protobuf from 'protobufjs'
 import { scanDeclarations } from './scan-declarations.ts'
 import type { ScannedFile } from './scan-declarations.ts'
 
+type Nested = Record<string, protobuf.AnyNestedObject>
+
 interface Entry {
   text: string
   scanned?: ScannedFile
   parsed?: {
     /** protobufjs JSON of the file parsed with `keepCase` (model) and without (runtime). */
-    model: protobuf.INamespace
-    runtime: protobuf.INamespace
+    model: Nested
+    runtime: Nested
     result: Pick<protobuf.IParserResult, 'imports' | 'weakImports'>
   }
 }
@@ -62,15 +64,15 @@ export function addBundled(
     }
   }
   for (const [root, json] of [[model, hit.parsed.model], [runtime, hit.parsed.runtime]] as const) {
-    root.addJSON(json as Record<string, protobuf.AnyNestedObject>)
+    root.addJSON(json)
     stampFilename(root, json, '', path)
   }
   return hit.parsed.result
 }
 
 /** Sets `filename` on the types, enums, services and extensions `json` declared, as `parse` does. */
-function stampFilename(root: protobuf.Root, json: protobuf.INamespace['nested'], prefix: string, path: string): void {
-  for (const [name, node] of Object.entries(json ?? {})) {
+function stampFilename(root: protobuf.Root, json: Nested, prefix: string, path: string): void {
+  for (const [name, node] of Object.entries(json)) {
     const fullName = prefix ? `${prefix}.${name}` : name
     const nested = (node as protobuf.INamespace).nested
     const obj = root.lookup(fullName)

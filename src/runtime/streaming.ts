@@ -5,8 +5,8 @@
  */
 import { DEFAULT_STREAM_CAP } from './backend.ts'
 import { backendErrorResult } from './backend-error.ts'
+import { encodeResponse } from './codec.ts'
 import { encodeFallback, toolError } from './pipeline.ts'
-import { fromJson, toJson } from './protojson.ts'
 import { statusText } from './status.ts'
 import type { CompiledTool } from './tool-table.ts'
 import type { CallContext, ToolResult } from './types.ts'
@@ -30,7 +30,7 @@ function iteratorOf(source: unknown): AnyIterator | undefined {
 /** Encodes one streamed response as protobuf JSON (as a unary response is). */
 function encodeMessage(tool: CompiledTool, response: unknown): ToolResult | { json: unknown } {
   try {
-    return { json: toJson(tool.responseType, fromJson(tool.responseType, response ?? {})) }
+    return { json: encodeResponse(tool, response ?? {}) }
   } catch {
     return encodeFallback(tool, response ?? {})
   }

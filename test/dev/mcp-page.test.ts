@@ -78,12 +78,18 @@ describe('the /__mcp/ page', () => {
     const overlay = page.locator('vite-error-overlay')
     await overlay.waitFor({ state: 'attached', timeout: 20_000 })
     expect(await overlay.evaluate((el) => el.shadowRoot?.textContent ?? '')).toMatch(/vibe\.proto/)
-    await page.evaluate(() => document.querySelector('vite-error-overlay')?.remove())
+    // The overlay covers the page; put it aside to keep using the page.
+    await overlay.evaluate((el) => { (el as HTMLElement).style.display = 'none' })
     await page.locator('#tools li[data-tool="Echo"]').click()
     await page.locator('#args').fill('{ "text": "still" }')
     await page.locator('#call').click()
     await page.locator('#result[data-outcome="ok"]').waitFor()
     expect(await page.locator('#content pre').first().textContent()).toContain('v1:still')
+
+    // Fixed: the overlay goes (the page reloads or clears it) and the new tool shows.
+    app.edit('vibe.proto', 'rpc Shout(Note', 'rpc Whisper(Note)')
+    await page.locator('#tools li[data-tool="Whisper"]').waitFor({ timeout: 20_000 })
+    await expect.poll(() => page.locator('vite-error-overlay').count(), { timeout: 20_000 }).toBe(0)
     expect(pageErrors).toEqual([])
   })
 })

@@ -4,8 +4,11 @@
  * does, and, where it decides, what Go's protojson does. Also pins the
  * deviations this suite found and fixed, so they stay fixed.
  */
+import { readFileSync } from 'node:fs'
 import { create } from '@bufbuild/protobuf'
 import { describe, expect, it } from 'vitest'
+import { createProtoServer } from '../../src/server/index.ts'
+import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { CORPUS_PROTO } from './differential-suite.ts'
 import { DEVIATIONS } from './edge-cases.ts'
 import { attempt, runtimeCodec, wire } from './harness.ts'
@@ -104,7 +107,22 @@ describe('known deviations from @bufbuild/protobuf', () => {
   })
 })
 
+describe('the README lists the known deviations', () => {
+  it('names every one of them in its "Protobuf JSON: known deviations" table, and no other', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const section = readme.split('## Protobuf JSON: known deviations')[1]?.split('\n## ')[0] ?? ''
+    const rows = [...section.matchAll(/^\| ([^|]+?) \|/gm)].map(m => m[1]).filter(name => name !== 'deviation' && !name!.startsWith('-'))
+    expect(rows.sort()).toEqual(Object.values(DEVIATIONS).sort())
+  })
+})
+
 describe('deviations found by the differential tests and fixed', () => {
+  it('a tool call with malformed base64 is a decoding error naming the field', async () => {
+    const server = createProtoServer(specFromProto(CORPUS_PROTO))
+    const result = await server.call('Echo', { scalars: { fBytes: 'AQ=D' } })
+    expect(result).toEqual({ content: [{ type: 'text', text: 'decoding arguments: scalars.fBytes: invalid base64: "AQ=D"' }], isError: true })
+  })
+
   it('malformed base64 decoded to garbage bytes: now rejected, naming the field', () => {
     expect(() => codec.normalize(S, { fBytes: 'AQ=D' })).toThrow('.protojson.v1.Scalars.fBytes: invalid base64: "AQ=D"')
     expect(ours(W, { bytesValue: 'AQ.D' })).toBe('rejected')
