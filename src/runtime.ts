@@ -24,7 +24,8 @@ export { isRuntimeError, type RuntimeError, type RuntimeErrorCode } from './runt
 export { DEFAULT_FORWARDED_HEADERS, DEFAULT_STREAM_CAP, type Backend, type BackendMethod, type BackendService } from './runtime/backend.ts'
 export {
   CODEC_BAIL, CODEC_BASE64_RE, CODEC_INT32_KEY_RE, CODEC_INT64_RE, CODEC_MAX_DEPTH, CODEC_UINT32_KEY_RE, CODEC_UINT64_RE,
-  codecIsPlain, codecKeyCount, codecWellFormed,
+  codecBool, codecBytes, codecDouble, codecEnum, codecFloat, codecInt32, codecInt64, codecIsPlain, codecKeyCount,
+  codecString, codecUint32, codecUint64, codecWellFormed,
 } from './runtime/codec.ts'
 
 // Ajv's runtime files are CommonJS with `exports.default`; depending on who

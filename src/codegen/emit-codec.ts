@@ -16,7 +16,6 @@ const SPECIAL_TYPES = new Set([
   'BoolValue', 'StringValue', 'BytesValue',
 ].map((name) => `.google.protobuf.${name}`))
 
-const MAX_FLOAT = '3.4028234663852886e38'
 const LONG_KEYS = new Set(['int64', 'sint64', 'sfixed64', 'uint64', 'fixed64'])
 
 /** The runtime exports generated codecs use, by the local name they get. */
@@ -26,12 +25,27 @@ const HELPERS = {
   $n: 'codecKeyCount',
   $p: 'codecIsPlain',
   $w: 'codecWellFormed',
-  $i64: 'CODEC_INT64_RE',
-  $u64: 'CODEC_UINT64_RE',
   $k32: 'CODEC_INT32_KEY_RE',
   $ku32: 'CODEC_UINT32_KEY_RE',
-  $b64: 'CODEC_BASE64_RE',
+  $str: 'codecString',
+  $bool: 'codecBool',
+  $bytes: 'codecBytes',
+  $i32: 'codecInt32',
+  $u32: 'codecUint32',
+  $i64: 'codecInt64',
+  $u64: 'codecUint64',
+  $f64: 'codecDouble',
+  $f32: 'codecFloat',
+  $enum: 'codecEnum',
 } as const
+
+/** The helper converting each scalar kind. */
+const SCALAR_HELPERS: Record<string, keyof typeof HELPERS> = {
+  string: '$str', bool: '$bool', bytes: '$bytes',
+  int32: '$i32', sint32: '$i32', sfixed32: '$i32', uint32: '$u32', fixed32: '$u32',
+  int64: '$i64', sint64: '$i64', sfixed64: '$i64', uint64: '$u64', fixed64: '$u64',
+  double: '$f64', float: '$f32',
+}
 
 /** The result of {@link emitCodecs}. */
 export interface EmittedCodecs {
@@ -126,14 +140,13 @@ class CodecWriter {
       const key = prop(field.jsonName)
       // A key Object.prototype also has must be an own key to count.
       const read = field.jsonName in Object.prototype ? `Object.hasOwn(m, ${str(field.jsonName)}) ? m${key} : undefined` : `m${key}`
-      lines.push(`  v = ${read}`)
       if (!field.map && !field.repeated && this.#special(field)) {
         // protojson reads null as a value for Value and NullValue, as absent otherwise.
         const nullIsValue = field.resolvedType!.fullName === '.google.protobuf.Value' || field.resolvedType!.fullName === '.google.protobuf.NullValue'
-        lines.push(nullIsValue ? '  if (v !== undefined) return $B' : '  if (v !== undefined && v !== null) return $B', '  if (v === null) n++')
+        lines.push(`  if ((v = ${read}) !== undefined) {`, nullIsValue ? '    return $B' : '    if (v !== null) return $B', '    n++', '  }')
         continue
       }
-      lines.push('  if (v !== undefined) {', '    n++', '    if (v !== null) {')
+      lines.push(`  if ((v = ${read}) !== undefined) {`, '    n++', '    if (v !== null) {')
       const oneof = field.partOf && oneofs.get(field.partOf.name)
       if (oneof) lines.push(`      if (${oneof}) return $B`, `      ${oneof} = true`)
       lines.push(...this.#fieldBody(field, key).map((line) => `      ${line}`), '    }', '  }')
@@ -145,25 +158,19 @@ class CodecWriter {
   /** Code that checks `v` (not null) and stores its canonical form at `o<key>` (`key` from {@link prop}), or bails. */
   #fieldBody(field: Field, key: string): string[] {
     if (field.map) return this.#mapBody(field, key)
+    if (this.#special(field)) return ['return $B']
     if (field.repeated) {
-      if (this.#special(field)) return ['return $B']
       return [
         'if (!Array.isArray(v)) return $B',
         'if (v.length !== 0) {',
         '  const a = new Array(v.length)',
-        '  for (let i = 0; i < v.length; i++) {',
-        '    const x = v[i]',
-        ...this.#convert(field, 'x', 'c').map((line) => `    ${line}`),
-        '    a[i] = c',
-        '  }',
+        `  for (let i = 0; i < v.length; i++) if ((a[i] = ${this.#expr(field, 'v[i]')}) === $B) return $B`,
         `  o${key} = a`,
         '}',
       ]
     }
-    if (this.#special(field)) return ['return $B']
-    const body = this.#convert(field, 'v', 'c')
     const set = field.hasPresence ? undefined : this.#setTest(field, 'c')
-    return [...body, set === undefined ? `o${key} = c` : `if (${set}) o${key} = c`]
+    return [`if ((c = ${this.#expr(field, 'v')}) === $B) return $B`, set === undefined ? `o${key} = c` : `if (${set}) o${key} = c`]
   }
 
   #mapBody(field: Field, key: string): string[] {
@@ -181,12 +188,9 @@ class CodecWriter {
       'const ks = Object.keys(v)',
       'if (ks.length !== 0) {',
       '  const mo = {}',
-      '  for (let i = 0; i < ks.length; i++) {',
-      '    const k = ks[i]',
+      '  for (const k of ks) {',
       `    if (${keyCheck}) return $B`,
-      '    const x = v[k]',
-      ...this.#convert(field, 'x', 'c').map((line) => `    ${line}`),
-      '    mo[k] = c',
+      `    if ((mo[k] = ${this.#expr(field, 'v[k]')}) === $B) return $B`,
       '  }',
       `  o${key} = mo`,
       '}',
@@ -214,55 +218,19 @@ class CodecWriter {
     }
   }
 
-  /** Code that checks one value `x` (a singular value, a list item or a map value) and sets `c` to its canonical form, or bails. */
-  #convert(field: Field, x: string, c: string): string[] {
+  /** An expression giving the canonical form of one value `x` (singular, list item or map value), or `$B`. */
+  #expr(field: Field, x: string): string {
     const resolved = field.resolvedType
-    if (resolved instanceof protobuf.Type) {
-      const codec = this.codecOf(resolved.fullName.slice(1))!
-      return [`${c} = ${codec}(${x}, d + 1)`, `if (${c} === $B) return $B`]
-    }
-    if (resolved instanceof protobuf.Enum) return this.#convertEnum(resolved as Enum, x, c)
-    switch (field.type) {
-      case 'string':
-        return [`if (typeof ${x} !== 'string' || !${this.#use('$w')}(${x})) return $B`, `${c} = ${x}`]
-      case 'bool':
-        return [`if (typeof ${x} !== 'boolean') return $B`, `${c} = ${x}`]
-      case 'bytes':
-        return [`if (typeof ${x} !== 'string' || !${this.#use('$b64')}.test(${x})) return $B`, `${c} = ${x}`]
-      case 'int32': case 'sint32': case 'sfixed32':
-        return [`if (typeof ${x} !== 'number' || (${x} | 0) !== ${x}) return $B`, `${c} = ${x} | 0`]
-      case 'uint32': case 'fixed32':
-        return [`if (typeof ${x} !== 'number' || ${x} >>> 0 !== ${x}) return $B`, `${c} = ${x} >>> 0`]
-      case 'int64': case 'sint64': case 'sfixed64':
-      case 'uint64': case 'fixed64': {
-        const unsigned = field.type === 'uint64' || field.type === 'fixed64'
-        const re = this.#use(unsigned ? '$u64' : '$i64')
-        return [
-          `if (typeof ${x} === 'number') {`,
-          `  if (!Number.isSafeInteger(${x})${unsigned ? ` || ${x} < 0` : ''}) return $B`,
-          `  ${c} = '' + ${x}`,
-          `} else if (typeof ${x} === 'string' && ${re}.test(${x})) ${c} = ${x}`,
-          'else return $B',
-        ]
-      }
-      case 'double': case 'float': {
-        const range = field.type === 'float' ? ` || ${x} > ${MAX_FLOAT} || ${x} < -${MAX_FLOAT}` : ''
-        return [
-          `if (typeof ${x} === 'number') {`,
-          `  if (${x} - ${x} !== 0${range}) return $B`,
-          `} else if (${x} !== 'NaN' && ${x} !== 'Infinity' && ${x} !== '-Infinity') return $B`,
-          `${c} = ${x}`,
-        ]
-      }
-      default:
-        return ['return $B']
-    }
+    if (resolved instanceof protobuf.Type) return `${this.codecOf(resolved.fullName.slice(1))!}(${x}, d + 1)`
+    if (resolved instanceof protobuf.Enum) return this.#enumExpr(resolved as Enum, x)
+    const helper = SCALAR_HELPERS[field.type]
+    return helper === undefined ? '$B' : `${this.#use(helper)}(${x})`
   }
 
-  #convertEnum(enm: Enum, x: string, c: string): string[] {
+  #enumExpr(enm: Enum, x: string): string {
     const options = (enm as Enum & { valuesOptions?: Record<string, Record<string, unknown>> }).valuesOptions
     const customNames = options !== undefined && Object.values(options).some((o) => o && '(pb.enumvalue.json).string' in o)
-    if (customNames) return ['return $B']
+    if (customNames) return '$B'
     let table = this.#enums.get(enm.fullName)
     if (table === undefined) {
       table = `enum${this.#enums.size}`
@@ -275,15 +243,7 @@ class CodecWriter {
         `const ${table}n = { __proto__: null, ${byNumber.join(', ')} }`)
     }
     const closed = (enm as Enum & { _features?: { enum_type?: string } })._features?.enum_type === 'CLOSED'
-    return [
-      `if (typeof ${x} === 'string') {`,
-      `  ${c} = ${table}[${x}]`,
-      `  if (${c} === undefined) return $B`,
-      `} else if (typeof ${x} === 'number' && (${x} | 0) === ${x}) {`,
-      `  ${c} = ${table}n[${x}]`,
-      `  if (${c} === undefined) ${closed ? 'return $B' : `${c} = ${x} | 0`}`,
-      '} else return $B',
-    ]
+    return `${this.#use('$enum')}(${x}, ${table}, ${table}n, ${closed})`
   }
 }
 

@@ -4,6 +4,12 @@
  */
 
 /**
+ * The registered symbol of the `WeakSet` of servers that hot-reloading
+ * `?mcp` modules keep (`globalThis[Symbol.for(HOT_SERVERS_KEY)]`).
+ */
+export const HOT_SERVERS_KEY = 'unplugin-proto-mcp.hot-servers'
+
+/**
  * Source that default-exports the server held in `created`. With `hmr`, the
  * first evaluation keeps that server in `import.meta.hot.data`; every later
  * one (the `.proto` or one it imports changed) moves the new tools onto the
@@ -26,6 +32,8 @@ export function emitDefaultExport(created: string, hmr: boolean): string {
     '  } else {',
     '    import.meta.hot.data.server = created',
     '  }',
+    '  // Tells the dev mount this server follows edits itself (its importers need not re-run).',
+    `  ;(globalThis[Symbol.for(${JSON.stringify(HOT_SERVERS_KEY)})] ??= new WeakSet()).add(server)`,
     '  import.meta.hot.accept()',
     '}',
     'export default server',

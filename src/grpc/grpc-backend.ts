@@ -3,8 +3,8 @@
  * and sent over a grpc-js channel to the method's path, with forwarded
  * headers, a deadline and cancellation; the reply is decoded back.
  */
-import { Channel, Client, connectivityState, credentials as grpcCredentials } from '@grpc/grpc-js'
-import type { ChannelCredentials, ChannelOptions, ClientReadableStream, Metadata } from '@grpc/grpc-js'
+import { Client, connectivityState, credentials as grpcCredentials, Metadata } from '@grpc/grpc-js'
+import type { Channel, ChannelCredentials, ChannelOptions, ClientReadableStream } from '@grpc/grpc-js'
 import type { Type } from 'protobufjs'
 import { DEFAULT_FORWARDED_HEADERS, type Backend, type BackendMethod, type BackendService } from '../runtime/backend.ts'
 import { fromJson, toJson } from '../runtime/protojson.ts'
@@ -104,9 +104,14 @@ export function grpc(target: string | Channel | Client, options: GrpcOptions = {
   const waitMs = options.reconnectWaitMs ?? 1000
   if (!(deadlineMs > 0)) throw new TypeError(`grpc(): deadlineMs must be a positive number of milliseconds, got ${String(deadlineMs)}`)
   if (!(waitMs >= 0)) throw new TypeError(`grpc(): reconnectWaitMs must be zero or more milliseconds, got ${String(waitMs)}`)
-  const { client, owned } = clientOf(target, options)
   const allow = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS
   const extra = Object.entries(options.metadata ?? {})
+  try {
+    for (const [key, value] of extra) new Metadata().add(key, value)
+  } catch (cause) {
+    throw new TypeError(`grpc(): bad metadata option: ${(cause as Error).message}`, { cause })
+  }
+  const { client, owned } = clientOf(target, options)
 
   const metadataFor = (context: CallContext): Metadata => {
     const metadata = metadataOf(context, allow)

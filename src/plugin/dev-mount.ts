@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { resolve } from 'node:path'
 import type { ViteDevServer } from 'vite'
+import { HOT_SERVERS_KEY } from '../codegen/index.ts'
 import type { DevOptions } from './options.ts'
 
 /** Where the dev server serves MCP when `dev.path` is not given. */
@@ -47,6 +48,12 @@ interface OverlayError {
 
 const isMountable = (value: unknown): value is MountableServer =>
   typeof value === 'object' && value !== null && typeof (value as MountableServer).nodeHandler === 'function'
+
+/** Whether `server` is kept by a hot-reloading `?mcp` module (it follows `.proto` edits itself). */
+function followsEdits(server: MountableServer): boolean {
+  const kept = (globalThis as Record<symbol, WeakSet<object> | undefined>)[Symbol.for(HOT_SERVERS_KEY)]
+  return kept?.has(server) === true
+}
 
 /** The path part of a request URL. */
 export function pathOf(url: string | undefined): string {
@@ -102,26 +109,33 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   let runner: Promise<Runner> | undefined
   let serving: { server: MountableServer; handler: NodeHandler } | undefined
   let lastError: string | undefined
-  // The runner's record of the entry as last imported. While it stands the
-  // mount reads its exports directly: `runner.import()` would re-evaluate
-  // the entry whenever Vite soft-invalidated it (every `.proto` edit does,
-  // though the `?mcp` module accepts its own update), resetting its state.
-  // A full reload (an edit of the entry itself) replaces the record.
+  // The runner's record of the entry as last imported. While it stands and
+  // its server is one a `?mcp` module keeps, the mount reads its exports
+  // directly: `runner.import()` would re-evaluate the entry whenever Vite
+  // soft-invalidated it (every `.proto` edit does, though the `?mcp` module
+  // accepts its own update), resetting its state. A full reload (an edit of
+  // the entry itself) replaces the record. Any other server (one the entry
+  // builds, e.g. with `include()`) is re-imported per request, so the entry
+  // re-runs after each edit it depends on.
   let record: EvaluatedModule | undefined
   // After a failed load the runner keeps the rejection cached; a failure in
   // a module Vite never analysed (a `.proto` broken from the start) gets no
-  // HMR update either, so the next request evaluates afresh.
+  // HMR update either, so once a file changes the next request evaluates
+  // afresh (not before: re-running modules would re-announce their tools).
   let failed = false
+  let changed = false
+  server.watcher.on('all', () => { changed = true })
 
   const load = async (): Promise<MountableServer | undefined> => {
     runner ??= serverRunner(server)
     const r = await runner
     const known = r.evaluatedModules.getModuleById(entry)
-    if (!failed && known !== undefined && known === record && known.evaluated && isMountable(known.exports?.default)) {
-      return known.exports.default
-    }
+    const held = known?.exports?.default
+    if (!failed && known !== undefined && known === record && known.evaluated && isMountable(held) && followsEdits(held)) return held
+    if (failed && !changed) return undefined
     try {
       if (failed) r.evaluatedModules.clear()
+      changed = false
       const mod = await r.import(entry)
       record = r.evaluatedModules.getModuleById(entry)
       failed = false
@@ -145,8 +159,8 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   const current = async (): Promise<{ server: MountableServer; handler: NodeHandler } | undefined> => {
     const loaded = await load()
     if (loaded !== undefined && loaded !== serving?.server) {
-      // A new Server (the module made one instead of keeping it across
-      // edits): its sessions start afresh, the old ones end.
+      // A new Server (the entry built one instead of exporting a kept `?mcp`
+      // server): its sessions start afresh, the old ones end.
       void serving?.handler.close()
       serving = { server: loaded, handler: loaded.nodeHandler() }
     }

@@ -57,6 +57,51 @@ export function codecKeyCount(m: object): number {
   return n
 }
 
+const MAX_FLOAT = 3.4028234663852886e38
+const B: unknown = CODEC_BAIL
+
+/** A string field's value as is, or {@link CODEC_BAIL} (not a string, or an unpaired surrogate). */
+export const codecString = (v: unknown): unknown => (typeof v === 'string' && codecWellFormed(v) ? v : B)
+/** A bool field's value as is, or {@link CODEC_BAIL}. */
+export const codecBool = (v: unknown): unknown => (typeof v === 'boolean' ? v : B)
+/** An int32/sint32/sfixed32 number (`-0` as `0`), or {@link CODEC_BAIL} (strings, fractions, out of range). */
+export const codecInt32 = (v: unknown): unknown => (typeof v === 'number' && (v | 0) === v ? v | 0 : B)
+/** A uint32/fixed32 number (`-0` as `0`), or {@link CODEC_BAIL}. */
+export const codecUint32 = (v: unknown): unknown => (typeof v === 'number' && v >>> 0 === v ? v >>> 0 : B)
+/** A signed 64-bit value as its decimal string (safe integers, canonical strings of 15 digits at most), or {@link CODEC_BAIL}. */
+export function codecInt64(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? `${v}` : B
+  return typeof v === 'string' && CODEC_INT64_RE.test(v) ? v : B
+}
+/** As {@link codecInt64}, unsigned. */
+export function codecUint64(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? `${v}` : B
+  return typeof v === 'string' && CODEC_UINT64_RE.test(v) ? v : B
+}
+/** A finite double as is, or `"NaN"`/`"Infinity"`/`"-Infinity"` as is, else {@link CODEC_BAIL}. */
+export function codecDouble(v: unknown): unknown {
+  if (typeof v === 'number') return v - v === 0 ? v : B
+  return v === 'NaN' || v === 'Infinity' || v === '-Infinity' ? v : B
+}
+/** As {@link codecDouble}, within float range. */
+export function codecFloat(v: unknown): unknown {
+  if (typeof v === 'number') return v - v === 0 && v <= MAX_FLOAT && v >= -MAX_FLOAT ? v : B
+  return v === 'NaN' || v === 'Infinity' || v === '-Infinity' ? v : B
+}
+/** Canonical base64 as is, or {@link CODEC_BAIL} (URL-safe, unpadded, stray bits: reflection re-encodes those). */
+export const codecBytes = (v: unknown): unknown => (typeof v === 'string' && CODEC_BASE64_RE.test(v) ? v : B)
+
+/**
+ * An enum value as the name protojson writes: `names` maps each accepted
+ * name, `numbers` each known number, to it (null-prototype tables); an
+ * unknown number stays a number unless the enum is `closed`.
+ */
+export function codecEnum(v: unknown, names: Record<string, string>, numbers: Record<number, string>, closed: boolean): unknown {
+  if (typeof v === 'string') return names[v] ?? B
+  if (typeof v !== 'number' || (v | 0) !== v) return B
+  return numbers[v] ?? (closed ? B : v | 0)
+}
+
 /** Whether `m` is a plain object (`{}` literal or `JSON.parse` output), the only objects codecs read. */
 export function codecIsPlain(m: unknown): m is Record<string, unknown> {
   return typeof m === 'object' && m !== null && Object.getPrototypeOf(m) === Object.prototype

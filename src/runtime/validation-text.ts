@@ -75,6 +75,10 @@ export function validationMessage(error: ValidationError): string {
       return `${v} has less than ${plural(params.limit, 'property', 'properties')}`
     case 'maxProperties':
       return `${v} has more than ${plural(params.limit, 'property', 'properties')}`
+    case 'not':
+      return `${v} should not be valid under ${json(error.schema)}`
+    case 'propertyNames':
+      return `${v} has an invalid property name ${json(params.propertyName)}`
     case 'false schema':
       return `False schema does not allow ${v}`
     default:

@@ -19,14 +19,17 @@ export type ExactReply<V, A> =
       : V extends object ? ([ObjectPart<A>] extends [never] ? V : { [P in keyof V]: P extends keyof ObjectPart<A> ? ExactReply<V[P], ObjectPart<A>[P]> : never })
         : V
 
+// `any` (an untyped server's default) or a type with no keys (`object`).
+type IsUntyped<T> = 0 extends 1 & T ? true : [keyof T] extends [never] ? true : false
+
 type ReplyOf<F> = F extends (...args: any) => infer R ? Awaited<R> : never
 
 /**
  * What an implementation `I` of the implementation type `T` must also be:
  * each handler's reply exact (no key its response type lacks), and no
- * function under a name that is not an RPC. Untyped `T` (no keys) checks nothing.
+ * function under a name that is not an RPC. Untyped `T` (`any`, or no keys) checks nothing.
  */
-export type CheckedImplementation<I, T> = [keyof T] extends [never] ? unknown : {
+export type CheckedImplementation<I, T> = true extends IsUntyped<T> ? unknown : {
   [M in keyof I]: M extends keyof T
     ? I[M] extends (...args: infer P) => infer R
       ? (...args: P) => ExactReply<Awaited<R>, ReplyOf<T[M]>> | Promise<ExactReply<Awaited<R>, ReplyOf<T[M]>>>

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import * as grpcJs from '@grpc/grpc-js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../proto/compile.ts'
-import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
+import { COUNTER_PROTO, counterService, startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { buildCli, REPO, runCli } from './run-cli.ts'
 
 let cli: string
@@ -22,7 +23,10 @@ beforeAll(async () => {
   cli = await buildCli()
   grpcServer = await startGrpcServer([vibe])
 }, 180_000)
-afterAll(() => grpcServer?.stop())
+afterAll(async () => {
+  await grpcServer?.stop()
+  if (cli) rmSync(dirname(cli), { recursive: true, force: true })
+})
 
 const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
 
@@ -66,6 +70,23 @@ describe('proto-mcp serve over stdio, forwarding to a real grpc-js server', () =
       expect(text(await client.callTool({ name: 'GetVibe', arguments: {} }))).toMatch(/^rpc error: code = Unavailable desc = /)
     } finally {
       await client.close()
+    }
+  })
+
+  it('server-streaming RPCs: progress per message through the gateway, then {"messages":[...]}', async () => {
+    const counter = await startGrpcServer([counterService()])
+    const { client } = await stdioClient([COUNTER_PROTO, '--grpc', counter.address])
+    try {
+      const progress: Array<[number, string | undefined]> = []
+      const result = await client.callTool({ name: 'Count', arguments: { to: 3, label: 'c' } }, {
+        onprogress: (p) => { progress.push([p.progress, p.message]) },
+      })
+      const messages = [1, 2, 3].map((n) => ({ n, label: 'c', big: String(2n ** 60n + BigInt(n)) }))
+      expect(result.structuredContent).toEqual({ messages })
+      expect(progress).toEqual(messages.map((m, i) => [i + 1, JSON.stringify(m)]))
+    } finally {
+      await client.close()
+      await counter.stop()
     }
   })
 

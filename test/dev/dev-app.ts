@@ -25,8 +25,16 @@ export interface DevApp {
   close(): Promise<void>
 }
 
-/** Starts a dev server on a fresh copy of `fixtures/apps/dev` in `.tmp/dev/<name>/`, changed by `prepare` first. */
-export async function startDevApp(name: string, prepare?: (root: string) => void): Promise<DevApp> {
+/** Options of {@link startDevApp}. */
+export interface DevAppOptions {
+  /** Changes the copy before the server starts. */
+  prepare?: (root: string) => void
+  /** The `dev.server` module. @default './mcp.ts' */
+  server?: string
+}
+
+/** Starts a dev server on a fresh copy of `fixtures/apps/dev` in `.tmp/dev/<name>/`. */
+export async function startDevApp(name: string, options: DevAppOptions = {}): Promise<DevApp> {
   const ws = join(REPO, '.tmp', 'dev', name)
   rmSync(ws, { recursive: true, force: true })
   mkdirSync(ws, { recursive: true })
@@ -34,9 +42,10 @@ export async function startDevApp(name: string, prepare?: (root: string) => void
   await installRuntimePackage(ws)
   const root = join(ws, 'app')
   cpSync(join(REPO, 'fixtures', 'apps', 'dev'), root, { recursive: true })
-  prepare?.(root)
+  options.prepare?.(root)
 
   const errors: string[] = []
+  // DEV_LOG=1 shows Vite's info lines too (`hmr update`, `page reload`) when debugging.
   const base = createLogger(process.env.DEV_LOG ? 'info' : 'warn')
   const logger: Logger = {
     ...base,
@@ -50,7 +59,7 @@ export async function startDevApp(name: string, prepare?: (root: string) => void
     appType: 'custom',
     clearScreen: false,
     server: { host: '127.0.0.1', port: 0, strictPort: true, watch: { usePolling: true, interval: 50 } },
-    plugins: [unpluginProtoMcp.vite({ dev: { server: './mcp.ts' } })],
+    plugins: [unpluginProtoMcp.vite({ dev: { server: options.server ?? './mcp.ts' } })],
   })
   await server.listen()
   const { port } = server.httpServer!.address() as AddressInfo

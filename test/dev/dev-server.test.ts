@@ -50,7 +50,7 @@ describe('the dev option mounts the server at /mcp', () => {
     expect(await echo('hi')).toBe('v1:hi')
     // The module the runner evaluated is the dev-server flavour, with the
     // hot-reload code (`import.meta` reads `__vite_ssr_import_meta__` there).
-    const served = await app.server.environments.ssr.transformRequest(`${join(app.root, 'vibe.proto')}?mcp`)
+    const served = await app.server.environments.ssr.transformRequest(`${join(app.root, 'notes.proto')}?mcp`)
     expect(served?.code.match(/\.hot\.data\.server|\.hot\.accept\(\)|replaceTools/g)).toHaveLength(4)
   })
 
@@ -65,7 +65,7 @@ describe('editing while a client stays connected', () => {
     const before = listChanged
     const evaluations = evaluationsOfMcp()
     const session = (client.transport as StreamableHTTPClientTransport).sessionId
-    app.edit('vibe.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n')
+    app.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n')
     await vi.waitFor(async () => expect(await toolNames()).toEqual(['Echo', 'Shout']), WAIT)
     await vi.waitFor(() => expect(listChanged).toBeGreaterThan(before), WAIT)
     expect((client.transport as StreamableHTTPClientTransport).sessionId).toBe(session)
@@ -90,12 +90,12 @@ describe('editing while a client stays connected', () => {
 
   it('a broken .proto keeps the last good tools serving and reports the error', async () => {
     const errorsBefore = app.errors.length
-    app.edit('vibe.proto', 'rpc Shout(Note)', 'rpc Shout(Note')
-    await vi.waitFor(() => expect(app.errors.slice(errorsBefore).join('\n')).toMatch(/vibe\.proto:\d+:\d+/), WAIT)
+    app.edit('notes.proto', 'rpc Shout(Note)', 'rpc Shout(Note')
+    await vi.waitFor(() => expect(app.errors.slice(errorsBefore).join('\n')).toMatch(/notes\.proto:\d+:\d+/), WAIT)
     expect(await toolNames()).toEqual(['Echo', 'Shout'])
     expect(await echo('still')).toBe('v1:still')
 
-    app.edit('vibe.proto', 'rpc Shout(Note', 'rpc Whisper(Note)')
+    app.edit('notes.proto', 'rpc Shout(Note', 'rpc Whisper(Note)')
     await vi.waitFor(async () => expect(await toolNames()).toEqual(['Echo', 'Whisper']), WAIT)
   })
 
@@ -113,27 +113,50 @@ describe('editing while a client stays connected', () => {
 
 describe('a .proto broken from the start', () => {
   it('reports the error, answers with it, and serves once fixed', async () => {
-    const broken = await startDevApp('dev-broken-start', (root) => {
-      const file = join(root, 'vibe.proto')
-      writeFileSync(file, readFileSync(file, 'utf8').replace('rpc Echo(Note)', 'rpc Echo(Note'))
+    const broken = await startDevApp('dev-broken-start', {
+      prepare(root) {
+        const file = join(root, 'notes.proto')
+        writeFileSync(file, readFileSync(file, 'utf8').replace('rpc Echo(Note)', 'rpc Echo(Note'))
+      },
     })
     try {
-      await vi.waitFor(() => expect(broken.errors.join('\n')).toMatch(/cannot load "\.\/mcp\.ts".*vibe\.proto:\d+:\d+/), WAIT)
+      await vi.waitFor(() => expect(broken.errors.join('\n')).toMatch(/cannot load "\.\/mcp\.ts".*notes\.proto:\d+:\d+/), WAIT)
       const res = await fetch(`${broken.origin}/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
       })
       expect(res.status).toBe(500)
-      expect((await res.json()).error.message).toMatch(/^the MCP server module "\.\/mcp\.ts" failed to load: .*vibe\.proto:\d+:\d+/)
+      expect((await res.json()).error.message).toMatch(/^the MCP server module "\.\/mcp\.ts" failed to load: .*notes\.proto:\d+:\d+/)
 
-      broken.edit('vibe.proto', 'rpc Echo(Note', 'rpc Echo(Note)')
+      broken.edit('notes.proto', 'rpc Echo(Note', 'rpc Echo(Note)')
       const fixed = new Client({ name: 'dev-test', version: '1.0.0' })
       await vi.waitFor(() => fixed.connect(new StreamableHTTPClientTransport(new URL(`${broken.origin}/mcp`))), WAIT)
       expect((await fixed.listTools()).tools.map((t) => t.name)).toEqual(['Echo'])
       await fixed.close()
     } finally {
       await broken.close()
+    }
+  })
+})
+
+describe('a server the module builds itself (include)', () => {
+  it('is rebuilt after a .proto edit, with the tools added and the backend bound', async () => {
+    const composite = await startDevApp('dev-composite', { server: './app.ts' })
+    const session = async <T>(use: (c: Client) => Promise<T>): Promise<T> => {
+      const fresh = new Client({ name: 'dev-test', version: '1.0.0' })
+      await fresh.connect(new StreamableHTTPClientTransport(new URL(`${composite.origin}/mcp`)))
+      try { return await use(fresh) } finally { await fresh.close() }
+    }
+    const names = () => session(async (c) => (await c.listTools()).tools.map((t) => t.name).sort())
+    try {
+      expect(await names()).toEqual(['Echo', 'Ping'])
+      composite.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  rpc Shout(Note) returns (Note) {}\n')
+      await vi.waitFor(async () => expect(await names()).toEqual(['Echo', 'Ping', 'Shout']), WAIT)
+      const answer = await session((c) => c.callTool({ name: 'Echo', arguments: { text: 'x' } })) as { content: { text: string }[] }
+      expect(JSON.parse(answer.content[0]!.text)).toEqual({ text: 'v1:x' })
+    } finally {
+      await composite.close()
     }
   })
 })

@@ -38,7 +38,7 @@ describe('the /__mcp/ page', () => {
     await page.goto(`${app.origin}/__mcp/`)
     await page.locator('#tools li[data-tool="Echo"]').waitFor()
     expect(await tools().evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.tool))).toEqual(['Echo'])
-    expect(await page.locator('#server').textContent()).toBe('vibe 0.0.0')
+    expect(await page.locator('#server').textContent()).toBe('notes 0.0.0')
   })
 
   it('shows a tool and calls it from the JSON editor', async () => {
@@ -67,17 +67,17 @@ describe('the /__mcp/ page', () => {
 
   it('shows a new tool after the .proto is edited, without a reload', async () => {
     await page.evaluate(() => { (window as unknown as { marker: boolean }).marker = true })
-    app.edit('vibe.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n')
+    app.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n')
     await page.locator('#tools li[data-tool="Shout"].new').waitFor({ timeout: 20_000 })
     expect(await page.evaluate(() => (window as unknown as { marker?: boolean }).marker)).toBe(true)
     expect(await page.locator('#tools li[data-tool="Shout"] .summary').textContent()).toBe('Shout the note back')
   })
 
   it('shows a broken .proto in the overlay while the last good tools keep working', async () => {
-    app.edit('vibe.proto', 'rpc Shout(Note)', 'rpc Shout(Note')
+    app.edit('notes.proto', 'rpc Shout(Note)', 'rpc Shout(Note')
     const overlay = page.locator('vite-error-overlay')
     await overlay.waitFor({ state: 'attached', timeout: 20_000 })
-    expect(await overlay.evaluate((el) => el.shadowRoot?.textContent ?? '')).toMatch(/vibe\.proto/)
+    expect(await overlay.evaluate((el) => el.shadowRoot?.textContent ?? '')).toMatch(/notes\.proto/)
     // The overlay covers the page; put it aside to keep using the page.
     await overlay.evaluate((el) => { (el as HTMLElement).style.display = 'none' })
     await page.locator('#tools li[data-tool="Echo"]').click()
@@ -87,7 +87,7 @@ describe('the /__mcp/ page', () => {
     expect(await page.locator('#content pre').first().textContent()).toContain('v1:still')
 
     // Fixed: the overlay goes (the page reloads or clears it) and the new tool shows.
-    app.edit('vibe.proto', 'rpc Shout(Note', 'rpc Whisper(Note)')
+    app.edit('notes.proto', 'rpc Shout(Note', 'rpc Whisper(Note)')
     await page.locator('#tools li[data-tool="Whisper"]').waitFor({ timeout: 20_000 })
     await expect.poll(() => page.locator('vite-error-overlay').count(), { timeout: 20_000 }).toBe(0)
     expect(pageErrors).toEqual([])

@@ -141,10 +141,13 @@ describe('statuses', () => {
 
   it('a bad target, option or backend is a clear error at forward time', () => {
     expect(() => grpc('')).toThrow('grpc(): the target must be an address')
+    expect(() => grpc('127.0.0.1:1', { metadata: { 'bad key': 'x' } })).toThrow(/^grpc\(\): bad metadata option: /)
     expect(() => grpc('127.0.0.1:1', { deadlineMs: 0 })).toThrow('grpc(): deadlineMs must be a positive number of milliseconds, got 0')
     const server = createProtoServer(spec)
     expect(() => server.forward('VibeService', {} as never)).toThrow('the backend of "VibeService" must have a bind() method')
-    expect(() => server.forward('NopeService', grpc('127.0.0.1:1'))).toThrow('unknown service "NopeService"')
+    const unused = grpc('127.0.0.1:1')
+    cleanups.push(() => unused.close())
+    expect(() => server.forward('NopeService', unused)).toThrow('unknown service "NopeService"')
     expect(() => server.forward('VibeService', { bind: () => ({}), streamCap: 0 })).toThrow('must be a positive integer, got 0')
   })
 })

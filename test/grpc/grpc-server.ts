@@ -102,3 +102,38 @@ export function vibeService(overrides: grpc.UntypedServiceImplementation = {}): 
   }
   return { definition: serviceDefinition(EXAMPLE_PROTO, 'examples.v1.VibeService'), impl, received }
 }
+
+/**
+ * The CounterService of counter.proto as grpc-js handlers: `Count` streams
+ * 1..`to` (`label: 'fail'` ends in Aborted); `cancelled` resolves with how
+ * many messages a Count call had written when it was cancelled.
+ */
+export function counterService(): {
+  definition: grpc.ServiceDefinition
+  impl: grpc.UntypedServiceImplementation
+  cancelled: Promise<number>
+} {
+  let onCancel!: (written: number) => void
+  const cancelled = new Promise<number>((resolve) => { onCancel = resolve })
+  const impl: grpc.UntypedServiceImplementation = {
+    Count: (call: grpc.ServerWritableStream<any, any>) => {
+      const { to, label } = call.request
+      let n = 0
+      call.on('cancelled', () => onCancel(n))
+      const next = (): void => {
+        if (call.cancelled) return
+        if (n === to) {
+          if (label === 'fail') call.emit('error', { code: grpc.status.ABORTED, details: `aborted after ${n}` })
+          else call.end()
+          return
+        }
+        n++
+        call.write({ n, label, big: String(2n ** 60n + BigInt(n)) })
+        setImmediate(next)
+      }
+      next()
+    },
+    Once: (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => callback(null, { n: call.request.to }),
+  }
+  return { definition: serviceDefinition(COUNTER_PROTO, 'streams.v1.CounterService'), impl, cancelled }
+}

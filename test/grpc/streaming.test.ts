@@ -1,10 +1,9 @@
-import * as grpcJs from '@grpc/grpc-js'
 import { Client } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
 import { grpc, grpcImplementation } from '../../src/grpc.ts'
 import { createProtoServer } from '../../src/runtime.ts'
 import { counterSpec } from './counter-spec.ts'
-import { COUNTER_PROTO, serviceDefinition, startGrpcServer } from './grpc-server.ts'
+import { counterService, startGrpcServer } from './grpc-server.ts'
 import { streamPair } from './stream-transport.ts'
 
 const text = (result: { content: Array<{ text: string }> }, i = 0) => result.content[i]!.text
@@ -15,35 +14,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-/** A grpc-js CounterService; `cancelled` resolves when a Count call is cancelled, with how many it wrote. */
+/** A grpc-js server with the CounterService; `cancelled` as in {@link counterService}. */
 async function counterServer() {
-  let onCancel!: (written: number) => void
-  const cancelled = new Promise<number>((resolve) => { onCancel = resolve })
-  const server = await startGrpcServer([{
-    definition: serviceDefinition(COUNTER_PROTO, 'streams.v1.CounterService'),
-    impl: {
-      Count: (call: grpcJs.ServerWritableStream<any, any>) => {
-        const { to, label } = call.request
-        let n = 0
-        call.on('cancelled', () => onCancel(n))
-        const next = (): void => {
-          if (call.cancelled) return
-          if (n === to) {
-            if (label === 'fail') call.emit('error', { code: grpcJs.status.ABORTED, details: `aborted after ${n}` })
-            else call.end()
-            return
-          }
-          n++
-          call.write({ n, label, big: String(2n ** 60n + BigInt(n)) })
-          setImmediate(next)
-        }
-        next()
-      },
-      Once: (call: grpcJs.ServerUnaryCall<any, any>, callback: grpcJs.sendUnaryData<any>) => callback(null, { n: call.request.to }),
-    },
-  }])
+  const counter = counterService()
+  const server = await startGrpcServer([counter])
   cleanups.push(() => server.stop())
-  return { server, cancelled }
+  return { server, cancelled: counter.cancelled }
 }
 
 describe('server-streaming tools, in process', () => {

@@ -27,9 +27,10 @@ message Req {
   int32 count = 11 [(buf.validate.field).int32 = { gt: 0, lte: 10 }];
   int64 big = 12 [(buf.validate.field).int64.gte = 100];
   repeated string tags = 13 [(buf.validate.field).repeated = { min_items: 1, unique: true }];
-  map<string, int32> weights = 14 [(buf.validate.field).map.max_pairs = 1];
+  map<string, int32> weights = 14 [(buf.validate.field).map = { max_pairs: 1, keys: { string: { max_len: 2 } } }];
   Level level = 15 [(buf.validate.field).enum = { in: [2] }];
   string server_id = 16 [(google.api.field_behavior) = OUTPUT_ONLY];
+  string status = 17 [(buf.validate.field).string.not_in = "bad"];
 }
 message Res { string name = 1; }
 service S { rpc Put(Req) returns (Res); }`)
@@ -91,6 +92,8 @@ describe('buf.validate rules enforced by the generated validator', () => {
       [{ tags: [] }, '/tags: [] has less than 1 item'],
       [{ tags: ['a', 'a'] }, '/tags: ["a","a"] has non-unique elements'],
       [{ weights: { a: 1, b: 2 } }, '/weights: {"a":1,"b":2} has more than 1 property'],
+      [{ weights: { abc: 1 } }, '/weights: "abc" is longer than 2 characters; /weights: {"abc":1} has an invalid property name "abc"'],
+      [{ status: 'bad' }, '/status: "bad" should not be valid under {"enum":["bad"]}'],
       [{ level: 'LOW' }, '/level: "LOW" is not one of "HIGH"'],
       [{ serverId: 'x' }, ": Additional properties are not allowed ('serverId' was unexpected)"],
     ]

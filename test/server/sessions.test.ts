@@ -5,6 +5,8 @@
  * JSON-RPC error and the server keeps answering.
  */
 import { afterAll, describe, expect, it, vi } from 'vitest'
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Server, type HttpHandle } from '../../src/runtime.ts'
 
 const closers: Array<() => Promise<unknown>> = []
@@ -74,22 +76,38 @@ async function readEvents(res: Response, until: (event: { id?: string; data: str
 
 describe('session lifetime', () => {
   it('200 sessions opened and abandoned are all freed after the idle timeout', { timeout: 60_000 }, async () => {
-    // Long enough that none expires while the 200 are still being opened on a busy machine.
-    const http = await serve({ sessionIdleMs: 4000 })
-    const ids = await Promise.all(Array.from({ length: 200 }, async () => {
+    const http = await serve({ sessionIdleMs: 1000 })
+    const opened = await Promise.all(Array.from({ length: 200 }, async () => {
       const res = await initialize(http.url)
       await res.text()
-      return res.headers.get('mcp-session-id')
+      return { status: res.status, id: res.headers.get('mcp-session-id') }
     }))
+    expect(opened.every((o) => o.status === 200)).toBe(true)
+    const ids = opened.map((o) => o.id!)
     expect(new Set(ids).size).toBe(200)
-    expect(http.sessionCount).toBe(200)
     await vi.waitFor(() => expect(http.sessionCount).toBe(0), { timeout: 20_000, interval: 100 })
-    // A freed session is gone: its id is answered 404 (the client must initialize again).
-    const res = await fetch(http.url, {
-      method: 'POST', headers: { ...HEADERS, 'mcp-session-id': ids[0]!, 'mcp-protocol-version': '2025-06-18' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    })
-    expect(res.status).toBe(404)
+    // Every freed session is gone: its id is answered 404 (the client must initialize again).
+    const statuses = await Promise.all(ids.map(async (id) => {
+      const res = await fetch(http.url, {
+        method: 'POST', headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      })
+      await res.text()
+      return res.status
+    }))
+    expect(new Set(statuses)).toEqual(new Set([404]))
+  })
+
+  it('a session with an open GET stream is not idle: it outlives an abandoned one', async () => {
+    const http = await serve({ sessionIdleMs: 1000 })
+    const client = new ClientV1({ name: 'listener', version: '0' })
+    await client.connect(new HttpV1(new URL(http.url)))
+    closers.push(() => client.close())
+    await openSession(http.url)
+    expect(http.sessionCount).toBe(2)
+    await vi.waitFor(() => expect(http.sessionCount).toBe(1), { timeout: 10_000, interval: 50 })
+    expect((await client.listTools()).tools).toEqual([])
+    expect(http.sessionCount).toBe(1)
   })
 
   it('DELETE frees a session at once', async () => {
