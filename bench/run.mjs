@@ -4,7 +4,7 @@
  * markdown table and writes bench/results.json:
  * `{"benchmarks":[{"id","ours","baseline","unit","ratio","higherIsBetter","target","met","runs","spread"}]}`.
  *
- *   node bench/run.mjs [--only id-or-group,...]
+ *   node bench/run.mjs [--only id-or-group,...]   (--only: print, leave results.json alone)
  */
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -46,9 +46,10 @@ async function main() {
     records.push(...out.filter((r) => !only || only.has(group.name) || only.has(r.id)))
   }
   const seconds = (performance.now() - started) / 1000
-  writeFileSync(RESULTS, `${JSON.stringify({ benchmarks: records }, null, 2)}\n`)
+  // A partial run (--only) prints its table but leaves the full results file alone.
+  if (!only) writeFileSync(RESULTS, `${JSON.stringify({ benchmarks: records }, null, 2)}\n`)
   console.log(markdownTable(records))
-  console.log(`\n${records.length} benchmarks in ${seconds.toFixed(0)} s on Node ${process.versions.node}; ratios: ours vs a baseline measured in the same run. Written to bench/results.json.`)
+  console.log(`\n${records.length} benchmarks in ${seconds.toFixed(0)} s on Node ${process.versions.node}; ratios: ours vs a baseline measured in the same run.${only ? '' : ' Written to bench/results.json.'}`)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -82,11 +82,14 @@ export function applyFieldRules(schema: JsonSchema, field: FieldModel, ctx: Rule
     return schema
   }
   const out: Json = { ...schema }
+  // protovalidate: a repeated or map field is "set" only when it has an element.
+  if (rules.required === true && field.mapKey !== undefined) out.minProperties = 1
+  else if (rules.required === true && field.repeated) out.minItems = 1
   const value = (type: ValueType, s: JsonSchema, r: Json, path: string): JsonSchema =>
     applyValueRules(s, kindOf(type), r, path, ctx, unsaid)
   if (field.mapKey !== undefined) {
     const map = (rules.map ?? {}) as Json
-    if (typeof map.min_pairs === 'number') out.minProperties = map.min_pairs
+    if (typeof map.min_pairs === 'number') out.minProperties = Math.max(out.minProperties ?? 0, map.min_pairs)
     if (typeof map.max_pairs === 'number') out.maxProperties = map.max_pairs
     if (map.values) out.additionalProperties = value(field.type, out.additionalProperties, map.values, 'map.values')
     if (map.keys) {
@@ -99,7 +102,7 @@ export function applyFieldRules(schema: JsonSchema, field: FieldModel, ctx: Rule
   }
   if (field.repeated) {
     const rep = (rules.repeated ?? {}) as Json
-    if (typeof rep.min_items === 'number') out.minItems = rep.min_items
+    if (typeof rep.min_items === 'number') out.minItems = Math.max(out.minItems ?? 0, rep.min_items)
     if (typeof rep.max_items === 'number') out.maxItems = rep.max_items
     if (rep.unique === true) out.uniqueItems = true
     if (rep.items) out.items = value(field.type, out.items, rep.items, 'repeated.items')
@@ -135,6 +138,8 @@ function applyValueRules(
   let out: Json = { ...schema }
   const at = (key: string): string => (path ? `${path}.${key}` : key)
   for (const [family, familyRules] of Object.entries(rules)) {
+    // The field's own CEL rules are reported by applyFieldRules; those of its items and values here.
+    if ((family === 'cel' || family === 'cel_expression') && path) unsaid(at(family), 'a CEL expression')
     if (['cel', 'cel_expression', 'required', 'ignore'].includes(family)) continue
     if (typeof familyRules !== 'object' || familyRules === null) continue
     const r = familyRules as Json

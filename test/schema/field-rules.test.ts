@@ -66,6 +66,16 @@ describe('required from buf.validate and proto2', () => {
     expect(schema.required).toEqual(['a'])
   })
 
+  it('a required repeated or map field must also be non-empty', () => {
+    expect(schemaOf(`message M {
+  repeated string a = 1 [(buf.validate.field).required = true];
+  map<string, string> b = 2 [(buf.validate.field).required = true];
+}`).schema).toMatchObject({
+      required: ['a', 'b'],
+      properties: { a: { type: 'array', minItems: 1 }, b: { type: 'object', minProperties: 1 } },
+    })
+  })
+
   it('proto2 required fields are required', () => {
     const { schema } = schemaOf(`syntax = "proto2";
 package t;
@@ -220,6 +230,7 @@ describe('rules JSON Schema cannot say', () => {
     const model = compile(`${IMPORTS}message M {
   option (buf.validate.message).cel = { id: "a_lt_b", expression: "this.a < this.b" };
   int32 a = 1 [(buf.validate.field).cel = { id: "pos", expression: "this > 0" }];
+  repeated int32 c = 5 [(buf.validate.field).repeated.items.cel = { id: "odd", expression: "this % 2 == 1" }];
   int32 b = 2;
   oneof pick {
     option (buf.validate.oneof).required = true;
@@ -233,6 +244,7 @@ service S { rpc Call(M) returns (M); rpc Again(M) returns (M); }`)
     // Once each, although two tools use the message.
     expect(notes).toEqual([
       't.M.a: (buf.validate.field).cel is left out of the input schema (a CEL expression)',
+      't.M.c: (buf.validate.field).repeated.items.cel is left out of the input schema (a CEL expression)',
       't.M: (buf.validate.message).cel is left out of the input schema (JSON Schema cannot say it)',
       't.M.pick: (buf.validate.oneof).required is left out of the input schema (JSON Schema cannot say it)',
     ])

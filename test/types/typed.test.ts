@@ -50,7 +50,7 @@ describe('dts: the declaration file', () => {
   it('is written by the build, in the project root, and matches the golden copy', () => {
     const text = readFileSync(join(app, 'proto-mcp.d.ts'), 'utf8')
     expect(text.startsWith(DTS_HEADER)).toBe(true)
-    expect(text).toContain('declare module ".*/vibe.proto?mcp" {')
+    expect(text).toContain('declare module ".*/typed-vibe.proto?mcp" {')
     if (process.env.UPDATE_GOLDEN) writeFileSync(GOLDEN, text)
     expect(text).toBe(readFileSync(GOLDEN, 'utf8'))
   })
@@ -69,10 +69,10 @@ describe('dts: the declaration file', () => {
     for (const bundler of BUNDLERS) {
       const out = join(ws, 'out', `${bundler}-dts`)
       const dts = join(out, 'types', 'proto-mcp.d.ts')
-      await bundle(bundler, join(app, 'entry.mjs'), join(out, 'build'), { dts })
-      expect(existsSync(dts), bundler).toBe(true)
+      const { warnings } = await bundle(bundler, join(app, 'entry.mjs'), join(out, 'build'), { dts })
+      expect(existsSync(dts), `${bundler}: ${warnings.join('; ')}`).toBe(true)
       const entries = parseDtsFile(readFileSync(dts, 'utf8'))
-      expect(entries.map((e) => e.proto), bundler).toEqual(['../../../fixtures/apps/typed/vibe.proto'])
+      expect(entries.map((e) => e.proto), bundler).toEqual(['../../../fixtures/apps/typed/typed-vibe.proto'])
       expect(entries.map((e) => e.body), bundler).toEqual(expected)
     }
   }, 300_000)
@@ -151,7 +151,7 @@ function completionsAt(source: string, marker: string): string[] {
 
 describe('editor completions', () => {
   it('offers the service names and each RPC under both spellings', () => {
-    const head = "import vibe from './vibe.proto?mcp'\n"
+    const head = "import vibe from './typed-vibe.proto?mcp'\n"
     expect(completionsAt(`${head}vibe.implement('|', {})\n`, '|')).toEqual(['VibeService', 'typed.v1.VibeService'])
     expect(completionsAt(`${head}vibe.implement('VibeService', { | })\n`, '|'))
       .toEqual(['GetVibe', 'Reset', 'SetVibe', 'Watch', 'getVibe', 'reset', 'setVibe', 'watch'])
