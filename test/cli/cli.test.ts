@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../proto/compile.ts'
 import { COUNTER_PROTO, counterService, startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
+import { progressBeforeResult, recordWire } from '../grpc/stream-transport.ts'
 import { buildCli, REPO, runCli } from './run-cli.ts'
 
 let cli: string
@@ -31,13 +32,13 @@ afterAll(async () => {
 const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
 
 /** A v2 client on `proto-mcp serve <args>` over stdio. */
-async function stdioClient(args: string[]): Promise<{ client: Client; stderr: () => string }> {
+async function stdioClient(args: string[]): Promise<{ client: Client; stderr: () => string; wire: unknown[] }> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'serve', ...args], cwd: REPO, stderr: 'pipe' })
   let err = ''
   transport.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString() })
   const client = new Client({ name: 'cli-test', version: '1.0.0' })
   await client.connect(transport)
-  return { client, stderr: () => err }
+  return { client, stderr: () => err, wire: recordWire(transport) }
 }
 
 describe('proto-mcp serve over stdio, forwarding to a real grpc-js server', () => {
@@ -75,15 +76,12 @@ describe('proto-mcp serve over stdio, forwarding to a real grpc-js server', () =
 
   it('server-streaming RPCs: progress per message through the gateway, then {"messages":[...]}', async () => {
     const counter = await startGrpcServer([counterService()])
-    const { client } = await stdioClient([COUNTER_PROTO, '--grpc', counter.address])
+    const { client, wire } = await stdioClient([COUNTER_PROTO, '--grpc', counter.address])
     try {
-      const progress: Array<[number, string | undefined]> = []
-      const result = await client.callTool({ name: 'Count', arguments: { to: 3, label: 'c' } }, {
-        onprogress: (p) => { progress.push([p.progress, p.message]) },
-      })
+      const result = await client.callTool({ name: 'Count', arguments: { to: 3, label: 'c' } }, { onprogress: () => {} })
       const messages = [1, 2, 3].map((n) => ({ n, label: 'c', big: String(2n ** 60n + BigInt(n)) }))
       expect(result.structuredContent).toEqual({ messages })
-      expect(progress).toEqual(messages.map((m, i) => [i + 1, JSON.stringify(m)]))
+      expect(progressBeforeResult(wire)).toEqual(messages.map((m, i) => [i + 1, JSON.stringify(m)]))
     } finally {
       await client.close()
       await counter.stop()

@@ -15,6 +15,7 @@ message M { string s = 1; }
 service S {
   rpc Read(M) returns (M) { option (proto_mcp.tool) = { title: "Read it", read_only_hint: true }; }
   rpc Watch(M) returns (stream M);
+  rpc Secret(M) returns (M) { option (proto_mcp.tool).hidden = true; }
 }`)
 const { tools } = buildTools(model)
 
@@ -38,8 +39,10 @@ describe('extension fields in the emitted tools', () => {
     const server = createProtoServer({
       name: 'x', version: '0.0.0', profile: 'default', descriptor: model.descriptor,
       tools: tools.filter((t) => !t.serverStreaming).map((t) => ({ ...t, validate: (() => true) as ValidateFunction })),
-      services: { 't.S': ['Read', 'Watch'] },
+      services: { 't.S': ['Read', 'Watch', 'Secret'] },
     })
     expect(server.listTools()).toEqual([expect.objectContaining({ name: 'Read', title: 'Read it', annotations: { readOnlyHint: true } })])
+    // A hidden RPC has no tool but can still be implemented.
+    expect(() => server.implement('S', { Secret: () => ({}) })).not.toThrow()
   })
 })

@@ -34,3 +34,34 @@ export function streamPair(): { stdin: PassThrough; stdout: PassThrough; transpo
   }
   return { stdin: toServer, stdout: fromServer, transport }
 }
+
+/**
+ * Records every message `transport` receives, from now on, as it arrives.
+ * Tests check progress on the wire: the SDK client runs notification
+ * handlers a microtask late, so a progress notification read in the same
+ * chunk as the result can miss its (by then removed) `onprogress`.
+ */
+export function recordWire(transport: Transport): unknown[] {
+  const wire: unknown[] = []
+  const inner = transport.onmessage
+  transport.onmessage = (message, extra) => {
+    wire.push(message)
+    inner?.(message, extra)
+  }
+  return wire
+}
+
+/**
+ * The `[progress, message]` pairs of the `notifications/progress` received
+ * before the first result response, checking that every one carries the
+ * same progress token.
+ */
+export function progressBeforeResult(wire: readonly unknown[]): Array<[number, string | undefined]> {
+  const end = wire.findIndex((m) => (m as { result?: unknown }).result !== undefined && (m as { id?: unknown }).id !== undefined)
+  const notes = wire.slice(0, end === -1 ? wire.length : end)
+    .filter((m) => (m as { method?: string }).method === 'notifications/progress')
+    .map((m) => (m as { params: { progressToken: unknown; progress: number; message?: string } }).params)
+  if (end === -1) throw new Error('no result on the wire')
+  if (new Set(notes.map((p) => p.progressToken)).size > 1) throw new Error('progress notifications with different tokens')
+  return notes.map((p) => [p.progress, p.message])
+}

@@ -4,7 +4,7 @@ import { grpc, grpcImplementation } from '../../src/grpc.ts'
 import { createProtoServer } from '../../src/runtime.ts'
 import { counterSpec } from './counter-spec.ts'
 import { counterService, startGrpcServer } from './grpc-server.ts'
-import { streamPair } from './stream-transport.ts'
+import { progressBeforeResult, recordWire, streamPair } from './stream-transport.ts'
 
 const text = (result: { content: Array<{ text: string }> }, i = 0) => result.content[i]!.text
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
@@ -133,12 +133,20 @@ describe('server-streaming tools over gRPC', () => {
     const serving = server.serveStdio({ stdin, stdout })
     const client = new Client({ name: 'progress-test', version: '1.0.0' })
     await client.connect(transport)
-    const progress: Array<{ progress: number; message?: string }> = []
+    const wire = recordWire(transport)
+    const progress: number[] = []
     const result = await client.callTool({ name: 'Count', arguments: { to: 4, label: 'p' } }, {
-      onprogress: (p) => { progress.push({ progress: p.progress, message: p.message }) },
+      onprogress: (p) => { progress.push(p.progress) },
     })
-    expect(result.structuredContent).toEqual({ messages: range(4).map((n) => ({ n, label: 'p', big: String(2n ** 60n + BigInt(n)) })) })
-    expect(progress).toEqual(range(4).map((n) => ({ progress: n, message: JSON.stringify({ n, label: 'p', big: String(2n ** 60n + BigInt(n)) }) })))
+    const messages = range(4).map((n) => ({ n, label: 'p', big: String(2n ** 60n + BigInt(n)) }))
+    expect(result.structuredContent).toEqual({ messages })
+    // Every notification is on the wire, in order, before the result (the client may run the last handler too late).
+    expect(progressBeforeResult(wire)).toEqual(messages.map((m, i) => [i + 1, JSON.stringify(m)]))
+    expect(progress).toEqual(range(progress.length))
+    // Without a progress token, no notification is sent.
+    const quiet = recordWire(transport)
+    await client.callTool({ name: 'Count', arguments: { to: 2 } })
+    expect(progressBeforeResult(quiet)).toEqual([])
     await client.close()
     await serving
   })

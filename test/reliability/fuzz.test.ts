@@ -23,11 +23,7 @@ import { scaled, SEED } from './scale.ts'
 
 const path = (relative: string): string => fileURLToPath(new URL(`../../${relative}`, import.meta.url))
 
-const PROTOS = [
-  path('playground/vibe.proto'),
-  path('fixtures/topeka/example.proto'),
-  path('fixtures/topeka/fixture.proto'),
-]
+const PROTOS = ['playground/vibe.proto', 'fixtures/topeka/example.proto', 'fixtures/topeka/fixture.proto']
 
 /**
  * Decode failures a schema-valid request may still meet (runtime.md §1.3:
@@ -106,7 +102,8 @@ function argumentsFor(target: Target, oracle: ReturnType<typeof createOracle>): 
 
 const textOf = (result: ToolResult): string => result.content[0].text
 
-describe.each(PROTOS)('fuzzing every tool of %s', (file) => {
+describe.each(PROTOS)('fuzzing every tool of %s', (relative) => {
+  const file = path(relative)
   const oracle = createOracle(file)
   it.each(['default', 'topeka'] as const)('profile %s: never throws, invalid never reaches the backend, valid decodes', async (profile) => {
     const { server, targets, calls } = fuzzServer(file, profile)
