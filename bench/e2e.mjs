@@ -1,7 +1,9 @@
 /**
  * End to end: `tools/call` from an SDK v2 `Client` over the SDK's in-process
  * `InMemoryTransport`, our generated server vs a hand-written `McpServer`
- * tool with an equivalent zod schema, on the medium request (SetVibeDetails).
+ * tool with equivalent zod schemas, on the medium request (SetVibeDetails).
+ * Both list an output schema and answer text plus `structuredContent`, as
+ * our default profile does.
  *
  * Our side: the generated module's `Server` answered by an SDK `Server`
  * wired exactly as src/server/sdk-server.ts wires it (pass-through SDK
@@ -35,7 +37,7 @@ const int64 = z.union([z.number().int(), z.string().regex(/^-?[0-9]+$/)])
 const uint64 = z.union([z.number().int().min(0), z.string().regex(/^[0-9]+$/)])
 const float = z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity'])])
 
-/** SetVibeDetails as a hand-written McpServer tool: the zod twin of the generated input schema. */
+/** SetVibeDetails as a hand-written McpServer tool: zod twins of the generated input and output schemas. */
 function zodSdkServer() {
   const server = new McpServer({ name: 'hand-written', version: '0.0.0' })
   const vibeScalar = z.object({
@@ -48,9 +50,11 @@ function zodSdkServer() {
   server.registerTool('SetVibeDetails', {
     description: 'Set vibe details',
     inputSchema: z.object({ vibe: z.string().optional(), vibeScalar: vibeScalar.optional() }).strict(),
+    // Our default profile lists an outputSchema and answers structuredContent too: the same tool, hand-written.
+    outputSchema: z.object({ previousVibe: z.string().optional(), vibe: z.string().optional() }),
   }, async (args) => {
     const response = backend.SetVibeDetails(args)
-    return { content: [{ type: 'text', text: JSON.stringify(response) }] }
+    return { content: [{ type: 'text', text: JSON.stringify(response) }], structuredContent: response }
   })
   return server
 }
@@ -77,11 +81,11 @@ export default {
     if (a.isError || b.isError || a.content[0].text !== b.content[0].text) {
       throw new Error(`e2e: results differ: ${JSON.stringify(a.content)} vs ${JSON.stringify(b.content)}`)
     }
-    const ops = 300
+    const ops = 500
     const batch = (client) => async () => {
       for (let i = 0; i < ops; i++) await client.callTool(params)
     }
-    const samples = await interleave({ ours: batch(ours), baseline: batch(theirs), ops, rounds: 15, warmup: 3 })
+    const samples = await interleave({ ours: batch(ours), baseline: batch(theirs), ops, rounds: 31, warmup: 3 })
     await ours.close()
     await theirs.close()
     return [record({

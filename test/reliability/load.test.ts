@@ -18,9 +18,9 @@ import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@mo
 import { bundleSelfContained } from '../bundlers/harness.ts'
 import { scaled } from './scale.ts'
 
-const CLIENTS = scaled(50, 200)
-const CALLS = scaled(100, 500)
-const IDLE_MS = 1500
+const CLIENTS = Number(process.env.LC ?? scaled(50, 200))
+const CALLS = Number(process.env.LN ?? scaled(100, 500))
+const IDLE_MS = 5000
 /** Heap after the sessions ended may exceed the warmed-up baseline by at most this much. */
 const HEAP_SLACK_BYTES = 8 * 1024 * 1024
 
@@ -120,15 +120,15 @@ describe(`${CLIENTS} concurrent clients × ${CALLS} calls over HTTP`, () => {
     expect((await Promise.all(FLAVOURS.map((_, i) => run(i, 10)))).flat()).toEqual([])
     const baseline = await settled()
 
-    let peakSessions = 0
+    const t0 = Date.now(); let peakSessions = 0
     const watch = setInterval(() => { void stats().then((s) => { peakSessions = Math.max(peakSessions, s.sessions) }) }, 250)
     const failures = (await Promise.all(Array.from({ length: CLIENTS }, (_, i) => run(i, CALLS)))).flat()
-    clearInterval(watch)
+    clearInterval(watch); console.log("run", Date.now() - t0)
     expect(failures.slice(0, 5), `${failures.length} failures`).toEqual([])
     // The initialize-era clients really held sessions at once (two flavours of three).
     expect(peakSessions).toBeGreaterThan(CLIENTS / 3)
 
-    const after = await settled()
+    const t1 = Date.now(); const after = await settled(); console.log("settle", Date.now() - t1, after, baseline)
     const grown = after.heapUsed - baseline.heapUsed
     expect(grown, `heap ${baseline.heapUsed} → ${after.heapUsed} bytes`).toBeLessThan(HEAP_SLACK_BYTES)
   })
