@@ -40,10 +40,12 @@ export interface GrpcBackend extends Backend {
 }
 
 // Quick reconnects: grpc-js's defaults (1 s growing to 120 s) would answer
-// Unavailable for minutes after a backend restart.
+// Unavailable for minutes after a backend restart. The longest backoff (with
+// its 20% jitter) stays under the default reconnectWaitMs, so a call waiting
+// on a channel in backoff sees the next attempt.
 const RECONNECT_OPTIONS: ChannelOptions = {
   'grpc.initial_reconnect_backoff_ms': 100,
-  'grpc.max_reconnect_backoff_ms': 1000,
+  'grpc.max_reconnect_backoff_ms': 500,
 }
 
 const identity = (bytes: Buffer): Buffer => bytes

@@ -20,7 +20,8 @@ import { scaled } from './scale.ts'
 
 const CLIENTS = Number(process.env.LC ?? scaled(50, 200))
 const CALLS = Number(process.env.LN ?? scaled(100, 500))
-const IDLE_MS = 5000
+// Long enough that a busy machine's gap between initialize and the first call does not end a session.
+const IDLE_MS = 4000
 /** Heap after the sessions ended may exceed the warmed-up baseline by at most this much. */
 const HEAP_SLACK_BYTES = 8 * 1024 * 1024
 
@@ -50,11 +51,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** The server's heap after a full gc, and its session count. */
-function stats(): Promise<Stats> {
+/** Asks the server: `stats` (heap after a full gc, sessions) or `sessions` (the count only, no gc). */
+function ask(what: 'stats' | 'sessions'): Promise<Stats> {
   return new Promise((resolve) => {
     replies.push(resolve)
-    child.stdin.write('stats\n')
+    child.stdin.write(`${what}\n`)
   })
 }
 
@@ -62,6 +63,8 @@ type Flavour = 'v1' | 'v2-legacy' | 'v2-2026'
 const FLAVOURS: Flavour[] = ['v1', 'v2-legacy', 'v2-2026']
 
 interface LoadClient {
+  /** Ends the session with DELETE (initialize era); the 2026 client has none to end. */
+  terminate(): Promise<void>
   call(name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; content: Array<{ text: string }> }>
   close(): Promise<void>
 }
@@ -70,15 +73,21 @@ async function connect(flavour: Flavour): Promise<LoadClient> {
   const info = { name: `load-${flavour}`, version: '0' }
   if (flavour === 'v1') {
     const client = new ClientV1(info)
-    await client.connect(new HttpV1(new URL(url)))
-    return { call: async (name, args) => (await client.callTool({ name, arguments: args })) as any, close: () => client.close() }
+    const transport = new HttpV1(new URL(url))
+    await client.connect(transport)
+    return { terminate: () => transport.terminateSession(), call: async (name, args) => (await client.callTool({ name, arguments: args })) as any, close: () => client.close() }
   }
   const client = new ClientV2(info, flavour === 'v2-2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {})
-  await client.connect(new HttpV2(new URL(url)))
-  return { call: async (name, args) => (await client.callTool({ name, arguments: args })) as any, close: () => client.close() }
+  const transport = new HttpV2(new URL(url))
+  await client.connect(transport)
+  return { terminate: () => (flavour === 'v2-2026' ? Promise.resolve() : transport.terminateSession()), call: async (name, args) => (await client.callTool({ name, arguments: args })) as any, close: () => client.close() }
 }
 
-/** One client's run: `calls` calls alternating SetVibe and GetVibe; returns the failures it saw. */
+/**
+ * One client's run: `calls` calls alternating SetVibe and GetVibe; returns
+ * the failures it saw. Even clients end their session with DELETE, odd ones
+ * abandon it to the idle timeout.
+ */
 async function run(index: number, calls: number): Promise<string[]> {
   const flavour = FLAVOURS[index % FLAVOURS.length]!
   const failures: string[] = []
@@ -100,18 +109,15 @@ async function run(index: number, calls: number): Promise<string[]> {
       failures.push(`client ${index} (${flavour}) call ${i} rejected: ${(error as Error).message}`)
     }
   }
+  if (index % 2 === 0) await client.terminate()
   await client.close()
   return failures
 }
 
 /** Waits until the server holds no sessions, then reads its heap. */
 async function settled(): Promise<Stats> {
-  let last: Stats | undefined
-  await vi.waitFor(async () => {
-    last = await stats()
-    expect(last.sessions).toBe(0)
-  }, { timeout: 30_000, interval: 200 })
-  return last!
+  await vi.waitFor(async () => expect((await ask('sessions')).sessions).toBe(0), { timeout: 30_000, interval: 100 })
+  return ask('stats')
 }
 
 describe(`${CLIENTS} concurrent clients × ${CALLS} calls over HTTP`, () => {
@@ -120,15 +126,15 @@ describe(`${CLIENTS} concurrent clients × ${CALLS} calls over HTTP`, () => {
     expect((await Promise.all(FLAVOURS.map((_, i) => run(i, 10)))).flat()).toEqual([])
     const baseline = await settled()
 
-    const t0 = Date.now(); let peakSessions = 0
-    const watch = setInterval(() => { void stats().then((s) => { peakSessions = Math.max(peakSessions, s.sessions) }) }, 250)
+    let peakSessions = 0
+    const watch = setInterval(() => { void ask('sessions').then((s) => { peakSessions = Math.max(peakSessions, s.sessions) }) }, 100)
     const failures = (await Promise.all(Array.from({ length: CLIENTS }, (_, i) => run(i, CALLS)))).flat()
-    clearInterval(watch); console.log("run", Date.now() - t0)
+    clearInterval(watch)
     expect(failures.slice(0, 5), `${failures.length} failures`).toEqual([])
     // The initialize-era clients really held sessions at once (two flavours of three).
     expect(peakSessions).toBeGreaterThan(CLIENTS / 3)
 
-    const t1 = Date.now(); const after = await settled(); console.log("settle", Date.now() - t1, after, baseline)
+    const after = await settled()
     const grown = after.heapUsed - baseline.heapUsed
     expect(grown, `heap ${baseline.heapUsed} → ${after.heapUsed} bytes`).toBeLessThan(HEAP_SLACK_BYTES)
   })
