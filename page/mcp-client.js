@@ -158,14 +158,10 @@ export class McpClient {
     let failures = 0
     while (!this.closed) {
       try {
-        // Servers may hold the stream's headers until the first event: the
-        // request being open is what makes the page live.
-        const pending = fetch(this.endpoint, {
+        const response = await fetch(this.endpoint, {
           method: 'GET',
           headers: this.headers(lastEventId ? { accept: 'text/event-stream', 'last-event-id': lastEventId } : { accept: 'text/event-stream' }),
         })
-        this.handlers.onStatus?.('live')
-        const response = await pending
         if (response.status === 404 && this.sessionId) {
           // The session expired or the server restarted: a new one, and a fresh listing.
           this.handlers.onStatus?.('reconnecting', 'session ended')
@@ -178,6 +174,7 @@ export class McpClient {
           return
         }
         failures = 0
+        this.handlers.onStatus?.('live')
         for await (const event of readEvents(response.body)) {
           if (event.id) lastEventId = event.id
           if (event.data !== '') this.deliver(JSON.parse(event.data))

@@ -10,6 +10,13 @@
 export const HOT_SERVERS_KEY = 'unplugin-proto-mcp.hot-servers'
 
 /**
+ * The registered symbol of the `Set` of functions a hot-reloading `?mcp`
+ * module calls after it moved new tools onto its kept server (the dev mount
+ * listens, to rebuild a server that includes it without waiting for a request).
+ */
+export const HOT_UPDATE_KEY = 'unplugin-proto-mcp.hot-update'
+
+/**
  * Source that default-exports the server held in `created`. With `hmr`, the
  * first evaluation keeps that server in `import.meta.hot.data`; every later
  * one (the `.proto` or one it imports changed) moves the new tools onto the
@@ -29,6 +36,7 @@ export function emitDefaultExport(created: string, hmr: boolean): string {
     '  if (kept && kept !== created) {',
     '    kept.handle().replaceTools(created)',
     '    server = kept',
+    `    for (const updated of globalThis[Symbol.for(${JSON.stringify(HOT_UPDATE_KEY)})] ?? []) updated(kept)`,
     '  } else {',
     '    import.meta.hot.data.server = created',
     '  }',

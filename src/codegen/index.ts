@@ -2,7 +2,7 @@
  * The codegen stage: tools + model → the `?mcp` module's source.
  */
 export { emitModule, emitModuleWithWarnings } from './emit-module.ts'
-export { HOT_SERVERS_KEY } from './emit-hmr.ts'
+export { HOT_SERVERS_KEY, HOT_UPDATE_KEY } from './emit-hmr.ts'
 export type { EmitModuleOptions, EmittedModule, Profile } from './emit-module.ts'
 export { AJV_OPTIONS, compileValidators, createAjv } from './compile-validators.ts'
 export type { CompiledValidators, JsonSchema } from './compile-validators.ts'

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { resolve } from 'node:path'
 import type { ViteDevServer } from 'vite'
-import { HOT_SERVERS_KEY } from '../codegen/index.ts'
+import { HOT_SERVERS_KEY, HOT_UPDATE_KEY } from '../codegen/index.ts'
 import type { DevOptions } from './options.ts'
 
 /** Where the dev server serves MCP when `dev.path` is not given. */
@@ -22,6 +22,14 @@ interface NodeHandler {
 /** What the mount uses of a `Server` (the plugin stage cannot import `server/`). */
 interface MountableServer {
   nodeHandler(): NodeHandler
+  handle(): { replaceAll?(server: object): unknown }
+}
+
+/** The server served at the path, its handler, and the server last loaded into it. */
+interface Serving {
+  server: MountableServer
+  handler: NodeHandler
+  source: MountableServer
 }
 
 /** The slice of Vite's `EvaluatedModuleNode` the mount uses. */
@@ -47,7 +55,8 @@ interface OverlayError {
 }
 
 const isMountable = (value: unknown): value is MountableServer =>
-  typeof value === 'object' && value !== null && typeof (value as MountableServer).nodeHandler === 'function'
+  typeof value === 'object' && value !== null && typeof (value as MountableServer).nodeHandler === 'function' &&
+  typeof (value as MountableServer).handle === 'function'
 
 /** Whether `server` is kept by a hot-reloading `?mcp` module (it follows `.proto` edits itself). */
 function followsEdits(server: MountableServer): boolean {
@@ -107,7 +116,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   const entry = resolve(server.config.root, options.server)
   const logger = server.config.logger
   let runner: Promise<Runner> | undefined
-  let serving: { server: MountableServer; handler: NodeHandler } | undefined
+  let serving: Serving | undefined
   let lastError: string | undefined
   // The runner's record of the entry as last imported. While it stands and
   // its server is one a `?mcp` module keeps, the mount reads its exports
@@ -156,16 +165,38 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
     }
   }
 
-  const current = async (): Promise<{ server: MountableServer; handler: NodeHandler } | undefined> => {
+  const current = async (): Promise<Serving | undefined> => {
     const loaded = await load()
-    if (loaded !== undefined && loaded !== serving?.server) {
-      // A new Server (the entry built one instead of exporting a kept `?mcp`
-      // server): its sessions start afresh, the old ones end.
-      void serving?.handler.close()
-      serving = { server: loaded, handler: loaded.nodeHandler() }
+    if (loaded === undefined || loaded === serving?.source) return serving
+    if (serving !== undefined && !followsEdits(loaded) && !followsEdits(serving.server)) {
+      const handle = serving.server.handle()
+      if (typeof handle.replaceAll === 'function') {
+        // The entry built a new server (e.g. with `include()`): it moves into
+        // the one serving, so open sessions stay open and hear list_changed.
+        handle.replaceAll(loaded)
+        serving.source = loaded
+        return serving
+      }
     }
+    // The first server, or a switch to or from a kept `?mcp` server (which
+    // must serve itself to follow edits): sessions start afresh.
+    void serving?.handler.close()
+    serving = { server: loaded, handler: loaded.nodeHandler(), source: loaded }
     return serving
   }
+
+  // A `?mcp` module moved new tools onto its kept server: a server the entry
+  // builds from it is rebuilt now, so clients hear list_changed without
+  // having to send a request first. Deferred: the module runner is still
+  // applying the update.
+  const updates = ((globalThis as Record<symbol, Set<(server: object) => void> | undefined>)[Symbol.for(HOT_UPDATE_KEY)] ??= new Set())
+  const onUpdate = (): void => {
+    if (serving === undefined || followsEdits(serving.server)) return
+    setImmediate(() => {
+      current().catch((error: Error) => logger.error(`${plugin}: ${error.message}`, { timestamp: true }))
+    })
+  }
+  updates.add(onUpdate)
 
   server.middlewares.use((req, res, next) => {
     if (pathOf(req.url) !== path) return next()
@@ -183,6 +214,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   // Sessions hold timers and streams: end them with the dev server.
   const close = server.close.bind(server)
   server.close = async () => {
+    updates.delete(onUpdate)
     await serving?.handler.close()
     serving = undefined
     return close()

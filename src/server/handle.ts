@@ -26,10 +26,17 @@ export interface ToolWithHandler<State = unknown> {
   handler: ToolHandler<State>
 }
 
-/** Re-applies every backend bound on `core` to the proto tables of `entries`. */
-function rebind(core: ServingCore, entries: readonly ToolEntry[]): void {
+/**
+ * Binds the proto tables of `entries` for `core`: a service `source` bound
+ * itself keeps that backend (its tables were copied bound) and `core`
+ * records it; any other service gets the backend `core` had bound.
+ */
+function rebind(core: ServingCore, entries: readonly ToolEntry[], source?: ServingCore): void {
   const tables = new Set(entries.flatMap((e) => (e.proto ? [e.proto.table] : [])))
-  for (const table of tables) for (const bind of core.bindings.values()) bind(table)
+  for (const table of tables) {
+    for (const [service, bind] of core.bindings) if (!source?.bindings.has(service)) bind(table)
+  }
+  if (source) for (const [service, bind] of source.bindings) core.bindings.set(service, bind)
 }
 
 /**
@@ -75,22 +82,54 @@ export class ServerHandle<State = unknown> {
   /**
    * Replaces every tool at once with another server's tools (typically a
    * fresh `?mcp` module's) or a list of `{ tool, handler }`. A `tools/list`
-   * sees the old set or the new one, never a mix. Backends bound with
-   * `implement()` on this server stay bound for the services the new set has.
+   * sees the old set or the new one, never a mix. A service the other
+   * server bound (`implement()`, `forward()`, or through `include()`) keeps
+   * that backend, which this server adopts; every other service keeps the
+   * backend bound on this server. The other server's tools are not changed.
    */
   replaceTools(source: object | readonly ToolWithHandler<State>[]): this {
     const core = this.#core
     let entries: ToolEntry[]
+    let other: ServingCore | undefined
     if (Array.isArray(source)) {
       entries = source.map(({ tool, handler }) => handToolEntry(tool, handler as ToolHandler<unknown>, () => core.state))
     } else {
-      const other = coreOf(source)
+      other = coreOf(source)
       if (other === undefined) throw runtimeError('BAD_SPEC', 'replaceTools takes a Server or an array of { tool, handler }')
       entries = adoptEntries(other.tools.byName.values())
     }
     const set = toolSet(entries)
-    rebind(core, entries)
+    rebind(core, entries, other === core ? undefined : other)
     core.setTools(set)
+    return this
+  }
+
+  /**
+   * Turns this server into `server` while it serves: its tools (as
+   * `replaceTools(server)` takes them), resources, prompts, features and
+   * shared state. Name, version and the requestState key stay this server's
+   * (clients learned them already). Each list is announced once; resources
+   * and prompts only when either server has some. The dev server swaps a
+   * rebuilt server in with this, so open sessions stay open.
+   */
+  replaceAll(server: object): this {
+    const core = this.#core
+    const other = coreOf(server)
+    if (other === undefined) throw runtimeError('BAD_SPEC', 'replaceAll takes a Server')
+    if (other === core) return this
+    const entries = adoptEntries(other.tools.byName.values())
+    const set = toolSet(entries)
+    rebind(core, entries, other)
+    const lists = { resources: core.resources.size + other.resources.size > 0, prompts: core.prompts.size + other.prompts.size > 0 }
+    // One synchronous swap: a request sees this server wholly before or wholly after.
+    core.tools = set
+    core.resources = other.resources
+    core.prompts = other.prompts
+    core.features = other.features
+    core.state = other.state
+    core.announce('tools')
+    if (lists.resources) core.announce('resources')
+    if (lists.prompts) core.announce('prompts')
     return this
   }
 

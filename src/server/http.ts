@@ -62,6 +62,36 @@ function reply(res: ServerResponse, status: number, message: string): void {
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
 }
 
+/** Whether the headers given to `writeHead` (an object or a raw list) declare an SSE stream. */
+function isEventStream(headers: unknown): boolean {
+  if (Array.isArray(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      if (String(headers[i]).toLowerCase() === 'content-type') return String(headers[i + 1]).includes('text/event-stream')
+    }
+    return false
+  }
+  if (headers === null || typeof headers !== 'object') return false
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'content-type') return String(value).includes('text/event-stream')
+  }
+  return false
+}
+
+/**
+ * Sends an SSE response's headers as soon as they are written: the SDK's
+ * Node adapter only writes them, and Node holds them until the first body
+ * chunk, so a GET stream with nothing to say yet would look unanswered.
+ */
+function flushEventStreams(res: ServerResponse): void {
+  const writeHead = res.writeHead
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    const result = (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args)
+    const headers = args.findLast((arg) => typeof arg === 'object' && arg !== null)
+    if (isEventStream(headers) || String(this.getHeader('content-type') ?? '').includes('text/event-stream')) this.flushHeaders()
+    return result
+  } as ServerResponse['writeHead']
+}
+
 /** The path of a request URL, without its query. */
 const pathOf = (url: string): string => {
   const q = url.indexOf('?')
@@ -89,6 +119,7 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
       res.setHeader('connection', 'close')
       return reply(res, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
     }
+    flushEventStreams(res)
     serve(req, res).catch((error: Error) => {
       process.stderr.write(`${core.info.name}: ${error.message}\n`)
       if (!res.headersSent) reply(res, 500, 'internal error')

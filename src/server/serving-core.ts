@@ -39,7 +39,8 @@ export interface CoreParts {
 /** The state every transport of a server reads; every change swaps a snapshot and announces it. */
 export class ServingCore {
   readonly info: { name: string; version: string }
-  readonly features: ReadonlySet<string>
+  /** Swapped whole (by `replaceAll`), never changed in place. */
+  features: ReadonlySet<string>
   state: unknown
   tools: ToolSet
   resources: ReadonlyMap<string, ResourceEntry>

@@ -20,6 +20,8 @@ service First {
   rpc Unary(Msg) returns (Msg);
   rpc Down(Msg) returns (stream Msg);
   rpc Shared(Msg) returns (Msg);
+  rpc Up(stream Msg) returns (Msg);
+  rpc Chat(stream Msg) returns (stream Msg);
 }
 service Second {
   rpc Shared(Msg) returns (Msg);
@@ -52,13 +54,34 @@ function specWithServices(file: string, source: string, withServices = true): Pr
 }
 
 describe('implement() with the spec\'s services', () => {
-  it('accepts a streaming RPC without a tool, and never calls it', async () => {
+  it('accepts client-streaming and bidi RPCs (never tools), and never calls them', async () => {
     const spec = specWithServices('mixed.proto', MIXED_PROTO)
+    expect(spec.tools.map((t) => t.name)).not.toContain('Up')
+    expect(spec.tools.map((t) => t.name)).not.toContain('Chat')
+    const server = createProtoServer(spec)
+    let called = 0
+    const never = () => { called++; throw new Error('never called') }
+    expect(() => server.implement('First', { Unary: (r: unknown) => r, Up: never, chat: never })).not.toThrow()
+    expect(text(await server.call('Unary', { s: 'x' }))).toBe('{"s":"x"}')
+    await expect(server.call('Up', { s: 'x' })).rejects.toMatchObject({ code: -32602 })
+    expect(called).toBe(0)
+  })
+
+  it('a server-streaming RPC is a tool in the default profile: its handler streams, the tool collects', async () => {
+    const spec = specWithServices('mixed.proto', MIXED_PROTO)
+    expect(spec.tools.find((t) => t.name === 'Down')?.serverStreaming).toBe(true)
+    const server = createProtoServer(spec)
+    server.implement('First', { Down: function* (r: { s: string }) { yield { s: `${r.s}1` }; yield { s: `${r.s}2` } } })
+    expect(text(await server.call('Down', { s: 'd' }))).toBe('{"messages":[{"s":"d1"},{"s":"d2"}]}')
+  })
+
+  it('in the topeka profile a server-streaming RPC has no tool and is accepted like the others', async () => {
+    const path = join(writeProtos({ 'mixed.proto': MIXED_PROTO }), 'mixed.proto')
+    const spec = specFromProto(path, { profile: 'topeka' })
     expect(spec.tools.map((t) => t.name)).not.toContain('Down')
     const server = createProtoServer(spec)
-    const down = () => { throw new Error('never called') }
-    expect(() => server.implement('First', { Unary: (r: unknown) => r, Down: down })).not.toThrow()
-    expect(text(await server.call('Unary', { s: 'x' }))).toBe('{"s":"x"}')
+    expect(() => server.implement('First', { Unary: (r: unknown) => r, Down: () => ({}) })).not.toThrow()
+    await expect(server.call('Down', { s: 'x' })).rejects.toMatchObject({ code: -32602 })
   })
 
   it('accepts an RPC whose tool name another service took', async () => {
@@ -91,7 +114,7 @@ describe('implement() with the spec\'s services', () => {
   it('through specFromProto (services as the code generator emits them): streaming and only-streaming services are accepted', async () => {
     const spec = specFromProto(join(writeProtos({ 'mixed.proto': MIXED_PROTO }), 'mixed.proto'))
     expect(spec.services).toEqual({
-      'mixed.v1.First': ['Unary', 'Down', 'Shared'],
+      'mixed.v1.First': ['Unary', 'Down', 'Shared', 'Up', 'Chat'],
       'mixed.v1.Second': ['Shared'],
       'mixed.v1.OnlyStreams': ['Watch', 'Upload'],
     })

@@ -8,7 +8,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { createProtoServer, Server, type ToolWithHandler } from '../../src/runtime.ts'
-import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
+import { ECHO_PROTO, EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 
 const closers: Array<() => Promise<unknown>> = []
 afterAll(async () => {
@@ -109,6 +109,31 @@ describe('replaceTools', () => {
     expect(String(server)).toBe('Server(example@0.0.0, 0 tools)')
     server.handle().replaceTools(createProtoServer(spec))
     expect(text(await server.call('GetVibe', {}))).toBe('{"vibe":"bound after"}')
+  })
+
+  it('replaceTools(otherServer): the other server\'s own bindings win per service, this server\'s stay for the rest', async () => {
+    const vibe = specFromProto(EXAMPLE_PROTO)
+    const echo = specFromProto(ECHO_PROTO)
+    const composite = (vibeReply: string | undefined, echoName: string | undefined) => {
+      const v = createProtoServer(vibe)
+      if (vibeReply !== undefined) v.implement('VibeService', { GetVibe: () => ({ vibe: vibeReply }) })
+      const e = createProtoServer(echo)
+      if (echoName !== undefined) e.implement('EchoService', { Echo: () => ({ name: echoName }) })
+      return Server.builder('app').include(v, e).build()
+    }
+    const served = composite('vibe 1', 'echo 1')
+    // Rebuilt as the dev server's implementation module would be: a new VibeService backend, EchoService left unbound.
+    const next = composite('vibe 2', undefined)
+    served.handle().replaceTools(next)
+    expect(text(await served.call('GetVibe', {}))).toBe('{"vibe":"vibe 2"}')
+    expect(text(await served.call('Echo', {}))).toBe('{"name":"echo 1"}')
+    expect(text(await next.call('Echo', {}))).toBe('rpc error: code = Unimplemented desc = no backend for runtime.v1.EchoService')
+    // The adopted binding is this server's from now on: a bare set of the service gets it.
+    served.handle().replaceTools(createProtoServer(vibe))
+    expect(text(await served.call('GetVibe', {}))).toBe('{"vibe":"vibe 2"}')
+    // And binding the other server later does not reach into this one.
+    next.implement('VibeService', { GetVibe: () => ({ vibe: 'vibe 3' }) })
+    expect(text(await served.call('GetVibe', {}))).toBe('{"vibe":"vibe 2"}')
   })
 
   it('rejects what is not a server or a tool list, and a duplicate name', () => {

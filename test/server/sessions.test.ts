@@ -110,6 +110,22 @@ describe('session lifetime', () => {
     expect(http.sessionCount).toBe(1)
   })
 
+  it('a GET stream opens at once (headers before any event), then carries list_changed', async () => {
+    const server = Server.builder('stream').build()
+    const http = await server.serveHttp({ port: 0 })
+    closers.push(() => http.close())
+    // 2025-06-18: no priming event, so nothing but a flush sends the headers before a change.
+    const id = await openSession(http.url)
+    const abort = new AbortController()
+    closers.push(async () => abort.abort())
+    const stream = await fetch(http.url, { method: 'GET', signal: abort.signal, headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } })
+    expect(stream.status).toBe(200)
+    expect(stream.headers.get('content-type')).toContain('text/event-stream')
+    server.handle().addTool({ name: 'Late', inputSchema: { type: 'object' } }, () => ok('late'))
+    const [event] = await readEvents(stream, (e) => e.data !== '')
+    expect(JSON.parse(event!.data)).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })
+  })
+
   it('DELETE frees a session at once', async () => {
     const http = await serve()
     const id = await openSession(http.url)
