@@ -15,9 +15,15 @@ export interface ServeCommand {
   http?: number
   /** Address the HTTP server binds. @default '127.0.0.1' */
   host: string
+  /** Host header names the HTTP server accepts (needed off loopback). @default the loopback names */
+  allowedHosts?: string[]
   /** Extra directories searched for `import "..."`, in order. */
   importPaths: string[]
   profile: 'default' | 'topeka'
+  /** How tools are named, as the plugin's `toolNames` option. @default 'method' */
+  toolNames: 'method' | 'service' | 'qualified'
+  /** Also print the verbose report: what the schemas leave out (rules JSON Schema cannot say). */
+  verbose: boolean
   /** Milliseconds each gRPC call may take. @default 30000 */
   deadlineMs: number
   /** MCP request headers forwarded as gRPC metadata. @default ['authorization', 'traceparent'] */
@@ -39,11 +45,17 @@ Options:
   --http <port>              serve Streamable HTTP on this port (path /mcp) instead of stdio;
                              0 picks a free port (the URL is logged)
   --host <address>           address the HTTP server binds (default 127.0.0.1)
+  --allowed-host <name>      Host header name the HTTP server accepts (DNS-rebinding guard);
+                             repeatable; give it with a non-loopback --host
   -I, --import-path <dir>    directory searched for imports; repeatable, in order
   --profile <name>           schema profile: default or topeka (default: default)
+  --tool-names <mode>        tool names: method (SetVibe), service (VibeService_SetVibe)
+                             or qualified (examples_v1_VibeService_SetVibe) (default: method)
   --deadline <ms>            deadline of each gRPC call in milliseconds (default 30000)
   --forward-header <name>    MCP request header forwarded as gRPC metadata; repeatable
                              (default: authorization and traceparent)
+  --verbose                  also print what the schemas leave out (e.g. buf.validate CEL
+                             rules), which the gRPC server must still check
   -h, --help                 print this help and exit
   -v, --version              print the version and exit
 `
@@ -56,7 +68,24 @@ export class UsageError extends Error {
   }
 }
 
+/** The flags `parseCli` accepts (node:util `parseArgs` options); `--help` documents each one. */
+export const CLI_OPTIONS = {
+  grpc: { type: 'string' },
+  http: { type: 'string' },
+  host: { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
+  'import-path': { type: 'string', short: 'I', multiple: true },
+  profile: { type: 'string' },
+  'tool-names': { type: 'string' },
+  verbose: { type: 'boolean' },
+  deadline: { type: 'string' },
+  'forward-header': { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const
+
 const PROFILES = ['default', 'topeka'] as const
+const TOOL_NAMES = ['method', 'service', 'qualified'] as const
 
 function integerIn(flag: string, value: string, min: number, max: number): number {
   const n = Number(value)
@@ -74,17 +103,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
       args: [...argv],
       allowPositionals: true,
       strict: true,
-      options: {
-        grpc: { type: 'string' },
-        http: { type: 'string' },
-        host: { type: 'string' },
-        'import-path': { type: 'string', short: 'I', multiple: true },
-        profile: { type: 'string' },
-        deadline: { type: 'string' },
-        'forward-header': { type: 'string', multiple: true },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
+      options: CLI_OPTIONS,
     })
   } catch (error) {
     // parseArgs's messages span lines and suggest `--`; the first sentence says it.
@@ -102,14 +121,21 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (values.grpc === undefined || values.grpc === '') throw new UsageError('--grpc <target> is required: the gRPC server to forward calls to')
   const profile = values.profile ?? 'default'
   if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be default or topeka, got "${profile}"`)
+  const toolNames = values['tool-names'] ?? 'method'
+  if (!(TOOL_NAMES as readonly string[]).includes(toolNames)) {
+    throw new UsageError(`--tool-names must be method, service or qualified, got "${toolNames}"`)
+  }
   return {
     command: 'serve',
     file,
     grpc: values.grpc,
     ...(values.http === undefined ? {} : { http: integerIn('--http', values.http, 0, 65535) }),
     host: values.host ?? '127.0.0.1',
+    ...(values['allowed-host'] === undefined ? {} : { allowedHosts: values['allowed-host'] }),
     importPaths: values['import-path'] ?? [],
     profile: profile as ServeCommand['profile'],
+    toolNames: toolNames as ServeCommand['toolNames'],
+    verbose: values.verbose ?? false,
     deadlineMs: values.deadline === undefined ? 30_000 : integerIn('--deadline', values.deadline, 1, 2 ** 31 - 1),
     forwardHeaders: values['forward-header'] ?? ['authorization', 'traceparent'],
   }

@@ -7,7 +7,7 @@ import { createAjv } from '../codegen/index.ts'
 import { serverName } from '../plugin/build-module.ts'
 import { loadProto } from '../proto/index.ts'
 import type { ProtoServerSpec, ValidateFunction } from '../runtime/types.ts'
-import { buildTools, type Profile } from '../schema/index.ts'
+import { buildTools, type Profile, type ToolNames } from '../schema/index.ts'
 
 /** Options of {@link buildServerSpec}. */
 export interface BuildSpecOptions {
@@ -15,12 +15,15 @@ export interface BuildSpecOptions {
   importPaths?: string[]
   /** @default 'default' */
   profile?: Profile
+  /** How tools are named (see the plugin's `toolNames` option). @default 'method' */
+  toolNames?: ToolNames
 }
 
-/** A spec and the build warnings of every stage. */
+/** A spec, the build warnings of every stage, and the verbose report (what the schemas leave out). */
 export interface BuiltSpec {
   spec: ProtoServerSpec
   warnings: string[]
+  notes: string[]
 }
 
 /**
@@ -31,8 +34,11 @@ export interface BuiltSpec {
 export function buildServerSpec(file: string, options: BuildSpecOptions = {}): BuiltSpec {
   const profile = options.profile ?? 'default'
   const model = loadProto(file, { importPaths: options.importPaths ?? [] })
-  const built = buildTools(model, { profile })
-  const ajv = createAjv()
+  const built = buildTools(model, { profile, ...(options.toolNames ? { toolNames: options.toolNames } : {}) })
+  // Ajv's own warnings (an unknown format) join the build's instead of going to the console.
+  const ajvWarnings: string[] = []
+  const note = (...args: unknown[]): void => { ajvWarnings.push(args.map(String).join(' ')) }
+  const ajv = createAjv({ logger: { log: () => {}, warn: note, error: note } })
   const validators = new Map<string, ValidateFunction>()
   const tools = built.tools.map((tool) => {
     const key = JSON.stringify(tool.inputSchema)
@@ -55,5 +61,5 @@ export function buildServerSpec(file: string, options: BuildSpecOptions = {}): B
     tools,
     services: Object.fromEntries(model.services.map((service) => [service.fullName, service.methods.map((m) => m.name)])),
   }
-  return { spec, warnings: [...model.warnings, ...built.warnings] }
+  return { spec, warnings: [...model.warnings, ...built.warnings, ...ajvWarnings], notes: built.notes }
 }

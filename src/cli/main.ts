@@ -36,36 +36,44 @@ const oneLine = (error: unknown): string => (error instanceof Error ? error.mess
 /** Builds the server, forwards it, and serves until stdin closes (stdio) or a signal arrives (HTTP). */
 async function serve(options: ServeCommand): Promise<number> {
   const file = resolve(options.file)
-  const { spec, warnings } = buildServerSpec(file, {
+  const { spec, warnings, notes } = buildServerSpec(file, {
     importPaths: options.importPaths.map((dir) => resolve(dir)),
     profile: options.profile,
+    toolNames: options.toolNames,
   })
   for (const warning of warnings) log(`warning: ${warning}`)
+  if (options.verbose) for (const note of notes) log(`note: ${note}`)
   const server = createProtoServer(spec)
   const backend = grpc(options.grpc, { deadlineMs: options.deadlineMs, forwardHeaders: options.forwardHeaders })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
   const summary = `${spec.tools.length} ${spec.tools.length === 1 ? 'tool' : 'tools'} from ${options.file}, forwarding to ${options.grpc}`
 
-  if (options.http === undefined) {
-    log(`serving ${summary} over stdio`)
-    await server.serveStdio()
-    backend.close()
-    return 0
-  }
-  const handle = await server.serveHttp({ host: options.host, port: options.http })
-  log(`serving ${summary} at ${handle.url}`)
-  await new Promise<void>((done) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
-      done()
+  try {
+    if (options.http === undefined) {
+      log(`serving ${summary} over stdio`)
+      await server.serveStdio()
+      return 0
     }
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
-  })
-  await handle.close()
-  backend.close()
-  return 0
+    const handle = await server.serveHttp({
+      host: options.host, port: options.http, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    }).catch((cause: unknown) => {
+      throw new Error(`cannot serve HTTP on ${options.host}:${options.http}: ${(cause as Error).message} (pick another --http port, or 0 for a free one)`, { cause })
+    })
+    log(`serving ${summary} at ${handle.url}`)
+    await new Promise<void>((done) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop)
+        process.off('SIGTERM', stop)
+        done()
+      }
+      process.on('SIGINT', stop)
+      process.on('SIGTERM', stop)
+    })
+    await handle.close()
+    return 0
+  } finally {
+    backend.close()
+  }
 }
 
 /**

@@ -20,6 +20,8 @@ const SUFFIX: Record<Form, string> = { json: 'Json', input: 'Input' }
 const IMPORTS = `import type { CallContext as __CallContext, ProtoServerSpec as __ProtoServerSpec, ProtoToolSpec as __ProtoToolSpec, RpcHandler as __RpcHandler, Server as __Server } from '${RUNTIME_MODULE}'`
 const JSON_VALUE = 'type __JsonValue = null | boolean | number | string | __JsonValue[] | { [key: string]: __JsonValue }'
 const JSON_INPUT = 'type __JsonInput = null | boolean | number | string | readonly __JsonInput[] | { readonly [key: string]: __JsonInput }'
+// What a server-streaming handler may return (runtime/streaming.ts iterates each of them).
+const STREAM = 'type __Stream<T> = readonly T[] | Iterable<T> | AsyncIterable<T>'
 
 const FLOAT_JSON = `number | 'NaN' | 'Infinity' | '-Infinity'`
 const LONG_INPUT = 'number | string | bigint'
@@ -186,14 +188,21 @@ export function emitModuleDeclarations(model: DeclarationModel): string {
   const emitter = new Emitter(model)
   const services: string[][] = []
   const map: string[] = []
+  let streams = false
   const sorted = [...model.services].sort((a, b) => (a.fullName < b.fullName ? -1 : a.fullName > b.fullName ? 1 : 0))
   for (const service of sorted) {
     const name = emitter.names.of(service.fullName, 'Implementation')
     const lines = [...jsDoc(service.comment, ''), `export interface ${name} {`]
     for (const method of service.methods) {
       let handler: string
-      if (method.requestStream || method.responseStream) {
+      if (method.requestStream) {
+        // Client-streaming and bidi RPCs are never tools: a handler is accepted and never called.
         handler = '__RpcHandler'
+      } else if (method.responseStream) {
+        streams = true
+        const request = emitter.ref({ kind: 'message', typeName: method.requestType }, 'json')
+        const item = emitter.ref({ kind: 'message', typeName: method.responseType }, 'input')
+        handler = `(request: ${request}, context: __CallContext) => __Stream<${item}> | Promise<__Stream<${item}>>`
       } else {
         const request = emitter.ref({ kind: 'message', typeName: method.requestType }, 'json')
         let reply = emitter.ref({ kind: 'message', typeName: method.responseType }, 'input')
@@ -212,7 +221,7 @@ export function emitModuleDeclarations(model: DeclarationModel): string {
   // The services of one file share its package, so short names never clash.
   const mapLines = [...new Set(map)].sort()
 
-  const out = [IMPORTS, JSON_VALUE, JSON_INPUT, '']
+  const out = [IMPORTS, JSON_VALUE, JSON_INPUT, ...(streams ? [STREAM] : []), '']
   for (const block of [...emitter.blocks(), ...services]) out.push(...block, '')
   out.push(
     // A type alias, not an interface: it gets an implicit index signature, so

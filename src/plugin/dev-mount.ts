@@ -4,6 +4,7 @@
  * served at `/mcp`; build errors shown in the terminal and the overlay.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { networkInterfaces } from 'node:os'
 import { resolve } from 'node:path'
 import type { ViteDevServer } from 'vite'
 import { HOT_SERVERS_KEY, HOT_UPDATE_KEY } from '../codegen/index.ts'
@@ -21,7 +22,7 @@ interface NodeHandler {
 
 /** What the mount uses of a `Server` (the plugin stage cannot import `server/`). */
 interface MountableServer {
-  nodeHandler(): NodeHandler
+  nodeHandler(options?: { allowedHosts?: string[]; allowedOrigins?: string[] }): NodeHandler
   handle(): { replaceAll?(server: object): unknown }
 }
 
@@ -71,6 +72,25 @@ export function pathOf(url: string | undefined): string {
   return q === -1 ? raw : raw.slice(0, q)
 }
 
+/**
+ * The hostnames the mount accepts in Host and Origin headers when Vite
+ * listens beyond loopback (`server.host`): loopback, this machine's
+ * addresses, the host Vite binds and Vite's `server.allowedHosts`
+ * (`.example.com` as `example.com`). `undefined` on loopback: the
+ * handler's localhost-only guards apply.
+ */
+export function devAllowedHosts(server: ViteDevServer): string[] | undefined {
+  const host = server.config.server.host
+  if (host === undefined || host === false || host === 'localhost' || host === '127.0.0.1' || host === '::1') return undefined
+  const bracket = (address: string): string => (address.includes(':') ? `[${address}]` : address)
+  const names = new Set(['localhost', '127.0.0.1', '[::1]'])
+  for (const list of Object.values(networkInterfaces())) for (const address of list ?? []) names.add(bracket(address.address))
+  if (typeof host === 'string') names.add(bracket(host))
+  const allowed = server.config.server.allowedHosts
+  if (Array.isArray(allowed)) for (const name of allowed) names.add(name.replace(/^\./, ''))
+  return [...names]
+}
+
 /** Shows `error` in Vite's overlay (every page connected to the dev server's HMR channel). */
 export function sendToOverlay(server: ViteDevServer, error: OverlayError, plugin: string): void {
   server.environments.client.hot.send({
@@ -115,6 +135,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   const path = options.path ?? DEFAULT_DEV_PATH
   const entry = resolve(server.config.root, options.server)
   const logger = server.config.logger
+  const allowed = devAllowedHosts(server)
   let runner: Promise<Runner> | undefined
   let serving: Serving | undefined
   let lastError: string | undefined
@@ -180,8 +201,8 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
     }
     // The first server, or a switch to or from a kept `?mcp` server (which
     // must serve itself to follow edits): sessions start afresh.
-    void serving?.handler.close()
-    serving = { server: loaded, handler: loaded.nodeHandler(), source: loaded }
+    serving?.handler.close().catch((error: Error) => logger.error(`${plugin}: closing the last server's sessions: ${error.message}`, { timestamp: true }))
+    serving = { server: loaded, handler: loaded.nodeHandler(allowed && { allowedHosts: allowed, allowedOrigins: allowed }), source: loaded }
     return serving
   }
 
@@ -210,7 +231,9 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   })
 
   // Load once the server listens, so a broken module shows at start-up.
-  server.httpServer?.once('listening', () => { void current() })
+  server.httpServer?.once('listening', () => {
+    current().catch((error: Error) => logger.error(`${plugin}: ${error.message}`, { timestamp: true }))
+  })
   // Sessions hold timers and streams: end them with the dev server.
   const close = server.close.bind(server)
   server.close = async () => {

@@ -7,7 +7,14 @@ import type { ValidationError } from './types.ts'
 /** The prefix of every validation failure text. */
 export const INVALID_ARGUMENTS = 'invalid arguments: '
 
-const json = (value: unknown): string => JSON.stringify(value) ?? String(value)
+const json = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch (error) {
+    // A rejected value nested past the stack (or cyclic, in process) must still give a tool error, not a throw.
+    return error instanceof RangeError ? '(a value nested too deeply to show)' : '(a value that cannot be shown)'
+  }
+}
 const plural = (n: unknown, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
 
 function list(values: readonly unknown[]): string {

@@ -142,13 +142,19 @@ export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions
   }
   const handler = createNodeHandler(core, { ...options, path }, loopback)
   const server = createServer((req, res) => handler(req, res))
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve()
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, host, () => {
+        server.off('error', reject)
+        resolve()
+      })
     })
-  })
+  } catch (error) {
+    // A port in use, say: the handler must not keep listening to the server's changes.
+    await handler.close()
+    throw error
+  }
   const address = server.address() as AddressInfo
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
   return {

@@ -63,7 +63,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
 
   /**
    * Binds `bind` on every tool table that has `service`, and records it so a
-   * later `replaceTools` re-applies it to the new tables. Throws the lookup
+   * later `replaceTools` can re-apply it to the new tables. Throws the lookup
    * error when no table has the service.
    */
   #bindService(service: string, bind: (table: ToolTable, service: string, again: boolean) => string): void {
@@ -95,7 +95,8 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * keyed by RPC name (`SetVibe`) or lowerCamel (`setVibe`), each
    * `(request, context) => response | Promise<response>`. Throws on an
    * unknown service or method name. Binding again replaces the backend; a
-   * `replaceTools` keeps it bound on the new tools of the service. With
+   * `replaceTools` keeps it bound on the new tools of the service (unless
+   * the server they come from bound the service itself). With
    * generated types, each handler's request and reply are checked (an
    * unknown key in a reply is a type error).
    */

@@ -16,8 +16,10 @@ type ArrayItem<A> = NonNullable<A> extends infer U ? U extends readonly (infer E
 export type ExactReply<V, A> =
   V extends readonly (infer E)[] ? ([ArrayItem<A>] extends [never] ? V : readonly ExactReply<E, ArrayItem<A>>[])
     : V extends Uint8Array ? V
-      : V extends object ? ([ObjectPart<A>] extends [never] ? V : { [P in keyof V]: P extends keyof ObjectPart<A> ? ExactReply<V[P], ObjectPart<A>[P]> : never })
-        : V
+      // A stream (a server-streaming reply): its items are checked where it is typed.
+      : V extends Iterable<unknown> | AsyncIterable<unknown> ? V
+        : V extends object ? ([ObjectPart<A>] extends [never] ? V : { [P in keyof V]: P extends keyof ObjectPart<A> ? ExactReply<V[P], ObjectPart<A>[P]> : never })
+          : V
 
 // `any` (an untyped server's default) or a type with no keys (`object`).
 type IsUntyped<T> = 0 extends 1 & T ? true : [keyof T] extends [never] ? true : false

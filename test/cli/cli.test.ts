@@ -1,14 +1,16 @@
 import { spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
 import * as grpcJs from '@grpc/grpc-js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../proto/compile.ts'
 import { COUNTER_PROTO, counterService, startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { progressBeforeResult, recordWire } from '../grpc/stream-transport.ts'
+import { CLI_OPTIONS } from '../../src/cli/args.ts'
 import { buildCli, REPO, runCli } from './run-cli.ts'
 
 let cli: string
@@ -104,6 +106,40 @@ describe('proto-mcp serve over stdio, forwarding to a real grpc-js server', () =
   })
 })
 
+describe('proto-mcp serve: naming and the verbose report', () => {
+  const TWO_SERVICES = 'syntax = "proto3";\npackage two.v1;\nmessage M { string s = 1; }\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }\n'
+
+  it('--tool-names service names tools Service_Method, and the collision warning is gone', async () => {
+    const dir = writeProtos({ 'two.proto': TWO_SERVICES })
+    const plain = await runCli(cli, ['serve', join(dir, 'two.proto'), '--grpc', grpcServer.address])
+    expect(plain.stderr).toMatch(/^proto-mcp: warning: .*Ping/m)
+    const { client, stderr } = await stdioClient([join(dir, 'two.proto'), '--grpc', grpcServer.address, '--tool-names', 'service'])
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map((t) => t.name)).toEqual(['A_Ping', 'B_Ping'])
+      await vi.waitFor(() => expect(stderr()).toContain('proto-mcp: serving 2 tools'))
+      expect(stderr()).not.toContain('warning')
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('--verbose prints the rules the schemas leave out; without it they stay quiet', async () => {
+    const dir = writeProtos({
+      'cel.proto': 'syntax = "proto3";\npackage cel.v1;\nimport "buf/validate/validate.proto";\n' +
+        'message M { int32 a = 1 [(buf.validate.field).cel = { id: "pos", expression: "this > 0" }]; }\n' +
+        'service S { rpc Do(M) returns (M); }\n',
+    })
+    // stdin is closed at once (runCli ignores it), so the server starts, logs, and ends with stdin.
+    const verbose = await runCli(cli, ['serve', join(dir, 'cel.proto'), '--grpc', grpcServer.address, '--verbose'])
+    expect(verbose.code).toBe(0)
+    expect(verbose.stderr).toContain('proto-mcp: note: cel.v1.M.a: (buf.validate.field).cel is left out of the input schema (a CEL expression)\n')
+    const quiet = await runCli(cli, ['serve', join(dir, 'cel.proto'), '--grpc', grpcServer.address])
+    expect(quiet.code).toBe(0)
+    expect(quiet.stderr).not.toContain('note:')
+  })
+})
+
 describe('proto-mcp serve --http', () => {
   it('serves Streamable HTTP and forwards the authorization header as metadata', async () => {
     const child = spawn(process.execPath, [cli, 'serve', EXAMPLE_PROTO, '--grpc', grpcServer.address, '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -138,11 +174,16 @@ describe('proto-mcp serve --http', () => {
 })
 
 describe('proto-mcp: help and failures', () => {
-  it('--help documents every flag and exits 0', async () => {
+  it('--help documents every flag the parser accepts and exits 0', async () => {
     const run = await runCli(cli, ['--help'])
     expect(run.code).toBe(0)
-    for (const flag of ['serve <file.proto>', '--grpc <target>', '--http <port>', '--host <address>', '-I, --import-path <dir>', '--profile <name>', '--deadline <ms>', '--forward-header <name>', '-h, --help', '-v, --version']) {
-      expect(run.stdout).toContain(flag)
+    expect(run.stdout).toContain('proto-mcp serve <file.proto> --grpc <target>')
+    const options = Object.entries(CLI_OPTIONS) as Array<[string, { type: string; short?: string }]>
+    expect(options.length).toBeGreaterThanOrEqual(12)
+    for (const [name, option] of options) {
+      // Each flag on a line of its own: `  -I, --import-path <dir>` or `  --verbose   ...`.
+      const spelled = `${option.short ? `-${option.short}, ` : ''}--${name}${option.type === 'string' ? ' <' : ' '}`
+      expect(run.stdout.split('\n').some((line) => line.startsWith(`  ${spelled}`)), spelled).toBe(true)
     }
     expect(run.stderr).toBe('')
   })
@@ -150,6 +191,7 @@ describe('proto-mcp: help and failures', () => {
   const failures: Array<[string, string[], number, RegExp]> = [
     ['a bad flag', ['serve', 'x.proto', '--grpc', 'a:1', '--bogus'], 2, /^proto-mcp: unknown option '--bogus'$/],
     ['a bad --http', ['serve', 'x.proto', '--grpc', 'a:1', '--http', 'eighty'], 2, /^proto-mcp: --http must be an integer from 0 to 65535, got "eighty"$/],
+    ['a bad --tool-names', ['serve', 'x.proto', '--grpc', 'a:1', '--tool-names', 'full'], 2, /^proto-mcp: --tool-names must be method, service or qualified, got "full"$/],
     ['no --grpc', ['serve', 'fixtures/topeka/example.proto'], 2, /^proto-mcp: --grpc <target> is required/],
     ['an unknown command', ['run', 'x.proto'], 2, /^proto-mcp: unknown command "run"/],
     ['an unreadable proto', ['serve', 'missing/nope.proto', '--grpc', 'a:1'], 1, /^proto-mcp: cannot read ".*missing\/nope\.proto": ENOENT/],
@@ -171,6 +213,20 @@ describe('proto-mcp: help and failures', () => {
     expect(run.code).toBe(1)
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(1)
     expect(run.stderr).toMatch(/^proto-mcp: cannot parse ".*bad\.proto": .*\(line 4\)\n$/)
+  })
+
+  it('an HTTP port in use exits 1 with a one-line reason saying what to do', async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const port = (taken.address() as AddressInfo).port
+    try {
+      const run = await runCli(cli, ['serve', EXAMPLE_PROTO, '--grpc', grpcServer.address, '--http', String(port)])
+      expect(run.code).toBe(1)
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1)
+      expect(run.stderr).toMatch(new RegExp(`^proto-mcp: cannot serve HTTP on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*pick another --http port`))
+    } finally {
+      await new Promise((resolve) => taken.close(resolve))
+    }
   })
 
   it('--version prints the package version', async () => {

@@ -31,6 +31,9 @@ export interface DevAppOptions {
   prepare?: (root: string) => void
   /** The `dev.server` module. @default './mcp.ts' */
   server?: string
+  /** Vite's `server.host` and `server.allowedHosts`. @default loopback */
+  host?: string
+  allowedHosts?: string[]
 }
 
 /** Starts a dev server on a fresh copy of `fixtures/apps/dev` in `.tmp/dev/<name>/`. */
@@ -58,7 +61,10 @@ export async function startDevApp(name: string, options: DevAppOptions = {}): Pr
     customLogger: logger,
     appType: 'custom',
     clearScreen: false,
-    server: { host: '127.0.0.1', port: 0, strictPort: true, watch: { usePolling: true, interval: 50 } },
+    server: {
+      host: options.host ?? '127.0.0.1', port: 0, strictPort: true, watch: { usePolling: true, interval: 50 },
+      ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    },
     plugins: [unpluginProtoMcp.vite({ dev: { server: options.server ?? './mcp.ts' } })],
   })
   await server.listen()

@@ -5,6 +5,7 @@
  * of the same module carry no `import.meta.hot`.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -141,22 +142,67 @@ describe('a .proto broken from the start', () => {
 })
 
 describe('a server the module builds itself (include)', () => {
-  it('is rebuilt after a .proto edit, with the tools added and the backend bound', async () => {
+  it('is rebuilt after each edit and moved into the serving server: the session stays and hears list_changed', async () => {
     const composite = await startDevApp('dev-composite', { server: './app.ts' })
-    const session = async <T>(use: (c: Client) => Promise<T>): Promise<T> => {
-      const fresh = new Client({ name: 'dev-test', version: '1.0.0' })
-      await fresh.connect(new StreamableHTTPClientTransport(new URL(`${composite.origin}/mcp`)))
-      try { return await use(fresh) } finally { await fresh.close() }
-    }
-    const names = () => session(async (c) => (await c.listTools()).tools.map((t) => t.name).sort())
+    const c = new Client({ name: 'dev-test', version: '1.0.0' })
+    let heard = 0
+    c.setNotificationHandler(ToolListChangedNotificationSchema, () => { heard++ })
+    const names = async () => (await c.listTools()).tools.map((t) => t.name).sort()
+    const call = async (name: string, args: Record<string, unknown>) =>
+      ((await c.callTool({ name, arguments: args })) as { content: { text: string }[] }).content[0]!.text
     try {
+      await c.connect(new StreamableHTTPClientTransport(new URL(`${composite.origin}/mcp`)))
+      const session = (c.transport as StreamableHTTPClientTransport).sessionId
       expect(await names()).toEqual(['Echo', 'Ping'])
       composite.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  rpc Shout(Note) returns (Note) {}\n')
-      await vi.waitFor(async () => expect(await names()).toEqual(['Echo', 'Ping', 'Shout']), WAIT)
-      const answer = await session((c) => c.callTool({ name: 'Echo', arguments: { text: 'x' } })) as { content: { text: string }[] }
-      expect(JSON.parse(answer.content[0]!.text)).toEqual({ text: 'v1:x' })
+      // No request in between: the rebuilt server is swapped in and announced on its own.
+      await vi.waitFor(() => expect(heard).toBeGreaterThan(0), WAIT)
+      expect(await names()).toEqual(['Echo', 'Ping', 'Shout'])
+      expect(JSON.parse(await call('Echo', { text: 'x' }))).toEqual({ text: 'v1:x' })
+
+      // An edit of the module itself, then of the module binding the backend: same session throughout.
+      composite.edit('app.ts', "text: 'pong'", "text: 'pong 2'")
+      await vi.waitFor(async () => expect(await call('Ping', {})).toBe('pong 2'), WAIT)
+      composite.edit('mcp.ts', 'v1:', 'v2:')
+      await vi.waitFor(async () => expect(JSON.parse(await call('Echo', { text: 'y' }))).toEqual({ text: 'v2:y' }), WAIT)
+      expect(await names()).toEqual(['Echo', 'Ping', 'Shout'])
+      expect((c.transport as StreamableHTTPClientTransport).sessionId).toBe(session)
     } finally {
+      await c.close()
       await composite.close()
+    }
+  })
+})
+
+describe('Host and Origin on the dev mount', () => {
+  /** A raw initialize with the given Host and Origin (fetch cannot set Host). */
+  const initializeAs = (origin: string, host: string, from: string | undefined): Promise<number> => new Promise((resolve, reject) => {
+    const url = new URL(`${origin}/mcp`)
+    const req = httpRequest({
+      host: url.hostname, port: url.port, path: url.pathname, method: 'POST',
+      headers: { host, ...(from ? { origin: from } : {}), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode ?? 0))
+    })
+    req.on('error', reject)
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }))
+  })
+
+  it('on loopback: localhost only', async () => {
+    const port = new URL(app.origin).port
+    expect(await initializeAs(app.origin, `127.0.0.1:${port}`, app.origin)).toBe(200)
+    expect(await initializeAs(app.origin, `127.0.0.1:${port}`, 'http://evil.example')).toBe(403)
+  })
+
+  it('listening beyond loopback: the names Vite allows are accepted as Host and Origin, others refused', async () => {
+    const lan = await startDevApp('dev-lan', { host: '0.0.0.0', allowedHosts: ['mcp.lan'] })
+    try {
+      const port = new URL(lan.origin).port
+      expect(await initializeAs(lan.origin, `mcp.lan:${port}`, `http://mcp.lan:${port}`)).toBe(200)
+      expect(await initializeAs(lan.origin, `127.0.0.1:${port}`, 'http://evil.example')).toBe(403)
+    } finally {
+      await lan.close()
     }
   })
 })

@@ -39,6 +39,8 @@ describe('the /__mcp/ page', () => {
     await page.locator('#tools li[data-tool="Echo"]').waitFor()
     expect(await tools().evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.tool))).toEqual(['Echo'])
     expect(await page.locator('#server').textContent()).toBe('notes 0.0.0')
+    // The notification stream counts as open once its response arrives, before any event.
+    await page.locator('#status[data-status="live"]').waitFor({ timeout: 10_000 })
   })
 
   it('shows a tool and calls it from the JSON editor', async () => {

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -48,13 +48,11 @@ function run(args: string[], script = file) {
 }
 
 /** Resolves once `test(read())` holds; rejects after `ms`. */
-async function until(read: () => string, test: (text: string) => boolean, ms = 15_000): Promise<string> {
-  const end = Date.now() + ms
-  while (!test(read())) {
-    if (Date.now() > end) throw new Error(`timed out waiting; got: ${read()}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  return read()
+function until(read: () => string, test: (text: string) => boolean, ms = 15_000): Promise<string> {
+  return vi.waitFor(() => {
+    if (!test(read())) throw new Error(`timed out waiting; got: ${read()}`)
+    return read()
+  }, { timeout: ms, interval: 20 })
 }
 
 type Call = (name: string, args: Record<string, unknown>) => Promise<{ isError: boolean, json: any, text: string }>

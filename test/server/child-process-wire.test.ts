@@ -3,7 +3,7 @@
  * stdio, SDK v1 (initialize era) and SDK v2 in legacy, auto and pinned-2026
  * modes; over HTTP, SDK v1 and SDK v2 (auto).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { spawn } from 'node:child_process'
@@ -71,9 +71,11 @@ describe('SDK v1 client over stdio (initialize era)', () => {
     await expect(client.callTool({ name: 'Nope' })).rejects.toMatchObject({ code: -32602 })
     await client.close()
     const reportLine = () => stderr.join('').split('\n').find((l) => l.startsWith('REPORT '))
-    for (let i = 0; i < 100 && !reportLine(); i++) await new Promise((r) => setTimeout(r, 50))
-    const line = reportLine()
-    expect(line).toBeDefined()
+    const line = await vi.waitFor(() => {
+      const found = reportLine()
+      expect(found).toBeDefined()
+      return found
+    }, { timeout: 10_000, interval: 50 })
     const report = JSON.parse(line!.slice(7))
     expect(report).toMatchObject({ toolCalls: 3, errors: 2 })
     expect(report.requests).toBeGreaterThanOrEqual(4)

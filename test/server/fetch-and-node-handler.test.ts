@@ -64,6 +64,9 @@ describe('nodeHandler()', () => {
     expect(client.getProtocolEra()).toBe('legacy')
     expect(handler.sessionCount).toBe(1)
     expect(await client.callTool({ name: 'Echo', arguments: { say: 'mounted' } })).toMatchObject(ok('mounted'))
+    // close() ends the handler's sessions, the node server itself staying up.
+    await handler.close()
+    expect(handler.sessionCount).toBe(0)
     await client.close()
   })
 })

@@ -146,6 +146,42 @@ describe('replaceTools', () => {
   })
 })
 
+describe('replaceAll', () => {
+  it('moves another server\'s tools, resources, prompts and state in while serving, each list announced once', async () => {
+    const served = Server.builder('served').state({ who: 'served' })
+      .resource({ uri: 'memo://old', name: 'old' }, (_uri, ctx) => ctx.state.who)
+      .tool({ name: 'Old', inputSchema: { type: 'object' } }, (_args, ctx) => ok(ctx.state.who))
+      .build()
+    const rebuilt = Server.builder('rebuilt').state({ who: 'rebuilt' })
+      .resource({ uri: 'memo://new', name: 'new' }, (_uri, ctx) => ctx.state.who)
+      .prompt({ name: 'greet' }, (_args, ctx) => `hello from ${ctx.state.who}`)
+      .tool({ name: 'New', inputSchema: { type: 'object' } }, (_args, ctx) => ok(ctx.state.who))
+      .build()
+    const http = await served.serveHttp({ port: 0 })
+    closers.push(() => http.close())
+    const client = new ClientV2(info, { versionNegotiation: { mode: 'auto' } })
+    const heard: string[] = []
+    for (const kind of ['tools', 'resources', 'prompts'] as const) {
+      client.setNotificationHandler(`notifications/${kind}/list_changed`, () => { heard.push(kind) })
+    }
+    await client.connect(new HttpV2(new URL(http.url)))
+    closers.push(() => client.close())
+    await client.listen({ toolsListChanged: true, resourcesListChanged: true, promptsListChanged: true })
+
+    served.handle().replaceAll(rebuilt)
+    await expect.poll(() => [...heard].sort()).toEqual(['prompts', 'resources', 'tools'])
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['New'])
+    expect(text(await client.callTool({ name: 'New', arguments: {} }))).toBe('rebuilt')
+    expect((await client.readResource({ uri: 'memo://new' })).contents).toEqual([{ uri: 'memo://new', text: 'rebuilt' }])
+    await expect(client.readResource({ uri: 'memo://old' })).rejects.toThrow('memo://old')
+    expect((await client.getPrompt({ name: 'greet' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'hello from rebuilt' } }])
+    // The name stays: clients learned it when they connected.
+    expect(String(served)).toBe('Server(served@0.0.0, 1 tool)')
+    expect(() => served.handle().replaceAll({})).toThrow('replaceAll takes a Server')
+    expect(heard).toHaveLength(3)
+  })
+})
+
 describe('resources and prompts', () => {
   it('are added and removed while serving, each change announced through listen', async () => {
     const server = Server.builder('docs').state({ greeting: 'hello' }).build()

@@ -77,6 +77,20 @@ describe('stdio', () => {
     await vi.waitFor(() => expect(changed).toBe(1))
     expect(names(await client.listTools())).toEqual(['Grow', 'Late'])
   })
+
+  it('an SDK v2 client on 2026-07-28 that did not subscribe hears nothing, though stdio could carry it', async () => {
+    const client = new ClientV2(info, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    let changed = 0
+    client.setNotificationHandler('notifications/tools/list_changed', () => { changed++ })
+    await client.connect(new StdioV2({ command: process.execPath, args: [script], stderr: 'pipe' }))
+    closers.push(() => client.close())
+    expect(client.getProtocolEra()).toBe('modern')
+    await client.callTool({ name: 'Grow', arguments: {} })
+    // Round trips after the change on the same pipe: a notification sent before them would have arrived first.
+    expect(names(await client.listTools())).toEqual(['Grow', 'Late'])
+    expect(names(await client.listTools())).toEqual(['Grow', 'Late'])
+    expect(changed).toBe(0)
+  })
 })
 
 describe('HTTP', () => {

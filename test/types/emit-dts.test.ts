@@ -87,15 +87,22 @@ describe('emitModuleDeclarations', () => {
     expect(text).toContain('const server: __Server<Services>')
   })
 
-  it('lets an Empty reply return nothing, and leaves streaming RPCs untyped', () => {
-    const text = declare('import "google/protobuf/empty.proto"; message Req {}',
-      'service S { rpc Reset(Req) returns (google.protobuf.Empty); rpc Watch(Req) returns (stream Req); }')
+  it('lets an Empty reply return nothing, types server-streaming RPCs as streams, leaves the other streaming RPCs untyped', () => {
+    const text = declare('import "google/protobuf/empty.proto"; message Req {} message Res {}',
+      'service S { rpc Reset(Req) returns (google.protobuf.Empty); rpc Watch(Req) returns (stream Res); ' +
+      'rpc Up(stream Req) returns (Res); rpc Chat(stream Req) returns (stream Res); }')
     expect(members(text, 'SImplementation')).toEqual([
       'Reset?: (request: ReqJson, context: __CallContext) => Record<string, never> | void | Promise<Record<string, never> | void>',
       'reset?: (request: ReqJson, context: __CallContext) => Record<string, never> | void | Promise<Record<string, never> | void>',
-      'Watch?: __RpcHandler',
-      'watch?: __RpcHandler',
+      'Watch?: (request: ReqJson, context: __CallContext) => __Stream<ResInput> | Promise<__Stream<ResInput>>',
+      'watch?: (request: ReqJson, context: __CallContext) => __Stream<ResInput> | Promise<__Stream<ResInput>>',
+      'Up?: __RpcHandler',
+      'up?: __RpcHandler',
+      'Chat?: __RpcHandler',
+      'chat?: __RpcHandler',
     ])
+    expect(text).toContain('type __Stream<T> = readonly T[] | Iterable<T> | AsyncIterable<T>')
+    expect(declare('message Req {}', 'service S { rpc Get(Req) returns (Req); }')).not.toContain('__Stream')
   })
 
   it('is deterministic: the same proto gives the same text', () => {
