@@ -8,7 +8,8 @@
 import build from './build.mjs'
 import coldStart from './cold-start.mjs'
 import e2e from './e2e.mjs'
+import memory from './memory.mjs'
 import pipeline from './pipeline.mjs'
 
 /** Every group, in run order (cheap in-process ones first). */
-export const groups = [pipeline, e2e, coldStart, build]
+export const groups = [pipeline, e2e, coldStart, build, memory]

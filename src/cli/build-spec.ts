@@ -3,7 +3,7 @@
  * build the tools, compile their validators with the code generator's Ajv,
  * and assemble the spec `createProtoServer` takes.
  */
-import { createAjv } from '../codegen/index.ts'
+import { createAjv, rewriteErrorConcat } from '../codegen/index.ts'
 import { serverName } from '../plugin/build-module.ts'
 import { loadProto } from '../proto/index.ts'
 import type { ProtoServerSpec, ValidateFunction } from '../runtime/types.ts'
@@ -39,6 +39,9 @@ export function buildServerSpec(file: string, options: BuildSpecOptions = {}): B
   const ajvWarnings: string[] = []
   const note = (...args: unknown[]): void => { ajvWarnings.push(args.map(String).join(' ')) }
   const ajv = createAjv({ logger: { log: () => {}, warn: note, error: note } })
+  // Ajv's own code gathers errors with a quadratic concat (a request of many bad
+  // items would stall the gateway); the generated validators' rewrite fixes it.
+  ajv.opts.code.process = (code) => rewriteErrorConcat(code)
   const validators = new Map<string, ValidateFunction>()
   const tools = built.tools.map((tool) => {
     const key = JSON.stringify(tool.inputSchema)

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { grpc, grpcImplementation } from '../../src/grpc.ts'
 import { createProtoServer } from '../../src/runtime.ts'
 import { counterSpec } from './counter-spec.ts'
-import { counterService, startGrpcServer } from './grpc-server.ts'
+import { specFromProto } from '../helpers/spec-from-proto.ts'
+import { COUNTER_PROTO, counterService, startGrpcServer } from './grpc-server.ts'
 import { progressBeforeResult, recordWire, streamPair } from './stream-transport.ts'
 
 const text = (result: { content: Array<{ text: string }> }, i = 0) => result.content[i]!.text
@@ -40,9 +41,13 @@ describe('server-streaming tools, in process', () => {
     }
   })
 
-  it('the topeka profile answers text only', async () => {
-    const server = createProtoServer(counterSpec('topeka')).implement('CounterService', { Count: () => [{ n: 1 }] })
-    expect(await server.call('Count', {})).toEqual({ content: [{ type: 'text', text: '{"messages":[{"n":1}]}' }], isError: false })
+  it('the tool says so: outputSchema {"messages":[...]}; in the topeka profile there is no tool', async () => {
+    const count = counterSpec().tools.find((tool) => tool.name === 'Count')!
+    expect(count.outputSchema).toMatchObject({ type: 'object', properties: { messages: { type: 'array' } }, required: ['messages'] })
+    const topeka = createProtoServer(specFromProto(COUNTER_PROTO, { profile: 'topeka' }))
+    expect(topeka.listTools().map((tool) => tool.name)).not.toContain('Count')
+    topeka.implement('CounterService', { Count: () => [{ n: 1 }] })
+    await expect(topeka.call('Count', {})).rejects.toMatchObject({ code: -32602 })
   })
 
   it('each message is reported through context.progress, in order', async () => {

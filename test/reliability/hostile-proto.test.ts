@@ -1,7 +1,8 @@
 /**
  * Hostile `.proto` files through the plugin's load path (src/proto → schema
  * → codegen, as `buildMcpModule` runs them for every bundler): a message of
- * 10 000 fields and a chain of 200 files each importing the next. Both
+ * 2 000 fields (10 000 under `npm run soak`) and a chain of 200 files (1 000)
+ * each importing the next. Both
  * build, and the servers they describe answer calls; a cycle in the chain
  * fails with an error naming the files.
  */
@@ -42,7 +43,8 @@ describe(`a message with ${FIELDS} fields`, () => {
     const result = await server.call('Put', args)
     expect(result.isError, text(result).slice(0, 200)).toBe(false)
     expect(Object.keys(result.structuredContent!)).toHaveLength(FIELDS)
-    expect(result.structuredContent![`f${FIELDS - 3}`]).toBe(FIELDS - 2)
+    expect(result.structuredContent!.f3).toBe(4)
+    expect(result.structuredContent![`f${FIELDS - 1}`]).toEqual(args[`f${FIELDS - 1}`])
     const wrong = await server.call('Put', { ...args, f4: 4 })
     expect(text(wrong)).toBe('invalid arguments: /f4: 4 is not of type "string"')
   })
@@ -80,20 +82,12 @@ describe(`a chain of ${CHAIN} files, each importing the next`, () => {
     expect(text(bad)).toBe('invalid arguments: /next/next/next/s: 5 is not of type "string"')
   })
 
-  it('a cycle closing the chain fails to build with an error naming a file of it, or builds', { timeout: 120_000 }, () => {
+  it('a cycle closing the chain fails to build, naming the whole cycle and the import to remove', { timeout: 120_000 }, () => {
     const cyclic = writeProtos({
       ...files,
       [`chain/f${CHAIN - 1}.proto`]: `syntax = "proto3";\npackage chain.v1;\nimport "f0.proto";\nmessage M${CHAIN - 1} { string s = 1; }\n`,
     })
-    let outcome: string
-    try {
-      const built = buildMcpModule(join(cyclic, 'chain/f0.proto'))
-      outcome = `built ${built.watchFiles.length} files`
-    } catch (error) {
-      outcome = (error as Error).message
-    }
-    // Either way it ends (no endless recursion) and says something precise.
-    expect(outcome).toMatch(/^built \d+ files$|f\d+\.proto/)
-    if (outcome.startsWith('built')) expect(outcome).toBe(`built ${CHAIN} files`)
+    const cycle = [...Array.from({ length: CHAIN }, (_, i) => `f${i}.proto`), 'f0.proto'].join(' -> ')
+    expect(() => buildMcpModule(join(cyclic, 'chain/f0.proto'))).toThrow(`file recursively imports itself: ${cycle} (remove one of these imports) (line 3)`)
   })
 })
