@@ -5,33 +5,15 @@
  * Both list an output schema and answer text plus `structuredContent`, as
  * our default profile does.
  *
- * Our side: the generated module's `Server` answered by an SDK `Server`
- * wired exactly as src/server/sdk-server.ts wires it (pass-through SDK
- * validator, `server.call`, `projectCallToolResult`); the public `Server`
- * has no connect-to-any-transport method, and stdio would add serialisation
- * the baseline does not pay.
+ * Our side: the generated module's `Server`, connected with its own
+ * `server.connect(transport)` (the SDK instance every transport gets).
  */
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client'
-import { McpServer, Server as SdkServer } from '@modelcontextprotocol/server'
+import { McpServer } from '@modelcontextprotocol/server'
 import * as z from 'zod'
 import { CASES, EXAMPLE_PROTO, backend } from './lib/example.mjs'
 import { interleave, record } from './lib/measure.mjs'
 import { writeModule } from './lib/module.mjs'
-
-const PASS_THROUGH = { getValidator: () => (input) => ({ valid: true, data: input, errorMessage: undefined }) }
-
-function ourSdkServer(server) {
-  const listed = server.listTools()
-  const outputSchemas = new Map(listed.map((t) => [t.name, t.outputSchema]))
-  const sdk = new SdkServer({ name: 'example', version: '0.0.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: PASS_THROUGH })
-  sdk.setRequestHandler('tools/list', () => ({ tools: server.listTools() }))
-  sdk.setRequestHandler('tools/call', async (request, ctx) => {
-    const { name, arguments: args } = request.params
-    const result = await server.call(name, args, { signal: ctx.mcpReq.signal })
-    return sdk.projectCallToolResult(result, outputSchemas.get(name))
-  })
-  return sdk
-}
 
 const int64 = z.union([z.number().int(), z.string().regex(/^-?[0-9]+$/)])
 const uint64 = z.union([z.number().int().min(0), z.string().regex(/^[0-9]+$/)])
@@ -59,6 +41,7 @@ function zodSdkServer() {
   return server
 }
 
+/** A v2 client connected over InMemoryTransport to `server` (our `Server` or an SDK `McpServer`: both have `connect(transport)`). */
 async function connect(server) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
@@ -73,7 +56,7 @@ export default {
   async run() {
     const { default: server } = await import(await writeModule(EXAMPLE_PROTO, 'example'))
     server.implement('VibeService', backend)
-    const ours = await connect(ourSdkServer(server))
+    const ours = await connect(server)
     const theirs = await connect(zodSdkServer())
     const params = { name: CASES.medium.tool, arguments: CASES.medium.args }
     const a = await ours.callTool(params)

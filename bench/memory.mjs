@@ -18,7 +18,7 @@ import { writeModule } from './lib/module.mjs'
 
 const CHILD = fileURLToPath(new URL('./lib/memory-child.mjs', import.meta.url))
 const IDLE_MS = 2000
-const ROUNDS = 3
+const ROUNDS = Number(process.env.MEMORY_ROUNDS ?? 2)
 const BOUND = 1.15
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 const VERSION = '2025-06-18'

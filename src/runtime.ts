@@ -11,7 +11,7 @@ import * as formatsModule from 'ajv-formats/dist/formats.js'
 
 export { Server, ServerBuilder, ServerHandle, createProtoServer, MAX_BODY_BYTES } from './server/index.ts'
 export type {
-  CallResult, HttpHandle, InputRequiredResult, ListedTool, McpNodeHandler, NodeHandlerOptions, PromptDefinition,
+  CallResult, Connection, HttpHandle, InputRequiredResult, ListedTool, McpNodeHandler, NodeHandlerOptions, PromptDefinition,
   PromptGetter, PromptMessage, ResourceContents, ResourceDefinition, ResourceReader, ServeHttpOptions, ServeReport,
   ServeStdioOptions, ToolContext, ToolDefinition, ToolHandler, ToolRequirements, ToolWithHandler,
 } from './server/index.ts'

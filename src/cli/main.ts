@@ -41,7 +41,8 @@ async function serve(options: ServeCommand): Promise<number> {
     profile: options.profile,
     toolNames: options.toolNames,
   })
-  for (const warning of warnings) log(`warning: ${warning}`)
+  // The plugin's option is a flag here.
+  for (const warning of warnings) log(`warning: ${warning.replace("set the toolNames option to 'service' or 'qualified'", 'pass --tool-names service or qualified')}`)
   if (options.verbose) for (const note of notes) log(`note: ${note}`)
   const server = createProtoServer(spec)
   const backend = grpc(options.grpc, { deadlineMs: options.deadlineMs, forwardHeaders: options.forwardHeaders })

@@ -8,7 +8,9 @@ import { bindBackend, type Backend } from '../runtime/backend.ts'
 import { isRuntimeError, runtimeError } from '../runtime/errors.ts'
 import { bindImplementation, compileToolTable, type ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext, ProtoServerSpec, ServiceImplementation, ToolResult } from '../runtime/types.ts'
+import type { Transport } from '@modelcontextprotocol/server'
 import { ServerBuilder } from './builder.ts'
+import { connectCore, type Connection } from './connect.ts'
 import type { CheckedImplementation } from './typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
 import { createFetchHandler, type FetchHandler } from './http-core.ts'
@@ -17,6 +19,7 @@ import { ServingCore } from './serving-core.ts'
 import { serveCoreStdio, type ServeReport, type ServeStdioOptions } from './stdio.ts'
 import { protoEntries, type ListedTool } from './tool-set.ts'
 
+export type { Connection } from './connect.ts'
 export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
 export type { ServeReport, ServeStdioOptions } from './stdio.ts'
 export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tool-set.ts'
@@ -138,6 +141,15 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   /** A handle that adds, removes and replaces tools, resources and prompts while the server serves. */
   handle<State = unknown>(): ServerHandle<State> {
     return new ServerHandle<State>(this[CORE])
+  }
+
+  /**
+   * Connects this server to a transport you made (the SDK's
+   * `InMemoryTransport`, a custom one): one SDK instance, told of list
+   * changes like a stdio client. Resolves with the connection to close.
+   */
+  connect(transport: Transport): Promise<Connection> {
+    return connectCore(this[CORE], transport)
   }
 
   /** Serves on stdio until stdin closes, answering both protocol eras; resolves with a report. */

@@ -5,7 +5,7 @@
  * the repository's node_modules), then spawned with node.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdirSync, mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'tsdown'
@@ -15,6 +15,8 @@ export const REPO = fileURLToPath(new URL('../..', import.meta.url))
 
 /** Builds the command (as tsdown.config.ts's `cli` entry) and resolves with the path of its `cli.mjs`. */
 export async function buildCli(): Promise<string> {
+  // A fresh clone has no .tmp/ yet.
+  mkdirSync(join(REPO, '.tmp'), { recursive: true })
   const outDir = mkdtempSync(join(REPO, '.tmp', 'cli-'))
   await build({
     config: false,

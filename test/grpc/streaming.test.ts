@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { grpc, grpcImplementation } from '../../src/grpc.ts'
 import { createProtoServer } from '../../src/runtime.ts'
 import { counterSpec } from './counter-spec.ts'
-import { specFromProto } from '../helpers/spec-from-proto.ts'
+import { makeAjv, specFromProto } from '../helpers/spec-from-proto.ts'
 import { COUNTER_PROTO, counterService, startGrpcServer } from './grpc-server.ts'
 import { progressBeforeResult, recordWire, streamPair } from './stream-transport.ts'
 
@@ -107,6 +107,10 @@ describe('server-streaming tools over gRPC', () => {
     expect(result.structuredContent).toEqual({
       messages: range(3).map((n) => ({ n, label: 'x', big: String(2n ** 60n + BigInt(n)) })),
     })
+    // The tool's outputSchema describes the collected result (64-bit as strings included).
+    const validate = makeAjv().compile(server.listTools().find((tool) => tool.name === 'Count')!.outputSchema!)
+    expect(validate(result.structuredContent), JSON.stringify(validate.errors)).toBe(true)
+    expect(validate({ messages: [{ n: 'one' }] })).toBe(false)
     expect(text(await server.call('Once', { to: 9 }))).toBe('{"n":9}')
   })
 
