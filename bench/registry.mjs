@@ -8,8 +8,10 @@
 import build from './build.mjs'
 import coldStart from './cold-start.mjs'
 import e2e from './e2e.mjs'
+import grpcOverhead from './grpc-overhead.mjs'
+import hmr from './hmr.mjs'
 import memory from './memory.mjs'
 import pipeline from './pipeline.mjs'
 
 /** Every group, in run order (cheap in-process ones first). */
-export const groups = [pipeline, e2e, coldStart, build, memory]
+export const groups = [pipeline, e2e, coldStart, build, hmr, grpcOverhead, memory]

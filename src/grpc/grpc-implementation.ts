@@ -139,6 +139,9 @@ class InProcessStream extends InProcessCall {
     this.#type = type
     // A handler reports a failure by emitting 'error' (or destroy(error)), as on a grpc-js ServerWritableStream.
     this.on('error', (error: unknown) => this.#finish(error ?? statusError('Unknown', 'stream failed')))
+    // A cancelled call ends the stream even if the handler never calls end().
+    this.on('cancelled', () => this.#finish(statusError('Canceled', 'the request was cancelled')))
+    if (this.cancelled) this.#finish(statusError('Canceled', 'the request was cancelled'))
   }
 
   #finish(failure?: unknown): void {

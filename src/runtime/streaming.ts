@@ -50,6 +50,24 @@ async function closeIterator(iterator: AnyIterator): Promise<void> {
 }
 
 /**
+ * The iterator's next step, or `undefined` once `signal` aborts first: a
+ * stream gone quiet must not hold a cancelled call open.
+ */
+function nextStep(iterator: AnyIterator, signal: AbortSignal | undefined): Promise<IteratorResult<unknown> | undefined> {
+  if (signal?.aborted) return Promise.resolve(undefined)
+  const next = Promise.resolve(iterator.next())
+  if (signal === undefined) return next
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(undefined)
+    signal.addEventListener('abort', onAbort, { once: true })
+    next.then(
+      (step) => { signal.removeEventListener('abort', onAbort); resolve(step) },
+      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error) },
+    )
+  })
+}
+
+/**
  * Runs a server-streaming tool's backend call with the decoded `request` and
  * collects what it streams. The cap reads one message past it, so a stream of
  * exactly `cap` messages is complete, not cut.
@@ -67,11 +85,16 @@ export async function callStreamingTool(tool: CompiledTool, request: unknown, co
   const messages: unknown[] = []
   let cut = false
   for (;;) {
-    let step: IteratorResult<unknown>
+    let step: IteratorResult<unknown> | undefined
     try {
-      step = await iterator.next()
+      step = await nextStep(iterator, context.signal)
     } catch (error) {
       return backendErrorResult(error)
+    }
+    if (step === undefined) {
+      // Not awaited: an async generator busy in an `await` would only close after it.
+      void closeIterator(iterator)
+      return toolError(statusText(1, 'the request was cancelled'))
     }
     if (step.done) break
     if (context.signal?.aborted) {

@@ -137,6 +137,26 @@ describe('grpc-js implementations in process', () => {
   })
 })
 
+describe('grpc-js server-streaming implementations and cancellation', () => {
+  it('an MCP cancel ends a stream whose handler has gone quiet (the tool call does not hang)', async () => {
+    let observed = false
+    const handlers = {
+      Count: (call: grpcJs.ServerWritableStream<any, any>) => {
+        call.on('cancelled', () => { observed = true })
+        call.write({ n: 1 })
+        // Never ends: only the cancel can finish this call.
+      },
+    }
+    const server = createProtoServer(counterSpec()).forward('CounterService', grpcImplementation(handlers))
+    const abort = new AbortController()
+    // Cancelled once the tool has collected the first message and waits for the next.
+    const result = await server.call('Count', { to: 5 }, { signal: abort.signal, progress: async () => { setImmediate(() => abort.abort()) } })
+    expect(result).toMatchObject({ isError: true })
+    expect(text(result)).toBe('rpc error: code = Canceled desc = the request was cancelled')
+    expect(observed).toBe(true)
+  })
+})
+
 describe('grpc-js implementations in process: the request form (differential)', () => {
   const SHAPES = fileURLToPath(new URL('../../fixtures/protos/grpc/shapes.proto', import.meta.url))
   const CASES: unknown[] = [

@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/client'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { grpc, grpcImplementation } from '../../src/grpc.ts'
 import { createProtoServer } from '../../src/runtime.ts'
 import { counterSpec } from './counter-spec.ts'
@@ -77,6 +77,28 @@ describe('server-streaming tools, in process', () => {
     expect(closed).toBe(true)
     const exact = await server.call('Count', { to: 1000 })
     expect(exact.content).toHaveLength(1)
+  })
+
+  it('a cancel ends the call while the stream is quiet; the generator is closed once it wakes', async () => {
+    let wake!: () => void
+    let closed = false
+    const server = createProtoServer(counterSpec()).implement('CounterService', {
+      Count: async function* () {
+        try {
+          yield { n: 1 }
+          await new Promise<void>((resolve) => { wake = resolve })
+          yield { n: 2 }
+        } finally {
+          closed = true
+        }
+      },
+    })
+    const abort = new AbortController()
+    const result = await server.call('Count', { to: 2 }, { signal: abort.signal, progress: async () => { setImmediate(() => abort.abort()) } })
+    expect(result).toEqual({ content: [{ type: 'text', text: 'rpc error: code = Canceled desc = the request was cancelled' }], isError: true })
+    expect(closed).toBe(false)
+    wake()
+    await vi.waitFor(() => expect(closed).toBe(true))
   })
 
   it('a stream that fails midway is a status error; a non-stream return is an encoding error; a bad message names its position', async () => {
