@@ -19,6 +19,8 @@ import { OUT, REPO } from './lib/module.mjs'
 
 const EDITS = 20
 const TARGET_MS = 150
+// Edits a person makes are seconds apart; back-to-back writes to one file can be merged by the watcher.
+const pause = () => new Promise((resolve) => setTimeout(resolve, 300))
 
 function edit(path, from, to) {
   const text = readFileSync(path, 'utf8')
@@ -36,11 +38,14 @@ export default {
     rmSync(root, { recursive: true, force: true })
     mkdirSync(root, { recursive: true })
     cpSync(join(REPO, 'fixtures', 'apps', 'dev'), root, { recursive: true })
+    // Its own package scope: under the repository's, the package's self-reference would win over node_modules.
+    writeFileSync(join(root, 'package.json'), `${JSON.stringify({ name: 'bench-hmr', private: true, type: 'module' })}\n`)
     // The dev option serves the package's /__mcp/ page from its `page/` folder, which the dist/ copy lacks.
     cpSync(join(REPO, 'page'), join(OUT, 'node_modules', 'unplugin-proto-mcp', 'page'), { recursive: true })
     const { default: protoMcp } = await import(pathToFileURL(join(OUT, 'node_modules', 'unplugin-proto-mcp', 'dist', 'vite.mjs')).href)
     const vite = await createServer({
-      configFile: false, root, appType: 'custom', clearScreen: false, logLevel: 'error',
+      // HMR_LOG=1 shows Vite's own hmr lines when debugging.
+      configFile: false, root, appType: 'custom', clearScreen: false, logLevel: process.env.HMR_LOG ? 'info' : 'error',
       server: { host: '127.0.0.1', port: 0, strictPort: true },
       plugins: [protoMcp({ dev: { server: './mcp.ts' } })],
     })
@@ -60,7 +65,11 @@ export default {
       const grown = `${plain}  rpc Shout(Note) returns (Note) {}\n`
       const ours = []
       for (let i = 0; i < EDITS + 2; i++) {
-        const changed = new Promise((resolve) => { heard = resolve })
+        await pause()
+        const changed = new Promise((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`hmr: no list_changed within 30 s of edit ${i}`)), 30_000)
+          heard = () => { clearTimeout(timer); resolve() }
+        })
         const start = performance.now()
         edit(proto, i % 2 === 0 ? plain : grown, i % 2 === 0 ? grown : plain)
         await changed
@@ -74,6 +83,7 @@ export default {
       const impl = join(root, 'mcp.ts')
       const baseline = []
       for (let i = 0; i < EDITS + 2; i++) {
+        await pause()
         const marker = `v${i + 2}:`
         const start = performance.now()
         edit(impl, /v\d+:/, marker)

@@ -2,7 +2,7 @@
  * The memory benchmarks' server: a generated `?mcp` module (argv[2]) with
  * the example backend, served over HTTP on 127.0.0.1 (port 0) with
  * `sessionIdleMs` argv[3]. Run with --expose-gc. Prints `{"url"}`, then
- * answers stdin lines: `stats` → `{"rss","heapUsed","external","sessions"}` after two
+ * answers stdin lines: `stats` → `{"rss","heapUsed","heapTotal","external","sessions"}` after two
  * full gcs; `sessions` → `{"sessions"}` (no gc).
  */
 import { createInterface } from 'node:readline'
@@ -25,8 +25,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   // The second pass frees what the first one's finalizers released.
   globalThis.gc()
   globalThis.gc()
-  const { rss, heapUsed, external } = process.memoryUsage()
-  say({ rss, heapUsed, external, sessions: handle.sessionCount })
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage()
+  say({ rss, heapUsed, heapTotal, external, sessions: handle.sessionCount })
 }).on('close', async () => {
   await handle.close()
   process.exit(0)

@@ -84,7 +84,7 @@ describe.each([['reflection', plainSpec], ['generated codecs', codecSpec]])('pro
     const result = await server.call('Put', MAP_ATTACK)
     expect(result.isError, text(result)).toBe(false)
     const request = seen[0] as Record<string, Record<string, unknown>>
-    for (const [key, value] of [['__proto__', 'p'], ['constructor', 'c'], ['prototype', 't']]) {
+    for (const [key, value] of [['__proto__', 'p'], ['constructor', 'c'], ['prototype', 't']] as const) {
       expect(own(request.labels, key)).toBe(value)
       expect(own(result.structuredContent!.labels, key)).toBe(value)
     }
