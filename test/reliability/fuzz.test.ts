@@ -54,7 +54,6 @@ interface Target {
   requestType: string
   validate: ValidateFunction
   properties: string[]
-  streaming: boolean
 }
 
 /** A server of `file` with every service bound to a recording backend, its tools and a fresh-Ajv validator per tool. */
@@ -81,7 +80,6 @@ function fuzzServer(file: string, profile: 'default' | 'topeka') {
     requestType: t.requestType,
     validate: ajv.compile(t.inputSchema) as unknown as ValidateFunction,
     properties: Object.keys((t.inputSchema as { properties?: object }).properties ?? {}),
-    streaming: t.serverStreaming === true,
   }))
   return { server, targets, calls }
 }

@@ -86,21 +86,22 @@ async function connect(flavour: Flavour): Promise<LoadClient> {
 
 /**
  * One client's run: `calls` calls alternating SetVibe and GetVibe; returns
- * the failures it saw. It ends its session with DELETE: a client that just
+ * the failures it saw; `connected` (a barrier) runs when its connection
+ * attempt ends. It ends its session with DELETE: a client that just
  * closes keeps its session until the server next writes to its GET stream
  * (about 16 s; abandoned sessions without a stream are test/server/sessions.test.ts's).
  */
-async function run(index: number, calls: number, connected?: (ok: boolean) => Promise<void>): Promise<string[]> {
+async function run(index: number, calls: number, connected?: () => Promise<void>): Promise<string[]> {
   const flavour = FLAVOURS[index % FLAVOURS.length]!
   const failures: string[] = []
   let client: LoadClient
   try {
     client = await connect(flavour)
   } catch (error) {
-    await connected?.(false)
+    await connected?.()
     return [`client ${index} (${flavour}) could not connect: ${(error as Error).message}`]
   }
-  await connected?.(true)
+  await connected?.()
   for (let i = 0; i < calls; i++) {
     const vibe = `c${index}-${i}`
     const [name, args, expected] = i % 2 === 0
