@@ -55,9 +55,9 @@ export function createAjv(options: { source?: boolean; logger?: Logger } = {}): 
 /**
  * Compiles each schema into one standalone module body. Deterministic: the
  * same schemas give the same code (each call numbers names in a fresh Ajv).
- * Throws when a schema does not compile, naming the schema's index.
+ * Throws when a schema does not compile, naming its tool (`names[i]`, else the index).
  */
-export function compileValidators(schemas: readonly JsonSchema[]): CompiledValidators {
+export function compileValidators(schemas: readonly JsonSchema[], toolNames: readonly string[] = []): CompiledValidators {
   const warnings: string[] = []
   const note = (...args: unknown[]): void => { warnings.push(args.map(String).join(' ')) }
   // Ajv's logger is the only way it reports ignored keywords and formats.
@@ -76,7 +76,8 @@ export function compileValidators(schemas: readonly JsonSchema[]): CompiledValid
         ajv.addSchema(schema, name)
         ajv.getSchema(name)
       } catch (cause) {
-        throw new Error(`cannot compile the input schema of tool #${i}: ${(cause as Error).message}`, { cause })
+        const tool = toolNames[i] === undefined ? `#${i}` : `"${toolNames[i]}"`
+        throw new Error(`cannot compile the input schema of tool ${tool}: ${(cause as Error).message}`, { cause })
       }
       exports[name] = name
     }

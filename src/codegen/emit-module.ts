@@ -90,7 +90,7 @@ export function emitModuleWithWarnings(
   const profile = options.profile ?? 'default'
   // Sorted before compiling, so the validator embeds exactly what clients see.
   const inputSchemas = tools.map((tool) => sortKeys(tool.inputSchema))
-  const validators = compileValidators(inputSchemas)
+  const validators = compileValidators(inputSchemas, tools.map((tool) => tool.name))
   const codecs = emitCodecs(model.descriptor, tools)
   const imports = ['createProtoServer', ...validators.helpers, ...codecs.imports].sort()
   const file = basename(model.file).replace(/[\r\n]/g, ' ')

@@ -103,8 +103,13 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
   }, Math.max(10, Math.min(idleMs / 4, 30_000)))
   sweep.unref()
 
-  /** `response` with its SSE body counted as an open stream of `session` until it ends. */
-  const tracked = (session: Session, response: Response): Response => {
+  /**
+   * `response` with its SSE body counted as an open stream of `session`
+   * until it ends or the client goes away (`request.signal`: the Node
+   * adapter only notices a dead socket at the next chunk, which an idle
+   * stream never writes, so an abandoned session would never be idle).
+   */
+  const tracked = (session: Session, request: Request, response: Response): Response => {
     if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response
     session.streams++
     let open = true
@@ -115,6 +120,14 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
       session.lastSeen = Date.now()
     }
     const reader = response.body.getReader()
+    const gone = (): void => {
+      end()
+      reader.cancel().catch(() => {
+        // The stream already ended or failed: nothing left to release.
+      })
+    }
+    if (request.signal.aborted) gone()
+    else request.signal.addEventListener('abort', gone, { once: true })
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
@@ -157,7 +170,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
       await server.close().catch(onerror)
       return response
     }
-    return tracked(session, response)
+    return tracked(session, request, response)
   }
 
   return {
@@ -180,7 +193,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
         const session = sessions.get(id)
         if (session === undefined) return jsonRpcError(404, -32001, 'Session not found: initialize a new session')
         session.lastSeen = Date.now()
-        return tracked(session, await session.transport.handleRequest(request, handled))
+        return tracked(session, request, await session.transport.handleRequest(request, handled))
       }
       if (request.method === 'POST' && isInitializeRequest(parsed)) return openSession(request, parsed, authInfo)
       // Initialize-era requests outside a session (a plain POST, GET/DELETE without a session id) are served statelessly.

@@ -17,7 +17,7 @@ import { scaled } from './scale.ts'
 // over a minute to build on a loaded 2-core machine, so `npm test` builds 2 000 and the soak 10 000.
 const FIELDS = scaled(2_000, 10_000)
 // 200 in both: at 1 000 the messages nest 1 000 deep and Ajv's compiler overflows the stack
-// (a clear build error, `cannot compile the input schema of tool #0: ...`).
+// (a clear build error, `cannot compile the input schema of tool "<name>": ...`).
 const CHAIN = 200
 
 const text = (result: { content: Array<{ text: string }> }): string => result.content[0]!.text

@@ -87,9 +87,8 @@ async function connect(flavour: Flavour): Promise<LoadClient> {
 /**
  * One client's run: `calls` calls alternating SetVibe and GetVibe; returns
  * the failures it saw; `connected` (a barrier) runs when its connection
- * attempt ends. It ends its session with DELETE: a client that just
- * closes keeps its session until the server next writes to its GET stream
- * (about 16 s; abandoned sessions without a stream are test/server/sessions.test.ts's).
+ * attempt ends. It ends its session with DELETE, so the memory check
+ * needs no idle timeout (abandoned sessions are test/server/sessions.test.ts's).
  */
 async function run(index: number, calls: number, connected?: () => Promise<void>): Promise<string[]> {
   const flavour = FLAVOURS[index % FLAVOURS.length]!

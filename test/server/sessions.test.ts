@@ -110,6 +110,18 @@ describe('session lifetime', () => {
     expect(http.sessionCount).toBe(1)
   })
 
+  it('a session whose GET stream was dropped without DELETE is freed after the idle timeout (regression: the stream kept it alive)', async () => {
+    const http = await serve({ sessionIdleMs: 500 })
+    const id = await openSession(http.url)
+    const abort = new AbortController()
+    const stream = await fetch(http.url, { method: 'GET', signal: abort.signal, headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } })
+    expect(stream.status).toBe(200)
+    expect(http.sessionCount).toBe(1)
+    // The client goes away with the stream open and never sends DELETE.
+    abort.abort()
+    await vi.waitFor(() => expect(http.sessionCount).toBe(0), { timeout: 8_000, interval: 50 })
+  })
+
   it('a GET stream opens at once (headers before any event), then carries list_changed', async () => {
     const server = Server.builder('stream').build()
     const http = await server.serveHttp({ port: 0 })
