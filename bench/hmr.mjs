@@ -5,7 +5,8 @@
  * received by that client, 20 edits (an RPC added, then removed). Baseline,
  * in the same run: an edit of the implementation module (a plain module,
  * re-run by Vite's module runner) → the client's next call answering with
- * the new code, 20 edits. Figures are medians; p95s are in the note.
+ * the new code, 20 edits. Figures are medians; p95s are in the note (printed
+ * under the table).
  * The issue's target is absolute (median ≤ 150 ms), so `met` is that and
  * the ratio is reported.
  */
@@ -97,7 +98,7 @@ export default {
         id: 'hmr-median-ms', samples: { ours, baseline }, unit: 'ms', higherIsBetter: false, target: null,
         note: `.proto edit → list_changed: median ${median(ours).toFixed(0)} ms, p95 ${quantile(ours, 0.95).toFixed(0)} ms (target median ≤ ${TARGET_MS} ms); implementation-module edit → new answer: median ${median(baseline).toFixed(0)} ms, p95 ${quantile(baseline, 0.95).toFixed(0)} ms`,
       })
-      return [{ ...rec, p95: Number(quantile(ours, 0.95).toPrecision(4)), met: median(ours) <= TARGET_MS }]
+      return [{ ...rec, met: median(ours) <= TARGET_MS }]
     } finally {
       await client.close().catch(() => {})
       await vite.close()

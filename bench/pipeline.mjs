@@ -106,6 +106,7 @@ export default {
       unit: 'µs/call', higherIsBetter: true, target: null,
       note: 'throughput vs Ajv + @bufbuild/protobuf fromJson/toJson (descriptor built at run time)',
     }))
+    await checkSame('pipeline-medium-floor', await ours('medium')(args), await other.medium.floor(args))
     results.push(record({
       id: 'pipeline-medium-floor',
       samples: await interleave({ ours: batchOf(ours('medium'), args, ops), baseline: batchOf(other.medium.floor, args, ops), ops, rounds }),

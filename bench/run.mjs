@@ -12,6 +12,15 @@ import { groups } from './registry.mjs'
 import { requireDist } from './lib/module.mjs'
 
 const RESULTS = fileURLToPath(new URL('./results.json', import.meta.url))
+/** The keys of a results.json record, in order: the file holds these and nothing else (notes are printed). */
+const KEYS = ['id', 'ours', 'baseline', 'unit', 'ratio', 'higherIsBetter', 'target', 'met', 'runs', 'spread']
+
+/** A record as results.json holds it: exactly {@link KEYS}. */
+export function resultOf(record) {
+  const missing = KEYS.filter((key) => !(key in record))
+  if (missing.length > 0) throw new Error(`bench record "${record.id}" lacks ${missing.join(', ')}`)
+  return Object.fromEntries(KEYS.map((key) => [key, record[key]]))
+}
 
 function parseOnly(argv) {
   const at = argv.indexOf('--only')
@@ -32,6 +41,11 @@ export function markdownTable(records) {
   return rows.join('\n')
 }
 
+/** What each record compares (its `note`), one markdown list item per record that has one. */
+export function markdownNotes(records) {
+  return records.filter((r) => r.note).map((r) => `- \`${r.id}\`: ${r.note}`).join('\n')
+}
+
 async function main() {
   requireDist()
   const only = parseOnly(process.argv)
@@ -47,8 +61,9 @@ async function main() {
   }
   const seconds = (performance.now() - started) / 1000
   // A partial run (--only) prints its table but leaves the full results file alone.
-  if (!only) writeFileSync(RESULTS, `${JSON.stringify({ benchmarks: records }, null, 2)}\n`)
+  if (!only) writeFileSync(RESULTS, `${JSON.stringify({ benchmarks: records.map(resultOf) }, null, 2)}\n`)
   console.log(markdownTable(records))
+  console.log(`\n${markdownNotes(records)}`)
   console.log(`\n${records.length} benchmarks in ${seconds.toFixed(0)} s on Node ${process.versions.node}; ratios: ours vs a baseline measured in the same run.${only ? '' : ' Written to bench/results.json.'}`)
 }
 

@@ -62,7 +62,8 @@ export async function interleave({ ours, baseline, ops, rounds, warmup = 2 }) {
  * A benchmark record of results.json from per-round times (lower is
  * better for times). `higherIsBetter` says how `ratio` reads: true →
  * ratio = baseline time / our time (our throughput relative to the
- * baseline's); false → ratio = our time / baseline time.
+ * baseline's); false → ratio = our time / baseline time. `note` is printed
+ * under the table, not written to results.json.
  */
 export function record({ id, samples, unit, higherIsBetter, target, note }) {
   const ours = median(samples.ours)

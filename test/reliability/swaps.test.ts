@@ -119,7 +119,7 @@ describe(`${SWAPS} replaceTools under a stream of calls`, () => {
     expect(getVibe.some((o) => o.ok)).toBe(true)
     expect(refused.length).toBeGreaterThan(0)
     // The sessions stayed open through every swap and heard them all.
-    await vi.waitFor(() => expect(heard).toEqual({ v1: SWAPS, v2: SWAPS }))
+    await vi.waitFor(() => expect(heard).toEqual({ v1: SWAPS, v2: SWAPS }), { timeout: 10_000 })
     expect(http.sessionCount).toBe(2)
     expect(server.listTools().map((t) => t.name)).toEqual(sets.A.listTools().map((t) => t.name))
   })
