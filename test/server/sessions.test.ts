@@ -36,7 +36,7 @@ async function openSession(url: string, protocolVersion = '2025-06-18'): Promise
   const res = await initialize(url, protocolVersion)
   await res.text()
   const id = res.headers.get('mcp-session-id')!
-  expect(id).toBeTruthy()
+  expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
   const note = await fetch(url, {
     method: 'POST', headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': protocolVersion },
     body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
@@ -175,7 +175,7 @@ describe('resumable SSE', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 42, method: 'tools/call', params: { name: 'Slow', arguments: {} } }),
     })
     const [priming] = await readEvents(call, (event) => event.id !== undefined)
-    expect(priming!.id).toBeTruthy()
+    expect(priming!.id).toMatch(/\S/)
     abort.abort()
     release()
 
