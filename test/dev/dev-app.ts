@@ -4,12 +4,22 @@
  * edit the copy. The workspace sits under `.tmp/dev/` so the installed
  * runtime package finds its dependencies in the repository's node_modules.
  */
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { setTimeout as delay } from 'node:timers/promises'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { createLogger, createServer, type Logger, type ViteDevServer } from 'vite'
 import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
 import { installRuntimePackage, REPO } from '../bundlers/harness.ts'
+
+/**
+ * The pause before each edit. Vite's watcher (chokidar) passes on at most
+ * one change of a file per 50 ms and drops the rest, so an edit made within
+ * 50 ms of the change event of the one before is never seen. Tests edit
+ * only after seeing the last edit take effect (which is after its event),
+ * so pausing first keeps every edit's event clear of the last one's.
+ */
+const EDIT_PAUSE_MS = 120
 
 /** A running dev server on a copy of the fixture. */
 export interface DevApp {
@@ -20,8 +30,11 @@ export interface DevApp {
   origin: string
   /** Everything Vite's logger printed as errors or warnings. */
   errors: string[]
-  /** Replaces `from` with `to` in the app's `file` (which must contain it). */
-  edit(file: string, from: string | RegExp, to: string): void
+  /**
+   * Replaces `from` with `to` in the app's `file` (which must contain it),
+   * after a pause, in one rename (see {@link EDIT_PAUSE_MS}).
+   */
+  edit(file: string, from: string | RegExp, to: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -74,12 +87,17 @@ export async function startDevApp(name: string, options: DevAppOptions = {}): Pr
     root,
     origin: `http://127.0.0.1:${port}`,
     errors,
-    edit(file, from, to) {
+    async edit(file, from, to) {
       const path = join(root, file)
       const text = readFileSync(path, 'utf8')
       const next = text.replace(from, to)
       if (next === text) throw new Error(`edit of "${file}" changed nothing: ${String(from)} not found`)
-      writeFileSync(path, next)
+      await delay(EDIT_PAUSE_MS)
+      // Written beside the app and renamed in: the polling watcher never
+      // sees the file truncated but not yet written (an empty .proto).
+      const staged = join(ws, `.edit-${file.replace(/[\\/]/g, '_')}`)
+      writeFileSync(staged, next)
+      renameSync(staged, path)
     },
     close: async () => {
       await server.close()

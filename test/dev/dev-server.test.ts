@@ -66,7 +66,7 @@ describe('editing while a client stays connected', () => {
     const before = listChanged
     const evaluations = evaluationsOfMcp()
     const session = (client.transport as StreamableHTTPClientTransport).sessionId
-    app.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n')
+    await app.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n')
     await vi.waitFor(async () => expect(await toolNames()).toEqual(['Echo', 'Shout']), WAIT)
     await vi.waitFor(() => expect(listChanged).toBeGreaterThan(before), WAIT)
     expect((client.transport as StreamableHTTPClientTransport).sessionId).toBe(session)
@@ -81,7 +81,7 @@ describe('editing while a client stays connected', () => {
 
   it('a field added to an imported .proto shows up', async () => {
     const before = listChanged
-    app.edit('common.proto', '  string text = 1;\n', '  string text = 1;\n  int32 volume = 2;\n')
+    await app.edit('common.proto', '  string text = 1;\n', '  string text = 1;\n  int32 volume = 2;\n')
     await vi.waitFor(async () => {
       const echoTool = (await client.listTools()).tools.find((t) => t.name === 'Echo')
       expect(Object.keys(echoTool?.inputSchema.properties ?? {})).toEqual(['text', 'volume'])
@@ -91,19 +91,19 @@ describe('editing while a client stays connected', () => {
 
   it('a broken .proto keeps the last good tools serving and reports the error', async () => {
     const errorsBefore = app.errors.length
-    app.edit('notes.proto', 'rpc Shout(Note)', 'rpc Shout(Note')
+    await app.edit('notes.proto', 'rpc Shout(Note)', 'rpc Shout(Note')
     await vi.waitFor(() => expect(app.errors.slice(errorsBefore).join('\n')).toMatch(/notes\.proto:\d+:\d+/), WAIT)
     expect(await toolNames()).toEqual(['Echo', 'Shout'])
     expect(await echo('still')).toBe('v1:still')
 
-    app.edit('notes.proto', 'rpc Shout(Note', 'rpc Whisper(Note)')
+    await app.edit('notes.proto', 'rpc Shout(Note', 'rpc Whisper(Note)')
     await vi.waitFor(async () => expect(await toolNames()).toEqual(['Echo', 'Whisper']), WAIT)
   })
 
   it('an edit of the implementation module rebinds the backend on the same server', async () => {
     const session = (client.transport as StreamableHTTPClientTransport).sessionId
     const evaluations = evaluationsOfMcp()
-    app.edit('mcp.ts', 'v1:', 'v2:')
+    await app.edit('mcp.ts', 'v1:', 'v2:')
     await vi.waitFor(async () => expect(await echo('hi')).toBe('v2:hi'), WAIT)
     expect(evaluationsOfMcp()).toBe(evaluations + 1)
     // The same server kept serving: the session and the tools edited in before survive.
@@ -130,7 +130,7 @@ describe('a .proto broken from the start', () => {
       expect(res.status).toBe(500)
       expect((await res.json()).error.message).toMatch(/^the MCP server module "\.\/mcp\.ts" failed to load: .*notes\.proto:\d+:\d+/)
 
-      broken.edit('notes.proto', 'rpc Echo(Note', 'rpc Echo(Note)')
+      await broken.edit('notes.proto', 'rpc Echo(Note', 'rpc Echo(Note)')
       const fixed = new Client({ name: 'dev-test', version: '1.0.0' })
       await vi.waitFor(() => fixed.connect(new StreamableHTTPClientTransport(new URL(`${broken.origin}/mcp`))), WAIT)
       expect((await fixed.listTools()).tools.map((t) => t.name)).toEqual(['Echo'])
@@ -154,16 +154,16 @@ describe('a server the module builds itself (include)', () => {
       await c.connect(new StreamableHTTPClientTransport(new URL(`${composite.origin}/mcp`)))
       const session = (c.transport as StreamableHTTPClientTransport).sessionId
       expect(await names()).toEqual(['Echo', 'Ping'])
-      composite.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  rpc Shout(Note) returns (Note) {}\n')
+      await composite.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  rpc Shout(Note) returns (Note) {}\n')
       // No request in between: the rebuilt server is swapped in and announced on its own.
       await vi.waitFor(() => expect(heard).toBeGreaterThan(0), WAIT)
       expect(await names()).toEqual(['Echo', 'Ping', 'Shout'])
       expect(JSON.parse(await call('Echo', { text: 'x' }))).toEqual({ text: 'v1:x' })
 
       // An edit of the module itself, then of the module binding the backend: same session throughout.
-      composite.edit('app.ts', "text: 'pong'", "text: 'pong 2'")
+      await composite.edit('app.ts', "text: 'pong'", "text: 'pong 2'")
       await vi.waitFor(async () => expect(await call('Ping', {})).toBe('pong 2'), WAIT)
-      composite.edit('mcp.ts', 'v1:', 'v2:')
+      await composite.edit('mcp.ts', 'v1:', 'v2:')
       await vi.waitFor(async () => expect(JSON.parse(await call('Echo', { text: 'y' }))).toEqual({ text: 'v2:y' }), WAIT)
       expect(await names()).toEqual(['Echo', 'Ping', 'Shout'])
       expect((c.transport as StreamableHTTPClientTransport).sessionId).toBe(session)

@@ -69,14 +69,14 @@ describe('the /__mcp/ page', () => {
 
   it('shows a new tool after the .proto is edited, without a reload', async () => {
     await page.evaluate(() => { (window as unknown as { marker: boolean }).marker = true })
-    app.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n')
+    await app.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n')
     await page.locator('#tools li[data-tool="Shout"].new').waitFor({ timeout: 20_000 })
     expect(await page.evaluate(() => (window as unknown as { marker?: boolean }).marker)).toBe(true)
     expect(await page.locator('#tools li[data-tool="Shout"] .summary').textContent()).toBe('Shout the note back')
   })
 
   it('shows a broken .proto in the overlay while the last good tools keep working', async () => {
-    app.edit('notes.proto', 'rpc Shout(Note)', 'rpc Shout(Note')
+    await app.edit('notes.proto', 'rpc Shout(Note)', 'rpc Shout(Note')
     const overlay = page.locator('vite-error-overlay')
     await overlay.waitFor({ state: 'attached', timeout: 20_000 })
     expect(await overlay.evaluate((el) => el.shadowRoot?.textContent ?? '')).toMatch(/notes\.proto/)
@@ -89,7 +89,7 @@ describe('the /__mcp/ page', () => {
     expect(await page.locator('#content pre').first().textContent()).toContain('v1:still')
 
     // Fixed: the overlay goes (the page reloads or clears it) and the new tool shows.
-    app.edit('notes.proto', 'rpc Shout(Note', 'rpc Whisper(Note)')
+    await app.edit('notes.proto', 'rpc Shout(Note', 'rpc Whisper(Note)')
     await page.locator('#tools li[data-tool="Whisper"]').waitFor({ timeout: 20_000 })
     await expect.poll(() => page.locator('vite-error-overlay').count(), { timeout: 20_000 }).toBe(0)
     expect(pageErrors).toEqual([])
