@@ -3,6 +3,7 @@
  * usage errors as one line, and the help text.
  */
 import { parseArgs } from 'node:util'
+import type { Profile } from '../schema/index.ts'
 
 /** What `proto-mcp serve` was asked to do. */
 export interface ServeCommand {
@@ -19,7 +20,7 @@ export interface ServeCommand {
   allowedHosts?: string[]
   /** Extra directories searched for `import "..."`, in order. */
   importPaths: string[]
-  profile: 'default' | 'topeka'
+  profile: Profile
   /** How tools are named, as the plugin's `toolNames` option. @default 'method' */
   toolNames: 'method' | 'service' | 'qualified'
   /** Also print the verbose report: what the schemas leave out (rules JSON Schema cannot say). */
@@ -48,7 +49,7 @@ Options:
   --allowed-host <name>      Host header name the HTTP server accepts (DNS-rebinding guard);
                              repeatable; give it with a non-loopback --host
   -I, --import-path <dir>    directory searched for imports; repeatable, in order
-  --profile <name>           schema profile: default or topeka (default: default)
+  --profile <name>           schema profile: portable, strict, full or topeka (default: portable)
   --tool-names <mode>        tool names: method (SetVibe), service (VibeService_SetVibe)
                              or qualified (examples_v1_VibeService_SetVibe) (default: method)
   --deadline <ms>            deadline of each gRPC call in milliseconds (default 30000)
@@ -84,7 +85,7 @@ export const CLI_OPTIONS = {
   version: { type: 'boolean', short: 'v' },
 } as const
 
-const PROFILES = ['default', 'topeka'] as const
+const PROFILES = ['portable', 'strict', 'full', 'topeka'] as const
 const TOOL_NAMES = ['method', 'service', 'qualified'] as const
 
 function integerIn(flag: string, value: string, min: number, max: number): number {
@@ -119,8 +120,8 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (file === undefined) throw new UsageError('serve needs a .proto file: proto-mcp serve <file.proto> --grpc <target>')
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": serve takes one .proto file`)
   if (values.grpc === undefined || values.grpc === '') throw new UsageError('--grpc <target> is required: the gRPC server to forward calls to')
-  const profile = values.profile ?? 'default'
-  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be default or topeka, got "${profile}"`)
+  const profile = values.profile ?? 'portable'
+  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be portable, strict, full or topeka, got "${profile}"`)
   const toolNames = values['tool-names'] ?? 'method'
   if (!(TOOL_NAMES as readonly string[]).includes(toolNames)) {
     throw new UsageError(`--tool-names must be method, service or qualified, got "${toolNames}"`)

@@ -13,7 +13,7 @@ import { buildTools, type Profile, type ToolNames } from '../schema/index.ts'
 export interface BuildSpecOptions {
   /** Directories searched for imports (resolved against the working directory). @default [] */
   importPaths?: string[]
-  /** @default 'default' */
+  /** @default 'portable' */
   profile?: Profile
   /** How tools are named (see the plugin's `toolNames` option). @default 'method' */
   toolNames?: ToolNames
@@ -32,7 +32,7 @@ export interface BuiltSpec {
  * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
  */
 export function buildServerSpec(file: string, options: BuildSpecOptions = {}): BuiltSpec {
-  const profile = options.profile ?? 'default'
+  const profile = options.profile ?? 'portable'
   const model = loadProto(file, { importPaths: options.importPaths ?? [] })
   const built = buildTools(model, { profile, ...(options.toolNames ? { toolNames: options.toolNames } : {}) })
   // Ajv's own warnings (an unknown format) join the build's instead of going to the console.

@@ -19,7 +19,7 @@ export type Profile = NonNullable<BuildToolsOptions['profile']>
 export interface EmitModuleOptions {
   /** serverInfo.name: the `.proto` file's base name without `.proto`. */
   name: string
-  /** @default 'default' */
+  /** @default 'portable' */
   profile?: Profile
   /** serverInfo.version. @default '0.0.0' */
   version?: string
@@ -87,7 +87,7 @@ export function emitModuleWithWarnings(
   tools: readonly ToolSchema[],
   options: EmitModuleOptions,
 ): EmittedModule {
-  const profile = options.profile ?? 'default'
+  const profile = options.profile ?? 'portable'
   // Sorted before compiling, so the validator embeds exactly what clients see.
   const inputSchemas = tools.map((tool) => sortKeys(tool.inputSchema))
   const validators = compileValidators(inputSchemas, tools.map((tool) => tool.name))

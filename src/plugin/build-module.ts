@@ -13,7 +13,7 @@ import type { ToolNames } from '../schema/index.ts'
 export interface BuildMcpModuleOptions {
   /** Absolute directories searched for imports. @default [] */
   importPaths?: string[]
-  /** @default 'default' */
+  /** @default 'portable' */
   profile?: Profile
   /** How tools are named (see the plugin's `toolNames` option). @default 'method' */
   toolNames?: ToolNames
@@ -47,7 +47,7 @@ export function serverName(file: string): string {
  * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
  */
 export function buildMcpModule(file: string, options: BuildMcpModuleOptions = {}): BuiltMcpModule {
-  const profile = options.profile ?? 'default'
+  const profile = options.profile ?? 'portable'
   const model = loadProto(file, { importPaths: options.importPaths ?? [] })
   const built = buildTools(model, { profile, ...(options.toolNames ? { toolNames: options.toolNames } : {}) })
   const emitted = emitModuleWithWarnings(model, built.tools, { name: serverName(file), profile, hmr: options.hmr ?? false })

@@ -20,7 +20,7 @@ export interface Options {
    * `'topeka'`: exactly the tools the Topeka generators (protoc-gen-go-mcp)
    * produce; `'default'`: with this project's extensions (portable 64-bit
    * and well-known-type schemas, `outputSchema`).
-   * @default 'default'
+   * @default 'portable'
    */
   profile?: Profile
   /**

@@ -132,7 +132,7 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
           const hmr = devServer !== undefined && (this as { environment?: { mode?: string } }).environment?.mode !== 'build'
           let built
           try {
-            built = buildMcpModule(file, { importPaths: importPaths(), profile: options.profile ?? 'default', ...(options.toolNames ? { toolNames: options.toolNames } : {}), hmr, declarations: Boolean(options.dts) })
+            built = buildMcpModule(file, { importPaths: importPaths(), profile: options.profile ?? 'portable', ...(options.toolNames ? { toolNames: options.toolNames } : {}), hmr, declarations: Boolean(options.dts) })
           } catch (cause) {
             const error = toPluginError(cause, id, file)
             if (devServer) {

@@ -3,8 +3,8 @@
  * generated module hands to `createProtoServer`.
  */
 
-/** Which mapping a module was generated with (mapping.md §5). */
-export type Profile = 'default' | 'topeka'
+/** Which mapping a module was generated with: `portable` (default), `strict`, `full` or `topeka`. */
+export type Profile = 'portable' | 'strict' | 'full' | 'topeka'
 
 /** A JSON Schema document, as plain JSON. */
 export type JsonSchema = Record<string, unknown>

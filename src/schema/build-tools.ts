@@ -19,7 +19,7 @@ export interface BuildToolsOptions {
    * `default`: with the extensions of mapping.md §5 (portable 64-bit
    * integers and `Value`/`ListValue`, `outputSchema`, required fields and
    * `buf.validate` rules, `(proto_mcp.tool)` metadata, server-streaming tools).
-   * @default 'default'
+   * @default 'portable'
    */
   profile?: Profile
   /**
@@ -80,7 +80,7 @@ export interface BuiltTools {
  * own position) and a warning names both.
  */
 export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): BuiltTools {
-  const profile = options.profile ?? 'default'
+  const profile = options.profile ?? 'portable'
   const extended = profile !== 'topeka'
   const tools: ToolSchema[] = []
   const warnings: string[] = []

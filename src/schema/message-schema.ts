@@ -13,7 +13,7 @@ import { wellKnownEnumSchema, wellKnownSchema } from './well-known.ts'
 
 /** Options of {@link messageSchema}. */
 export interface MessageSchemaOptions {
-  /** @default 'default' */
+  /** @default 'portable' */
   profile?: Profile
   /** `input`: what a client may send; `output`: what protojson emits. @default 'input' */
   mode?: SchemaMode
@@ -35,7 +35,7 @@ export function defsRef(fullName: string): string {
  * for the messages found in a cycle. Keys sorted.
  */
 export function messageSchema(model: ProtoModel, fullName: string, options: MessageSchemaOptions = {}): JsonSchema {
-  const profile = options.profile ?? 'default'
+  const profile = options.profile ?? 'portable'
   const mode = options.mode ?? 'input'
   const defs = new Map<string, JsonSchema>()
   const recursive = new Set<string>()

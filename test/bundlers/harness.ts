@@ -234,12 +234,12 @@ export async function bundleSelfContained(entry: string, file: string): Promise<
  * Builds `fixtures/apps/<app>/main.mjs` with esbuild once per profile in a
  * fresh workspace `<name>`; resolves with each profile's output file.
  */
-export async function buildAppPerProfile(name: string, app: string): Promise<Record<'default' | 'topeka', string>> {
+export async function buildAppPerProfile(name: string, app: string): Promise<Record<'full' | 'topeka', string>> {
   const ws = createWorkspace(name)
   await installRuntimePackage(ws)
   const entry = join(ws, 'fixtures', 'apps', app, 'main.mjs')
-  const out = { default: '', topeka: '' }
-  for (const profile of ['default', 'topeka'] as const) {
+  const out = { full: '', topeka: '' }
+  for (const profile of ['full', 'topeka'] as const) {
     out[profile] = (await bundle('esbuild', entry, join(ws, 'out', profile), { profile })).file
   }
   return out

@@ -26,7 +26,7 @@ const IMPORT_RE = /^(\w+) as (\$\w*)$/
 /** Emits and evaluates the codecs of `file`. */
 export function loadCodecs(file: string): LoadedCodecs {
   const model = loadProto(file)
-  const { tools } = buildTools(model, { profile: 'default' })
+  const { tools } = buildTools(model, { profile: 'full' })
   const emitted = emitCodecs(model.descriptor, tools)
   const locals = emitted.imports.map((spec) => IMPORT_RE.exec(spec)!)
   const values = locals.map((m) => (runtime as Record<string, unknown>)[m[1]!])

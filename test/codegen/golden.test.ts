@@ -18,8 +18,8 @@ const GOLDEN = join(REPO, 'fixtures', 'golden', 'example.default.mjs')
 
 function emitExample(): string {
   const model = loadProto(topekaFixture('example.proto'))
-  const { tools } = buildTools(model, { profile: 'default' })
-  return emitModule(model, tools, { name: 'example', profile: 'default' })
+  const { tools } = buildTools(model, { profile: 'full' })
+  return emitModule(model, tools, { name: 'example', profile: 'full' })
 }
 
 // Every module specifier of a static import/export, or of a dynamic import().

@@ -17,7 +17,7 @@ service S { rpc Tree(Node) returns (Node); }
 `
 
 function treeValidator(): { code: string; validate: Validate } {
-  const { tools } = buildTools(compile(TREE_PROTO), { profile: 'default' })
+  const { tools } = buildTools(compile(TREE_PROTO), { profile: 'full' })
   const { code, names, helpers } = compileValidators([sortKeys(tools[0]!.inputSchema)])
   const values = helpers.map((name) => (runtime as Record<string, unknown>)[name])
   // eslint-disable-next-line no-new-func -- the point is to run generated code

@@ -124,7 +124,7 @@ function treeCases(): typeof CASES {
   const bad = (depth: number): unknown => depth === 0
     ? { name: 1, kids: [1, { name: 2 }, 'x'] }
     : { name: depth, child: bad(depth - 1), kids: [bad(depth - 1), 3, { kids: [4, bad(depth - 1)] }] }
-  return buildTools(model, { profile: 'default' }).tools.map((tool) => ({
+  return buildTools(model, { profile: 'full' }).tools.map((tool) => ({
     title: 'recursive Node (root $ref): failing items at several depths',
     schema: sortKeys(tool.inputSchema),
     inputs: [
@@ -144,7 +144,7 @@ function exampleCases(): typeof CASES {
     { vibeArray: { vibeInt64s: [1, '2', 'x'], vibeBools: [true, 'no'], vibeDoubles: ['Infinity', {}] } },
     { vibeObject: [{ vibe: 'a' }, { vibe: 1, other: true }] },
   ]
-  return (['default', 'topeka'] as const).flatMap((profile) =>
+  return (['full', 'topeka'] as const).flatMap((profile) =>
     buildTools(model, { profile }).tools.map((tool) => ({
       title: `example.proto ${profile}: ${tool.name}`,
       schema: sortKeys(tool.inputSchema),

@@ -8,7 +8,7 @@ import { buildAppPerProfile } from '../bundlers/harness.ts'
 import { CLIENTS, connectStdio } from '../bundlers/mcp-clients.ts'
 import { goTools, toPortable64, visibleTools } from '../helpers/topeka.ts'
 
-const built: Record<'default' | 'topeka', string> = { default: '', topeka: '' }
+const built: Record<'full' | 'topeka', string> = { full: '', topeka: '' }
 
 beforeAll(async () => {
   Object.assign(built, await buildAppPerProfile('parity', 'parity'))
@@ -32,7 +32,7 @@ describe('tools/list over stdio equals go-v0.3.0-tools.json', () => {
     })
 
     it(`default profile, ${client}: equal but for 64-bit integers as anyOf; every tool has an object outputSchema`, async () => {
-      const tools = await listOver(client, built.default)
+      const tools = await listOver(client, built.full)
       const expected = goTools().map((t) => ({ ...t, inputSchema: toPortable64(t.inputSchema) as Record<string, unknown> }))
       expect(visibleTools(tools)).toEqual(expected)
       expect(expected).not.toEqual(goTools())

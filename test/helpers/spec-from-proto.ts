@@ -34,7 +34,7 @@ export interface SpecOptions {
 
 /** Builds the spec a generated module would pass to `createProtoServer`. */
 export function specFromProto(file: string, options: SpecOptions = {}): ProtoServerSpec {
-  const profile = options.profile ?? 'default'
+  const profile = options.profile ?? 'full'
   const ajv = options.ajv ?? makeAjv()
   const model = loadProto(file)
   const { tools } = buildTools(model, { profile })

@@ -45,7 +45,7 @@ function targetsOf(file: string): Target[] {
   const ajv = createAjv()
   const model = loadProto(file)
   const unary = new Set(model.services.flatMap(s => s.methods.filter(m => !m.requestStream && !m.responseStream).map(m => `${s.fullName}.${m.name}`)))
-  const tools = buildTools(model, { profile: 'default' }).tools.filter(t => unary.has(`${t.service}.${t.method}`))
+  const tools = buildTools(model, { profile: 'full' }).tools.filter(t => unary.has(`${t.service}.${t.method}`))
   if (tools.length > 0) {
     return tools.map(tool => ({
       label: tool.name,
@@ -59,8 +59,8 @@ function targetsOf(file: string): Target[] {
     label: name,
     requestType: name,
     responseType: name,
-    input: ajv.compile(messageSchema(model, name, { profile: 'default', mode: 'input' })),
-    output: ajv.compile(messageSchema(model, name, { profile: 'default', mode: 'output' })),
+    input: ajv.compile(messageSchema(model, name, { profile: 'full', mode: 'input' })),
+    output: ajv.compile(messageSchema(model, name, { profile: 'full', mode: 'output' })),
   }))
 }
 

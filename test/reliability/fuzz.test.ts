@@ -45,7 +45,7 @@ function holdsKey(value: unknown, key: string): boolean {
  * message's fields are checked by the decoder only); in the topeka profile a
  * 64-bit string that is not a decimal (Topeka's `["integer","string"]` has no pattern).
  */
-function documentedDecodeFailure(text: string, args: unknown, profile: 'default' | 'topeka'): boolean {
+function documentedDecodeFailure(text: string, args: unknown, profile: 'full' | 'topeka'): boolean {
   return RANGE_RULE_RE.test(text) || holdsKey(args, '@type') || (profile === 'topeka' && /invalid integer/.test(text))
 }
 
@@ -57,7 +57,7 @@ interface Target {
 }
 
 /** A server of `file` with every service bound to a recording backend, its tools and a fresh-Ajv validator per tool. */
-function fuzzServer(file: string, profile: 'default' | 'topeka') {
+function fuzzServer(file: string, profile: 'full' | 'topeka') {
   const plain = specFromProto(file, { profile })
   const { codecs } = loadCodecs(file)
   const spec: ProtoServerSpec = {
@@ -120,7 +120,7 @@ const textOf = (result: ToolResult): string => result.content[0].text
 describe.each(PROTOS)('fuzzing every tool of %s', (relative) => {
   const file = path(relative)
   const oracle = createOracle(file)
-  it.each(['default', 'topeka'] as const)('profile %s: never throws, invalid never reaches the backend, valid decodes', async (profile) => {
+  it.each(['full', 'topeka'] as const)('profile %s: never throws, invalid never reaches the backend, valid decodes', async (profile) => {
     const { server, targets, calls } = fuzzServer(file, profile)
     expect(targets.length).toBeGreaterThan(0)
     const stats = { valid: 0, invalid: 0, documented: 0 }

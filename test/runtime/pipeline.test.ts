@@ -5,7 +5,7 @@ import { recordingBackend } from '../helpers/recording-backend.ts'
 
 const VIBE_METHODS = ['SetVibe', 'GetVibe', 'SetVibeDetails', 'SetVibeArray', 'SetVibeObjects']
 
-function vibeServer(profile: 'default' | 'topeka' = 'default', answers: Record<string, (r: any) => unknown> = {}) {
+function vibeServer(profile: 'full' | 'topeka' = 'full', answers: Record<string, (r: any) => unknown> = {}) {
   const server = createProtoServer(specFromProto(EXAMPLE_PROTO, { profile }))
   const backend = recordingBackend(VIBE_METHODS, answers)
   server.implement('VibeService', backend.impl)
@@ -15,7 +15,7 @@ function vibeServer(profile: 'default' | 'topeka' = 'default', answers: Record<s
 const text = (result: { content: Array<{ text: string }> }) => result.content[0]!.text
 
 describe('validation texts (runtime.md §2 exact cases)', () => {
-  for (const profile of ['default', 'topeka'] as const) {
+  for (const profile of ['full', 'topeka'] as const) {
     it(`${profile}: SetVibe {"vibe":5}`, async () => {
       const { server, calls } = vibeServer(profile)
       const result = await server.call('SetVibe', { vibe: 5 })
@@ -59,7 +59,7 @@ describe('validation texts (runtime.md §2 exact cases)', () => {
   })
 
   it('default profile: a 64-bit value in neither form is one anyOf message', async () => {
-    const { server } = vibeServer('default')
+    const { server } = vibeServer('full')
     const result = await server.call('SetVibeDetails', { vibeScalar: { vibeUint64: 'abc' } })
     expect(text(result)).toBe(
       'invalid arguments: /vibeScalar/vibeUint64: "abc" is not valid under any of the schemas listed in the \'anyOf\' keyword',
@@ -75,7 +75,7 @@ describe('validation texts (runtime.md §2 exact cases)', () => {
 
 describe('the pipeline', () => {
   it('SetVibe: the response is compact protobuf JSON with defaults omitted, plus structuredContent', async () => {
-    const { server, calls } = vibeServer('default', { SetVibe: (r) => ({ previousVibe: '', vibe: r.vibe }) })
+    const { server, calls } = vibeServer('full', { SetVibe: (r) => ({ previousVibe: '', vibe: r.vibe }) })
     const result = await server.call('SetVibe', { vibe: 'chill' })
     expect(result).toEqual({
       content: [{ type: 'text', text: '{"vibe":"chill"}' }],
@@ -100,7 +100,7 @@ describe('the pipeline', () => {
   })
 
   it('a status error from the backend becomes grpc-go status text', async () => {
-    const { server } = vibeServer('default', {
+    const { server } = vibeServer('full', {
       SetVibe: () => {
         throw Object.assign(new Error('vibe not found'), { code: 'NotFound' })
       },
@@ -115,7 +115,7 @@ describe('the pipeline', () => {
 
   it('a plain thrown Error is Unknown, and the server keeps serving', async () => {
     let fail = true
-    const { server } = vibeServer('default', {
+    const { server } = vibeServer('full', {
       SetVibe: (r) => {
         if (fail) throw new Error('boom')
         return { vibe: r.vibe }
@@ -127,7 +127,7 @@ describe('the pipeline', () => {
   })
 
   it('64-bit integers arrive as decimal strings whatever the spelling', async () => {
-    for (const profile of ['default', 'topeka'] as const) {
+    for (const profile of ['full', 'topeka'] as const) {
       const { server, calls } = vibeServer(profile)
       await server.call('SetVibeDetails', { vibeScalar: { vibeInt64: 42 } })
       await server.call('SetVibeDetails', { vibeScalar: { vibeInt64: '42' } })
@@ -165,19 +165,19 @@ describe('the pipeline', () => {
   })
 
   it('a response of the wrong type: encoding response', async () => {
-    const { server } = vibeServer('default', { SetVibe: () => ({ vibe: 5 }), GetVibe: () => ({ nope: 1 }) })
+    const { server } = vibeServer('full', { SetVibe: () => ({ vibe: 5 }), GetVibe: () => ({ nope: 1 }) })
     expect(text(await server.call('SetVibe', { vibe: 'x' }))).toBe('encoding response: vibe: expected string: 5')
     expect(text(await server.call('GetVibe', {}))).toBe('encoding response: nope: unknown field: "nope"')
   })
 
   it('responses may use proto field names and Promise returns', async () => {
-    const { server } = vibeServer('default', { SetVibe: async () => ({ previous_vibe: 'old', vibe: 'new' }) })
+    const { server } = vibeServer('full', { SetVibe: async () => ({ previous_vibe: 'old', vibe: 'new' }) })
     expect(text(await server.call('SetVibe', { vibe: 'new' }))).toBe('{"previousVibe":"old","vibe":"new"}')
   })
 })
 
 describe('echo fixture: values through decoder and encoder', () => {
-  function echoServer(profile: 'default' | 'topeka' = 'default') {
+  function echoServer(profile: 'full' | 'topeka' = 'full') {
     const server = createProtoServer(specFromProto(ECHO_PROTO, { profile }))
     const backend = recordingBackend(['Echo'], { Echo: (r) => r })
     server.implement('runtime.v1.EchoService', backend.impl)

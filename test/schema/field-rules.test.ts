@@ -11,7 +11,7 @@ import { compile } from '../proto/compile.ts'
 const IMPORTS = 'import "buf/validate/validate.proto";\nimport "google/api/field_behavior.proto";\n'
 
 /** The input (or output) schema of `t.M` in the default profile, and the notes. */
-function schemaOf(source: string, mode: 'input' | 'output' = 'input', profile: 'default' | 'topeka' = 'default') {
+function schemaOf(source: string, mode: 'input' | 'output' = 'input', profile: 'full' | 'topeka' = 'full') {
   const notes: string[] = []
   const schema = messageSchema(compile(IMPORTS + source), 't.M', { mode, profile, note: (n) => notes.push(n) })
   return { schema: schema as Record<string, any>, notes }

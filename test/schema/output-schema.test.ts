@@ -37,7 +37,7 @@ message Out {
 }
 service S { rpc Get(google.protobuf.Empty) returns (Out); rpc Echo(Out) returns (Item); }
 `)
-const { tools } = buildTools(model, { profile: 'default' })
+const { tools } = buildTools(model, { profile: 'full' })
 const schema = tools.find(t => t.name === 'Get')!.outputSchema!
 const root = protobuf.Root.fromJSON(model.descriptor)
 const Out = root.lookupType('t.Out')

@@ -18,7 +18,7 @@ describe('parity with go-v0.3.0-tools.json', () => {
   })
 
   it('default profile: equal except that 64-bit integers are anyOf branches', () => {
-    const { tools } = buildTools(model, { profile: 'default' })
+    const { tools } = buildTools(model, { profile: 'full' })
     const rewritten = expected.map(t => ({ ...t, inputSchema: toPortable64(t.inputSchema) }))
     expect(visible(tools)).toEqual(rewritten)
     // The rewrite really changed something (so the comparison above covers it).

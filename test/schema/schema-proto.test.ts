@@ -10,7 +10,7 @@ import { messageSchema } from '../../src/schema/message-schema.ts'
 
 const model = loadProto(fileURLToPath(new URL('../../fixtures/topeka/schema.proto', import.meta.url)))
 const topeka = (name: string): Record<string, any> => messageSchema(model, name, { profile: 'topeka' })
-const portable = (name: string): Record<string, any> => messageSchema(model, name, { profile: 'default' })
+const portable = (name: string): Record<string, any> => messageSchema(model, name, { profile: 'full' })
 
 const FLOAT = { anyOf: [{ type: 'number' }, { type: 'string', enum: ['NaN', 'Infinity', '-Infinity'] }] }
 const INT64 = { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] }

@@ -44,7 +44,7 @@ function serverWithStandaloneValidators() {
   // eslint-disable-next-line no-new-func -- the point is to run generated code
   const table = new Function(...helpers, `${code}\nreturn { ${[...new Set(names)].join(', ')} }`)(...values) as Record<string, ValidateFunction>
   const spec: ProtoServerSpec = {
-    name: 'rules', version: '0.0.0', profile: 'default', descriptor: model.descriptor,
+    name: 'rules', version: '0.0.0', profile: 'full', descriptor: model.descriptor,
     tools: tools.map((tool, i) => ({ ...tool, validate: table[names[i]!]! })),
     services: { 't.S': ['Put'] },
   }

@@ -25,7 +25,7 @@ afterAll(async () => {
   for (const close of closers) await close().catch(() => {})
 })
 
-function params(profile = 'default') {
+function params(profile = 'full') {
   return {
     command: process.execPath,
     args: [built[profile]!, 'stdio'],
