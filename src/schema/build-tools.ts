@@ -5,9 +5,11 @@
 import type { JsonSchema, Profile } from './types.ts'
 import type { ProtoModel } from '../proto/model.ts'
 import { describeComment, splitName } from './describe.ts'
+import { advertise, stripNotes } from './advertise.ts'
 import { messageSchema } from './message-schema.ts'
+import { isPortable } from './scalar-schema.ts'
 import { sortKeys } from './sort-keys.ts'
-import { nameTool, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
+import { DEFAULT_TOOL_NAME_BUDGET, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
 import type { RpcName, ToolNames } from './tool-name.ts'
 import { toolMetadata } from './tool-options.ts'
 import type { ToolAnnotations, ToolMetadata } from './tool-options.ts'
@@ -29,6 +31,32 @@ export interface BuildToolsOptions {
    * @default 'method'
    */
   toolNames?: ToolNames
+  /**
+   * `portable`/`strict`: how many times a recursive message is inlined
+   * inside itself before its field becomes JSON text of the message.
+   * @default 3
+   */
+  recursionDepth?: number
+  /**
+   * The server's name as clients are configured with it (the plugin passes
+   * the `.proto` file's base name); with {@link toolNameBudget}, names whose
+   * sum would be too long for some clients are reported.
+   */
+  serverName?: string
+  /**
+   * The longest `server name + tool name` (in characters) the build accepts
+   * without a warning: Claude Code refers to a tool as `mcp__<server>__<tool>`
+   * in at most 64 characters (57 for the two names), Cursor drops tools whose
+   * two names reach 60. `false` turns the check off.
+   * @default 57
+   */
+  toolNameBudget?: number | false
+  /**
+   * Shorten tool names that break {@link toolNameBudget} (a hash prefix and
+   * the name's end) instead of only warning.
+   * @default false
+   */
+  shortenToolNames?: boolean
 }
 
 /** One tool: its MCP-visible fields and the RPC it calls. */
@@ -41,8 +69,14 @@ export interface ToolSchema {
   description: string
   /** MCP `ToolAnnotations` hints from `(proto_mcp.tool)` and `idempotency_level`. */
   annotations?: ToolAnnotations
-  /** Schema of the request message; keys sorted. */
+  /** Schema of the request message as clients see it; keys sorted. */
   inputSchema: JsonSchema
+  /**
+   * The schema the validator is compiled from when it says more than
+   * `inputSchema` can (`portable`, `strict`: exact bounds, formats, unknown
+   * fields refused); absent when the two are the same.
+   */
+  validationSchema?: JsonSchema
   /**
    * Schema of what protojson emits for the response message (for a
    * server-streaming RPC, `{"messages":[...]}` of them); only in the `default` profile.
@@ -82,6 +116,11 @@ export interface BuiltTools {
 export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): BuiltTools {
   const profile = options.profile ?? 'portable'
   const extended = profile !== 'topeka'
+  const portable = isPortable(profile)
+  const nameRe = portable ? PORTABLE_TOOL_NAME_RE : TOOL_NAME_RE
+  const serverName = options.serverName ?? ''
+  const budget = options.toolNameBudget === undefined ? DEFAULT_TOOL_NAME_BUDGET : options.toolNameBudget
+  const fits = (n: string): boolean => budget === false || serverName.length + n.length <= budget
   const tools: ToolSchema[] = []
   const warnings: string[] = []
   const notes = new Set<string>()
@@ -98,21 +137,33 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         fullName: `${service.fullName}.${method.name}`,
       }
       const wanted = meta.name ?? nameTool(rpc, options.toolNames)
-      const name = extended ? shortenToolName(wanted) : wanted
+      const limit = options.shortenToolNames && budget !== false ? budget - serverName.length : undefined
+      let name = extended ? shortenToolName(wanted, portable, limit) : wanted
       if (name !== wanted) {
-        warnings.push(`tool name "${wanted}" of ${rpc.fullName} breaks ${TOOL_NAME_RE.source}; shortened to "${name}"`)
-      } else if (!TOOL_NAME_RE.test(name)) {
-        warnings.push(`tool name "${name}" of ${rpc.fullName} breaks ${TOOL_NAME_RE.source}; some clients will reject it`)
+        warnings.push(`tool name "${wanted}" of ${rpc.fullName} breaks ${nameRe.source}${fits(wanted) ? '' : ` or the name budget (${budget})`}; shortened to "${name}"`)
+      } else if (!nameRe.test(name)) {
+        warnings.push(`tool name "${name}" of ${rpc.fullName} breaks ${nameRe.source}; some clients will reject it`)
       }
+      if (extended && !fits(name)) {
+        warnings.push(`server "${serverName}" + tool "${name}" is ${serverName.length + name.length} characters, over the name budget of ${budget}: `
+          + 'Claude Code and Cursor will not offer the tool (set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name)')
+      }
+      const shape = messageSchema(model, method.requestType, {
+        profile, mode: 'input', note,
+        ...(options.recursionDepth === undefined ? {} : { recursionDepth: options.recursionDepth }),
+      })
+      const inputSchema = advertise(shape, profile)
+      const validationSchema = stripNotes(shape)
       const tool: ToolSchema = {
         name,
         description: describeComment(method.comment) ?? splitName(method.name),
-        inputSchema: messageSchema(model, method.requestType, { profile, mode: 'input', note }),
+        inputSchema,
         service: service.fullName,
         method: method.name,
         requestType: method.requestType,
         responseType: method.responseType,
       }
+      if (JSON.stringify(validationSchema) !== JSON.stringify(inputSchema)) tool.validationSchema = validationSchema
       if (meta.title !== undefined) tool.title = meta.title
       if (meta.annotations !== undefined) tool.annotations = meta.annotations
       if (extended) {

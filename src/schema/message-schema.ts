@@ -7,9 +7,12 @@ import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { FieldModel, MessageModel, ProtoModel, ValueType } from '../proto/model.ts'
 import { descriptionOf, oneofNote } from './describe.ts'
 import { applyFieldRules, isOutputOnly, isRequiredField, VALIDATE_MESSAGE, VALIDATE_ONEOF } from './field-rules.ts'
-import { scalarSchema } from './scalar-schema.ts'
+import { isPortable, NOTE, scalarSchema } from './scalar-schema.ts'
 import { setOwn, sortKeys } from './sort-keys.ts'
-import { wellKnownEnumSchema, wellKnownSchema } from './well-known.ts'
+import { jsonTextSchema, wellKnownEnumSchema, wellKnownSchema } from './well-known.ts'
+
+/** How many times `portable` and `strict` inline a recursive message inside itself before a JSON-text placeholder. */
+export const DEFAULT_RECURSION_DEPTH = 3
 
 /** Options of {@link messageSchema}. */
 export interface MessageSchemaOptions {
@@ -22,6 +25,12 @@ export interface MessageSchemaOptions {
    * of an input schema (CEL, ...). Called once per field use.
    */
   note?: (text: string) => void
+  /**
+   * `portable`/`strict` input: how many times a recursive message is
+   * inlined inside itself; deeper, the field is JSON text of the message.
+   * @default 3
+   */
+  recursionDepth?: number
 }
 
 /** The `$ref` of a message in the root's `$defs`: keyed by full name without the leading dot. */
@@ -43,6 +52,10 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
   // The extensions of mapping §5 that shape what a client may send.
   const annotated = profile !== 'topeka' && mode === 'input'
   const note = options.note ?? (() => {})
+  // `portable`/`strict` input schemas: single types, no `$ref`, maps as entries.
+  const portable = isPortable(profile) && mode === 'input'
+  const strict = profile === 'strict' && mode === 'input'
+  const depth = options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
 
   const objectSchema = (name: string): JsonSchema => {
     const message = model.messages.get(name)
@@ -53,10 +66,15 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
     for (const field of message.fields) {
       if (annotated && isOutputOnly(field)) continue
       let schema = fieldSchema(field)
+      let isRequired = false
       if (annotated) {
         schema = applyFieldRules(schema, field, { model, where: `${name}.${field.name}`, note })
-        if (isRequiredField(field)) required.push(field.jsonName)
+        isRequired = isRequiredField(field)
       }
+      if (portable && field.mapKey !== undefined) schema = mapEntries(schema, scalarSchema(field.mapKey, profile, mode))
+      // OpenAI strict mode: every property required, the optional ones nullable.
+      if (strict && !isRequired) schema = nullable(schema)
+      if (isRequired || strict) required.push(field.jsonName)
       setOwn(properties, field.jsonName, schema)
     }
     building.pop()
@@ -75,6 +93,11 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
   const messageUse = (name: string): JsonSchema => {
     const known = wellKnownSchema(name, profile, mode)
     if (known) return known
+    if (portable) {
+      // Inlined again while it recurses fewer than `depth` times, then JSON text.
+      const seen = building.filter(n => n === name).length
+      return seen >= depth ? jsonTextSchema(name) : objectSchema(name)
+    }
     if (recursive.has(name)) return { $ref: defsRef(name) }
     if (building.includes(name)) {
       recursive.add(name)
@@ -95,7 +118,7 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
   const enumSchema = (name: string): JsonSchema => {
     const enm = model.enums.get(name)
     if (!enm) throw new Error(`unknown enum "${name}"`)
-    const known = wellKnownEnumSchema(name, mode)
+    const known = wellKnownEnumSchema(name, profile, mode)
     if (known) return known
     const names: JsonSchema = { type: 'string', enum: enm.values.map(v => v.name) }
     // protojson writes a value the enum does not declare as its number.
@@ -126,6 +149,35 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
   const result: JsonSchema = { ...root }
   if (defs.size > 0) result.$defs = Object.fromEntries(defs)
   return sortKeys(result)
+}
+
+/**
+ * A map's schema (`{"type":"object","additionalProperties":V}` with its
+ * rules) as `portable` writes it: an array of `{key, value}` entries, so the
+ * value's type is still said without `additionalProperties`.
+ */
+function mapEntries(map: JsonSchema, key: JsonSchema): JsonSchema {
+  const { type: _, additionalProperties: value, propertyNames, minProperties, maxProperties, ...rest } = map
+  const keySchema = propertyNames === undefined ? key : { ...key, ...(propertyNames as JsonSchema) }
+  const entries: JsonSchema = {
+    ...rest,
+    type: 'array',
+    items: { type: 'object', properties: { key: keySchema, value }, required: ['key', 'value'], additionalProperties: false },
+    [NOTE]: '{key, value} entries',
+  }
+  if (minProperties !== undefined) entries.minItems = minProperties
+  if (maxProperties !== undefined) entries.maxItems = maxProperties
+  return entries
+}
+
+/** `schema` also accepting `null` (OpenAI strict mode's spelling of an optional property). */
+function nullable(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: [...schema.anyOf, { type: 'null' }] }
+  const out: JsonSchema = { ...schema }
+  if (typeof out.type === 'string') out.type = [out.type, 'null']
+  else if (Array.isArray(out.type) && !out.type.includes('null')) out.type = [...out.type, 'null']
+  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null]
+  return out
 }
 
 /** Reports the message- and oneof-level `buf.validate` rules, none of which an input schema carries. */

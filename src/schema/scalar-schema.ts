@@ -16,6 +16,12 @@ export const UINT64_STRING_PATTERN = '^[0-9]+$'
 const SIGNED_64 = new Set<ScalarType>(['int64', 'sint64', 'sfixed64'])
 const UNSIGNED_64 = new Set<ScalarType>(['uint64', 'fixed64'])
 
+/** A note the advertised schema turns into description text (`portable`/`strict`), stripped from the validator's schema. */
+export const NOTE = 'x-note'
+
+/** Whether a profile writes only what every major client accepts (single types, no combinators). */
+export const isPortable = (profile: Profile): boolean => profile === 'portable' || profile === 'strict'
+
 /** The schema of one scalar value, for a profile and a side. */
 export function scalarSchema(scalar: ScalarType, profile: Profile, mode: SchemaMode): JsonSchema {
   switch (scalar) {
@@ -32,6 +38,9 @@ export function scalarSchema(scalar: ScalarType, profile: Profile, mode: SchemaM
   const pattern = unsigned ? UINT64_STRING_PATTERN : INT64_STRING_PATTERN
   // protojson always writes 64-bit integers as decimal strings.
   if (mode === 'output') return { type: 'string', pattern }
+  // Portable: a decimal string only (no combinators); the validator's lenient
+  // pass still turns a JSON number into one (runtime/lenient.ts).
+  if (isPortable(profile)) return { type: 'string', pattern, [NOTE]: `decimal ${unsigned ? 'uint64' : 'int64'}` }
   if (profile === 'topeka') return unsigned ? { type: ['integer', 'string'], minimum: 0 } : { type: ['integer', 'string'] }
   const integer: JsonSchema = unsigned ? { type: 'integer', minimum: 0 } : { type: 'integer' }
   return { anyOf: [integer, { type: 'string', pattern }] }

@@ -6,6 +6,18 @@ import { createHash } from 'node:crypto'
 
 /** What the strictest MCP clients accept as a tool name. */
 export const TOOL_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/
+/**
+ * What `portable` and `strict` tool names match: Cursor refuses any
+ * character but letters, digits and `_` ("Tool name must only contain
+ * alphanumeric characters and underscores").
+ */
+export const PORTABLE_TOOL_NAME_RE = /^[A-Za-z0-9_]{1,64}$/
+/**
+ * The default budget for `server name + tool name`: Claude Code's
+ * `mcp__<server>__<tool>` reference holds 64 characters, 7 of them its own.
+ */
+export const DEFAULT_TOOL_NAME_BUDGET = 57
+
 /** The longest tool name {@link TOOL_NAME_RE} accepts. */
 export const TOOL_NAME_MAX_LENGTH = 64
 /** Length of the hash prefix of a shortened name. */
@@ -14,6 +26,7 @@ export const TOOL_NAME_HASH_LENGTH = 10
 export const TOOL_NAME_TAIL_LENGTH = TOOL_NAME_MAX_LENGTH - TOOL_NAME_HASH_LENGTH - 1
 
 const TOOL_NAME_BAD_CHAR_RE = /[^A-Za-z0-9_-]/g
+const PORTABLE_BAD_CHAR_RE = /[^A-Za-z0-9_]/g
 // 2^64 - 1 has 13 digits in base 36: padding to 13 makes the prefix's length fixed.
 const HASH_DIGITS = 13
 
@@ -51,12 +64,16 @@ export function nameTool(rpc: RpcName, mode: ToolNames = 'method'): string {
  * to 13 digits, of which the first 10; then `_`; then the name's last 53
  * characters (UTF-16 code units) with each one outside `[A-Za-z0-9_-]`
  * replaced by `_`. At most 64 characters; distinct names stay distinct
- * unless their hashes' prefixes collide.
+ * unless their hashes' prefixes collide. `portable` also refuses `-`;
+ * `maxLength` (at most 64) shortens further, for a name budget.
  */
-export function shortenToolName(name: string): string {
-  if (TOOL_NAME_RE.test(name)) return name
+export function shortenToolName(name: string, portable = false, maxLength = TOOL_NAME_MAX_LENGTH): string {
+  const max = Math.max(TOOL_NAME_HASH_LENGTH + 2, Math.min(maxLength, TOOL_NAME_MAX_LENGTH))
+  const re = portable ? PORTABLE_TOOL_NAME_RE : TOOL_NAME_RE
+  if (re.test(name) && name.length <= max) return name
+  const bad = portable ? PORTABLE_BAD_CHAR_RE : TOOL_NAME_BAD_CHAR_RE
   const digest = createHash('sha256').update(name, 'utf8').digest()
   const prefix = digest.readBigUInt64BE(0).toString(36).padStart(HASH_DIGITS, '0').slice(0, TOOL_NAME_HASH_LENGTH)
-  const tail = name.slice(-TOOL_NAME_TAIL_LENGTH).replace(TOOL_NAME_BAD_CHAR_RE, '_')
+  const tail = name.slice(-(max - TOOL_NAME_HASH_LENGTH - 1)).replace(bad, '_')
   return `${prefix}_${tail}`
 }

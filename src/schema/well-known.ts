@@ -4,7 +4,7 @@
  */
 import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { ScalarType } from '../proto/model.ts'
-import { scalarSchema } from './scalar-schema.ts'
+import { isPortable, NOTE, scalarSchema } from './scalar-schema.ts'
 
 /** The wrapper types and the scalar each wraps (their JSON is the scalar's). */
 export const WRAPPERS: Record<string, ScalarType> = {
@@ -29,6 +29,22 @@ function portableValue(): JsonSchema {
   }
 }
 
+/** Well-known types whose JSON is any JSON value of a kind: `portable` writes them as JSON text. */
+export const JSON_TEXT_TYPES: Record<string, string> = {
+  'google.protobuf.Struct': 'an object',
+  'google.protobuf.Value': 'any value',
+  'google.protobuf.ListValue': 'an array',
+  'google.protobuf.Any': 'an object: "@type" and the message\'s fields',
+}
+
+/** protobuf JSON's Duration: seconds with up to 9 fractional digits and an `s`. */
+export const DURATION_PATTERN = '^-?[0-9]+(\\.[0-9]{1,9})?s$'
+
+/** A string holding JSON text: what `portable` writes where a schema could only say "anything". */
+export function jsonTextSchema(what: string): JsonSchema {
+  return { type: 'string', [NOTE]: `JSON text of ${what}` }
+}
+
 /**
  * The schema of a well-known message type by full name, or undefined for
  * any other message. Well-known types carry no description of their own.
@@ -36,6 +52,7 @@ function portableValue(): JsonSchema {
 export function wellKnownSchema(fullName: string, profile: Profile, mode: SchemaMode): JsonSchema | undefined {
   const wrapped = WRAPPERS[fullName]
   if (wrapped) return scalarSchema(wrapped, profile, mode)
+  if (isPortable(profile) && mode === 'input') return portableWellKnown(fullName)
   const portable = profile !== 'topeka'
   switch (fullName) {
     case 'google.protobuf.Timestamp': return { type: 'string', format: 'date-time' }
@@ -55,9 +72,26 @@ export function wellKnownSchema(fullName: string, profile: Profile, mode: Schema
   return undefined
 }
 
+/** `portable`/`strict` input schemas of the well-known types: single types, JSON text for open values. */
+function portableWellKnown(fullName: string): JsonSchema | undefined {
+  const jsonText = JSON_TEXT_TYPES[fullName]
+  if (jsonText !== undefined) return jsonTextSchema(jsonText)
+  switch (fullName) {
+    case 'google.protobuf.Timestamp': return { type: 'string', format: 'date-time' }
+    case 'google.protobuf.Duration': return { type: 'string', pattern: DURATION_PATTERN, [NOTE]: 'seconds, e.g. "1.5s"' }
+    case 'google.protobuf.FieldMask': return { type: 'string', [NOTE]: 'comma-separated field paths' }
+    case 'google.protobuf.Empty': return { type: 'object', properties: {}, additionalProperties: false }
+  }
+  return undefined
+}
+
 /** The schema of an enum-typed value that protobuf JSON gives a special form, or undefined. */
-export function wellKnownEnumSchema(fullName: string, mode: SchemaMode): JsonSchema | undefined {
-  // protojson writes google.protobuf.NullValue as JSON null.
-  if (fullName === 'google.protobuf.NullValue' && mode === 'output') return { type: 'null' }
+export function wellKnownEnumSchema(fullName: string, profile: Profile, mode: SchemaMode): JsonSchema | undefined {
+  if (fullName !== 'google.protobuf.NullValue') return undefined
+  // protojson writes google.protobuf.NullValue as JSON null, and reads null
+  // or its one name; a result fed back as arguments must be accepted.
+  if (mode === 'output') return { type: 'null' }
+  if (profile === 'full') return { type: ['string', 'null'], enum: ['NULL_VALUE', null] }
+  if (isPortable(profile)) return { type: 'string', enum: ['NULL_VALUE'], [NOTE]: 'or null' }
   return undefined
 }

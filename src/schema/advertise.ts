@@ -1,0 +1,151 @@
+/**
+ * What `portable` and `strict` tools advertise (docs/profiles.md): the
+ * validator's schema with every keyword some AI client rejects turned into
+ * description text. The validator keeps the exact keywords; clients see
+ * single types, no combinators and no `additionalProperties` (`portable`)
+ * or OpenAI strict mode's subset (`strict`).
+ */
+import type { JsonSchema, Profile } from './types.ts'
+import { NOTE } from './scalar-schema.ts'
+import { setOwn } from './sort-keys.ts'
+
+type Json = Record<string, any>
+
+// Keywords every client of the `portable` rule sets accepts (Gemini's
+// `parameters` allow-list is the narrowest: an unknown field fails the request).
+const KEPT = new Set([
+  'type', 'format', 'description', 'enum', 'minItems', 'maxItems', 'properties', 'required',
+  'minProperties', 'maxProperties', 'minLength', 'maxLength', 'pattern', 'items', 'minimum', 'maximum',
+])
+// Gemini's `parameters` accepts only `date-time` (and `enum`) as a string format.
+const KEPT_FORMATS = new Set(['date-time'])
+
+const show = (value: unknown): string => JSON.stringify(value)
+const isNumeric = (type: unknown): boolean =>
+  type === 'number' || type === 'integer' || (Array.isArray(type) && (type.includes('number') || type.includes('integer')))
+
+/** The validator's schema without the notes meant for descriptions (what Ajv compiles). */
+export function stripNotes<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(stripNotes) as T
+  if (schema === null || typeof schema !== 'object') return schema
+  const out: Json = {}
+  for (const [key, value] of Object.entries(schema)) if (key !== NOTE) setOwn(out, key, stripNotes(value))
+  return out as T
+}
+
+/**
+ * The advertised schema of a validator's schema, for `profile`. `full` and
+ * `topeka` advertise what they validate; `portable` and `strict` say in the
+ * description what their keywords can no longer say.
+ */
+export function advertise(schema: JsonSchema, profile: Profile): JsonSchema {
+  if (profile !== 'portable' && profile !== 'strict') return stripNotes(schema)
+  return advertiseNode(schema, profile === 'strict')
+}
+
+function advertiseNode(node: Json, strict: boolean): Json {
+  const notes: string[] = []
+  let out: Json = { ...node }
+  if (typeof out[NOTE] === 'string') notes.push(out[NOTE])
+  delete out[NOTE]
+  if (Array.isArray(out.anyOf)) out = flattenAnyOf(out, notes)
+  const numeric = isNumeric(out.type)
+  for (const key of Object.keys(out)) {
+    const value = out[key]
+    if (key === 'properties') {
+      const properties: Json = {}
+      for (const [name, sub] of Object.entries(value as Json)) setOwn(properties, name, advertiseNode(sub, strict))
+      out.properties = properties
+      continue
+    }
+    if (key === 'items') { out.items = advertiseNode(value, strict); continue }
+    if (key === 'additionalProperties' && strict && value === false) continue
+    if (key === 'format' && !KEPT_FORMATS.has(value)) { notes.push(`format ${value}`); delete out.format; continue }
+    if ((key === 'minimum' || key === 'maximum') && !numeric) {
+      notes.push(`${key === 'minimum' ? 'at least' : 'at most'} ${value}`)
+      delete out[key]
+      continue
+    }
+    if (key === 'enum') {
+      const strings = (value as unknown[]).filter((v) => v !== null)
+      if (strings.every((v) => typeof v === 'string') && (out.type === 'string' || (Array.isArray(out.type) && out.type.includes('string')))) {
+        // Codex keeps no `enum`: the names are said again.
+        notes.push(`one of ${strings.join(', ')}`)
+        continue
+      }
+      notes.push(`one of ${strings.map(show).join(', ')}`)
+      delete out.enum
+      continue
+    }
+    if (KEPT.has(key)) continue
+    delete out[key]
+    const note = keywordNote(key, value, out)
+    if (note) notes.push(note)
+  }
+  if (notes.length > 0) {
+    const text = notes.join('; ')
+    out.description = typeof out.description === 'string' && out.description ? `${out.description} (${text})` : text
+  }
+  return out
+}
+
+/** Says a keyword no kept keyword can say, or moves it onto one (integer bounds, string `const`). */
+function keywordNote(key: string, value: unknown, out: Json): string | undefined {
+  switch (key) {
+    case 'exclusiveMinimum':
+      if (out.type === 'integer') { out.minimum = Math.max(out.minimum ?? -Infinity, Math.floor(value as number) + 1); return undefined }
+      return `greater than ${value}`
+    case 'exclusiveMaximum':
+      if (out.type === 'integer') { out.maximum = Math.min(out.maximum ?? Infinity, Math.ceil(value as number) - 1); return undefined }
+      return `less than ${value}`
+    case 'const':
+      if (typeof value === 'string') { out.enum = [value]; return `must be ${show(value)}` }
+      if (typeof value === 'number' && isNumeric(out.type)) { out.minimum = value; out.maximum = value; return undefined }
+      return `must be ${show(value)}`
+    case 'contentEncoding': return value === 'base64' ? 'base64' : `${value} encoded`
+    case 'uniqueItems': return value === true ? 'items are unique' : undefined
+    case 'not': {
+      const excluded = (value as Json).enum
+      return Array.isArray(excluded) ? `not one of ${excluded.map(show).join(', ')}` : undefined
+    }
+    case 'allOf': {
+      const patterns = (value as Json[]).map((branch) => branch.pattern).filter((p) => typeof p === 'string')
+      if (out.pattern === undefined && patterns.length > 0) out.pattern = patterns.shift()
+      return patterns.length > 0 ? `must also match ${patterns.map((p) => `/${p}/`).join(' and ')}` : undefined
+    }
+    // Validator-only: unknown fields stay errors, `__proto__` keys validate.
+    case 'additionalProperties': case 'patternProperties': return undefined
+  }
+  return undefined
+}
+
+/**
+ * An `anyOf` of the validator (a float's number-or-non-finite-string, or
+ * bounds that exclude a range) as one single-typed node and a note.
+ */
+function flattenAnyOf(node: Json, notes: string[]): Json {
+  const { anyOf, ...rest } = node
+  const branches = anyOf as Json[]
+  const number = branches.find((b) => b.type === 'number' || b.type === 'integer')
+  const nullable = branches.some((b) => b.type === 'null')
+  if (number === undefined) {
+    notes.push(boundsText(branches))
+    return rest
+  }
+  let out: Json = { ...rest, ...number }
+  if (Array.isArray(out.anyOf)) out = flattenAnyOf(out, notes)
+  if (nullable) out.type = [out.type, 'null']
+  return out
+}
+
+/** `at most 1 or at least 5` for `anyOf` branches of bounds. */
+function boundsText(branches: Json[]): string {
+  return branches.map((b) => {
+    const parts: string[] = []
+    if (b.minimum !== undefined) parts.push(`at least ${b.minimum}`)
+    if (b.exclusiveMinimum !== undefined) parts.push(`greater than ${b.exclusiveMinimum}`)
+    if (b.maximum !== undefined) parts.push(`at most ${b.maximum}`)
+    if (b.exclusiveMaximum !== undefined) parts.push(`less than ${b.exclusiveMaximum}`)
+    return parts.join(' and ')
+  }).filter(Boolean).join(' or ')
+}
