@@ -34,7 +34,7 @@ export interface BuiltSpec {
 export function buildServerSpec(file: string, options: BuildSpecOptions = {}): BuiltSpec {
   const profile = options.profile ?? 'portable'
   const model = loadProto(file, { importPaths: options.importPaths ?? [] })
-  const built = buildTools(model, { profile, ...(options.toolNames ? { toolNames: options.toolNames } : {}) })
+  const built = buildTools(model, { profile, serverName: serverName(file), ...(options.toolNames ? { toolNames: options.toolNames } : {}) })
   // Ajv's own warnings (an unknown format) join the build's instead of going to the console.
   const ajvWarnings: string[] = []
   const note = (...args: unknown[]): void => { ajvWarnings.push(args.map(String).join(' ')) }
@@ -43,12 +43,14 @@ export function buildServerSpec(file: string, options: BuildSpecOptions = {}): B
   // items would stall the gateway); the generated validators' rewrite fixes it.
   ajv.opts.code.process = (code) => rewriteErrorConcat(code)
   const validators = new Map<string, ValidateFunction>()
-  const tools = built.tools.map((tool) => {
-    const key = JSON.stringify(tool.inputSchema)
+  const tools = built.tools.map(({ validationSchema, ...tool }) => {
+    // The validator checks the exact schema where the advertised one says less (portable, strict).
+    const schema = validationSchema ?? tool.inputSchema
+    const key = JSON.stringify(schema)
     let validate = validators.get(key)
     if (validate === undefined) {
       try {
-        validate = ajv.compile(tool.inputSchema) as unknown as ValidateFunction
+        validate = ajv.compile(schema) as unknown as ValidateFunction
       } catch (cause) {
         throw new Error(`cannot compile the input schema of tool "${tool.name}": ${(cause as Error).message}`, { cause })
       }
@@ -63,6 +65,7 @@ export function buildServerSpec(file: string, options: BuildSpecOptions = {}): B
     descriptor: model.descriptor,
     tools,
     services: Object.fromEntries(model.services.map((service) => [service.fullName, service.methods.map((m) => m.name)])),
+    ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
   }
   return { spec, warnings: [...model.warnings, ...built.warnings, ...ajvWarnings], notes: built.notes }
 }

@@ -29,6 +29,8 @@ export interface EmitModuleOptions {
    * @default false
    */
   hmr?: boolean
+  /** The lenient pass's table (`buildTools`'s `lenient`): every spelling protobuf JSON reads is accepted. */
+  lenient?: unknown
 }
 
 /** The result of {@link emitModule}. */
@@ -90,7 +92,8 @@ export function emitModuleWithWarnings(
   const profile = options.profile ?? 'portable'
   // Sorted before compiling, so the validator embeds exactly what clients see.
   const inputSchemas = tools.map((tool) => sortKeys(tool.inputSchema))
-  const validators = compileValidators(inputSchemas, tools.map((tool) => tool.name))
+  // The validator checks the exact schema where the advertised one says less (portable, strict).
+  const validators = compileValidators(tools.map((tool, i) => tool.validationSchema === undefined ? inputSchemas[i]! : sortKeys(tool.validationSchema)), tools.map((tool) => tool.name))
   const codecs = emitCodecs(model.descriptor, tools)
   const imports = ['createProtoServer', ...validators.helpers, ...codecs.imports].sort()
   const file = basename(model.file).replace(/[\r\n]/g, ' ')
@@ -114,9 +117,14 @@ export function emitModuleWithWarnings(
     '',
     `const services = ${emitServices(model.services)}`,
     '',
+    ...(options.lenient === undefined ? [] : [
+      '// What the lenient pass reads: other spellings protobuf JSON accepts become the advertised form.',
+      `const lenient = ${json(sortKeys(options.lenient))}`,
+      '',
+    ]),
     emitDefaultExport(
       `createProtoServer({ name: ${JSON.stringify(options.name)}, version: ${JSON.stringify(version)}, `
-      + `profile: ${JSON.stringify(profile)}, descriptor, tools, services })`,
+      + `profile: ${JSON.stringify(profile)}, descriptor, tools, services${options.lenient === undefined ? '' : ', lenient'} })`,
       options.hmr ?? false,
     ),
     '',

@@ -7,7 +7,7 @@ import { emitModuleDeclarations, emitModuleWithWarnings } from '../codegen/index
 import type { Profile } from '../codegen/index.ts'
 import { loadProto } from '../proto/index.ts'
 import { buildTools } from '../schema/index.ts'
-import type { ToolNames } from '../schema/index.ts'
+import type { BuildToolsOptions, ToolNames } from '../schema/index.ts'
 
 /** Options of {@link buildMcpModule}. */
 export interface BuildMcpModuleOptions {
@@ -17,6 +17,12 @@ export interface BuildMcpModuleOptions {
   profile?: Profile
   /** How tools are named (see the plugin's `toolNames` option). @default 'method' */
   toolNames?: ToolNames
+  /** `portable`/`strict`: how often a recursive message is inlined (see the plugin's option). @default 3 */
+  recursionDepth?: number
+  /** Longest `server name + tool name` without a warning, or `false` (see the plugin's option). @default 57 */
+  toolNameBudget?: number | false
+  /** Shorten names over the budget (see the plugin's option). @default false */
+  shortenToolNames?: boolean
   /** Emit the hot-reload code of Vite's dev server. @default false */
   hmr?: boolean
   /** Also emit the module's TypeScript declarations (`declarations`). @default false */
@@ -42,6 +48,16 @@ export function serverName(file: string): string {
   return basename(file).replace(/\.proto$/, '')
 }
 
+/** The `buildTools` options among a build's options (unset ones left out). */
+export function toolOptions(options: Pick<BuildMcpModuleOptions, 'toolNames' | 'recursionDepth' | 'toolNameBudget' | 'shortenToolNames'>): BuildToolsOptions {
+  const out: BuildToolsOptions = {}
+  if (options.toolNames !== undefined) out.toolNames = options.toolNames
+  if (options.recursionDepth !== undefined) out.recursionDepth = options.recursionDepth
+  if (options.toolNameBudget !== undefined) out.toolNameBudget = options.toolNameBudget
+  if (options.shortenToolNames !== undefined) out.shortenToolNames = options.shortenToolNames
+  return out
+}
+
 /**
  * Builds the `?mcp` module of the `.proto` at the absolute path `file`.
  * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
@@ -49,8 +65,10 @@ export function serverName(file: string): string {
 export function buildMcpModule(file: string, options: BuildMcpModuleOptions = {}): BuiltMcpModule {
   const profile = options.profile ?? 'portable'
   const model = loadProto(file, { importPaths: options.importPaths ?? [] })
-  const built = buildTools(model, { profile, ...(options.toolNames ? { toolNames: options.toolNames } : {}) })
-  const emitted = emitModuleWithWarnings(model, built.tools, { name: serverName(file), profile, hmr: options.hmr ?? false })
+  const built = buildTools(model, { ...toolOptions(options), profile, serverName: serverName(file) })
+  const emitted = emitModuleWithWarnings(model, built.tools, {
+    name: serverName(file), profile, hmr: options.hmr ?? false, ...(built.lenient ? { lenient: built.lenient } : {}),
+  })
   return {
     code: emitted.code,
     watchFiles: model.files,

@@ -17,12 +17,34 @@ export interface Options {
    */
   importPaths?: string[]
   /**
-   * `'topeka'`: exactly the tools the Topeka generators (protoc-gen-go-mcp)
-   * produce; `'default'`: with this project's extensions (portable 64-bit
-   * and well-known-type schemas, `outputSchema`).
+   * Which tools to build (docs/profiles.md): `'portable'`, input schemas
+   * every major AI client accepts (OpenAI, Anthropic, Gemini, Cursor, Codex,
+   * VS Code); `'strict'`, OpenAI strict mode's subset; `'full'`, exact JSON
+   * Schema 2020-12 with `anyOf` and `$defs`; `'topeka'`, exactly the tools
+   * of the Go generator (protoc-gen-go-mcp).
    * @default 'portable'
    */
   profile?: Profile
+  /**
+   * `portable`/`strict`: how many times a recursive message is inlined
+   * inside itself before its field becomes JSON text of the message.
+   * @default 3
+   */
+  recursionDepth?: number
+  /**
+   * The longest `server name + tool name` (the server name is the `.proto`
+   * file's base name) that builds without a warning: Claude Code refers to
+   * tools as `mcp__<server>__<tool>` in 64 characters, Cursor drops tools
+   * whose two names reach 60. `false` turns the check off.
+   * @default 57
+   */
+  toolNameBudget?: number | false
+  /**
+   * Shorten tool names over {@link toolNameBudget} (a hash prefix and the
+   * name's end) instead of only warning.
+   * @default false
+   */
+  shortenToolNames?: boolean
   /**
    * How tools are named: `'method'` → `SetVibe` (as Topeka), `'service'` →
    * `VibeService_SetVibe`, `'qualified'` → `examples_v1_VibeService_SetVibe`,

@@ -9,7 +9,7 @@ import { createUnplugin } from 'unplugin'
 import type { UnpluginInstance } from 'unplugin'
 import type { ViteDevServer } from 'vite'
 import { isProtoError } from '../proto/index.ts'
-import { buildMcpModule } from './build-module.ts'
+import { buildMcpModule, toolOptions } from './build-module.ts'
 import { clearOverlay, DEFAULT_DEV_PATH, mountDevServer, sendToOverlay } from './dev-mount.ts'
 import { mountDevPage } from './dev-page.ts'
 import type { Options } from './options.ts'
@@ -132,7 +132,7 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
           const hmr = devServer !== undefined && (this as { environment?: { mode?: string } }).environment?.mode !== 'build'
           let built
           try {
-            built = buildMcpModule(file, { importPaths: importPaths(), profile: options.profile ?? 'portable', ...(options.toolNames ? { toolNames: options.toolNames } : {}), hmr, declarations: Boolean(options.dts) })
+            built = buildMcpModule(file, { ...toolOptions(options), importPaths: importPaths(), profile: options.profile ?? 'portable', hmr, declarations: Boolean(options.dts) })
           } catch (cause) {
             const error = toPluginError(cause, id, file)
             if (devServer) {

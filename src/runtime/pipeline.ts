@@ -5,6 +5,7 @@
 import { describeFailure, fromJson, isCyclicValueError, jsonFromJs, locateFailure, toJson } from './protojson.ts'
 import { backendErrorResult } from './backend-error.ts'
 import { decodeRequest, encodeResponse } from './codec.ts'
+import { coerceArguments, toProtoJson } from './lenient.ts'
 import { callStreamingTool } from './streaming.ts'
 import type { CompiledTool } from './tool-table.ts'
 import type { CallContext, ToolResult } from './types.ts'
@@ -73,9 +74,24 @@ export function encodeFallback(tool: CompiledTool, response: unknown): ToolResul
  * (absent or `null` meaning `{}`), resolving to the result clients see.
  */
 export async function callProtoTool(tool: CompiledTool, args: unknown, context: CallContext): Promise<ToolResult> {
-  const input = args == null ? EMPTY : args
-  const invalid = validationFailure(tool, input)
+  let input: unknown = args == null ? EMPTY : args
+  let invalid = validationFailure(tool, input)
+  if (invalid !== undefined && tool.lenient !== undefined) {
+    // Off the hot path: another spelling the decoder reads, in the advertised form.
+    const coerced = coerceArguments(tool.lenient, tool.spec.requestType, input)
+    if (coerced !== input) {
+      invalid = validationFailure(tool, coerced)
+      input = coerced
+    }
+  }
   if (invalid !== undefined) return toolError(invalid)
+  if (tool.rewrites) {
+    try {
+      input = toProtoJson(tool.lenient!, tool.spec.requestType, input)
+    } catch (error) {
+      return toolError(`decoding arguments: ${messageOf(error)}`)
+    }
+  }
 
   let request: unknown
   try {

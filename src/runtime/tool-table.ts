@@ -4,7 +4,8 @@
  */
 import type { Root, Type } from 'protobufjs'
 import { loadRoot } from './protojson.ts'
-import type { ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceImplementation } from './types.ts'
+import type { LenientPlan, ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceImplementation } from './types.ts'
+import { needsProtoJson } from './lenient.ts'
 import { statusText } from './status.ts'
 import { runtimeError } from './errors.ts'
 
@@ -22,6 +23,10 @@ export interface CompiledTool {
   unbound: string
   /** `this` for `handler`: the implementation object it came from. */
   target: unknown
+  /** The lenient pass's table, when the module has one (every profile but `topeka`). */
+  readonly lenient?: LenientPlan
+  /** Whether validated arguments go through `toProtoJson` (map entries, JSON text, strict nulls). */
+  readonly rewrites: boolean
   /** The most messages a server-streaming call collects (set by the bound backend; runtime/backend.ts has the default). */
   streamCap?: number
 }
@@ -52,6 +57,7 @@ export function compileToolTable(spec: ProtoServerSpec): ToolTable {
       handler: undefined,
       unbound: statusText(12, `no backend for ${stripDot(tool.service)}`),
       target: undefined,
+      ...(spec.lenient === undefined ? { rewrites: false } : { lenient: spec.lenient, rewrites: needsProtoJson(spec.lenient, tool.requestType) }),
     }
     byName.set(tool.name, compiled)
     return compiled

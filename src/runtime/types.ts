@@ -37,7 +37,7 @@ export interface ProtoToolSpec {
   /** MCP `ToolAnnotations` hints, from `(proto_mcp.tool)` and `idempotency_level`. */
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean }
   inputSchema: JsonSchema
-  /** Only in the default profile. */
+  /** Every profile but `topeka`. */
   outputSchema?: JsonSchema
   /** Full name of the service, no leading dot (`examples.v1.VibeService`). */
   service: string
@@ -66,6 +66,34 @@ export interface ProtoToolSpec {
  */
 export type JsonCodec = (json: unknown, depth: number) => unknown
 
+/**
+ * One request field as the lenient pass reads it: `j` JSON name, `p` proto
+ * name (when it differs), `k` kind, `t` message or enum type, `r` repeated,
+ * `m` the map key's kind, `q` required. (The schema stage writes it.)
+ */
+export interface LenientField {
+  j: string
+  p?: string
+  k: 'msg' | 'json' | 'i64' | 'u64' | 'float' | 'enum' | 'null' | 'bool' | 'int' | 'other'
+  t?: string
+  r?: 1
+  m?: LenientField['k']
+  q?: 1
+}
+
+/** What the lenient pass knows of a module's requests (runtime/lenient.ts); absent in `topeka`. */
+export interface LenientPlan {
+  /** Maps advertised as `{key, value}` entries, open values as JSON text, 64-bit integers as strings. */
+  portable: boolean
+  /** Every property required, optional ones nullable (OpenAI strict mode). */
+  strict: boolean
+  /** How many times a recursive message is inlined before its field is JSON text. */
+  depth: number
+  messages: Record<string, LenientField[]>
+  /** Enum value names by number. */
+  enums: Record<string, Record<string, string>>
+}
+
 /** Everything a generated module hands to `createProtoServer`. */
 export interface ProtoServerSpec {
   /** serverInfo.name (the proto's file name without `.proto`). */
@@ -81,6 +109,8 @@ export interface ProtoServerSpec {
    * `implement()` accepts these names and rejects only ones the proto lacks.
    */
   services?: Record<string, string[]>
+  /** The lenient pass's table: every spelling protobuf JSON reads is accepted (every profile but `topeka`). */
+  lenient?: LenientPlan
 }
 
 /** What a backend method receives besides the request. */

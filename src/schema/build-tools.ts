@@ -6,6 +6,8 @@ import type { JsonSchema, Profile } from './types.ts'
 import type { ProtoModel } from '../proto/model.ts'
 import { describeComment, splitName } from './describe.ts'
 import { advertise, stripNotes } from './advertise.ts'
+import { lenientPlan } from './lenient-plan.ts'
+import type { LenientPlan } from './lenient-plan.ts'
 import { messageSchema } from './message-schema.ts'
 import { isPortable } from './scalar-schema.ts'
 import { sortKeys } from './sort-keys.ts'
@@ -104,6 +106,8 @@ export interface BuiltTools {
    * other rules JSON Schema cannot say), one line each, deduplicated.
    */
   notes: string[]
+  /** What the run-time lenient pass reads of the tools' requests; absent in `topeka`. */
+  lenient?: LenientPlan
 }
 
 /**
@@ -190,7 +194,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       tools.push(tool)
     }
   }
-  return { tools, warnings, notes: [...notes] }
+  const lenient = lenientPlan(model, tools.map(t => t.requestType), profile, options.recursionDepth)
+  return { tools, warnings, notes: [...notes], ...(lenient === undefined ? {} : { lenient }) }
 }
 
 /**

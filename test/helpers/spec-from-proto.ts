@@ -37,14 +37,15 @@ export function specFromProto(file: string, options: SpecOptions = {}): ProtoSer
   const profile = options.profile ?? 'full'
   const ajv = options.ajv ?? makeAjv()
   const model = loadProto(file)
-  const { tools } = buildTools(model, { profile })
+  const { tools, lenient } = buildTools(model, { profile })
   return {
     name: basename(file, '.proto'),
     version: '0.0.0',
     profile,
     descriptor: model.descriptor,
-    tools: tools.map((tool) => ({ ...tool, validate: ajv.compile(tool.inputSchema) as unknown as ValidateFunction })),
+    tools: tools.map(({ validationSchema, ...tool }) => ({ ...tool, validate: ajv.compile(validationSchema ?? tool.inputSchema) as unknown as ValidateFunction })),
     // As src/codegen/emit-module.ts emits it: every service with all its RPC names.
     services: Object.fromEntries(model.services.map((service) => [service.fullName, service.methods.map((m) => m.name)])),
+    ...(lenient === undefined ? {} : { lenient }),
   }
 }

@@ -1,0 +1,252 @@
+/**
+ * Lenient arguments (docs/profiles.md): a tool accepts what its advertised
+ * schema accepts, and also every other spelling the protobuf JSON decoder
+ * reads for a field (numbers for 64-bit integers, numeric strings for
+ * floats, enum numbers, proto field names, objects for maps advertised as
+ * entries, native JSON for JSON text), and messages, lists and maps sent as
+ * a JSON string of the right shape (some clients stringify nested
+ * arguments). {@link coerceArguments} rewrites those into the advertised
+ * form, so the one precompiled validator decides and its texts speak of
+ * the advertised schema; {@link toProtoJson} then turns the advertised
+ * forms protobuf JSON lacks (map entries, JSON text, strict mode's nulls)
+ * into protobuf JSON for the decoder.
+ */
+import type { LenientField, LenientPlan } from './types.ts'
+
+type Obj = Record<string, unknown>
+
+// Deeper than any schema a tool advertises; the validator reports what is past it.
+const MAX_DEPTH = 64
+const FLOAT_TEXT_RE = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
+
+const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v)
+const own = (o: Obj, key: string): boolean => Object.hasOwn(o, key)
+
+function setOwn(target: Obj, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+/** `text` parsed when it is JSON of the wanted kind, else `undefined`. */
+function parsed(text: string, wantArray: boolean): unknown {
+  const first = text.trimStart()[0]
+  if (first !== (wantArray ? '[' : '{')) return undefined
+  try {
+    const value: unknown = JSON.parse(text)
+    return wantArray ? (Array.isArray(value) ? value : undefined) : (isObject(value) ? value : undefined)
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether a message field of type `type` is advertised as JSON text at this depth (the schema inlines recursion `depth` times). */
+function isPlaceholder(plan: LenientPlan, type: string, stack: readonly string[]): boolean {
+  if (!plan.portable) return false
+  let seen = 0
+  for (const name of stack) if (name === type) seen++
+  return seen >= plan.depth
+}
+
+/**
+ * The arguments of a tool whose request is `type`, rewritten into the
+ * advertised form wherever they use another spelling the decoder reads;
+ * the same object when nothing changed. Never throws: what it cannot
+ * read stays as it is, for the validator to report.
+ */
+export function coerceArguments(plan: LenientPlan, type: string, args: unknown): unknown {
+  try {
+    return coerceMessage(plan, type, args, [type])
+  } catch {
+    return args
+  }
+}
+
+function coerceMessage(plan: LenientPlan, type: string, value: unknown, stack: string[]): unknown {
+  if (typeof value === 'string') value = parsed(value, false) ?? value
+  const fields = plan.messages[type]
+  if (!isObject(value) || fields === undefined || stack.length > MAX_DEPTH) return value
+  let out: Obj | undefined
+  const copy = (): Obj => {
+    if (out === undefined) {
+      out = {}
+      for (const key of Object.keys(value)) setOwn(out, key, value[key])
+    }
+    return out
+  }
+  for (const f of fields) {
+    // protobuf JSON also reads the proto field name.
+    if (f.p !== undefined && !own(out ?? value, f.j) && own(out ?? value, f.p)) {
+      const o = copy()
+      setOwn(o, f.j, o[f.p])
+      delete o[f.p]
+    }
+    const current = out ?? value
+    if (!own(current, f.j)) {
+      if (plan.strict && f.q === undefined) setOwn(copy(), f.j, null)
+      continue
+    }
+    const v = current[f.j]
+    if (v === null) {
+      // protobuf JSON reads null as "not set" (NullValue's one value; JSON text "null" for Value).
+      if (f.k === 'null' && !f.r && f.m === undefined) setOwn(copy(), f.j, 'NULL_VALUE')
+      else if (f.k === 'json' && !f.r && f.m === undefined) setOwn(copy(), f.j, 'null')
+      else if (!plan.strict) delete copy()[f.j]
+      continue
+    }
+    const next = coerceField(plan, f, v, stack)
+    if (next !== v) setOwn(copy(), f.j, next)
+  }
+  return out ?? value
+}
+
+function coerceField(plan: LenientPlan, f: LenientField, v: unknown, stack: string[]): unknown {
+  if (f.m !== undefined) return coerceMap(plan, f, v, stack)
+  if (f.r) {
+    const list = typeof v === 'string' ? parsed(v, true) ?? v : v
+    if (!Array.isArray(list)) return list
+    let changed = list !== v
+    const items = list.map((item) => {
+      const next = coerceValue(plan, f, item, stack)
+      if (next !== item) changed = true
+      return next
+    })
+    return changed ? items : v
+  }
+  return coerceValue(plan, f, v, stack)
+}
+
+/** A map: an object becomes `{key, value}` entries where those are advertised; entries' values are coerced. */
+function coerceMap(plan: LenientPlan, f: LenientField, v: unknown, stack: string[]): unknown {
+  let value = v
+  if (typeof value === 'string') value = parsed(value, plan.portable && value.trimStart()[0] === '[') ?? value
+  if (!plan.portable) {
+    if (!isObject(value)) return value
+    const out: Obj = {}
+    let changed = value !== v
+    for (const [key, item] of Object.entries(value)) {
+      const next = coerceValue(plan, f, item, stack)
+      if (next !== item) changed = true
+      setOwn(out, key, next)
+    }
+    return changed ? out : v
+  }
+  const entries = isObject(value)
+    ? Object.entries(value).map(([key, item]) => ({ key: coerceKey(f.m!, key), value: item }))
+    : value
+  if (!Array.isArray(entries)) return value
+  let changed = entries !== v
+  const out = entries.map((entry) => {
+    if (!isObject(entry) || !own(entry, 'value')) return entry
+    const key = own(entry, 'key') ? coerceKey(f.m!, entry.key) : undefined
+    const item = coerceValue(plan, f, entry.value, stack)
+    if (item === entry.value && key === entry.key) return entry
+    changed = true
+    return { ...entry, ...(key === undefined ? {} : { key }), value: item }
+  })
+  return changed ? out : v
+}
+
+/** A map key as its entry advertises it: a JSON object's string key becomes the key type's value. */
+function coerceKey(kind: LenientField['k'], key: unknown): unknown {
+  if (kind === 'i64' || kind === 'u64') return typeof key === 'number' && Number.isInteger(key) ? BigInt(key).toString() : key
+  if (typeof key !== 'string') return key
+  if (kind === 'int') return /^-?[0-9]+$/.test(key) ? Number(key) : key
+  if (kind === 'bool') return key === 'true' ? true : key === 'false' ? false : key
+  return key
+}
+
+function coerceValue(plan: LenientPlan, f: LenientField, v: unknown, stack: string[]): unknown {
+  switch (f.k) {
+    case 'msg': {
+      if (isPlaceholder(plan, f.t!, stack)) return typeof v === 'string' ? v : JSON.stringify(v)
+      return coerceMessage(plan, f.t!, v, [...stack, f.t!])
+    }
+    case 'json': return typeof v === 'string' ? v : JSON.stringify(v)
+    case 'i64': case 'u64':
+      return plan.portable && typeof v === 'number' && Number.isInteger(v) ? BigInt(v).toString() : v
+    case 'float': return typeof v === 'string' && FLOAT_TEXT_RE.test(v) ? Number(v) : v
+    case 'enum': {
+      if (typeof v !== 'number') return v
+      const names = plan.enums[f.t!]
+      return names !== undefined && Object.hasOwn(names, String(v)) ? names[String(v)] : v
+    }
+    case 'null': return v === null || v === 0 ? 'NULL_VALUE' : v
+  }
+  return v
+}
+
+/** A value that is not valid JSON text, at a field path (`notes.0`). */
+export class JsonTextError extends Error {
+  override name = 'JsonTextError'
+  constructor(readonly path: string, cause: unknown) {
+    super(`${path}: not valid JSON text`, { cause })
+  }
+}
+
+const needsCache = new WeakMap<LenientPlan, Map<string, boolean>>()
+
+/** Whether validated arguments of `type` can hold a form {@link toProtoJson} rewrites (so the walk can be skipped). */
+export function needsProtoJson(plan: LenientPlan, type: string): boolean {
+  if (!plan.portable) return false
+  let cache = needsCache.get(plan)
+  if (cache === undefined) needsCache.set(plan, (cache = new Map()))
+  const visiting = new Set<string>()
+  const visit = (name: string): boolean => {
+    const known = cache.get(name)
+    if (known !== undefined) return known
+    // A cycle: its advertised schema ends in a JSON-text placeholder.
+    if (visiting.has(name)) return true
+    visiting.add(name)
+    const fields = plan.messages[name] ?? []
+    const needs = plan.strict || fields.some((f) => f.m !== undefined || f.k === 'json' || (f.k === 'msg' && visit(f.t!)))
+    visiting.delete(name)
+    cache.set(name, needs)
+    return needs
+  }
+  return visit(type)
+}
+
+/**
+ * Validated arguments (advertised form) as protobuf JSON: entries become a
+ * map object, JSON text is parsed, strict mode's `null`s mean "not set".
+ * Throws {@link JsonTextError} for JSON text that does not parse.
+ */
+export function toProtoJson(plan: LenientPlan, type: string, args: unknown): unknown {
+  return messageToJson(plan, type, args, [type], '')
+}
+
+function messageToJson(plan: LenientPlan, type: string, value: unknown, stack: string[], path: string): unknown {
+  const fields = plan.messages[type]
+  if (!isObject(value) || fields === undefined) return value
+  const out: Obj = {}
+  for (const key of Object.keys(value)) setOwn(out, key, value[key])
+  for (const f of fields) {
+    if (!own(out, f.j)) continue
+    const v = out[f.j]
+    const at = path ? `${path}.${f.j}` : f.j
+    if (v === null && f.k !== 'null') { delete out[f.j]; continue }
+    if (f.m !== undefined && Array.isArray(v)) {
+      const map: Obj = {}
+      for (const entry of v as Obj[]) setOwn(map, String(entry.key), valueToJson(plan, f, entry.value, stack, `${at}.${String(entry.key)}`))
+      out[f.j] = map
+    } else if (f.r && Array.isArray(v)) {
+      out[f.j] = v.map((item, i) => valueToJson(plan, f, item, stack, `${at}.${i}`))
+    } else {
+      out[f.j] = valueToJson(plan, f, v, stack, at)
+    }
+  }
+  return out
+}
+
+function valueToJson(plan: LenientPlan, f: LenientField, v: unknown, stack: string[], path: string): unknown {
+  const text = (): unknown => {
+    try {
+      return JSON.parse(v as string)
+    } catch (error) {
+      throw new JsonTextError(path, error)
+    }
+  }
+  if (f.k === 'json' && typeof v === 'string') return text()
+  if (f.k !== 'msg') return v
+  if (typeof v === 'string' && isPlaceholder(plan, f.t!, stack)) return text()
+  return messageToJson(plan, f.t!, v, [...stack, f.t!], path)
+}
