@@ -12,6 +12,7 @@ import grpcOverhead from './grpc-overhead.mjs'
 import hmr from './hmr.mjs'
 import memory from './memory.mjs'
 import pipeline from './pipeline.mjs'
+import toolsListBytes from './tools-list-bytes.mjs'
 
 /** Every group, in run order (cheap in-process ones first). */
-export const groups = [pipeline, e2e, coldStart, build, hmr, grpcOverhead, memory]
+export const groups = [toolsListBytes, pipeline, e2e, coldStart, build, hmr, grpcOverhead, memory]
