@@ -6,53 +6,8 @@
 import Ajv2020 from 'ajv/dist/2020.js'
 import { COMBINATORS, hasCombinator, hasRefCycle, isArrayNode, isObjectNode, isSchemaNode, resolveLocalRef, schemaStats, walkSchema } from './walk-schema.ts'
 import type { NodeVisit, SchemaNode } from './walk-schema.ts'
-
-/**
- * How bad a breach is: `reject` (the provider fails the whole request, or
- * the client drops the tool or the server), `risk` (documented or reported,
- * not confirmed as a hard failure), `lossy` (accepted, but the constraint is
- * silently dropped or rewritten).
- */
-export type RuleSeverity = 'reject' | 'risk' | 'lossy'
-
-/** A tool as `tools/list` gives it; only these fields are checked. */
-export interface CheckedTool {
-  name: string
-  inputSchema: unknown
-  outputSchema?: unknown
-}
-
-/** What the tool-level rules know besides the tool. */
-export interface RuleEnv {
-  /** The server name the client is configured with (it prefixes tool names). */
-  server: string
-}
-
-/** A rule's answer: what is wrong (one or several findings), or nothing. */
-export type Finding = string | readonly string[] | null
-
-interface RuleBase {
-  /** Unique within its dialect. */
-  id: string
-  sev: RuleSeverity
-  /** URLs of the reports or documentation the rule rests on. */
-  evidence: readonly string[]
-}
-
-/** A rule checked at every node of the input schema. */
-export interface NodeRule extends RuleBase { kind: 'node'; test: (at: NodeVisit) => Finding }
-/** A rule checked once per tool. */
-export interface ToolRule extends RuleBase { kind: 'tool'; test: (tool: CheckedTool, env: RuleEnv) => Finding }
-/** A rule checked once over the whole list (it is about the request, not a tool). */
-export interface ListRule extends RuleBase { kind: 'list'; test: (tools: readonly CheckedTool[], env: RuleEnv) => Finding }
-/** One rule of a dialect. */
-export type ClientRule = NodeRule | ToolRule | ListRule
-
-/** A client rule set: what it stands for and its rules. */
-export interface ClientDialect {
-  about: string
-  rules: readonly ClientRule[]
-}
+import { allowOnlyRule, keywordRules, listRule, nameRule, nodeRule, rootRule, toolRule } from './define-client-rules.ts'
+import type { ClientDialect, ClientRule, Finding } from './define-client-rules.ts'
 
 // Evidence: issues, pull requests and documentation where each behaviour was
 // reported or stated.
@@ -166,28 +121,6 @@ const CODEX_DROPPED = ['enum', 'const', 'pattern', 'format', 'minimum', 'maximum
 // same failure is assumed, not seen.
 const REPORTED_ARRAY_POSITIONS = new Set<string | null>([null, 'properties', 'items'])
 
-const node = (id: string, sev: RuleSeverity, evidence: readonly string[], test: (at: NodeVisit) => Finding): NodeRule =>
-  ({ kind: 'node', id, sev, evidence, test })
-const root = (id: string, sev: RuleSeverity, evidence: readonly string[], test: (n: SchemaNode) => Finding): NodeRule =>
-  node(id, sev, evidence, (at) => (at.isRoot ? test(at.node) : null))
-const tool = (id: string, sev: RuleSeverity, evidence: readonly string[], test: ToolRule['test']): ToolRule =>
-  ({ kind: 'tool', id, sev, evidence, test })
-const list = (id: string, sev: RuleSeverity, evidence: readonly string[], test: ListRule['test']): ListRule =>
-  ({ kind: 'list', id, sev, evidence, test })
-const name = (id: string, sev: RuleSeverity, evidence: readonly string[], re: RegExp, who: string): ToolRule =>
-  tool(id, sev, evidence, (t) => (re.test(t.name) ? null : `tool name "${t.name}" breaks ${re.source} (${who})`))
-/** One `keyword:<name>` rule per keyword: using it at all is the breach. */
-const keywords = (table: Record<string, { sev: RuleSeverity; evidence: readonly string[]; why: string }>): NodeRule[] =>
-  Object.entries(table).map(([kw, { sev, evidence, why }]) =>
-    node(`keyword:${kw}`, sev, evidence, (at) => (kw in at.node ? `uses "${kw}" (${why})` : null)))
-/** Reports the keys of a node outside `allowed`, all in one finding. */
-const only = (id: string, sev: RuleSeverity, evidence: readonly string[], allowed: readonly string[], what: string): NodeRule => {
-  const known = new Set(allowed)
-  return node(id, sev, evidence, (at) => {
-    const extra = Object.keys(at.node).filter((k) => !known.has(k))
-    return extra.length > 0 ? `${what}: ${extra.map((k) => `"${k}"`).join(', ')}` : null
-  })
-}
 const typeless = (n: SchemaNode): boolean =>
   n.type === undefined && !('$ref' in n) && !hasCombinator(n) && !('enum' in n) && !('const' in n)
 const missingItems = (at: NodeVisit): boolean => isArrayNode(at.node) && !('items' in at.node)
@@ -211,19 +144,19 @@ export function draft2020Problem(schema: unknown): string | null {
 }
 
 const OPENAI_BASE: readonly ClientRule[] = [
-  root('root-type-object', 'reject', [EV.oaiRootObject], rootObject),
-  root('root-no-combinator', 'reject', [EV.oaiRootComb, EV.oaiRootComb2], (n) => {
+  rootRule('root-type-object', 'reject', [EV.oaiRootObject], rootObject),
+  rootRule('root-no-combinator', 'reject', [EV.oaiRootComb, EV.oaiRootComb2], (n) => {
     const found = ['oneOf', 'anyOf', 'allOf', 'enum', 'not'].filter((k) => k in n)
     return found.length > 0 ? `the root uses ${found.join(', ')}; OpenAI takes none of oneOf, anyOf, allOf, enum, not at the top level` : null
   }),
-  root('root-properties', 'reject', [EV.oaiMissingProps, EV.oaiMissingProps2], (n) =>
+  rootRule('root-properties', 'reject', [EV.oaiMissingProps, EV.oaiMissingProps2], (n) =>
     isSchemaNode(n.properties) ? null : 'the root object has no "properties"'),
-  node('array-items', 'reject', [EV.oaiMissingItems, EV.oaiMissingItems2], (at) =>
+  nodeRule('array-items', 'reject', [EV.oaiMissingItems, EV.oaiMissingItems2], (at) =>
     missingItems(at) && REPORTED_ARRAY_POSITIONS.has(at.via) ? 'an array without "items"' : null),
-  node('array-items-nested', 'risk', [EV.oaiMissingItems, EV.oaiMissingItems2], (at) =>
+  nodeRule('array-items-nested', 'risk', [EV.oaiMissingItems, EV.oaiMissingItems2], (at) =>
     missingItems(at) && !REPORTED_ARRAY_POSITIONS.has(at.via) ? `an array without "items" under ${at.via} (failures were reported for properties)` : null),
-  name('name', 'reject', [EV.oaiNamePattern, EV.oaiNameLen], OPENAI_NAME_RE, 'OpenAI function names'),
-  list('max-128-tools', 'reject', [EV.oaiMaxTools], (tools) =>
+  nameRule('name', 'reject', [EV.oaiNamePattern, EV.oaiNameLen], OPENAI_NAME_RE, 'OpenAI function names'),
+  listRule('max-128-tools', 'reject', [EV.oaiMaxTools], (tools) =>
     tools.length > 128 ? `${tools.length} tools in one request; OpenAI takes at most 128` : null),
 ]
 
@@ -238,10 +171,10 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
     about: 'OpenAI function calling with strict: true (the Structured Outputs subset), which Responses also tries first when strict is not set',
     rules: [
       ...OPENAI_BASE,
-      node('object-additionalProperties-false', 'reject', [EV.oaiStrictAddl, EV.oaiAgentsStrict], (at) => notFalse(at.node)),
-      node('object-properties', 'reject', [EV.oaiStrictPropsObj], (at) =>
+      nodeRule('object-additionalProperties-false', 'reject', [EV.oaiStrictAddl, EV.oaiAgentsStrict], (at) => notFalse(at.node)),
+      nodeRule('object-properties', 'reject', [EV.oaiStrictPropsObj], (at) =>
         isObjectNode(at.node) && !isSchemaNode(at.node.properties) ? 'an object without "properties"' : null),
-      node('all-required', 'reject', [EV.oaiStrictReq, EV.oaiAgentsStrict], ({ node: n }) => {
+      nodeRule('all-required', 'reject', [EV.oaiStrictReq, EV.oaiAgentsStrict], ({ node: n }) => {
         if (!isSchemaNode(n.properties)) return null
         const required = new Set(Array.isArray(n.required) ? n.required : [])
         const optional = Object.keys(n.properties).filter((p) => !required.has(p))
@@ -249,10 +182,10 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
           ? `${optional.length} properties are not required (${optional.slice(0, 5).join(', ')}${optional.length > 5 ? ', ...' : ''}); strict mode wants every property required, optional ones nullable`
           : null
       }),
-      node('node-type', 'reject', [EV.oaiStrictType, EV.oaiStrictType2], (at) => (typeless(at.node) ? 'a schema without "type"' : null)),
-      node('format', 'reject', [EV.oaiStrictFormat, EV.redpanda44], ({ node: n }) =>
+      nodeRule('node-type', 'reject', [EV.oaiStrictType, EV.oaiStrictType2], (at) => (typeless(at.node) ? 'a schema without "type"' : null)),
+      nodeRule('format', 'reject', [EV.oaiStrictFormat, EV.redpanda44], ({ node: n }) =>
         typeof n.format === 'string' && !OPENAI_STRICT_FORMATS.includes(n.format) ? `format "${n.format}" is not one of ${OPENAI_STRICT_FORMATS.join(', ')}` : null),
-      ...keywords({
+      ...keywordRules({
         allOf: { sev: 'reject', evidence: [EV.oaiStrictAllOf, EV.oaiStrictDoc], why: 'refused in strict mode' },
         not: { sev: 'reject', evidence: [EV.oaiStrictDoc], why: 'documented as unsupported' },
         if: { sev: 'reject', evidence: [EV.oaiStrictDoc], why: 'documented as unsupported' },
@@ -274,11 +207,11 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
         contentEncoding: { sev: 'risk', evidence: [EV.redpanda44], why: 'stripped for OpenAI by another generator; a refusal is not confirmed' },
         default: { sev: 'risk', evidence: [EV.oaiStrictDefault, EV.oaiStrictDefault2026], why: 'refused in 2024, accepted by api.openai.com since, still refused by Azure' },
       }),
-      node('ref-siblings', 'risk', [EV.oaiAgentsStrict], ({ node: n }) => {
+      nodeRule('ref-siblings', 'risk', [EV.oaiAgentsStrict], ({ node: n }) => {
         const siblings = Object.keys(n).filter((k) => k !== '$ref')
         return '$ref' in n && siblings.length > 0 ? `$ref beside ${siblings.join(', ')} (the OpenAI Agents SDK inlines such references)` : null
       }),
-      tool('limits', 'reject', [EV.oaiStrictDoc], (t) => {
+      toolRule('limits', 'reject', [EV.oaiStrictDoc], (t) => {
         const s = schemaStats(t.inputSchema)
         const over: string[] = []
         if (s.properties > 5000) over.push(`${s.properties} properties in all; at most 5000`)
@@ -294,17 +227,17 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
   anthropic: {
     about: 'Anthropic Messages API input_schema without strict tool use, as Claude Code and Claude Desktop send it',
     rules: [
-      name('name', 'reject', [EV.antName128, EV.antNamePattern], ANTHROPIC_NAME_RE, 'Anthropic tool names; 64 characters before mid-2025'),
-      root('root-no-combinator', 'reject', [EV.antRootComb, EV.antRootComb2], (n) => {
+      nameRule('name', 'reject', [EV.antName128, EV.antNamePattern], ANTHROPIC_NAME_RE, 'Anthropic tool names; 64 characters before mid-2025'),
+      rootRule('root-no-combinator', 'reject', [EV.antRootComb, EV.antRootComb2], (n) => {
         const found = COMBINATORS.filter((k) => k in n)
         return found.length > 0 ? `the root uses ${found.join(', ')}; Anthropic takes none of them at the top level` : null
       }),
-      root('root-type-object', 'reject', [EV.antNonObject, EV.sdkObjectRoot], rootObject),
-      tool('draft-2020-12', 'reject', [EV.antDraft], (t) => {
+      rootRule('root-type-object', 'reject', [EV.antNonObject, EV.sdkObjectRoot], rootObject),
+      toolRule('draft-2020-12', 'reject', [EV.antDraft], (t) => {
         const problem = draft2020Problem(t.inputSchema)
         return problem === null ? null : `not a valid draft 2020-12 schema: ${problem}`
       }),
-      node('typeless-leaf', 'risk', [EV.redpanda44], (at) =>
+      nodeRule('typeless-leaf', 'risk', [EV.redpanda44], (at) =>
         !at.isRoot && typeless(at.node) ? 'a schema without "type" (said to be refused; not confirmed)' : null),
     ],
   },
@@ -312,13 +245,13 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
   'anthropic-strict': {
     about: 'Anthropic strict tool use (strict: true, grammar-constrained); opt-in, Claude Code does not use it for MCP tools',
     rules: [
-      node('object-additionalProperties-false', 'reject', [EV.antStrictDoc, EV.antStrictLimits], (at) => notFalse(at.node)),
-      tool('recursion', 'reject', [EV.antStrictDoc], (t) => (hasRefCycle(t.inputSchema) ? 'a recursive schema (a $ref cycle)' : null)),
-      ...keywords(Object.fromEntries(ANTHROPIC_STRICT_UNSUPPORTED.map((kw) =>
+      nodeRule('object-additionalProperties-false', 'reject', [EV.antStrictDoc, EV.antStrictLimits], (at) => notFalse(at.node)),
+      toolRule('recursion', 'reject', [EV.antStrictDoc], (t) => (hasRefCycle(t.inputSchema) ? 'a recursive schema (a $ref cycle)' : null)),
+      ...keywordRules(Object.fromEntries(ANTHROPIC_STRICT_UNSUPPORTED.map((kw) =>
         [kw, { sev: 'reject' as const, evidence: [EV.antStrictDoc, EV.antStrictLimits], why: 'outside the strict subset' }]))),
-      node('minItems', 'reject', [EV.antStrictLimits], ({ node: n }) =>
+      nodeRule('minItems', 'reject', [EV.antStrictLimits], ({ node: n }) =>
         typeof n.minItems === 'number' && n.minItems > 1 ? `minItems ${n.minItems}; only 0 or 1 is taken` : null),
-      tool('optional-and-union-budget', 'risk', [EV.antStrictLimits], (t) => {
+      toolRule('optional-and-union-budget', 'risk', [EV.antStrictLimits], (t) => {
         const s = schemaStats(t.inputSchema)
         const over: string[] = []
         if (s.optional > 24) over.push(`${s.optional} optional properties; at most 24 over all strict tools of a request`)
@@ -331,31 +264,31 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
   'gemini-legacy': {
     about: 'Gemini FunctionDeclaration.parameters (an OpenAPI 3.0 subset read into a protobuf message): one unknown field fails the whole request',
     rules: [
-      name('name', 'reject', [EV.gemFnName], GEMINI_NAME_RE, 'Gemini function names'),
-      only('unknown-field', 'reject', [EV.gemAllowList, EV.gemUnknownField, EV.gemUnknownField2, EV.gemUnknownField3, EV.gemConst, EV.gemRef, EV.gemSchemaPropNames],
+      nameRule('name', 'reject', [EV.gemFnName], GEMINI_NAME_RE, 'Gemini function names'),
+      allowOnlyRule('unknown-field', 'reject', [EV.gemAllowList, EV.gemUnknownField, EV.gemUnknownField2, EV.gemUnknownField3, EV.gemConst, EV.gemRef, EV.gemSchemaPropNames],
         GEMINI_SCHEMA_FIELDS, 'fields Gemini\'s Schema does not have'),
-      node('type-list', 'reject', [EV.gemTypeList], ({ node: n }) => (Array.isArray(n.type) ? `type is a list, ${JSON.stringify(n.type)}` : null)),
-      node('type-required', 'reject', [EV.gemTypeMissing], ({ node: n }) => (n.type === undefined && !('anyOf' in n) ? 'a schema without "type" or "anyOf"' : null)),
-      node('enum-strings', 'reject', [EV.gemEnumString], ({ node: n }) =>
+      nodeRule('type-list', 'reject', [EV.gemTypeList], ({ node: n }) => (Array.isArray(n.type) ? `type is a list, ${JSON.stringify(n.type)}` : null)),
+      nodeRule('type-required', 'reject', [EV.gemTypeMissing], ({ node: n }) => (n.type === undefined && !('anyOf' in n) ? 'a schema without "type" or "anyOf"' : null)),
+      nodeRule('enum-strings', 'reject', [EV.gemEnumString], ({ node: n }) =>
         Array.isArray(n.enum) && n.enum.some((v) => typeof v !== 'string') ? 'an enum with values that are not strings' : null),
-      node('enum-on-string', 'reject', [EV.gemEnumType], ({ node: n }) =>
+      nodeRule('enum-on-string', 'reject', [EV.gemEnumType], ({ node: n }) =>
         Array.isArray(n.enum) && n.type !== 'string' ? `an enum on type ${JSON.stringify(n.type)}; only strings take one` : null),
-      node('format', 'reject', [EV.gemFormat], ({ node: n }) => {
+      nodeRule('format', 'reject', [EV.gemFormat], ({ node: n }) => {
         if (typeof n.format !== 'string') return null
         const allowed = (typeof n.type === 'string' ? GEMINI_FORMATS[n.type] : undefined) ?? []
         return allowed.includes(n.format) ? null : `format "${n.format}" on type ${JSON.stringify(n.type)}`
       }),
-      node('anyOf-alone', 'reject', [EV.gemAnyOfAlone], ({ node: n }) => {
+      nodeRule('anyOf-alone', 'reject', [EV.gemAnyOfAlone], ({ node: n }) => {
         const beside = Object.keys(n).filter((k) => k !== 'anyOf' && k !== 'description' && k !== 'title')
         return 'anyOf' in n && beside.length > 0 ? `anyOf beside ${beside.join(', ')}; it must be the only field` : null
       }),
-      node('anyOf-alone-doc', 'risk', [EV.gemAnyOfAlone], ({ node: n }) =>
+      nodeRule('anyOf-alone-doc', 'risk', [EV.gemAnyOfAlone], ({ node: n }) =>
         'anyOf' in n && ('description' in n || 'title' in n) ? 'anyOf beside a description or title (the error asks for anyOf alone)' : null),
-      node('object-nonempty-root', 'reject', [EV.gemEmptyObject], (at) =>
+      nodeRule('object-nonempty-root', 'reject', [EV.gemEmptyObject], (at) =>
         at.isRoot && emptyObject(at.node) ? 'the root object has no properties' : null),
-      node('object-nonempty', 'risk', [EV.gemEmptyObject], (at) =>
+      nodeRule('object-nonempty', 'risk', [EV.gemEmptyObject], (at) =>
         !at.isRoot && emptyObject(at.node) ? 'a nested object without properties (refused at the root; assumed here)' : null),
-      node('param-names', 'risk', [EV.gemParamNames], (at) =>
+      nodeRule('param-names', 'risk', [EV.gemParamNames], (at) =>
         at.prop !== undefined && !GEMINI_PARAM_NAME_RE.test(at.prop) ? `property name "${at.prop}" breaks the documented ${GEMINI_PARAM_NAME_RE.source}` : null),
     ],
   },
@@ -363,55 +296,55 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
   'gemini-json': {
     about: 'Gemini FunctionDeclaration.parametersJsonSchema (JSON Schema; unknown keywords ignored, a few shapes refused)',
     rules: [
-      name('name', 'reject', [EV.gemFnName], GEMINI_NAME_RE, 'Gemini function names'),
-      root('root-object', 'reject', [EV.gemJsonDoc], (n) => (n.type === 'object' ? null : 'the root does not describe an object')),
-      node('ref-siblings', 'reject', [EV.gemJsonRefSiblings, EV.gemJsonRefSiblings2], ({ node: n }) => {
+      nameRule('name', 'reject', [EV.gemFnName], GEMINI_NAME_RE, 'Gemini function names'),
+      rootRule('root-object', 'reject', [EV.gemJsonDoc], (n) => (n.type === 'object' ? null : 'the root does not describe an object')),
+      nodeRule('ref-siblings', 'reject', [EV.gemJsonRefSiblings, EV.gemJsonRefSiblings2], ({ node: n }) => {
         const beside = Object.keys(n).filter((k) => k !== '$ref' && k !== 'description' && k !== 'default')
         return '$ref' in n && beside.length > 0 ? `$ref beside ${beside.join(', ')}; only description and default may be` : null
       }),
-      node('ref', 'risk', [EV.gemJsonRefUndefined], ({ node: n }) =>
+      nodeRule('ref', 'risk', [EV.gemJsonRefUndefined], ({ node: n }) =>
         '$ref' in n ? `$ref ${String(n.$ref)} (valid references were reported as undefined)` : null),
-      tool('required-cycle', 'risk', [EV.gemJsonCycles], (t) =>
+      toolRule('required-cycle', 'risk', [EV.gemJsonCycles], (t) =>
         hasRefCycle(t.inputSchema, { requiredOnly: true }) ? 'a $ref cycle through required properties; cycles may only pass optional ones' : null),
-      only('ignored-keyword', 'lossy', [EV.gemJsonIgnores, EV.gemJsonCycles], GEMINI_JSON_KEYWORDS, 'keywords Gemini ignores, so the model never sees them'),
+      allowOnlyRule('ignored-keyword', 'lossy', [EV.gemJsonIgnores, EV.gemJsonCycles], GEMINI_JSON_KEYWORDS, 'keywords Gemini ignores, so the model never sees them'),
     ],
   },
 
   cursor: {
     about: 'Cursor, whose gateway passes MCP tool schemas on to the model provider',
     rules: [
-      node('composition', 'reject', [EV.curComb, EV.curComb2], ({ node: n }) => {
+      nodeRule('composition', 'reject', [EV.curComb, EV.curComb2], ({ node: n }) => {
         const found = COMBINATORS.filter((k) => k in n)
         return found.length > 0 ? `${found.join(', ')} in the input schema: Cursor's whole request fails` : null
       }),
-      tool('server+tool-length', 'reject', [EV.curLen, EV.curLen2], (t, env) => {
+      toolRule('server+tool-length', 'reject', [EV.curLen, EV.curLen2], (t, env) => {
         const length = env.server.length + t.name.length
         return length >= 60 ? `server "${env.server}" and tool "${t.name}" make ${length} characters; Cursor drops tools from 60 on` : null
       }),
-      name('name-chars', 'reject', [EV.curChars, EV.curChars2], CURSOR_NAME_RE, 'Cursor takes letters, digits and underscores only'),
+      nameRule('name-chars', 'reject', [EV.curChars, EV.curChars2], CURSOR_NAME_RE, 'Cursor takes letters, digits and underscores only'),
     ],
   },
 
   'name-rules': {
     about: 'Tool-name rules of MCP clients (prefixes, characters, lengths), given the configured server name',
     rules: [
-      name('mcp-spec', 'risk', [EV.sep986], MCP_SPEC_NAME_RE, 'what the MCP specification recommends'),
-      name('provider-common', 'reject', [EV.oaiNamePattern, EV.antNamePattern], OPENAI_NAME_RE, 'the pattern OpenAI, Anthropic and Gemini all accept'),
-      name('vscode-chars', 'risk', [EV.vscodeChars], VSCODE_NAME_RE, 'VS Code warns about other characters'),
-      tool('vscode-prefixed-64', 'risk', [EV.vscodeLen], (t, env) => {
+      nameRule('mcp-spec', 'risk', [EV.sep986], MCP_SPEC_NAME_RE, 'what the MCP specification recommends'),
+      nameRule('provider-common', 'reject', [EV.oaiNamePattern, EV.antNamePattern], OPENAI_NAME_RE, 'the pattern OpenAI, Anthropic and Gemini all accept'),
+      nameRule('vscode-chars', 'risk', [EV.vscodeChars], VSCODE_NAME_RE, 'VS Code warns about other characters'),
+      toolRule('vscode-prefixed-64', 'risk', [EV.vscodeLen], (t, env) => {
         const qualified = `mcp_${env.server}_${t.name}`
         return qualified.length > 64 ? `VS Code's "${qualified}" has ${qualified.length} characters; its model API takes 64` : null
       }),
-      tool('claude-code-64', 'reject', [EV.ccToolRef64, EV.ccToolRef64b], (t, env) => {
+      toolRule('claude-code-64', 'reject', [EV.ccToolRef64, EV.ccToolRef64b], (t, env) => {
         const qualified = `mcp__${env.server}__${t.name}`
         return qualified.length > 64 ? `Claude Code's "${qualified}" has ${qualified.length} characters; its tool search takes 64` : null
       }),
-      tool('codex-rename', 'lossy', [EV.codexQualify], (t, env) => {
+      toolRule('codex-rename', 'lossy', [EV.codexQualify], (t, env) => {
         const qualified = `mcp__${env.server}__${t.name}`
         if (!CODEX_QUALIFIED_RE.test(qualified)) return `Codex renames "${qualified}": other characters than [a-zA-Z0-9_-] become _`
         return qualified.length > 64 ? `Codex shortens "${qualified}" (${qualified.length} characters) to a prefix and a hash` : null
       }),
-      list('duplicates', 'reject', [EV.codexQualify], (tools) => {
+      listRule('duplicates', 'reject', [EV.codexQualify], (tools) => {
         const counts = new Map<string, number>()
         for (const t of tools) counts.set(t.name, (counts.get(t.name) ?? 0) + 1)
         const twice = [...counts].filter(([, n]) => n > 1).map(([k]) => k)
@@ -423,14 +356,14 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
   codex: {
     about: 'Codex CLI, which lowers every MCP schema to boolean, string, number, array and object: nothing refused, much lost',
     rules: [
-      node('combinator-to-string', 'lossy', [EV.codexLowering, EV.codexLoweringSrc], ({ node: n }) =>
+      nodeRule('combinator-to-string', 'lossy', [EV.codexLowering, EV.codexLoweringSrc], ({ node: n }) =>
         n.type === undefined && hasCombinator(n) && !isSchemaNode(n.properties) && !('items' in n) && !('enum' in n)
           ? `a ${COMBINATORS.filter((k) => k in n).join(', ')} without "type" is sent as a string` : null),
-      node('ref-to-string', 'lossy', [EV.codexLoweringSrc], ({ node: n }) =>
+      nodeRule('ref-to-string', 'lossy', [EV.codexLoweringSrc], ({ node: n }) =>
         '$ref' in n && n.type === undefined ? `$ref ${String(n.$ref)} is sent as a string (references are not followed)` : null),
-      node('type-list', 'lossy', [EV.codexLoweringSrc], ({ node: n }) =>
+      nodeRule('type-list', 'lossy', [EV.codexLoweringSrc], ({ node: n }) =>
         Array.isArray(n.type) ? `type ${JSON.stringify(n.type)} is sent as "${String(n.type.find((x) => x !== 'null'))}"` : null),
-      node('dropped-constraints', 'lossy', [EV.codexLoweringSrc], ({ node: n }) => {
+      nodeRule('dropped-constraints', 'lossy', [EV.codexLoweringSrc], ({ node: n }) => {
         const dropped = CODEX_DROPPED.filter((k) => k in n)
         return dropped.length > 0 ? `${dropped.join(', ')} dropped; only a description reaches the model` : null
       }),
@@ -440,17 +373,17 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
   'mcp-clients': {
     about: 'What MCP clients check before a provider sees the schema (the official SDKs, VS Code, Ajv-based clients)',
     rules: [
-      tool('input-root-object', 'reject', [EV.sdkObjectRoot, EV.antNonObject], (t) =>
+      toolRule('input-root-object', 'reject', [EV.sdkObjectRoot, EV.antNonObject], (t) =>
         isSchemaNode(t.inputSchema) && t.inputSchema.type === 'object' ? null : 'inputSchema\'s type is not "object"; the SDKs refuse the whole tools/list'),
-      tool('output-root-object', 'reject', [EV.sdkObjectRoot], (t) =>
+      toolRule('output-root-object', 'reject', [EV.sdkObjectRoot], (t) =>
         t.outputSchema === undefined || (isSchemaNode(t.outputSchema) && t.outputSchema.type === 'object') ? null : 'outputSchema\'s type is not "object"'),
-      node('array-items', 'reject', [EV.vscodeItems], (at) =>
+      nodeRule('array-items', 'reject', [EV.vscodeItems], (at) =>
         missingItems(at) && REPORTED_ARRAY_POSITIONS.has(at.via) ? 'an array without "items"; VS Code refuses the tool' : null),
-      node('array-items-nested', 'risk', [EV.vscodeItems], (at) =>
+      nodeRule('array-items-nested', 'risk', [EV.vscodeItems], (at) =>
         missingItems(at) && !REPORTED_ARRAY_POSITIONS.has(at.via) ? `an array without "items" under ${at.via} (VS Code's refusal was reported for properties)` : null),
-      node('dynamic-ref', 'reject', [EV.vscodeDynRef], ({ node: n }) =>
+      nodeRule('dynamic-ref', 'reject', [EV.vscodeDynRef], ({ node: n }) =>
         '$dynamicRef' in n || '$recursiveRef' in n ? 'a dynamic reference, which VS Code\'s validator cannot follow' : null),
-      tool('refs-resolve', 'reject', [EV.ajvUnresolved], (t) => {
+      toolRule('refs-resolve', 'reject', [EV.ajvUnresolved], (t) => {
         const unresolved: string[] = []
         for (const [key, schema] of [['inputSchema', t.inputSchema], ['outputSchema', t.outputSchema]] as const) {
           if (!isSchemaNode(schema)) continue

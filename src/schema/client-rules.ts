@@ -1,13 +1,13 @@
 /**
  * Checks MCP tools against the schema rules of AI clients and model
- * providers (the rule sets of client-dialects.ts): which tools each client
+ * providers (the rule sets of `CLIENT_DIALECTS`): which tools each client
  * would refuse, which constraints it would lose, and why.
  */
 import { CLIENT_DIALECTS } from './client-dialects.ts'
-import type { CheckedTool, ClientRule, NodeRule, RuleEnv, RuleSeverity } from './client-dialects.ts'
+import type { CheckedTool, ClientRule, NodeRule, RuleEnv, RuleSeverity } from './define-client-rules.ts'
 import { isSchemaNode, walkSchema } from './walk-schema.ts'
 
-export type { CheckedTool, RuleSeverity } from './client-dialects.ts'
+export type { CheckedTool, RuleSeverity } from './define-client-rules.ts'
 
 /** The tool name under which a rule about the whole request (e.g. too many tools) is reported. */
 export const REQUEST_TOOL = '(request)'
