@@ -1,0 +1,199 @@
+/**
+ * Every proto with services (fixtures/, the playground) in every profile,
+ * built with the real pipeline and checked against the client rules:
+ * `portable` and `strict` must pass the rule sets they promise; `full` and
+ * `topeka` must give the counts recorded below, so a change to what they
+ * produce shows up here as a diff of numbers.
+ */
+import { readdirSync, statSync } from 'node:fs'
+import { basename, dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { loadProto } from '../../src/proto/load-proto.ts'
+import type { ProtoModel } from '../../src/proto/model.ts'
+import { buildTools } from '../../src/schema/build-tools.ts'
+import { checkClientRules, CLIENT_DIALECT_NAMES } from '../../src/schema/client-rules.ts'
+import type { CheckedTool, DialectReport } from '../../src/schema/client-rules.ts'
+import type { Profile } from '../../src/schema/types.ts'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+/** The protos checked, relative to the repository, with the import paths each needs. */
+const PROTOS: Record<string, { importPaths?: string[] }> = {
+  'fixtures/apps/dev/notes.proto': {},
+  'fixtures/apps/import-paths/vibe.proto': { importPaths: ['fixtures/apps/import-paths/protos'] },
+  'fixtures/apps/typed/typed-vibe.proto': {},
+  'fixtures/apps/warnings/streaming.proto': {},
+  'fixtures/apps/watch/vibe.proto': {},
+  'fixtures/protos/bench/bench500.proto': {},
+  'fixtures/protos/grpc/counter.proto': {},
+  'fixtures/protos/grpc/shapes.proto': {},
+  'fixtures/protos/protojson/corpus.proto': {},
+  'fixtures/protos/runtime/echo.proto': {},
+  'fixtures/topeka/example.proto': {},
+  'fixtures/topeka/fixture.proto': {},
+  'playground/vibe.proto': {},
+}
+
+/**
+ * Tools rejected per rule set in the profiles that keep today's schemas.
+ * Columns: tools, then openai, openai-strict, anthropic, anthropic-strict,
+ * gemini-legacy, gemini-json, cursor, name-rules, codex, mcp-clients.
+ */
+const RECORDED: Record<'full' | 'topeka', Record<string, number[]>> = {
+  full: {
+    'fixtures/apps/dev/notes.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+    'fixtures/apps/import-paths/vibe.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+    'fixtures/apps/typed/typed-vibe.proto': [4, 0, 1, 0, 1, 4, 0, 1, 0, 0, 0],
+    'fixtures/apps/warnings/streaming.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+    'fixtures/apps/watch/vibe.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+    'fixtures/protos/bench/bench500.proto': [500, 0, 500, 0, 467, 500, 0, 500, 0, 0, 0],
+    'fixtures/protos/grpc/counter.proto': [2, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0],
+    'fixtures/protos/grpc/shapes.proto': [1, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0],
+    'fixtures/protos/protojson/corpus.proto': [3, 0, 3, 0, 3, 3, 0, 2, 0, 0, 0],
+    'fixtures/protos/runtime/echo.proto': [1, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0],
+    'fixtures/topeka/example.proto': [5, 0, 4, 0, 2, 5, 0, 2, 0, 0, 0],
+    'fixtures/topeka/fixture.proto': [5, 0, 5, 0, 0, 5, 0, 0, 0, 0, 0],
+    'playground/vibe.proto': [16, 0, 14, 0, 6, 16, 0, 5, 0, 0, 0],
+  },
+  topeka: {
+    'fixtures/apps/dev/notes.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+    'fixtures/apps/import-paths/vibe.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+    'fixtures/apps/typed/typed-vibe.proto': [3, 0, 1, 0, 1, 3, 0, 1, 0, 0, 0],
+    'fixtures/apps/warnings/streaming.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+    'fixtures/apps/watch/vibe.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+    'fixtures/protos/bench/bench500.proto': [500, 0, 500, 0, 467, 500, 0, 293, 0, 0, 0],
+    'fixtures/protos/grpc/counter.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+    'fixtures/protos/grpc/shapes.proto': [1, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0],
+    'fixtures/protos/protojson/corpus.proto': [3, 2, 3, 0, 3, 3, 0, 2, 0, 0, 2],
+    'fixtures/protos/runtime/echo.proto': [1, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0],
+    'fixtures/topeka/example.proto': [5, 0, 4, 0, 2, 5, 0, 2, 0, 0, 0],
+    'fixtures/topeka/fixture.proto': [4, 0, 4, 0, 0, 4, 0, 0, 0, 0, 0],
+    'playground/vibe.proto': [16, 1, 14, 0, 6, 16, 0, 4, 0, 0, 1],
+  },
+}
+
+/** The rule sets `portable` promises to pass (gemini-legacy but for tools without arguments). */
+const PORTABLE_PASSES = ['openai', 'anthropic', 'gemini-legacy', 'gemini-json', 'cursor', 'name-rules', 'mcp-clients']
+/** The rule sets `strict` promises to pass. */
+const STRICT_PASSES = ['openai-strict', ...PORTABLE_PASSES.filter((d) => d !== 'gemini-legacy')]
+
+const models = new Map<string, ProtoModel>()
+
+/** The proto's model, loaded once. */
+function modelOf(proto: string): ProtoModel {
+  let model = models.get(proto)
+  if (model === undefined) {
+    const importPaths = (PROTOS[proto]?.importPaths ?? []).map((p) => join(ROOT, p))
+    model = loadProto(join(ROOT, proto), { importPaths })
+    models.set(proto, model)
+  }
+  return model
+}
+
+/** The proto's tools as `tools/list` shows them in `profile`, checked under the server name the plugin gives it. */
+function checkProto(proto: string, profile: Profile, dialects?: string[]): { tools: CheckedTool[]; reports: DialectReport[] } {
+  const model = modelOf(proto)
+  const tools = buildTools(model, { profile }).tools.map((t): CheckedTool =>
+    profile !== 'topeka' && t.outputSchema !== undefined
+      ? { name: t.name, inputSchema: t.inputSchema, outputSchema: t.outputSchema }
+      : { name: t.name, inputSchema: t.inputSchema })
+  const reports = checkClientRules(tools, { server: basename(proto, '.proto'), ...(dialects ? { dialects } : {}) })
+  return { tools, reports }
+}
+
+/** Per rule set, each rejected tool with the rules that reject it. */
+function rejections(reports: readonly DialectReport[]): Record<string, string[]> {
+  return Object.fromEntries(reports.map((r) => {
+    const byTool = new Map<string, Set<string>>()
+    for (const v of r.violations) {
+      if (v.sev !== 'reject' || v.tool === '(request)') continue
+      const rules = byTool.get(v.tool) ?? new Set<string>()
+      byTool.set(v.tool, rules.add(v.rule))
+    }
+    return [r.name, [...byTool].map(([tool, rules]) => `${tool}: ${[...rules].sort().join(', ')}`).sort()]
+  }))
+}
+
+/** The tools whose request message has no fields (an argument-less tool). */
+function toolsWithoutArguments(proto: string, profile: Profile): string[] {
+  const model = modelOf(proto)
+  return buildTools(model, { profile }).tools
+    .filter((t) => (model.messages.get(t.requestType)?.fields.length ?? 0) === 0)
+    .map((t) => t.name)
+}
+
+describe('the protos checked', () => {
+  it('are every proto of fixtures/ with services, and the playground', () => {
+    const found: string[] = []
+    const unloadable: string[] = []
+    const visit = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name)
+        if (statSync(path).isDirectory()) visit(path)
+        else if (name.endsWith('.proto')) {
+          const proto = relative(ROOT, path)
+          try {
+            if (loadProto(path, { importPaths: [join(dirname(path), 'protos')] }).services.length > 0) found.push(proto)
+          } catch {
+            unloadable.push(proto)
+          }
+        }
+      }
+    }
+    visit(join(ROOT, 'fixtures'))
+    expect([...found, 'playground/vibe.proto'].sort()).toEqual(Object.keys(PROTOS).sort())
+    // Only the files written to fail may fail.
+    expect(unloadable.every((p) => p.startsWith('fixtures/apps/errors/'))).toBe(true)
+  })
+})
+
+describe('what issue 9 measured for the old default profile (now full)', () => {
+  it('gives the playground\'s 16 tools the counts the issue states', () => {
+    const { reports } = checkProto('playground/vibe.proto', 'full')
+    const rejected = Object.fromEntries(reports.map((r) => [r.name, `${r.rejected}/${r.total}`]))
+    expect(rejected).toMatchObject({
+      'gemini-legacy': '16/16',
+      cursor: '5/16',
+      'openai-strict': '14/16',
+      openai: '0/16',
+      anthropic: '0/16',
+      'gemini-json': '0/16',
+    })
+    const gemini = reports.find((r) => r.name === 'gemini-legacy')!
+    // additionalProperties on every message: every tool's root is refused.
+    const rootUnknown = gemini.violations.filter((v) => v.rule === 'unknown-field' && v.ptr === '/inputSchema' && v.msg.includes('"additionalProperties"'))
+    expect(new Set(rootUnknown.map((v) => v.tool)).size).toBe(16)
+    // Cursor refuses for anyOf only (64-bit integers, floats, Value).
+    const cursor = reports.find((r) => r.name === 'cursor')!
+    expect(new Set(cursor.violations.map((v) => v.rule))).toEqual(new Set(['composition']))
+  })
+})
+
+describe('tools rejected per profile and rule set', () => {
+  for (const proto of Object.keys(PROTOS)) {
+    describe(proto, () => {
+      for (const profile of ['full', 'topeka'] as const) {
+        it(`${profile}: the recorded counts`, () => {
+          const { tools, reports } = checkProto(proto, profile)
+          const counts = [tools.length, ...CLIENT_DIALECT_NAMES.map((name) => reports.find((r) => r.name === name)!.rejected)]
+          expect(counts).toEqual(RECORDED[profile][proto])
+        })
+      }
+
+      it('portable: no tool rejected by the rule sets it promises, but argument-less tools in gemini-legacy', () => {
+        const { reports } = checkProto(proto, 'portable', PORTABLE_PASSES)
+        const expected = Object.fromEntries(PORTABLE_PASSES.map((d) => [d, [] as string[]]))
+        // Gemini's `parameters` refuses an object without properties, and a
+        // tool without arguments has nothing to put there.
+        expected['gemini-legacy'] = toolsWithoutArguments(proto, 'portable').map((t) => `${t}: object-nonempty-root`).sort()
+        expect(rejections(reports)).toEqual(expected)
+      })
+
+      it('strict: no tool rejected by openai-strict and the rule sets portable passes but gemini-legacy', () => {
+        const { reports } = checkProto(proto, 'strict', STRICT_PASSES)
+        expect(rejections(reports)).toEqual(Object.fromEntries(STRICT_PASSES.map((d) => [d, []])))
+      })
+    })
+  }
+})
