@@ -19,6 +19,8 @@ type Obj = Record<string, unknown>
 const MAX_DEPTH = 64
 const FLOAT_TEXT_RE = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
 
+const VALUE = 'google.protobuf.Value'
+
 const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v)
 const own = (o: Obj, key: string): boolean => Object.hasOwn(o, key)
 
@@ -242,6 +244,8 @@ function valueToJson(plan: LenientPlan, f: LenientField, v: unknown, stack: stri
     try {
       return JSON.parse(v as string)
     } catch (error) {
+      // A google.protobuf.Value may be any JSON value: text that is not JSON is the string itself.
+      if (f.t === VALUE) return v
       throw new JsonTextError(path, error)
     }
   }

@@ -156,7 +156,7 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         profile, mode: 'input', note,
         ...(options.recursionDepth === undefined ? {} : { recursionDepth: options.recursionDepth }),
       })
-      const inputSchema = advertise(shape, profile)
+      const inputSchema = sortKeys(advertise(shape, profile))
       const validationSchema = stripNotes(shape)
       const tool: ToolSchema = {
         name,

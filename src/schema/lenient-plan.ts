@@ -58,7 +58,7 @@ function valueKind(type: ValueType, portable: boolean): { k: LenientKind; t?: st
   if (type.kind === 'enum') return type.typeName === 'google.protobuf.NullValue' ? { k: 'null' } : { k: 'enum', t: type.typeName }
   const wrapped = WRAPPERS[type.typeName]
   if (wrapped) return { k: scalarKind(wrapped) }
-  if (JSON_TEXT_TYPES[type.typeName] !== undefined) return { k: portable ? 'json' : 'other' }
+  if (JSON_TEXT_TYPES[type.typeName] !== undefined) return portable ? { k: 'json', t: type.typeName } : { k: 'other' }
   if (type.typeName.startsWith('google.protobuf.') && type.typeName !== 'google.protobuf.Empty') return { k: 'other' }
   return { k: 'msg', t: type.typeName }
 }

@@ -32,7 +32,7 @@ function portableValue(): JsonSchema {
 /** Well-known types whose JSON is any JSON value of a kind: `portable` writes them as JSON text. */
 export const JSON_TEXT_TYPES: Record<string, string> = {
   'google.protobuf.Struct': 'an object',
-  'google.protobuf.Value': 'any value',
+  'google.protobuf.Value': 'any value, or a plain string',
   'google.protobuf.ListValue': 'an array',
   'google.protobuf.Any': 'an object: "@type" and the message\'s fields',
 }

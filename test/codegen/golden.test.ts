@@ -13,20 +13,20 @@ import { loadProto } from '../../src/proto/index.ts'
 import { buildTools } from '../../src/schema/index.ts'
 
 const REPO = resolve(import.meta.dirname, '..', '..')
-const GOLDEN = join(REPO, 'fixtures', 'golden', 'example.default.mjs')
+const golden = (profile: string): string => join(REPO, 'fixtures', 'golden', `example.${profile}.mjs`)
 
-
-function emitExample(): string {
+function emitExample(profile: 'full' | 'portable'): string {
   const model = loadProto(topekaFixture('example.proto'))
-  const { tools } = buildTools(model, { profile: 'full' })
-  return emitModule(model, tools, { name: 'example', profile: 'full' })
+  const { tools, lenient } = buildTools(model, { profile })
+  return emitModule(model, tools, { name: 'example', profile, ...(lenient ? { lenient } : {}) })
 }
 
 // Every module specifier of a static import/export, or of a dynamic import().
 const SPECIFIER_RE = /^\s*(?:import|export)\b[^'"\n]*?from\s*(['"])([^'"]+)\1|^\s*import\s*(['"])([^'"]+)\3|\bimport\(\s*(['"])([^'"]+)\5\s*\)/gm
 
-describe('golden: fixtures/golden/example.default.mjs', () => {
-  const code = emitExample()
+describe.each(['full', 'portable'] as const)('golden: fixtures/golden/example.%s.mjs', (profile) => {
+  const code = emitExample(profile)
+  const GOLDEN = golden(profile)
 
   it('matches the committed file byte for byte', () => {
     if (process.env.UPDATE_GOLDEN) writeFileSync(GOLDEN, code)
@@ -34,7 +34,7 @@ describe('golden: fixtures/golden/example.default.mjs', () => {
   })
 
   it('is deterministic: a second emit gives the same bytes', () => {
-    expect(emitExample()).toBe(code)
+    expect(emitExample(profile)).toBe(code)
   })
 
   it('imports only unplugin-proto-mcp/runtime and has no require(', () => {
@@ -53,7 +53,7 @@ describe('golden: fixtures/golden/example.default.mjs', () => {
     expect(code).toMatch(/^export const descriptor = \{/m)
     expect(code).toMatch(/^export const tools = \[/m)
     expect(code).toContain(
-      'export default createProtoServer({ name: "example", version: "0.0.0", profile: "default", descriptor, tools, services })',
+      `export default createProtoServer({ name: "example", version: "0.0.0", profile: "${profile}", descriptor, tools, services, lenient })`,
     )
     expect(code).toContain('const services = {\n  "examples.v1.VibeService": [\n    "SetVibe",\n')
   })

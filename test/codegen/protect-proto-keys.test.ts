@@ -36,7 +36,7 @@ describe('protectProtoKeys', () => {
 
 describe('json_name = "__proto__" end to end', () => {
   const model = compile(PROTO)
-  const { tools } = buildTools(model)
+  const { tools } = buildTools(model, { profile: 'full' })
   const schema = sortKeys(tools[0]!.inputSchema)
 
   it('the generated validator accepts and checks the field like a fresh Ajv', () => {

@@ -134,12 +134,12 @@ describe('load', () => {
     const topeka = (await build(entry, { profile: 'topeka' })).code
     expect(byDefault).toContain('"outputSchema"')
     expect(topeka).not.toContain('"outputSchema"')
-    // int64: a portable anyOf by default, Topeka's type array in the topeka profile.
+    // int64: a decimal string with a pattern by default (portable), Topeka's type array in the topeka profile.
     expect(byDefault).toContain('"pattern": "^-?[0-9]+$"')
     expect(topeka).not.toContain('"pattern": "^-?[0-9]+$"')
     expect(topeka).toMatch(/"type": \[\s*"integer",\s*"string"\s*\]/)
     expect(topeka).toContain('profile: "topeka"')
-    expect(byDefault).toContain('profile: "default"')
+    expect(byDefault).toContain('profile: "portable"')
   })
 
   it('reports the stages\' warnings through the bundler', async () => {

@@ -41,7 +41,7 @@ service Ed {
 `)
 
   it('loads with comments attached and LEGACY_REQUIRED fields required', () => {
-    const { tools } = buildTools(model())
+    const { tools } = buildTools(model(), { profile: 'full' })
     expect(tools.map((t) => [t.name, t.description])).toEqual([['Ask', 'Ask something.']])
     const input = tools[0]!.inputSchema as Record<string, any>
     expect(input.description).toBe('A request.')
@@ -85,7 +85,7 @@ service Ed {
     expect(m.messages.get('ed.Out')).toMatchObject({ comment: ' An exported message.\n', loc: { line: 5, column: 1 } })
     expect(m.messages.get('ed.Out.Part')).toMatchObject({ comment: ' A local nested message.\n', loc: { line: 7, column: 3 } })
     expect(m.enums.get('ed.Color')).toMatchObject({ comment: ' A local enum.\n', loc: { line: 13, column: 1 } })
-    const input = buildTools(m).tools[0]!.inputSchema as Record<string, any>
+    const input = buildTools(m, { profile: 'full' }).tools[0]!.inputSchema as Record<string, any>
     expect(input.properties.part.description).toBe('A local nested message.')
     expect(input.properties.color.description).toBe('A local enum.')
   })

@@ -31,15 +31,27 @@ describe('validation texts (runtime.md §2 exact cases)', () => {
       expect(calls).toHaveLength(0)
     })
 
-    it(`${profile}: SetVibeDetails with a numeric enum`, async () => {
-      const { server, calls } = vibeServer(profile)
-      const result = await server.call('SetVibeDetails', { vibe: 'details', vibeScalar: { vibeEnum: [1] } })
-      expect(text(result)).toBe(
-        'invalid arguments: /vibeScalar/vibeEnum/0: 1 is not of type "string"; /vibeScalar/vibeEnum/0: 1 is not one of "VIBE_UNSET" or "VIBE_GOOD"',
-      )
-      expect(calls).toHaveLength(0)
-    })
   }
+
+  it('topeka: SetVibeDetails with a numeric enum is refused, as Topeka does', async () => {
+    const { server, calls } = vibeServer('topeka')
+    const result = await server.call('SetVibeDetails', { vibe: 'details', vibeScalar: { vibeEnum: [1] } })
+    expect(text(result)).toBe(
+      'invalid arguments: /vibeScalar/vibeEnum/0: 1 is not of type "string"; /vibeScalar/vibeEnum/0: 1 is not one of "VIBE_UNSET" or "VIBE_GOOD"',
+    )
+    expect(calls).toHaveLength(0)
+  })
+
+  it('full: a numeric enum is another spelling protobuf JSON reads: accepted, and the backend gets the name', async () => {
+    const { server, calls } = vibeServer('full')
+    const result = await server.call('SetVibeDetails', { vibe: 'details', vibeScalar: { vibeEnum: [1] } })
+    expect(result.isError).toBe(false)
+    expect(calls[0]!.request).toMatchObject({ vibeScalar: { vibeEnum: ['VIBE_GOOD'] } })
+    const unknown = await server.call('SetVibeDetails', { vibe: 'details', vibeScalar: { vibeEnum: [7] } })
+    expect(text(unknown)).toBe(
+      'invalid arguments: /vibeScalar/vibeEnum/0: 7 is not of type "string"; /vibeScalar/vibeEnum/0: 7 is not one of "VIBE_UNSET" or "VIBE_GOOD"',
+    )
+  })
 
   it('several unexpected properties are one message', async () => {
     const { server, calls } = vibeServer()

@@ -64,7 +64,7 @@ describe('the 64-character rule', () => {
     const pkg = 'com.example.very.long.organisation.name.platform.services.v1'
     const { tools, warnings } = buildTools(compile(`package ${pkg};
 message Q {}
-service InventoryManagementService { rpc ReconcileWarehouseStock(Q) returns (Q); }`), { toolNames: 'qualified' })
+service InventoryManagementService { rpc ReconcileWarehouseStock(Q) returns (Q); }`), { toolNames: 'qualified', profile: 'full', toolNameBudget: false })
     const long = `${pkg.replace(/\./g, '_')}_InventoryManagementService_ReconcileWarehouseStock`
     expect(long.length).toBeGreaterThan(64)
     const name = expected(long)
@@ -79,6 +79,29 @@ service InventoryManagementService { rpc ReconcileWarehouseStock(Q) returns (Q);
     const names = namesOf('message Q {}\nservice S { rpc R(Q) returns (Q); }', { toolNames: (rpc) => `${rpc.service}.${rpc.method}` })
     expect(names).toEqual([expected('S.R')])
     expect(names[0]).toMatch(/^[0-9a-z]{10}_S_R$/)
+  })
+})
+
+describe('portable names: letters, digits and _ only, and a budget for server + tool', () => {
+  it('a name with "-" (Cursor refuses it) is shortened in portable, kept in full', () => {
+    const source = 'message Q {}\nservice S { rpc R(Q) returns (Q); }'
+    const toolNames = (rpc: { method: string }) => `get-${rpc.method}`
+    const [portable] = namesOf(source, { toolNames })
+    expect(portable).toMatch(/^[0-9a-z]{10}_get_R$/)
+    expect(namesOf(source, { toolNames, profile: 'full' })).toEqual(['get-R'])
+  })
+
+  it('warns when server + tool exceed the budget, and shortens to fit with shortenToolNames', () => {
+    const source = 'message Q {}\nservice S { rpc ReconcileWarehouseStockAcrossEveryRegionNow(Q) returns (Q); }'
+    const { tools, warnings } = buildTools(compile(source), { serverName: 'inventory-service' })
+    expect(tools[0]!.name).toBe('ReconcileWarehouseStockAcrossEveryRegionNow')
+    expect(warnings).toEqual(['server "inventory-service" + tool "ReconcileWarehouseStockAcrossEveryRegionNow" is 60 characters, '
+      + 'over the name budget of 57: Claude Code and Cursor will not offer the tool (set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name)'])
+    const short = buildTools(compile(source), { serverName: 'inventory-service', shortenToolNames: true })
+    expect(short.tools[0]!.name).toHaveLength(57 - 'inventory-service'.length)
+    expect(short.tools[0]!.name).toMatch(/^[0-9a-z]{10}_[A-Za-z0-9_]+Now$/)
+    expect(short.warnings).toHaveLength(1)
+    expect(buildTools(compile(source), { serverName: 'inventory-service', toolNameBudget: 60 }).warnings).toEqual([])
   })
 })
 
@@ -131,7 +154,7 @@ service S {
 }`
 
   it('become tools collecting the stream, with $defs at the root', () => {
-    const { tools } = buildTools(compile(source))
+    const { tools } = buildTools(compile(source), { profile: 'full' })
     expect(tools).toHaveLength(1)
     const node = {
       type: 'object', additionalProperties: false, description: 'A node.',

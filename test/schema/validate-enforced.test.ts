@@ -37,7 +37,7 @@ service S { rpc Put(Req) returns (Res); }`)
 
 /** A server whose validators are the generated standalone code, evaluated with the runtime's helpers. */
 function serverWithStandaloneValidators() {
-  const { tools } = buildTools(model)
+  const { tools } = buildTools(model, { profile: 'full' })
   const { code, names, helpers } = compileValidators(tools.map((t) => t.inputSchema))
   expect(code).not.toContain('require(')
   const values = helpers.map((name) => (runtime as Record<string, unknown>)[name])
