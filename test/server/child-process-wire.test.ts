@@ -112,7 +112,7 @@ describe('SDK v2 client over stdio', () => {
 
 describe('built runtime over HTTP (child process)', () => {
   it('serves SDK v1 and v2 clients, then closes when stdin ends', async () => {
-    const child = spawn(process.execPath, [built.default!, 'http'], {
+    const child = spawn(process.execPath, [built.full!, 'http'], {
       stdio: ['pipe', 'pipe', 'inherit'],
     })
     closers.push(async () => child.kill())
@@ -151,7 +151,7 @@ function nullArgumentsFor<T extends { send(message: any, options?: any): Promise
 
 describe('null arguments are {} (runtime.md §1.1), not -32602', () => {
   it('raw JSON-RPC over stdio (initialize era): tools/call with "arguments": null is a normal tool result', async () => {
-    const child = spawn(process.execPath, [built.default!, 'stdio'], { stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [built.full!, 'stdio'], { stdio: ['pipe', 'pipe', 'pipe'] })
     closers.push(async () => child.kill())
     const lines = createInterface({ input: child.stdout! })
     const pending = new Map<number, (message: any) => void>()
