@@ -7,7 +7,7 @@ import type { ProtoModel } from '../proto/model.ts'
 import { describeComment, splitName } from './describe.ts'
 import { messageSchema } from './message-schema.ts'
 import { sortKeys } from './sort-keys.ts'
-import { nameTool, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
+import { goCamelCase, nameTool, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
 import type { RpcName, ToolNames } from './tool-name.ts'
 import { toolMetadata } from './tool-options.ts'
 import type { ToolAnnotations, ToolMetadata } from './tool-options.ts'
@@ -33,11 +33,11 @@ export interface BuildToolsOptions {
 
 /** One tool: its MCP-visible fields and the RPC it calls. */
 export interface ToolSchema {
-  /** The tool's name: the RPC's name as written by default (mapping §2). */
+  /** The tool's name: by default the RPC's name as written, in the `topeka` profile its Go name (`get_vibe` → `GetVibe`). */
   name: string
   /** `(proto_mcp.tool).title`: a display name. */
   title?: string
-  /** The RPC's normalised leading comment, or its name split into words when it has none. */
+  /** The RPC's normalised leading comment, or its name (in the `topeka` profile its Go name) split into words when it has none. */
   description: string
   /** MCP `ToolAnnotations` hints from `(proto_mcp.tool)` and `idempotency_level`. */
   annotations?: ToolAnnotations
@@ -97,7 +97,9 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         package: model.packageName,
         fullName: `${service.fullName}.${method.name}`,
       }
-      const wanted = meta.name ?? nameTool(rpc, options.toolNames)
+      // The Go generator names a tool, and splits its fallback description from, the RPC's Go name.
+      const rpcName = extended ? method.name : goCamelCase(method.name)
+      const wanted = meta.name ?? nameTool(rpc, options.toolNames, rpcName)
       const name = extended ? shortenToolName(wanted) : wanted
       if (name !== wanted) {
         warnings.push(`tool name "${wanted}" of ${rpc.fullName} breaks ${TOOL_NAME_RE.source}; shortened to "${name}"`)
@@ -106,7 +108,7 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       }
       const tool: ToolSchema = {
         name,
-        description: describeComment(method.comment) ?? splitName(method.name),
+        description: describeComment(method.comment) ?? splitName(rpcName),
         inputSchema: messageSchema(model, method.requestType, { profile, mode: 'input', note }),
         service: service.fullName,
         method: method.name,
