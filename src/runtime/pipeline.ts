@@ -72,7 +72,7 @@ function encodeFallback(tool: CompiledTool, response: unknown): ToolResult | { j
 /**
  * A handler's `response` as canonical protobuf JSON, or the tool error
  * (`encoding response: <path>: <reason>`) of a response that is not a
- * message of the tool's response type. Never throws.
+ * message of the tool's response type or lacks a required field. Never throws.
  */
 export function encodeReply(tool: CompiledTool, response: unknown): ToolResult | { json: unknown } {
   let json: unknown
