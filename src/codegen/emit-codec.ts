@@ -115,6 +115,8 @@ class CodecWriter {
         seen.set(key, field)
       }
       if (field.jsonName === '__proto__') return false
+      // A required well-known field bails whether set (hand-converted) or not (required).
+      if (field.required && this.#special(field.resolve())) return false
     }
     return true
   }
@@ -144,6 +146,12 @@ class CodecWriter {
         // protojson reads null as a value for Value and NullValue, as absent otherwise.
         const nullIsValue = field.resolvedType!.fullName === '.google.protobuf.Value' || field.resolvedType!.fullName === '.google.protobuf.NullValue'
         lines.push(`  if ((v = ${read}) !== undefined) {`, nullIsValue ? '    return $B' : '    if (v !== null) return $B', '    n++', '  }')
+        continue
+      }
+      if (field.required) {
+        // A message without a proto2 `required` field is no protobuf JSON: reflection reports it.
+        lines.push(`  if ((v = ${read}) === undefined || v === null) return $B`, '  n++')
+        lines.push(...this.#fieldBody(field, key).map((line) => `  ${line}`))
         continue
       }
       lines.push(`  if ((v = ${read}) !== undefined) {`, '    n++', '    if (v !== null) {')

@@ -123,14 +123,14 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     checkTypes(model, sources, built)
     resolveOrThrow(model, rootFile)
     resolveOrThrow(runtime, rootFile)
+    const result = toModel(model, rootFile, sources)
+    result.descriptor = buildDescriptor(runtime, optionOnlyFiles(rootFile, importers, shipped))
+    return result
   }
   catch (error) {
     if (isProtoError(error)) error.files = [...read].sort()
     throw error
   }
-  const result = toModel(model, rootFile, sources)
-  result.descriptor = buildDescriptor(runtime, optionOnlyFiles(rootFile, importers, shipped))
-  return result
 }
 
 /**
@@ -164,14 +164,14 @@ function parseInto(model: protobuf.Root, runtime: protobuf.Root, text: string, p
 /** Parses one file's text into `root`, turning protobufjs errors into `PROTO_SYNTAX`. */
 function parseOne(root: protobuf.Root, keepCase: boolean, text: string, path: string): protobuf.IParserResult {
   try {
-    setParseFilename(path)
+    holdParseFilename(path)
     return protobuf.parse(text, root, { keepCase, alternateCommentMode: true })
   }
   catch (cause) {
     throw syntaxError(path, text, cause)
   }
   finally {
-    setParseFilename(null)
+    releaseParseFilename()
   }
 }
 
@@ -263,7 +263,24 @@ function safeLookup(from: protobuf.Service, name: string): boolean {
   catch { return false }
 }
 
-/** protobufjs names the file in its messages through this global (untyped in its .d.ts). */
-function setParseFilename(path: string | null): void {
-  (protobuf.parse as unknown as { filename: string | null }).filename = path
+/**
+ * Sets the global through which protobufjs names the file in its messages
+ * and stamps it on each declaration (`filename`, untyped in its .d.ts), so
+ * that it holds for the whole parse: protobufjs clears it whenever it builds
+ * an error, even one it catches itself, as it does for each name of an
+ * editions `reserved foo, bar;` (tried as a number first). Every declaration
+ * after such a line would belong to no file, and its services give no tools.
+ */
+function holdParseFilename(path: string): void {
+  Object.defineProperty(protobuf.parse, 'filename', {
+    configurable: true,
+    enumerable: true,
+    get: () => path,
+    set: () => {},
+  })
+}
+
+/** Puts back the plain, empty `filename` global of {@link holdParseFilename}. */
+function releaseParseFilename(): void {
+  Object.defineProperty(protobuf.parse, 'filename', { configurable: true, enumerable: true, writable: true, value: null })
 }

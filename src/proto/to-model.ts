@@ -7,6 +7,7 @@ import type {
   EnumModel, FieldModel, MessageModel, MethodModel, ProtoModel, ScalarType, ServiceModel, SourceLoc, ValueType,
 } from './model.ts'
 import { customOptions } from './custom-options.ts'
+import { protoError } from './errors.ts'
 import { declarationKey } from './scan-declarations.ts'
 import type { Declaration, ScannedFile } from './scan-declarations.ts'
 
@@ -68,6 +69,7 @@ export function toModel(root: protobuf.Root, rootFile: string, sources: Sources)
       methods: obj.methodsArray.map(m => methodModel(m, fullName, lookup)),
     })
   }
+  checkNoServiceLost(scannedRoot, services, rootFile)
 
   return {
     file: rootFile,
@@ -78,6 +80,21 @@ export function toModel(root: protobuf.Root, rootFile: string, sources: Sources)
     enums,
     descriptor: {},
     warnings: streamingWarnings(services),
+  }
+}
+
+/**
+ * Throws when the file declares a service that reflection does not place in
+ * it: a protobufjs parser quirk (it once lost every service after an
+ * editions `reserved foo;`) must fail the build, never silently give fewer tools.
+ */
+function checkNoServiceLost(scanned: ScannedFile, services: ServiceModel[], rootFile: string): void {
+  const found = new Set(services.map(s => declarationKey('service', s.fullName)))
+  for (const [key, decl] of scanned.declarations) {
+    if (!key.startsWith('service:') || found.has(key)) continue
+    throw protoError('PROTO_SYNTAX', rootFile, decl.line, decl.column,
+      `service "${key.slice('service:'.length)}" was declared but protobufjs did not load it into this file `
+      + '(a parser problem: please report it with the file)')
   }
 }
 

@@ -6,6 +6,7 @@ import { describeFailure, fromJson, isCyclicValueError, jsonFromJs, locateFailur
 import { backendErrorResult } from './backend-error.ts'
 import { decodeRequest, encodeResponse } from './codec.ts'
 import { coerceArguments, toProtoJson } from './lenient.ts'
+import { missingRequired } from './required-fields.ts'
 import { callStreamingTool } from './streaming.ts'
 import type { CompiledTool } from './tool-table.ts'
 import type { CallContext, ToolResult } from './types.ts'
@@ -54,7 +55,7 @@ function validationFailure(tool: CompiledTool, input: unknown): string | undefin
 }
 
 /** The result of a response that did not decode as is: retried once with JS values fixed up (off the hot path). */
-export function encodeFallback(tool: CompiledTool, response: unknown): ToolResult | { json: unknown } {
+function encodeFallback(tool: CompiledTool, response: unknown): ToolResult | { json: unknown } {
   let raw: unknown
   try {
     raw = jsonFromJs(response)
@@ -67,6 +68,25 @@ export function encodeFallback(tool: CompiledTool, response: unknown): ToolResul
   } catch {
     return toolError(decodeText('encoding response: ', tool, raw, true))
   }
+}
+
+/**
+ * A handler's `response` as canonical protobuf JSON, or the tool error
+ * (`encoding response: <path>: <reason>`) of a response that is not a
+ * message of the tool's response type or lacks a required field. Never throws.
+ */
+export function encodeReply(tool: CompiledTool, response: unknown): ToolResult | { json: unknown } {
+  let json: unknown
+  try {
+    json = encodeResponse(tool, response)
+  } catch {
+    const fallback = encodeFallback(tool, response)
+    if ('content' in fallback) return fallback
+    json = fallback.json
+  }
+  // protobufjs writes a message without its proto2 `required` fields; protobuf JSON encoders refuse it.
+  const missing = missingRequired(tool.responseType, json)
+  return missing === undefined ? { json } : toolError(`encoding response: ${describeFailure(missing)}`)
 }
 
 /**
@@ -112,14 +132,9 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
 
   // A handler with nothing to say (an Empty response) may return nothing.
   if (response === undefined) response = EMPTY
-  let json: unknown
-  try {
-    json = encodeResponse(tool, response)
-  } catch {
-    const fallback = encodeFallback(tool, response)
-    if ('content' in fallback) return fallback
-    json = fallback.json
-  }
+  const encoded = encodeReply(tool, response)
+  if ('content' in encoded) return encoded
+  const json = encoded.json
   const text = JSON.stringify(json)
   if (tool.structured && json !== null && typeof json === 'object' && !Array.isArray(json)) {
     return { content: [{ type: 'text', text }], isError: false, structuredContent: json as Record<string, unknown> }

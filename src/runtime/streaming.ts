@@ -5,8 +5,7 @@
  */
 import { DEFAULT_STREAM_CAP } from './backend.ts'
 import { backendErrorResult } from './backend-error.ts'
-import { encodeResponse } from './codec.ts'
-import { encodeFallback, toolError } from './pipeline.ts'
+import { encodeReply, toolError } from './pipeline.ts'
 import { statusText } from './status.ts'
 import type { CompiledTool } from './tool-table.ts'
 import type { CallContext, ToolResult } from './types.ts'
@@ -25,15 +24,6 @@ function iteratorOf(source: unknown): AnyIterator | undefined {
   const iterate = (source as { [Symbol.iterator]?: unknown })[Symbol.iterator]
   if (typeof iterate === 'function') return iterate.call(source) as Iterator<unknown>
   return undefined
-}
-
-/** Encodes one streamed response as protobuf JSON (as a unary response is). */
-function encodeMessage(tool: CompiledTool, response: unknown): ToolResult | { json: unknown } {
-  try {
-    return { json: encodeResponse(tool, response ?? {}) }
-  } catch {
-    return encodeFallback(tool, response ?? {})
-  }
 }
 
 /** The note added as a second text item when the cap cut the stream. */
@@ -106,7 +96,8 @@ export async function callStreamingTool(tool: CompiledTool, request: unknown, co
       await closeIterator(iterator)
       break
     }
-    const encoded = encodeMessage(tool, step.value)
+    // Encoded as a unary response is.
+    const encoded = encodeReply(tool, step.value ?? {})
     if ('content' in encoded) {
       await closeIterator(iterator)
       const reason = encoded.content[0].text.replace(/^encoding response: /, '')

@@ -11,7 +11,7 @@ import type { LenientPlan } from './lenient-plan.ts'
 import { messageSchema } from './message-schema.ts'
 import { isPortable } from './scalar-schema.ts'
 import { sortKeys } from './sort-keys.ts'
-import { DEFAULT_TOOL_NAME_BUDGET, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
+import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
 import type { RpcName, ToolNames } from './tool-name.ts'
 import { toolMetadata } from './tool-options.ts'
 import type { ToolAnnotations, ToolMetadata } from './tool-options.ts'
@@ -63,11 +63,11 @@ export interface BuildToolsOptions {
 
 /** One tool: its MCP-visible fields and the RPC it calls. */
 export interface ToolSchema {
-  /** The tool's name: the RPC's name as written by default (mapping §2). */
+  /** The tool's name: by default the RPC's name as written, in the `topeka` profile its Go name (`get_vibe` → `GetVibe`). */
   name: string
   /** `(proto_mcp.tool).title`: a display name. */
   title?: string
-  /** The RPC's normalised leading comment, or its name split into words when it has none. */
+  /** The RPC's normalised leading comment, or its name (in the `topeka` profile its Go name) split into words when it has none. */
   description: string
   /** MCP `ToolAnnotations` hints from `(proto_mcp.tool)` and `idempotency_level`. */
   annotations?: ToolAnnotations
@@ -140,9 +140,11 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         package: model.packageName,
         fullName: `${service.fullName}.${method.name}`,
       }
-      const wanted = meta.name ?? nameTool(rpc, options.toolNames)
+      // The Go generator names a tool, and splits its fallback description from, the RPC's Go name.
+      const rpcName = extended ? method.name : goCamelCase(method.name)
+      const wanted = meta.name ?? nameTool(rpc, options.toolNames, rpcName)
       const limit = options.shortenToolNames && budget !== false ? budget - serverName.length : undefined
-      let name = extended ? shortenToolName(wanted, portable, limit) : wanted
+      const name = extended ? shortenToolName(wanted, portable, limit) : wanted
       if (name !== wanted) {
         warnings.push(`tool name "${wanted}" of ${rpc.fullName} breaks ${nameRe.source}${fits(wanted) ? '' : ` or the name budget (${budget})`}; shortened to "${name}"`)
       } else if (!nameRe.test(name)) {
@@ -160,7 +162,7 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       const validationSchema = stripNotes(shape)
       const tool: ToolSchema = {
         name,
-        description: describeComment(method.comment) ?? splitName(method.name),
+        description: describeComment(method.comment) ?? splitName(rpcName),
         inputSchema,
         service: service.fullName,
         method: method.name,

@@ -49,12 +49,49 @@ export interface RpcName {
  */
 export type ToolNames = 'method' | 'service' | 'qualified' | ((rpc: RpcName) => string)
 
-/** The name `mode` gives `rpc`, before any shortening. */
-export function nameTool(rpc: RpcName, mode: ToolNames = 'method'): string {
+/**
+ * The name `mode` gives `rpc`, before any shortening. `method` is the RPC's
+ * part of the built-in modes (the `topeka` profile passes its Go name); a
+ * function always receives the RPC as written.
+ */
+export function nameTool(rpc: RpcName, mode: ToolNames = 'method', method: string = rpc.method): string {
   if (typeof mode === 'function') return String(mode(rpc))
-  if (mode === 'service') return `${rpc.service}_${rpc.method}`
-  if (mode === 'qualified') return [...(rpc.package ? rpc.package.split('.') : []), rpc.service, rpc.method].join('_')
-  return rpc.method
+  if (mode === 'service') return `${rpc.service}_${method}`
+  if (mode === 'qualified') return [...(rpc.package ? rpc.package.split('.') : []), rpc.service, method].join('_')
+  return method
+}
+
+const isAsciiLower = (c: string | undefined): boolean => c !== undefined && c >= 'a' && c <= 'z'
+const isAsciiDigit = (c: string): boolean => c >= '0' && c <= '9'
+
+/**
+ * The Go name protoc-gen-go gives a proto identifier (protogen's `GoName`,
+ * Go protobuf's `GoCamelCase`), which the Go MCP generator names its tools
+ * by: a word (a letter and the lowercase run after it) starts upper case,
+ * an `_` or `.` before a lowercase letter is dropped, another `.` becomes
+ * `_`, a leading `_` (or one after a `.`) becomes `X`, digits and other
+ * characters stay. `get_vibe` → `GetVibe`, `monitorHealth` →
+ * `MonitorHealth`, `double__under` → `Double_Under`, `_x` → `XX`.
+ */
+export function goCamelCase(name: string): string {
+  let out = ''
+  for (let i = 0; i < name.length; i++) {
+    const c = name[i]!
+    if (c === '.') {
+      if (!isAsciiLower(name[i + 1])) out += '_'
+    } else if (c === '_' && (i === 0 || name[i - 1] === '.')) {
+      // So that the name starts with a capital letter (after a `.` too, as Go always did).
+      out += 'X'
+    } else if (c === '_' && isAsciiLower(name[i + 1])) {
+      // Dropped: the next word starts upper case instead.
+    } else if (isAsciiDigit(c)) {
+      out += c
+    } else {
+      out += isAsciiLower(c) ? c.toUpperCase() : c
+      while (isAsciiLower(name[i + 1])) out += name[++i]
+    }
+  }
+  return out
 }
 
 /**

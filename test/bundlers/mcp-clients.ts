@@ -24,9 +24,9 @@ export interface McpSession {
   close(): Promise<void>
 }
 
-/** Spawns `node file` and connects the `flavour` client to it over stdio. */
-export async function connectStdio(flavour: ClientName, file: string): Promise<McpSession> {
-  const params = { command: process.execPath, args: [file], stderr: 'pipe' as const }
+/** Spawns `node file ...args` and connects the `flavour` client to it over stdio. */
+export async function connectStdio(flavour: ClientName, file: string, args: string[] = []): Promise<McpSession> {
+  const params = { command: process.execPath, args: [file, ...args], stderr: 'pipe' as const }
   const info = { name: 'bundler-test', version: '1.0.0' }
   let err = ''
   if (flavour === 'sdk-v1') {

@@ -5,6 +5,7 @@
  * (text, isError, structuredContent), error texts included.
  */
 import fc from 'fast-check'
+import { fileURLToPath } from 'node:url'
 import { isDeepStrictEqual } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { ECHO_PROTO, EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
@@ -35,7 +36,10 @@ function bind(tool: CompiledTool, response: unknown, seen: unknown[]): void {
   tool.target = undefined
 }
 
-describe.each([['topeka example', EXAMPLE_PROTO], ['echo', ECHO_PROTO]])('%s: codecs change no result', (_title, file) => {
+// proto2 `required` fields: a reply without one is an error on both paths.
+const REQUIRED_PROTO = fileURLToPath(new URL('../../fixtures/protos/runtime/required.proto', import.meta.url))
+
+describe.each([['topeka example', EXAMPLE_PROTO], ['echo', ECHO_PROTO], ['required', REQUIRED_PROTO]])('%s: codecs change no result', (_title, file) => {
   const { fast, slow, codecs } = tables(file)
   it.each([...fast.keys()])('%s', async (name) => {
     const fastTool = fast.get(name)!

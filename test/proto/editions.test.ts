@@ -1,11 +1,16 @@
 /**
  * `edition = "2023"` / `"2024"` files (mapping.md §5): they load, comments
  * attach (also after 2024's `export`/`local`), `LEGACY_REQUIRED` fields are
- * required inputs, and syntax errors still point at file:line.
+ * required inputs, syntax errors still point at file:line, and `reserved`
+ * with bare names loses nothing after it.
  */
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import protobuf from 'protobufjs'
 import { describe, expect, it } from 'vitest'
 import { loadProto } from '../../src/proto/load-proto.ts'
+import { scanDeclarations } from '../../src/proto/scan-declarations.ts'
+import { toModel } from '../../src/proto/to-model.ts'
 import { buildTools } from '../../src/schema/build-tools.ts'
 import { writeProtos } from './compile.ts'
 
@@ -93,5 +98,61 @@ service Ed {
   it('a syntax error in an editions file points at its file and line', () => {
     const { file, model: bad } = load('edition = "2024";\npackage ed;\nmessage M {\n  string a = ;\n}\n')
     expect(bad).toThrow(expect.objectContaining({ code: 'PROTO_SYNTAX', file, line: 4 }))
+  })
+})
+
+describe('editions `reserved` with bare names (regression: every service after it was lost)', () => {
+  const file = fileURLToPath(new URL('../../fixtures/protos/editions/reserved-names.proto', import.meta.url))
+
+  it('loads every service declared after the reserved names, with its comments and locations', () => {
+    const m = loadProto(file)
+    expect(m.services.map((s) => [s.fullName, s.methods.map((r) => r.name)])).toEqual([
+      ['editions.v1.NoteService', ['SaveNote', 'GetNote']],
+      ['editions.v1.NoteAdmin', ['DropNote']],
+    ])
+    expect(m.services[0]).toMatchObject({ comment: ' Keeps notes.\n', loc: { file, line: 28, column: 1 } })
+    const { tools } = buildTools(m)
+    expect(tools.map((t) => [t.name, t.description])).toEqual([
+      ['SaveNote', 'Saves a note and gives it back.'],
+      ['GetNote', 'Get Note'],
+      ['DropNote', 'Drop Note'],
+    ])
+  })
+
+  it('records the reserved names (and ranges) in the runtime descriptor', () => {
+    const root = protobuf.Root.fromJSON(loadProto(file).descriptor)
+    const note = root.lookupType('editions.v1.Note')
+    expect(note.reserved).toEqual(['foo', 'bar', [4, 6]])
+    expect(root.lookupType('editions.v1.Note.Tag').reserved).toEqual(['legacy_tag'])
+    expect(root.lookupEnum('editions.v1.Mood').reserved).toEqual(['MOOD_OLD', 'MOOD_OLDER'])
+    expect(root.lookupType('editions.v1.NoteRef').reserved).toEqual(['old_id'])
+  })
+
+  it('a later import keeps its own file name: only the importing file\'s services become tools', () => {
+    const dir = writeProtos({
+      'lib.proto': 'edition = "2023";\npackage lib;\nmessage M { reserved gone; string s = 1; }\nservice Lib { rpc L(M) returns (M); }\n',
+      'main.proto': 'edition = "2023";\npackage app;\nimport "lib.proto";\nmessage Q { reserved old; }\nservice App { rpc A(lib.M) returns (Q); }\n',
+    })
+    const m = loadProto(join(dir, 'main.proto'))
+    expect(m.services.map((s) => s.fullName)).toEqual(['app.App'])
+    expect(loadProto(join(dir, 'lib.proto')).services.map((s) => s.fullName)).toEqual(['lib.Lib'])
+  })
+
+  it('a syntax error after the reserved names still names its file', () => {
+    const { file: bad, model: broken } = load('edition = "2023";\npackage ed;\nmessage M {\n  reserved foo;\n  string a = ;\n}\n')
+    expect(broken).toThrow(expect.objectContaining({ code: 'PROTO_SYNTAX', file: bad, line: 5 }))
+    expect(broken).toThrow(`cannot parse "${bad}": illegal id ';' (line 5)`)
+  })
+
+  it('a service reflection leaves out of the file fails the build instead of giving fewer tools', () => {
+    // What the quirk did: the declarations after it carried no file name.
+    const text = 'edition = "2023";\npackage ed;\nmessage M { string s = 1; }\nservice Gone { rpc G(M) returns (M); }\n'
+    const dir = writeProtos({ 'lost.proto': text })
+    const path = join(dir, 'lost.proto')
+    const root = new protobuf.Root()
+    protobuf.parse(text, root, { keepCase: true })
+    root.resolveAll()
+    const sources = { scanned: new Map([[path, scanDeclarations(text)]]), bundledFiles: new Set<string>(), order: [path] }
+    expect(() => toModel(root, path, sources)).toThrow(expect.objectContaining({ code: 'PROTO_SYNTAX', file: path, line: 4, column: 1 }))
   })
 })

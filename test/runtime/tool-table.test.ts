@@ -165,3 +165,30 @@ describe('implementation methods are never bound from Object.prototype', () => {
     expect(text(await server.call('Constructor', {}))).toBe('rpc error: code = Unimplemented desc = method Constructor not implemented')
   })
 })
+
+describe('topeka profile: tools named by the RPC\'s Go name are implemented by the RPC name as written', () => {
+  const GO_NAMES_PROTO = `syntax = "proto3";
+package health.v1;
+message Msg { string s = 1; }
+service Health {
+  rpc monitorHealth(Msg) returns (Msg);
+  rpc get_vibe(Msg) returns (Msg);
+}
+`
+  const spec = (): ProtoServerSpec => specFromProto(join(writeProtos({ 'health.proto': GO_NAMES_PROTO }), 'health.proto'), { profile: 'topeka' })
+
+  it('binds get_vibe and monitorHealth to the tools GetVibe and MonitorHealth', async () => {
+    const server = createProtoServer(spec()).implement('Health', {
+      get_vibe: (req: { s?: string }) => ({ s: `vibe ${req.s}` }),
+      monitorHealth: () => ({ s: 'ok' }),
+    })
+    expect(server.listTools().map((t) => [t.name, t.description])).toEqual([['MonitorHealth', 'Monitor Health'], ['GetVibe', 'Get Vibe']])
+    expect(text(await server.call('GetVibe', { s: 'x' }))).toBe('{"s":"vibe x"}')
+    expect(text(await server.call('MonitorHealth', {}))).toBe('{"s":"ok"}')
+  })
+
+  it('an RPC left out answers Unimplemented by its name as written', async () => {
+    const server = createProtoServer(spec()).implement('Health', { get_vibe: () => ({}) })
+    expect(text(await server.call('MonitorHealth', {}))).toBe('rpc error: code = Unimplemented desc = method monitorHealth not implemented')
+  })
+})

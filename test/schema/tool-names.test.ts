@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildTools } from '../../src/schema/build-tools.ts'
 import type { BuildToolsOptions } from '../../src/schema/build-tools.ts'
-import { TOOL_NAME_RE } from '../../src/schema/tool-name.ts'
+import { goCamelCase, TOOL_NAME_RE } from '../../src/schema/tool-name.ts'
 import { loadProto } from '../../src/proto/load-proto.ts'
 import { compile, writeProtos } from '../proto/compile.ts'
 
@@ -180,5 +180,85 @@ service S {
 
   it('stay without a tool in the topeka profile; client-streaming and bidi never get one', () => {
     expect(buildTools(compile(source), { profile: 'topeka' }).tools).toEqual([])
+  })
+})
+
+describe('topeka profile: the Go generator names a tool by protogen\'s Go name of the RPC', () => {
+  const SNAKE = `message Q {}
+service Health {
+  rpc monitorHealth(Q) returns (Q);
+  rpc get_vibe(Q) returns (Q);
+  // Checks it.
+  rpc check_v2_status(Q) returns (Q);
+  rpc SetVibe(Q) returns (Q);
+}`
+  const tools = (options: BuildToolsOptions) => buildTools(compile(SNAKE), options).tools.map((t) => [t.name, t.description, t.method])
+
+  it('names and fallback descriptions from the Go name; the method stays as written', () => {
+    expect(tools({ profile: 'topeka' })).toEqual([
+      ['MonitorHealth', 'Monitor Health', 'monitorHealth'],
+      ['GetVibe', 'Get Vibe', 'get_vibe'],
+      ['CheckV2Status', 'Checks it.', 'check_v2_status'],
+      ['SetVibe', 'Set Vibe', 'SetVibe'],
+    ])
+  })
+
+  it('every other profile keeps the RPC name as written', () => {
+    for (const profile of ['full', 'portable', 'strict'] as const) {
+      expect(tools({ profile })).toEqual([
+        ['monitorHealth', 'monitor Health', 'monitorHealth'],
+        ['get_vibe', 'get_vibe', 'get_vibe'],
+        ['check_v2_status', 'Checks it.', 'check_v2_status'],
+        ['SetVibe', 'Set Vibe', 'SetVibe'],
+      ])
+    }
+  })
+
+  it("'service' and 'qualified' use the Go name too; a function receives the RPC as written", () => {
+    expect(namesOf(SNAKE, { profile: 'topeka', toolNames: 'service' }))
+      .toEqual(['Health_MonitorHealth', 'Health_GetVibe', 'Health_CheckV2Status', 'Health_SetVibe'])
+    expect(namesOf(SNAKE, { profile: 'topeka', toolNames: 'qualified' })[1]).toBe('t_Health_GetVibe')
+    expect(namesOf(SNAKE, { profile: 'topeka', toolNames: (rpc) => `${rpc.method}!` })[1]).toBe('get_vibe!')
+  })
+
+  it('two RPCs with one Go name clash as two with one name do: the last wins, with a warning', () => {
+    const { tools: built, warnings } = buildTools(compile(`message Q {}
+service A { rpc get_vibe(Q) returns (Q); }
+service B { rpc GetVibe(Q) returns (Q); }`), { profile: 'topeka' })
+    expect(built.map((t) => `${t.name}=${t.service}.${t.method}`)).toEqual(['GetVibe=t.B.GetVibe'])
+    expect(warnings).toEqual([
+      'tool "GetVibe" is declared by both t.A and t.B; the one of t.B wins'
+      + " (set the toolNames option to 'service' or 'qualified' to keep both)",
+    ])
+  })
+})
+
+describe('goCamelCase (protogen\'s GoCamelCase)', () => {
+  it.each([
+    ['', ''],
+    ['monitorHealth', 'MonitorHealth'],
+    ['get_vibe', 'GetVibe'],
+    ['SetVibe', 'SetVibe'],
+    ['one', 'One'],
+    ['one_two', 'OneTwo'],
+    ['_leading_underscore_3', 'XLeadingUnderscore_3'],
+    ['Capped_Words', 'Capped_Words'],
+    ['lower_Upper', 'Lower_Upper'],
+    ['_', 'X'],
+    ['_b_', 'XB_'],
+    ['a.b', 'AB'],
+    ['a.B', 'A_B'],
+    ['a_b.c_d', 'ABCD'],
+    ['_a._b', 'XA_XB'],
+    ['ALL_CAPS_NAME', 'ALL_CAPS_NAME'],
+    ['two__underscores', 'Two_Underscores'],
+    ['trailing_', 'Trailing_'],
+    ['lowerCamel', 'LowerCamel'],
+    ['v2beta', 'V2Beta'],
+    ['get2_things', 'Get2Things'],
+    ['rpc_9lives', 'Rpc_9Lives'],
+    ['héllo_wörld', 'HélloWörld'],
+  ])('%j → %j', (name, goName) => {
+    expect(goCamelCase(name)).toBe(goName)
   })
 })
