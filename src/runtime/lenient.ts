@@ -2,7 +2,7 @@
  * Lenient arguments (docs/profiles.md): a tool accepts what its advertised
  * schema accepts, and also every other spelling the protobuf JSON decoder
  * reads for a field (numbers for 64-bit integers, numeric strings for
- * floats, enum numbers, proto field names, objects for maps advertised as
+ * other numbers, enum numbers, proto field names, objects for maps advertised as
  * entries, native JSON for JSON text), and messages, lists and maps sent as
  * a JSON string of the right shape (some clients stringify nested
  * arguments). {@link coerceArguments} rewrites those into the advertised
@@ -17,6 +17,7 @@ type Obj = Record<string, unknown>
 
 // Deeper than any schema a tool advertises; the validator reports what is past it.
 const MAX_DEPTH = 64
+const INT_TEXT_RE = /^-?(?:0|[1-9][0-9]*)$/
 const FLOAT_TEXT_RE = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
 
 const VALUE = 'google.protobuf.Value'
@@ -166,6 +167,7 @@ function coerceValue(plan: LenientPlan, f: LenientField, v: unknown, stack: stri
     case 'i64': case 'u64':
       return plan.portable && typeof v === 'number' && Number.isInteger(v) ? BigInt(v).toString() : v
     case 'float': return typeof v === 'string' && FLOAT_TEXT_RE.test(v) ? Number(v) : v
+    case 'int': return typeof v === 'string' && INT_TEXT_RE.test(v) ? Number(v) : v
     case 'enum': {
       if (typeof v !== 'number') return v
       const names = plan.enums[f.t!]
@@ -225,7 +227,8 @@ function messageToJson(plan: LenientPlan, type: string, value: unknown, stack: s
     if (!own(out, f.j)) continue
     const v = out[f.j]
     const at = path ? `${path}.${f.j}` : f.j
-    if (v === null && f.k !== 'null') { delete out[f.j]; continue }
+    // Strict mode's null is "not set" (a NullValue is set by its name); elsewhere null is NullValue's value.
+    if (v === null && (plan.strict || f.k !== 'null')) { delete out[f.j]; continue }
     if (f.m !== undefined && Array.isArray(v)) {
       const map: Obj = {}
       for (const entry of v as Obj[]) setOwn(map, String(entry.key), valueToJson(plan, f, entry.value, stack, `${at}.${String(entry.key)}`))

@@ -94,13 +94,24 @@ export function validationMessage(error: ValidationError): string {
 }
 
 /** Whether `error` comes from inside a failing `anyOf`/`oneOf` branch (those report one message of their own). */
-function isBranchError(error: ValidationError, combiners: readonly string[]): boolean {
-  for (const prefix of combiners) if (error.schemaPath.startsWith(prefix)) return true
+function isBranchError(error: ValidationError, combiners: ReadonlyArray<{ prefix: string; kept?: string }>): boolean {
+  const path = error.schemaPath
+  for (const { prefix, kept } of combiners) if (path.startsWith(prefix) && !(kept !== undefined && path.startsWith(kept))) return true
   return false
 }
 
 /** Most validation errors a tool error renders; the rest are counted (`; ... and N more errors`). */
 export const MAX_RENDERED_ERRORS = 100
+
+/**
+ * The key of an `anyOf` whose first branch is what the advertised schema
+ * says (schema/scalar-schema.ts writes it on `portable` floats): its texts
+ * are that branch's, not the `anyOf`'s.
+ */
+export const ADVERTISED_BRANCH = 'x-advertised-branch'
+
+const advertisedBranch = (error: ValidationError): boolean =>
+  error.keyword === 'anyOf' && (error.parentSchema as Record<string, unknown> | undefined)?.[ADVERTISED_BRANCH] === 0
 
 /**
  * The texts of a failed validation, in the validator's order, joined by `; `,
@@ -109,12 +120,17 @@ export const MAX_RENDERED_ERRORS = 100
  * messages, then `; ... and N more errors`. Returns the full tool error text.
  */
 export function renderValidationErrors(errors: readonly ValidationError[]): string {
-  const combiners: string[] = []
-  for (const e of errors) if (e.keyword === 'anyOf' || e.keyword === 'oneOf') combiners.push(`${e.schemaPath}/`)
+  // A branch's errors are shown only through an advertised branch (a combiner's own text stands for the rest).
+  const combiners: Array<{ prefix: string; kept?: string }> = []
+  for (const e of errors) {
+    if (e.keyword !== 'anyOf' && e.keyword !== 'oneOf') continue
+    combiners.push(advertisedBranch(e) ? { prefix: `${e.schemaPath}/`, kept: `${e.schemaPath}/0/` } : { prefix: `${e.schemaPath}/` })
+  }
   // One entry per message; rendered only for the first MAX_RENDERED_ERRORS.
   const entries: Array<{ error: ValidationError; names?: string[] }> = []
   const extras = new Map<string, string[]>()
   for (const error of errors) {
+    if (advertisedBranch(error)) continue
     if (combiners.length > 0 && isBranchError(error, combiners)) continue
     if (error.keyword === 'additionalProperties') {
       const key = `${error.instancePath}\0${error.schemaPath}`

@@ -19,6 +19,14 @@ const UNSIGNED_64 = new Set<ScalarType>(['uint64', 'fixed64'])
 /** A note the advertised schema turns into description text (`portable`/`strict`), stripped from the validator's schema. */
 export const NOTE = 'x-note'
 
+/**
+ * Marks a validator's `anyOf` whose first branch is what the advertised
+ * schema says (a `portable` float: a number; its other branches are the
+ * non-finite strings): error texts then speak of that branch. The runtime's
+ * `validation-text.ts` reads the same key; a test ties the two.
+ */
+export const ADVERTISED_BRANCH = 'x-advertised-branch'
+
 /** Whether a profile writes only what every major client accepts (single types, no combinators). */
 export const isPortable = (profile: Profile): boolean => profile === 'portable' || profile === 'strict'
 
@@ -30,8 +38,11 @@ export function scalarSchema(scalar: ScalarType, profile: Profile, mode: SchemaM
     case 'bytes': return { type: 'string', contentEncoding: 'base64' }
     case 'int32': case 'sint32': case 'sfixed32': return { type: 'integer' }
     case 'uint32': case 'fixed32': return { type: 'integer', minimum: 0 }
-    case 'float': case 'double':
-      return { anyOf: [{ type: 'number' }, { type: 'string', enum: [...NON_FINITE_FLOATS] }] }
+    case 'float': case 'double': {
+      const float: JsonSchema = { anyOf: [{ type: 'number' }, { type: 'string', enum: [...NON_FINITE_FLOATS] }] }
+      if (isPortable(profile) && mode === 'input') float[ADVERTISED_BRANCH] = 0
+      return float
+    }
   }
   const unsigned = UNSIGNED_64.has(scalar)
   if (!unsigned && !SIGNED_64.has(scalar)) throw new Error(`unknown scalar type "${scalar}"`)

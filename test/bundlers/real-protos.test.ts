@@ -93,4 +93,25 @@ describe.each(CLIENTS)('the %s client', (flavour) => {
       })
     })
   })
+
+  it('lenient arguments: Codex\'s "1.5" for a float, a stringified message, an object for a map, and a result\'s null fed back', async () => {
+    await withSession(flavour, builds.default, 'lenient', async (session) => {
+      const json = (result: { content: unknown[] }) => JSON.parse((result.content[0] as { text: string }).text) as Record<string, unknown>
+      const codex = await session.callTool('Draw', { radius: '1.5' })
+      expect(codex.isError).toBe(false)
+      expect(json(codex)).toEqual({ radius: 1.5 })
+      const stringified = await session.callTool('Draw', { center: JSON.stringify({ x: '1', y: 2 }), counts: { a: 5 } })
+      expect(json(stringified)).toEqual({ center: { x: '1', y: '2' }, counts: { a: '5' } })
+      // A oneof's NullValue member comes out as null (as a Firestore Value does) and must go back in.
+      const drawn = await session.callTool('Draw', { none: null, counts: [{ key: 'b', value: '2' }] })
+      expect(drawn.isError).toBe(false)
+      expect(json(drawn)).toEqual({ counts: { b: '2' }, none: null })
+      const again = await session.callTool('Draw', json(drawn))
+      expect(again.isError, JSON.stringify(again.content)).toBe(false)
+      expect(json(again)).toEqual(json(drawn))
+      const bad = await session.callTool('Draw', { radius: 'wide' })
+      expect(bad).toMatchObject({ isError: true, content: [{ type: 'text', text: 'invalid arguments: /radius: "wide" is not of type "number"' }] })
+    })
+  })
+
 })

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { createProtoServer } from '../../src/runtime.ts'
 import type { Profile } from '../../src/runtime/types.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
+import { ADVERTISED_BRANCH as SCHEMA_KEY } from '../../src/schema/scalar-schema.ts'
+import { ADVERTISED_BRANCH as RUNTIME_KEY } from '../../src/runtime/validation-text.ts'
 import { recordingBackend } from '../helpers/recording-backend.ts'
 
 const PLAYGROUND = fileURLToPath(new URL('../../playground/vibe.proto', import.meta.url))
@@ -112,6 +114,20 @@ describe('lenient arguments: every spelling protobuf JSON reads reaches the back
     expect(nulls.request).toEqual({ note: 'x' })
     const missing = await call('SetVibe', { note: 'x' })
     expect(missing.request).toEqual({ note: 'x' })
+  })
+
+  it('portable: a float that is not a number reads as the advertised {"type":"number"}, not as the validator\'s anyOf', async () => {
+    expect(RUNTIME_KEY).toBe(SCHEMA_KEY)
+    for (const profile of ['portable', 'strict'] as const) {
+      const { call } = playground(profile)
+      const out = await call('SetVibe', { note: 'x', intensity: 'strong' })
+      expect(out.text).toBe('invalid arguments: /intensity: "strong" is not of type "number"')
+      const nan = await call('SetVibe', { note: 'x', intensity: 'NaN' })
+      expect(nan.request).toEqual({ note: 'x', intensity: 'NaN' })
+    }
+    const { call } = playground('full')
+    const full = await call('SetVibe', { note: 'x', intensity: 'strong' })
+    expect(full.text).toBe('invalid arguments: /intensity: "strong" is not valid under any of the schemas listed in the \'anyOf\' keyword')
   })
 
   it('topeka validates as Topeka does: no other spellings', async () => {
