@@ -26,10 +26,15 @@ const PROTOS: Record<string, { importPaths?: string[] }> = {
   'fixtures/apps/warnings/streaming.proto': {},
   'fixtures/apps/watch/vibe.proto': {},
   'fixtures/protos/bench/bench500.proto': {},
+  'fixtures/protos/editions/legacy-required.proto': {},
+  'fixtures/protos/editions/reserved-names.proto': {},
   'fixtures/protos/grpc/counter.proto': {},
   'fixtures/protos/grpc/shapes.proto': {},
   'fixtures/protos/protojson/corpus.proto': {},
+  'fixtures/protos/naming/go-names.proto': {},
   'fixtures/protos/runtime/echo.proto': {},
+  'fixtures/protos/runtime/lenient.proto': {},
+  'fixtures/protos/runtime/required.proto': {},
   'fixtures/topeka/example.proto': {},
   'fixtures/topeka/fixture.proto': {},
   'playground/vibe.proto': {},
@@ -42,6 +47,11 @@ const PROTOS: Record<string, { importPaths?: string[] }> = {
  */
 const RECORDED: Record<'full' | 'topeka', Record<string, number[]>> = {
   full: {
+    'fixtures/protos/editions/legacy-required.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+    'fixtures/protos/editions/reserved-names.proto': [3, 0, 3, 0, 0, 3, 0, 0, 0, 0, 0],
+    'fixtures/protos/runtime/required.proto': [3, 0, 3, 0, 0, 3, 0, 0, 0, 0, 0],
+    'fixtures/protos/runtime/lenient.proto': [1, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0],
+    'fixtures/protos/naming/go-names.proto': [2, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0],
     'fixtures/apps/dev/notes.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/apps/import-paths/vibe.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/apps/typed/typed-vibe.proto': [4, 0, 1, 0, 1, 4, 0, 1, 0, 0, 0],
@@ -57,6 +67,11 @@ const RECORDED: Record<'full' | 'topeka', Record<string, number[]>> = {
     'playground/vibe.proto': [16, 0, 14, 0, 6, 16, 0, 5, 0, 0, 0],
   },
   topeka: {
+    'fixtures/protos/editions/legacy-required.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+    'fixtures/protos/editions/reserved-names.proto': [3, 0, 3, 0, 0, 3, 0, 0, 0, 0, 0],
+    'fixtures/protos/runtime/required.proto': [2, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0],
+    'fixtures/protos/runtime/lenient.proto': [1, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0],
+    'fixtures/protos/naming/go-names.proto': [2, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0],
     'fixtures/apps/dev/notes.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/apps/import-paths/vibe.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/apps/typed/typed-vibe.proto': [3, 0, 1, 0, 1, 3, 0, 1, 0, 0, 0],
@@ -168,6 +183,22 @@ describe('what issue 9 measured for the old default profile (now full)', () => {
     const cursor = reports.find((r) => r.name === 'cursor')!
     expect(new Set(cursor.violations.map((v) => v.rule))).toEqual(new Set(['composition']))
   })
+})
+
+describe('the README\'s table: the playground\'s 16 tools per profile', () => {
+  // Columns as in RECORDED (tools, then each rule set).
+  const README: Record<Profile, number[]> = {
+    portable: [16, 0, 16, 0, 16, 2, 0, 0, 0, 0, 0],
+    strict: [16, 0, 0, 0, 3, 16, 0, 0, 0, 0, 0],
+    full: [16, 0, 14, 0, 6, 16, 0, 5, 0, 0, 0],
+    topeka: [16, 1, 14, 0, 6, 16, 0, 4, 0, 0, 1],
+  }
+  for (const profile of ['portable', 'strict', 'full', 'topeka'] as const) {
+    it(`${profile}: the counts the README shows`, () => {
+      const { tools, reports } = checkProto('playground/vibe.proto', profile)
+      expect([tools.length, ...CLIENT_DIALECT_NAMES.map((name) => reports.find((r) => r.name === name)!.rejected)]).toEqual(README[profile])
+    })
+  }
 })
 
 describe('tools rejected per profile and rule set', () => {
