@@ -5,7 +5,7 @@
  * neither a field's JSON name nor its proto name. Found by the differential
  * tests against @bufbuild/protobuf (test/protojson/).
  */
-import protobuf from 'protobufjs/light.js'
+import { isType, isWellKnown, reachPredicate } from './type-reach.ts'
 import type { Field, Type } from 'protobufjs'
 
 // Standard or URL-safe alphabet; padding only as the last one or two characters of a full quad.
@@ -18,8 +18,6 @@ const VALUE_FORM = new Set(['Duration', 'Timestamp', 'FieldMask', 'Struct', 'Val
   'DoubleValue', 'FloatValue', 'Int64Value', 'UInt64Value', 'Int32Value', 'UInt32Value', 'BoolValue', 'StringValue', 'BytesValue']
   .map(name => `.google.protobuf.${name}`))
 
-const isType = (value: unknown): value is Type => value instanceof protobuf.Type
-const isWellKnown = (type: Type): boolean => type.fullName.startsWith('.google.protobuf.')
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value)
 
@@ -27,7 +25,6 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 interface KeyEntry { field: Field; alias: boolean }
 
 const keysOf = new WeakMap<Type, Map<string, KeyEntry>>()
-const needsCheck = new WeakMap<Type, boolean>()
 
 /** Keys protojson accepts for `type`'s fields; its extra one (the lowerCamel `name` of a field with another JSON name) is an alias. */
 function keyIndex(type: Type): Map<string, KeyEntry> {
@@ -52,43 +49,8 @@ function checksDirectly(type: Type): boolean {
   return false
 }
 
-/**
- * Whether JSON of `type` can contain anything to check, nested messages
- * included. Decided once for every type reachable from `type` (a fixpoint,
- * so recursive messages are right), so that types with nothing to check
- * cost one lookup per decode.
- */
-function needs(type: Type): boolean {
-  const known = needsCheck.get(type)
-  if (known !== undefined) return known
-  const reach: Type[] = []
-  const seen = new Set<Type>()
-  const visit = (t: Type): void => {
-    if (seen.has(t) || needsCheck.has(t)) return
-    seen.add(t)
-    reach.push(t)
-    if (isWellKnown(t)) return
-    for (const field of t.fieldsArray) {
-      const resolved = field.resolve().resolvedType
-      if (isType(resolved)) visit(resolved)
-    }
-  }
-  visit(type)
-  const result = new Map(reach.map(t => [t, checksDirectly(t)]))
-  const get = (t: Type): boolean => result.get(t) ?? needsCheck.get(t) ?? false
-  for (let changed = true; changed;) {
-    changed = false
-    for (const t of reach) {
-      if (result.get(t) || isWellKnown(t)) continue
-      if (t.fieldsArray.some(f => { const r = f.resolvedType; return isType(r) && get(r) })) {
-        result.set(t, true)
-        changed = true
-      }
-    }
-  }
-  for (const [t, value] of result) needsCheck.set(t, value)
-  return result.get(type)!
-}
+/** Whether JSON of `type` can contain anything to check, nested messages included (one lookup per decode once known). */
+const needs = reachPredicate(checksDirectly)
 
 function checkBytes(name: string, value: unknown): void {
   if (typeof value === 'string' && !BASE64_RE.test(value)) throw new Error(`${name}: invalid base64: ${JSON.stringify(value)}`)
