@@ -36,17 +36,18 @@ message Res { string name = 1; }
 service S { rpc Put(Req) returns (Res); }`)
 
 /** A server whose validators are the generated standalone code, evaluated with the runtime's helpers. */
-function serverWithStandaloneValidators() {
-  const { tools } = buildTools(model, { profile: 'full' })
-  const { code, names, helpers } = compileValidators(tools.map((t) => t.inputSchema))
+function serverWithStandaloneValidators(profile: 'full' | 'portable' = 'full') {
+  const { tools, lenient } = buildTools(model, { profile })
+  const { code, names, helpers } = compileValidators(tools.map((t) => t.validationSchema ?? t.inputSchema))
   expect(code).not.toContain('require(')
   const values = helpers.map((name) => (runtime as Record<string, unknown>)[name])
   // eslint-disable-next-line no-new-func -- the point is to run generated code
   const table = new Function(...helpers, `${code}\nreturn { ${[...new Set(names)].join(', ')} }`)(...values) as Record<string, ValidateFunction>
   const spec: ProtoServerSpec = {
-    name: 'rules', version: '0.0.0', profile: 'full', descriptor: model.descriptor,
-    tools: tools.map((tool, i) => ({ ...tool, validate: table[names[i]!]! })),
+    name: 'rules', version: '0.0.0', profile, descriptor: model.descriptor,
+    tools: tools.map(({ validationSchema: _, ...tool }, i) => ({ ...tool, validate: table[names[i]!]! })),
     services: { 't.S': ['Put'] },
+    ...(lenient ? { lenient } : {}),
   }
   const server = runtime.createProtoServer(spec)
   const calls: unknown[] = []
@@ -105,6 +106,36 @@ describe('buf.validate rules enforced by the generated validator', () => {
     // 64-bit bounds sit on the integer branch: a number below them fails, a decimal string is not checked.
     expect((await server.call('Put', { ...VALID, big: 99 })).content[0].text).toMatch(/^invalid arguments: \/big: 99 /)
     expect((await server.call('Put', { ...VALID, big: '99' })).isError).toBe(false)
+    expect(calls).toHaveLength(1)
+  })
+})
+
+describe('portable: the rules the advertised schema only describes are still enforced', () => {
+  it('each rule reads as the same message naming its field', async () => {
+    const { server, calls } = serverWithStandaloneValidators('portable')
+    const listed = server.listTools()[0]!.inputSchema as { properties: Record<string, Record<string, unknown>> }
+    // Said in the description, not as keywords Gemini or Cursor refuse.
+    expect(listed.properties.email).not.toHaveProperty('format')
+    expect(listed.properties.email!.description).toMatch(/format email/)
+    expect(listed.properties.count).not.toHaveProperty('exclusiveMinimum')
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: 'muchtoolong' }, '/name: "muchtoolong" is longer than 8 characters'],
+      [{ code: 'abc' }, '/code: "abc" does not match "^[A-Z]{2}$"'],
+      [{ fixed: 'y' }, '/fixed: "x" was expected'],
+      [{ email: 'nope' }, '/email: "nope" is not a "email"'],
+      [{ id: 'nope' }, '/id: "nope" is not a "uuid"'],
+      [{ count: 0 }, '/count: 0 is less than or equal to the minimum of 0'],
+      [{ tags: ['a', 'a'] }, '/tags: ["a","a"] has non-unique elements'],
+      [{ weights: { a: 1, b: 2 } }, '/weights: [{"key":"a","value":1},{"key":"b","value":2}] has more than 1 item'],
+      [{ status: 'bad' }, '/status: "bad" should not be valid under {"enum":["bad"]}'],
+      [{ serverId: 'x' }, ": Additional properties are not allowed ('serverId' was unexpected)"],
+    ]
+    for (const [args, text] of cases) {
+      const result = await server.call('Put', { ...VALID, ...args })
+      expect(result.content[0].text, JSON.stringify(args)).toBe(`invalid arguments: ${text}`)
+    }
+    expect(calls).toEqual([])
+    expect((await server.call('Put', { ...VALID, email: 'a@b.example', weights: [{ key: 'ab', value: 1 }] })).isError).toBe(false)
     expect(calls).toHaveLength(1)
   })
 })
