@@ -24,6 +24,9 @@ const VALUE = 'google.protobuf.Value'
 
 const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v)
 const own = (o: Obj, key: string): boolean => Object.hasOwn(o, key)
+// Type names are data: a message called `toString` must not find Object.prototype's.
+const fieldsOf = (plan: LenientPlan, type: string): LenientField[] | undefined =>
+  (Object.hasOwn(plan.messages, type) ? plan.messages[type] : undefined)
 
 function setOwn(target: Obj, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
@@ -65,7 +68,7 @@ export function coerceArguments(plan: LenientPlan, type: string, args: unknown):
 
 function coerceMessage(plan: LenientPlan, type: string, value: unknown, stack: string[]): unknown {
   if (typeof value === 'string') value = parsed(value, false) ?? value
-  const fields = plan.messages[type]
+  const fields = fieldsOf(plan, type)
   if (!isObject(value) || fields === undefined || stack.length > MAX_DEPTH) return value
   let out: Obj | undefined
   const copy = (): Obj => {
@@ -170,7 +173,7 @@ function coerceValue(plan: LenientPlan, f: LenientField, v: unknown, stack: stri
     case 'int': return typeof v === 'string' && INT_TEXT_RE.test(v) ? Number(v) : v
     case 'enum': {
       if (typeof v !== 'number') return v
-      const names = plan.enums[f.t!]
+      const names = Object.hasOwn(plan.enums, f.t!) ? plan.enums[f.t!] : undefined
       return names !== undefined && Object.hasOwn(names, String(v)) ? names[String(v)] : v
     }
     case 'null': return v === null || v === 0 ? 'NULL_VALUE' : v
@@ -200,7 +203,7 @@ export function needsProtoJson(plan: LenientPlan, type: string): boolean {
     // A cycle: its advertised schema ends in a JSON-text placeholder.
     if (visiting.has(name)) return true
     visiting.add(name)
-    const fields = plan.messages[name] ?? []
+    const fields = fieldsOf(plan, name) ?? []
     const needs = plan.strict || fields.some((f) => f.m !== undefined || f.k === 'json' || (f.k === 'msg' && visit(f.t!)))
     visiting.delete(name)
     cache.set(name, needs)
@@ -219,7 +222,7 @@ export function toProtoJson(plan: LenientPlan, type: string, args: unknown): unk
 }
 
 function messageToJson(plan: LenientPlan, type: string, value: unknown, stack: string[], path: string): unknown {
-  const fields = plan.messages[type]
+  const fields = fieldsOf(plan, type)
   if (!isObject(value) || fields === undefined) return value
   const out: Obj = {}
   for (const key of Object.keys(value)) setOwn(out, key, value[key])

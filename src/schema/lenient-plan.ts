@@ -10,6 +10,7 @@ import type { FieldModel, ProtoModel, ScalarType, ValueType } from '../proto/mod
 import { isOutputOnly, isRequiredField } from './field-rules.ts'
 import { DEFAULT_RECURSION_DEPTH } from './message-schema.ts'
 import { isPortable } from './scalar-schema.ts'
+import { setOwn } from './sort-keys.ts'
 import type { Profile } from './types.ts'
 import { JSON_TEXT_TYPES, WRAPPERS } from './well-known.ts'
 
@@ -84,7 +85,7 @@ export function lenientPlan(
     const message = model.messages.get(name)
     if (!message) return
     const fields: LenientField[] = []
-    messages[name] = fields
+    setOwn(messages, name, fields)
     for (const f of message.fields) {
       // Input schemas leave OUTPUT_ONLY fields out: they stay unknown fields.
       if (isOutputOnly(f)) continue
@@ -95,7 +96,7 @@ export function lenientPlan(
         const values: Record<string, string> = {}
         // The first name of a number wins, as protojson writes it.
         for (const v of model.enums.get(entry.t!)?.values ?? []) if (!Object.hasOwn(values, String(v.number))) values[String(v.number)] = v.name
-        enums[entry.t!] = values
+        setOwn(enums, entry.t!, values)
       }
     }
   }
