@@ -1,6 +1,6 @@
 /**
  * Portability: the MCP Inspector's `--strict` schema check finds nothing in
- * the default profile's tools (mapping.md §5), and finds Topeka's ten
+ * the default (portable) profile's tools (mapping.md §5), and finds Topeka's ten
  * 64-bit `type` arrays in the `topeka` profile, which proves the check runs.
  * The servers are real generated modules, built with rolldown and the
  * plugin, served over stdio.
@@ -42,14 +42,14 @@ afterAll(() => {
 })
 
 describe(`MCP Inspector ${inspectorVersion()} --strict`, () => {
-  it('finds no errors and no warnings in example.proto, default profile', async () => {
+  it('finds no errors and no warnings in example.proto, default (portable) profile', async () => {
     const report = await inspectTools(servers.exampleDefault)
     expect(report.exitCode).toBe(0)
     expect(report.tools).toEqual(EXAMPLE_TOOLS)
     expect(report.findings).toEqual([])
   })
 
-  it('finds no errors and no warnings in the playground proto, default profile', async () => {
+  it('finds no errors and no warnings in the playground proto, default (portable) profile', async () => {
     const report = await inspectTools(servers.playground, ['--stdio'])
     expect(report.exitCode).toBe(0)
     expect(report.tools).toEqual(PLAYGROUND_TOOLS)
