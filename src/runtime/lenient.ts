@@ -49,7 +49,8 @@ function isPlaceholder(plan: LenientPlan, type: string, stack: readonly string[]
   if (!plan.portable) return false
   let seen = 0
   for (const name of stack) if (name === type) seen++
-  return seen >= plan.depth
+  const root = stack[0]!
+  return seen >= (plan.depths !== undefined && Object.hasOwn(plan.depths, root) ? plan.depths[root]! : plan.depth)
 }
 
 /**

@@ -89,6 +89,8 @@ export interface LenientPlan {
   strict: boolean
   /** How many times a recursive message is inlined before its field is JSON text. */
   depth: number
+  /** Request types inlined less deep than `depth` (their schema would have been too large). */
+  depths?: Record<string, number>
   messages: Record<string, LenientField[]>
   /** Enum value names by number. */
   enums: Record<string, Record<string, string>>

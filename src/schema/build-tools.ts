@@ -8,7 +8,7 @@ import { describeComment, splitName } from './describe.ts'
 import { advertise, stripNotes } from './advertise.ts'
 import { lenientPlan } from './lenient-plan.ts'
 import type { LenientPlan } from './lenient-plan.ts'
-import { messageSchema } from './message-schema.ts'
+import { DEFAULT_RECURSION_DEPTH, messageSchema } from './message-schema.ts'
 import { isPortable } from './scalar-schema.ts'
 import { sortKeys } from './sort-keys.ts'
 import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
@@ -124,6 +124,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
   const nameRe = portable ? PORTABLE_TOOL_NAME_RE : TOOL_NAME_RE
   const serverName = options.serverName ?? ''
   const budget = options.toolNameBudget === undefined ? DEFAULT_TOOL_NAME_BUDGET : options.toolNameBudget
+  // Request types inlined less deep than asked (their schema would be too large).
+  const depths = new Map<string, number>()
   const fits = (n: string): boolean => budget === false || serverName.length + n.length <= budget
   const tools: ToolSchema[] = []
   const warnings: string[] = []
@@ -154,10 +156,17 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         warnings.push(`server "${serverName}" + tool "${name}" is ${serverName.length + name.length} characters, over the name budget of ${budget}: `
           + 'Claude Code and Cursor will not offer the tool (set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name)')
       }
-      const shape = messageSchema(model, method.requestType, {
-        profile, mode: 'input', note,
-        ...(options.recursionDepth === undefined ? {} : { recursionDepth: options.recursionDepth }),
-      })
+      const depth = options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
+      let shape = messageSchema(model, method.requestType, { profile, mode: 'input', note, recursionDepth: depth })
+      // Inlining grows as (recursive fields)^depth: a message that recurses through many fields gets a shallower depth.
+      for (let d = depth - 1; portable && d >= 1 && objectCount(shape) > MAX_INLINED_OBJECTS; d--) {
+        shape = messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: d })
+        depths.set(method.requestType, d)
+        if (d === 1 || objectCount(shape) <= MAX_INLINED_OBJECTS) {
+          warnings.push(`tool "${name}": ${method.requestType} recurses through many fields; inlined ${d} deep instead of ${depth} `
+            + `to keep its schema under ${MAX_INLINED_OBJECTS} objects (deeper levels are JSON text)`)
+        }
+      }
       const inputSchema = sortKeys(advertise(shape, profile))
       const validationSchema = stripNotes(shape)
       const tool: ToolSchema = {
@@ -196,8 +205,20 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       tools.push(tool)
     }
   }
-  const lenient = lenientPlan(model, tools.map(t => t.requestType), profile, options.recursionDepth)
+  const lenient = lenientPlan(model, tools.map(t => t.requestType), profile, options.recursionDepth, depths)
   return { tools, warnings, notes: [...notes], ...(lenient === undefined ? {} : { lenient }) }
+}
+
+/** The most object schemas a `portable`/`strict` input schema inlines before its recursion is made shallower. */
+export const MAX_INLINED_OBJECTS = 500
+
+/** The number of object schemas (nodes with `properties`) in `schema`. */
+function objectCount(schema: unknown): number {
+  if (Array.isArray(schema)) return schema.reduce((n: number, item) => n + objectCount(item), 0)
+  if (schema === null || typeof schema !== 'object') return 0
+  let n = 'properties' in schema ? 1 : 0
+  for (const value of Object.values(schema)) n += objectCount(value)
+  return n
 }
 
 /**

@@ -36,6 +36,8 @@ export interface LenientPlan {
   strict: boolean
   /** How many times a recursive message is inlined before its field is JSON text. */
   depth: number
+  /** Request types inlined less deep than {@link depth} (their schema would be too large). */
+  depths?: Record<string, number>
   /** Fields of every message the tools' requests reach, by full name. */
   messages: Record<string, LenientField[]>
   /** Enum value names by number, for every enum those messages use. */
@@ -67,6 +69,7 @@ function valueKind(type: ValueType, portable: boolean): { k: LenientKind; t?: st
 /** The lenient plan of the requests of `requestTypes` in `profile`; `undefined` for `topeka` (which validates as Topeka does). */
 export function lenientPlan(
   model: ProtoModel, requestTypes: readonly string[], profile: Profile, recursionDepth = DEFAULT_RECURSION_DEPTH,
+  depths: ReadonlyMap<string, number> = new Map(),
 ): LenientPlan | undefined {
   if (profile === 'topeka') return undefined
   const portable = isPortable(profile)
@@ -101,5 +104,10 @@ export function lenientPlan(
     }
   }
   for (const type of requestTypes) visit(type)
-  return { portable, strict: profile === 'strict', depth: recursionDepth, messages, enums }
+  const plan: LenientPlan = { portable, strict: profile === 'strict', depth: recursionDepth, messages, enums }
+  if (depths.size > 0) {
+    plan.depths = {}
+    for (const [type, depth] of depths) setOwn(plan.depths, type, depth)
+  }
+  return plan
 }

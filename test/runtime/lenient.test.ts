@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { createProtoServer } from '../../src/runtime.ts'
@@ -6,6 +7,9 @@ import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { ADVERTISED_BRANCH as SCHEMA_KEY } from '../../src/schema/scalar-schema.ts'
 import { ADVERTISED_BRANCH as RUNTIME_KEY } from '../../src/runtime/validation-text.ts'
 import { recordingBackend } from '../helpers/recording-backend.ts'
+import { writeProtos } from '../proto/compile.ts'
+import { loadProto } from '../../src/proto/load-proto.ts'
+import { buildTools, MAX_INLINED_OBJECTS } from '../../src/schema/build-tools.ts'
 
 const PLAYGROUND = fileURLToPath(new URL('../../playground/vibe.proto', import.meta.url))
 const METHODS: Record<string, string[]> = {
@@ -102,6 +106,29 @@ describe('lenient arguments: every spelling protobuf JSON reads reaches the back
     asText.replies[0].replies[0].replies[0] = JSON.stringify(deep.replies[0]!.replies[0]!.replies[0])
     const text = await call('AddComment', { entryId: 'e1', comment: asText })
     expect(text.request).toEqual({ entryId: 'e1', comment: deep })
+  })
+
+  it('portable: a message recursing through many fields is inlined less deep, and the lenient pass follows it', async () => {
+    // 1 + 24 + 24² objects at depth 3: over the budget; depth 2 keeps 25.
+    const fields = 'abcdefghijklmnopqrstuvwx'.split('').map((n, i) => `Expr ${n} = ${i + 2};`).join(' ')
+    const dir = writeProtos({ 'expr.proto': `syntax = "proto3"; package x;
+message Expr { string id = 1; ${fields} }
+service S { rpc Eval(Expr) returns (Expr); }` })
+    const file = join(dir, 'expr.proto')
+    const built = buildTools(loadProto(file), { profile: 'portable' })
+    const count = (s: unknown): number => (s && typeof s === 'object' ? ('properties' in s ? 1 : 0) + Object.values(s).reduce((n: number, v) => n + count(v), 0) : 0)
+    expect(count(built.tools[0]!.inputSchema)).toBeLessThanOrEqual(MAX_INLINED_OBJECTS)
+    expect(built.warnings).toEqual(['tool "Eval": x.Expr recurses through many fields; inlined 2 deep instead of 3 to keep its schema under 500 objects (deeper levels are JSON text)'])
+    expect(built.lenient!.depths).toEqual({ 'x.Expr': 2 })
+    const server = createProtoServer(specFromProto(file, { profile: 'portable' }))
+    let got: unknown
+    server.implement('S', { Eval: (r: unknown) => { got = r; return {} } })
+    const deep = { id: '1', a: { id: '2', b: { id: '3', c: { id: '4' } } } }
+    expect((server.listTools()[0]!.inputSchema as any).properties.a.properties.b).toMatchObject({ type: 'string' })
+    expect((await server.call('Eval', deep)).isError).toBe(false)
+    expect(got).toEqual(deep)
+    expect((await server.call('Eval', { id: '1', a: { id: '2', b: JSON.stringify({ id: '3', c: { id: '4' } }) } })).isError).toBe(false)
+    expect(got).toEqual(deep)
   })
 
   it('strict: every property is advertised required and nullable; missing and null ones mean "not set"', async () => {
