@@ -1,8 +1,12 @@
 /**
  * What a handler can ask of the client it serves: log entries
  * (`notifications/message`, filtered by the client's level), elicitation
- * (`elicitation/create`) and sampling (`sampling/createMessage`), each tied
- * to the request being handled so it travels on that request's stream.
+ * (`elicitation/create`) and sampling (`sampling/createMessage`). In the
+ * initialize era a question is a request to the client tied to the one
+ * being handled; on a 2026-07-28 `tools/call` it is an `input_required`
+ * round: the call answers with the question, the client retries with the
+ * answer, and the handler runs again from the start, its earlier questions
+ * answered from the sealed `requestState`.
  */
 import type { ServerContext } from '@modelcontextprotocol/server'
 import type { CallContext, ElicitAnswer, ElicitRequest, LogLevel, SampleAnswer, SampleRequest } from '../runtime/types.ts'
@@ -37,11 +41,71 @@ async function ask<T>(ctx: ServerContext, method: 'elicitation/create' | 'sampli
   }
 }
 
-/** The `log`, `elicit` and `sample` of a request's context. */
-export function clientRequests(ctx: ServerContext): Pick<CallContext, 'log' | 'elicit' | 'sample'> {
+/** Where the answers of a tool's earlier `input_required` rounds travel inside its sealed `requestState`. */
+const ANSWERS = 'unplugin-proto-mcp/answers'
+
+/** One embedded question of an `input_required` result. */
+interface InputRequest {
+  method: 'elicitation/create' | 'sampling/createMessage'
+  params: Record<string, unknown>
+}
+
+/**
+ * The questions of one 2026-07-28 tool call: the answers so far (earlier
+ * rounds' from the requestState, this round's from `inputResponses`) and
+ * the first question without one.
+ */
+export interface Rounds {
+  readonly tool: string
+  readonly answers: Record<string, unknown>
+  asked: number
+  pending?: { key: string; request: InputRequest }
+}
+
+/** Whether a verified requestState payload is one of ours (the answers of earlier rounds), not the handler's own. */
+export function isAnswersState(payload: unknown): boolean {
+  return payload !== null && typeof payload === 'object' && ANSWERS in payload
+}
+
+/** The rounds of a 2026-07-28 `tools/call` (a request with an envelope), `undefined` in the initialize era. */
+export function startRounds(ctx: ServerContext, tool: string): Rounds | undefined {
+  if (ctx.mcpReq.envelope === undefined) return undefined
+  const state = ctx.mcpReq.requestState()
+  const earlier = isAnswersState(state) ? (state as Record<string, { tool?: unknown; answers?: Record<string, unknown> }>)[ANSWERS] : undefined
+  const answers = { ...(earlier?.tool === tool ? earlier.answers : {}), ...ctx.mcpReq.inputResponses }
+  return { tool, answers, asked: 0 }
+}
+
+/** Why a question of a 2026-07-28 call does not resolve in this round (a handler that catches it gets this text). */
+class InputPending extends Error {
+  override name = 'InputPending'
+}
+
+/** Answers question number `rounds.asked` from the earlier rounds, or records it as the one to ask. */
+function askInRound<T>(rounds: Rounds, request: InputRequest): Promise<T> {
+  const key = `ask-${rounds.asked++}`
+  if (key in rounds.answers) return Promise.resolve(rounds.answers[key] as T)
+  rounds.pending ??= { key, request }
+  return Promise.reject(new InputPending(`${request.method}: waiting for the client's answer (an input_required round)`))
+}
+
+/** The `input_required` result asking the pending question, with every answer so far sealed in its requestState. */
+export async function inputRequiredOf(rounds: Rounds, seal: (payload: unknown) => Promise<string>): Promise<Record<string, unknown>> {
+  const { key, request } = rounds.pending!
+  return {
+    resultType: 'input_required',
+    inputRequests: { [key]: request },
+    requestState: await seal({ [ANSWERS]: { tool: rounds.tool, answers: rounds.answers } }),
+  }
+}
+
+/** The `log`, `elicit` and `sample` of a request's context; with `rounds`, questions are `input_required` rounds. */
+export function clientRequests(ctx: ServerContext, rounds?: Rounds): Pick<CallContext, 'log' | 'elicit' | 'sample'> {
+  const question = <T>(request: InputRequest): Promise<T> =>
+    rounds ? askInRound<T>(rounds, request) : ask<T>(ctx, request.method, request.params)
   return {
     log: logOf(ctx),
-    elicit: (request: ElicitRequest) => ask<ElicitAnswer>(ctx, 'elicitation/create', { mode: 'form', ...request }),
-    sample: (request: SampleRequest) => ask<SampleAnswer>(ctx, 'sampling/createMessage', { ...request }),
+    elicit: (request: ElicitRequest) => question<ElicitAnswer>({ method: 'elicitation/create', params: { mode: 'form', ...request } }),
+    sample: (request: SampleRequest) => question<SampleAnswer>({ method: 'sampling/createMessage', params: { ...request } }),
   }
 }

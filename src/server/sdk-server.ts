@@ -8,7 +8,7 @@ import type {
   CallToolResult, JSONRPCRequest, McpServerFactory, Result, ServerContext, jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
 import type { CallContext } from '../runtime/types.ts'
-import { clientRequests } from './client-requests.ts'
+import { clientRequests, inputRequiredOf, isAnswersState, startRounds, type Rounds } from './client-requests.ts'
 import { complete, type CompleteParams } from './completions.ts'
 import { page } from './pagination.ts'
 import { matchTemplate } from './resource-templates.ts'
@@ -50,7 +50,7 @@ function headersOf(req: Request | undefined): Record<string, string> | undefined
 }
 
 /** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, elicit, sample, requestState. */
-export function callContext(core: ServingCore, name: string, ctx: ServerContext): CallContext {
+export function callContext(core: ServingCore, name: string, ctx: ServerContext, rounds?: Rounds): CallContext {
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined
   const context: CallContext = {
     tool: name,
@@ -58,12 +58,12 @@ export function callContext(core: ServingCore, name: string, ctx: ServerContext)
     authInfo: ctx.http?.authInfo,
     meta,
     sealRequestState: (payload) => core.codec().mint(payload),
-    ...clientRequests(ctx),
+    ...clientRequests(ctx, rounds),
   }
   const headers = headersOf(ctx.http?.req)
   if (headers) context.headers = headers
   const state = ctx.mcpReq.requestState()
-  if (state !== undefined) context.requestState = state
+  if (state !== undefined && !isAnswersState(state)) context.requestState = state
   const token = meta?.progressToken
   if (typeof token === 'string' || typeof token === 'number') {
     context.progress = (progress, message, total) => ctx.mcpReq.notify({
@@ -137,7 +137,10 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     if (stats) stats.toolCalls++
     const entry = core.lookupTool(name, ctx.http?.authInfo)
     if (entry === undefined) throw unknownToolError(name)
-    const result = await entry.call(args, callContext(core, name, ctx))
+    const rounds = startRounds(ctx, name)
+    const result = await entry.call(args, callContext(core, name, ctx, rounds))
+    // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
+    if (rounds?.pending) return await inputRequiredOf(rounds, (payload) => core.codec().mint(payload)) as never
     if ('resultType' in result && result.resultType === 'input_required') return result as never
     if (stats && result.isError) stats.errors++
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)

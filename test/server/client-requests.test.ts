@@ -21,6 +21,7 @@ const text = (result: unknown): string => (result as { content: Array<{ text: st
 const ok = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
 
 let http: HttpHandle
+let askTwiceRuns = 0
 const closers: Array<() => Promise<unknown>> = []
 
 beforeAll(async () => {
@@ -41,6 +42,12 @@ beforeAll(async () => {
         requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
       })
       return ok(`${answer.action}:${JSON.stringify(answer.content ?? null)}`)
+    })
+    .tool({ name: 'AskTwice', inputSchema: { type: 'object' } }, async (_args, ctx) => {
+      askTwiceRuns++
+      const first = await ctx.elicit!({ message: 'First?', requestedSchema: { type: 'object', properties: { a: { type: 'string' } } } })
+      const second = await ctx.sample!({ messages: [{ role: 'user', content: { type: 'text', text: 'Second?' } }], maxTokens: 5 })
+      return ok(`${JSON.stringify(first.content)} ${(second.content as { text: string }).text} ${JSON.stringify(ctx.requestState ?? null)}`)
     })
     .tool({ name: 'Sample', inputSchema: { type: 'object' } }, async (_args, ctx) => {
       const answer = await ctx.sample!({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 10 })
@@ -193,5 +200,39 @@ describe('sampling', () => {
     const client = await v2('legacy', { sampling: {} })
     client.setRequestHandler('sampling/createMessage', () => ({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm2' }))
     expect(text(await client.callTool({ name: 'Sample', arguments: {} }))).toBe('m2:hello')
+  })
+})
+
+describe('2026-07-28: a question is an input_required round', () => {
+  it('SDK v2 pinned: elicitation, then sampling, each one round; the handler runs again with the earlier answers', async () => {
+    const client = await v2({ pin: '2026-07-28' }, { elicitation: { form: {} }, sampling: {} })
+    expect(client.getProtocolEra()).toBe('modern')
+    const asked: string[] = []
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push(request.params.message)
+      return { action: 'accept', content: { a: 'x' } }
+    })
+    client.setRequestHandler('sampling/createMessage', () => {
+      asked.push('sample')
+      return { role: 'assistant', content: { type: 'text', text: 'two' }, model: 'm' }
+    })
+    askTwiceRuns = 0
+    // The handler's own requestState stays its own: our answers never show up in context.requestState.
+    expect(text(await client.callTool({ name: 'AskTwice', arguments: {} }))).toBe('{"a":"x"} two null')
+    expect(asked).toEqual(['First?', 'sample'])
+    expect(askTwiceRuns).toBe(3)
+    expect(text(await client.callTool({ name: 'Ask', arguments: {} }))).toBe('accept:{"a":"x"}')
+  })
+
+  it('without auto-fulfilment the client sees the input_required result with one question and a sealed state', async () => {
+    const client = new ClientV2(info, { versionNegotiation: { mode: { pin: '2026-07-28' } }, inputRequired: { autoFulfill: false }, capabilities: { elicitation: { form: {} } } })
+    await client.connect(new HttpV2(new URL(http.url)))
+    closers.push(() => client.close())
+    const first = await client.callTool({ name: 'Ask', arguments: {} }, { allowInputRequired: true }) as unknown as Record<string, unknown>
+    expect(first).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { 'ask-0': { method: 'elicitation/create', params: { mode: 'form', message: 'Your name?' } } },
+      requestState: expect.any(String),
+    })
   })
 })
