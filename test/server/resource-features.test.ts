@@ -172,4 +172,16 @@ describe('resources/subscribe', () => {
     }, { timeout: 5000, interval: 50 })
     expect(new Set(heard)).toEqual(new Set(['notes://inbox/1']))
   })
+
+  it('SDK v2 2026-07-28: a listen stream with resourceSubscriptions hears updates of those URIs only', async () => {
+    const client = await v2('auto')
+    expect(client.getProtocolEra()).toBe('modern')
+    const heard: string[] = []
+    client.setNotificationHandler('notifications/resources/updated', (n) => { heard.push(n.params.uri) })
+    const subscription = await client.listen({ resourceSubscriptions: ['notes://watched'] })
+    closers.push(() => subscription.close())
+    handle.notifyResourceUpdated('notes://fixed/data')
+    handle.notifyResourceUpdated('notes://watched')
+    await vi.waitFor(() => expect(heard).toEqual(['notes://watched']))
+  })
 })
