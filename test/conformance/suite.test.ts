@@ -7,7 +7,7 @@
 import { copyFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createProtoServer, Server, type HttpHandle } from '../../src/runtime.ts'
 import { startDevApp, type DevApp } from '../dev/dev-app.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
@@ -33,8 +33,28 @@ function expectAllGreen(run: SuiteRun): void {
   for (const checks of run.scenarios.values()) expect(checks.length).toBeGreaterThan(0)
 }
 
-let handle: HttpHandle | undefined
-let app: DevApp | undefined
+let handle: HttpHandle
+let app: DevApp
+
+beforeAll(async () => {
+  const proto = implementCount(createProtoServer(specFromProto(here('./conformance.proto'))))
+  handle = await everythingServer(Server, proto).serveHttp({ port: 0 })
+  // Started here, not in the test: it builds the runtime package first (hook timeout).
+  app = await startDevApp('conformance', {
+    server: './conformance-mcp.ts',
+    prepare: (root) => {
+      copyFileSync(here('./everything.ts'), join(root, 'everything.ts'))
+      copyFileSync(here('./conformance.proto'), join(root, 'conformance.proto'))
+      writeFileSync(join(root, 'conformance-mcp.ts'), [
+        `import { Server } from 'unplugin-proto-mcp/runtime'`,
+        `import proto from './conformance.proto?mcp'`,
+        `import { everythingServer, implementCount } from './everything.ts'`,
+        `export default everythingServer(Server, implementCount(proto))`,
+        '',
+      ].join('\n'))
+    },
+  })
+})
 
 afterAll(async () => {
   await handle?.close()
@@ -43,26 +63,10 @@ afterAll(async () => {
 
 describe('the conformance suite, default scenarios', () => {
   it('passes against serveHttp()', async () => {
-    const proto = implementCount(createProtoServer(specFromProto(here('./conformance.proto'))))
-    handle = await everythingServer(Server, proto).serveHttp({ port: 0 })
     expectAllGreen(await runSuite(handle.url))
   })
 
   it('passes against the Vite dev-server mount', async () => {
-    app = await startDevApp('conformance', {
-      server: './conformance-mcp.ts',
-      prepare: (root) => {
-        copyFileSync(here('./everything.ts'), join(root, 'everything.ts'))
-        copyFileSync(here('./conformance.proto'), join(root, 'conformance.proto'))
-        writeFileSync(join(root, 'conformance-mcp.ts'), [
-          `import { Server } from 'unplugin-proto-mcp/runtime'`,
-          `import proto from './conformance.proto?mcp'`,
-          `import { everythingServer, implementCount } from './everything.ts'`,
-          `export default everythingServer(Server, implementCount(proto))`,
-          '',
-        ].join('\n'))
-      },
-    })
     expectAllGreen(await runSuite(`${app.origin}/mcp`))
   })
 })
