@@ -11,13 +11,14 @@ import * as formatsModule from 'ajv-formats/dist/formats.js'
 
 export { Server, ServerBuilder, ServerHandle, createProtoServer, MAX_BODY_BYTES } from './server/index.ts'
 export type {
-  CallResult, Connection, HttpHandle, InputRequiredResult, ListedTool, McpNodeHandler, NodeHandlerOptions, PromptDefinition,
-  PromptGetter, PromptMessage, ResourceContents, ResourceDefinition, ResourceReader, ServeHttpOptions, ServeReport,
+  CallResult, Completer, Connection, HttpHandle, InputRequiredResult, ListedTool, McpNodeHandler, NodeHandlerOptions, PromptDefinition,
+  PromptGetter, PromptMessage, PromptOptions, ResourceContents, ResourceDefinition, ResourceReader, ResourceTemplateDefinition,
+  ResourceTemplateOptions, ServeHttpOptions, TemplateReader, TemplateVariables, ServeReport,
   ServeStdioOptions, ToolContext, ToolDefinition, ToolHandler, ToolRequirements, ToolWithHandler,
 } from './server/index.ts'
 export type {
-  CallContext, JsonCodec, JsonSchema, Profile, ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceImplementation,
-  ToolResult, ValidateFunction, ValidationError,
+  CallContext, ElicitAnswer, ElicitRequest, JsonCodec, JsonSchema, LogLevel, Profile, ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceImplementation,
+  SampleAnswer, SampleRequest, ToolResult, ValidateFunction, ValidationError,
 } from './runtime/types.ts'
 export { statusError, STATUS_NAMES, type StatusName } from './runtime/status.ts'
 export { isRuntimeError, type RuntimeError, type RuntimeErrorCode } from './runtime/errors.ts'

@@ -115,6 +115,40 @@ export interface ProtoServerSpec {
   lenient?: LenientPlan
 }
 
+/** MCP log levels, least severe first. */
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
+
+/** A form elicitation: a message and the flat object schema of the answer. */
+export interface ElicitRequest {
+  message: string
+  requestedSchema: JsonSchema
+  [key: string]: unknown
+}
+
+/** The user's answer to an elicitation. */
+export interface ElicitAnswer {
+  action: 'accept' | 'decline' | 'cancel'
+  content?: Record<string, unknown>
+  [key: string]: unknown
+}
+
+/** A sampling request (`sampling/createMessage` params). */
+export interface SampleRequest {
+  messages: Array<{ role: 'user' | 'assistant'; content: { type: string; [key: string]: unknown } }>
+  maxTokens: number
+  systemPrompt?: string
+  [key: string]: unknown
+}
+
+/** The client model's answer to a sampling request. */
+export interface SampleAnswer {
+  role: 'user' | 'assistant'
+  content: { type: string; text?: string; [key: string]: unknown } | Array<{ type: string; [key: string]: unknown }>
+  model: string
+  stopReason?: string
+  [key: string]: unknown
+}
+
 /** What a backend method receives besides the request. */
 export interface CallContext {
   /** The tool being called (`SetVibe`). */
@@ -128,10 +162,27 @@ export interface CallContext {
   /** The MCP request's HTTP headers (lowercase names), when it came over HTTP; backends forward an allow-list of them. */
   headers?: Record<string, string | string[] | undefined>
   /**
-   * Sends a `notifications/progress` for this request; present only when the
-   * caller asked for progress (a `progressToken` in `_meta`).
+   * Sends a `notifications/progress` for this request (`total` when known);
+   * present only when the caller asked for progress (a `progressToken` in
+   * `_meta`), so call it as `await context.progress?.(1, 'step 1', 3)`.
    */
-  progress?: (progress: number, message?: string) => Promise<void>
+  progress?: (progress: number, message?: string, total?: number) => Promise<void>
+  /**
+   * Sends a `notifications/message` log entry to this client when `level` is
+   * at or above the level it asked for (`logging/setLevel`, or a 2026-07-28
+   * request's own log level). Present on requests served over MCP.
+   */
+  log?: (level: LogLevel, data: unknown, logger?: string) => Promise<void>
+  /**
+   * Asks the user for input through the client (`elicitation/create`) and
+   * resolves with the answer. Rejects when the client cannot elicit.
+   */
+  elicit?: (request: ElicitRequest) => Promise<ElicitAnswer>
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`) and
+   * resolves with its message. Rejects when the client cannot sample.
+   */
+  sample?: (request: SampleRequest) => Promise<SampleAnswer>
   /** The verified payload of a retried 2026-07-28 request's `requestState` (server.md §5), when it carried one. */
   requestState?: unknown
   /** Seals a payload into a `requestState` for an `input_required` result (HMAC with the server's key). */

@@ -5,8 +5,12 @@
 import { runtimeError } from '../runtime/errors.ts'
 import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
 import { coreOf } from './handle.ts'
+import { checkPageSize } from './pagination.ts'
 import {
-  checkPrompt, checkResource, type PromptDefinition, type PromptEntry, type PromptGetter,
+  checkTemplate, type ResourceTemplateDefinition, type ResourceTemplateOptions, type TemplateEntry, type TemplateReader,
+} from './resource-templates.ts'
+import {
+  checkPrompt, checkResource, type PromptDefinition, type PromptEntry, type PromptGetter, type PromptOptions,
   type ResourceDefinition, type ResourceEntry, type ResourceReader,
 } from './resources.ts'
 import { ServingCore, type Binder } from './serving-core.ts'
@@ -24,6 +28,8 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   readonly #tools: Array<{ entry: ToolEntry; from: string }> = []
   readonly #resources: ResourceEntry[] = []
   readonly #prompts: PromptEntry[] = []
+  readonly #templates: TemplateEntry[] = []
+  #pageSize: number | undefined
   readonly #features = new Set<string>()
   readonly #bindings = new Map<string, Binder>()
   #key: Uint8Array | string | undefined
@@ -83,9 +89,32 @@ export class ServerBuilder<State = undefined, Built = unknown> {
     return this
   }
 
-  /** Adds a prompt answered by `get` (a string return is one user message). */
-  prompt(prompt: PromptDefinition, get: PromptGetter<State>): this {
-    this.#prompts.push(checkPrompt(prompt, get))
+  /**
+   * Adds a resource template: `read` receives each URI the template matches
+   * with its variables (a string return is its text); `options.complete`
+   * suggests values for its variables.
+   */
+  resourceTemplate(template: ResourceTemplateDefinition, read: TemplateReader<State>, options?: ResourceTemplateOptions<State>): this {
+    this.#templates.push(checkTemplate(template, read, options))
+    return this
+  }
+
+  /**
+   * Adds a prompt answered by `get` (a string return is one user message);
+   * `options.complete` suggests values for its arguments.
+   */
+  prompt(prompt: PromptDefinition, get: PromptGetter<State>, options?: PromptOptions<State>): this {
+    this.#prompts.push(checkPrompt(prompt, get, options))
+    return this
+  }
+
+  /**
+   * Pages the list methods (`tools/list`, `resources/list`,
+   * `resources/templates/list`, `prompts/list`) at `size` items, with a
+   * `nextCursor` to the next page. @default every item on one page
+   */
+  pageSize(size: number): this {
+    this.#pageSize = checkPageSize(size)
     return this
   }
 
@@ -124,12 +153,15 @@ export class ServerBuilder<State = undefined, Built = unknown> {
     }
     unique(this.#resources, (r) => r.resource.uri, 'resource')
     unique(this.#prompts, (p) => p.prompt.name, 'prompt')
+    unique(this.#templates, (t) => t.template.uriTemplate, 'resource template')
     const core = new ServingCore({
       name: this.#name,
       version: this.#version,
       tools: this.#tools.map((t) => t.entry),
       resources: this.#resources,
       prompts: this.#prompts,
+      templates: this.#templates,
+      ...(this.#pageSize === undefined ? {} : { pageSize: this.#pageSize }),
       features: [...this.#features],
       state: this.#state,
       ...(this.#key === undefined ? {} : { requestStateKey: this.#key }),

@@ -5,10 +5,12 @@
  */
 import { runtimeError } from '../runtime/errors.ts'
 import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
+import { checkTemplate, type ResourceTemplateDefinition, type ResourceTemplateOptions, type TemplateReader } from './resource-templates.ts'
 import {
   checkPrompt, checkResource, withEntry, withoutEntry,
-  type PromptDefinition, type PromptGetter, type ResourceDefinition, type ResourceReader,
+  type PromptDefinition, type PromptGetter, type PromptOptions, type ResourceDefinition, type ResourceReader,
 } from './resources.ts'
+import { announceResourceUpdated } from './subscriptions.ts'
 import type { ServingCore } from './serving-core.ts'
 import { adoptEntries, toolSet, type ToolEntry } from './tool-set.ts'
 
@@ -120,10 +122,14 @@ export class ServerHandle<State = unknown> {
     const entries = adoptEntries(other.tools.byName.values())
     const set = toolSet(entries)
     rebind(core, entries, other)
-    const lists = { resources: core.resources.size + other.resources.size > 0, prompts: core.prompts.size + other.prompts.size > 0 }
+    const lists = {
+      resources: core.resources.size + other.resources.size + core.templates.size + other.templates.size > 0,
+      prompts: core.prompts.size + other.prompts.size > 0,
+    }
     // One synchronous swap: a request sees this server wholly before or wholly after.
     core.tools = set
     core.resources = other.resources
+    core.templates = other.templates
     core.prompts = other.prompts
     core.features = other.features
     core.state = other.state
@@ -150,9 +156,35 @@ export class ServerHandle<State = unknown> {
     return true
   }
 
+  /**
+   * Tells the clients subscribed to `uri` (`resources/subscribe`) that the
+   * resource changed (`notifications/resources/updated`); they read it again.
+   */
+  notifyResourceUpdated(uri: string): this {
+    announceResourceUpdated(this.#core, uri)
+    return this
+  }
+
+  /** Adds a resource template (see the builder's `resourceTemplate`). Throws when the URI template is taken. */
+  addResourceTemplate(template: ResourceTemplateDefinition, read: TemplateReader<State>, options?: ResourceTemplateOptions<State>): this {
+    const entry = checkTemplate(template, read, options)
+    this.#core.templates = withEntry(this.#core.templates, entry.template.uriTemplate, entry, 'resource template')
+    this.#core.announce('resources')
+    return this
+  }
+
+  /** Removes a resource template by its URI template; returns whether there was one. */
+  removeResourceTemplate(uriTemplate: string): boolean {
+    const next = withoutEntry(this.#core.templates, uriTemplate)
+    if (next === this.#core.templates) return false
+    this.#core.templates = next
+    this.#core.announce('resources')
+    return true
+  }
+
   /** Adds a prompt answered by `get` (a string return is one user message). Throws when the name is taken. */
-  addPrompt(prompt: PromptDefinition, get: PromptGetter<State>): this {
-    const entry = checkPrompt(prompt, get)
+  addPrompt(prompt: PromptDefinition, get: PromptGetter<State>, options?: PromptOptions<State>): this {
+    const entry = checkPrompt(prompt, get, options)
     this.#core.prompts = withEntry(this.#core.prompts, entry.prompt.name, entry, 'prompt')
     this.#core.announce('prompts')
     return this

@@ -13,6 +13,7 @@ import { MemoryEventStore } from './event-store.ts'
 import { MAX_BODY_BYTES } from './limits.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
+import { onResourceUpdated } from './subscriptions.ts'
 
 /** Session options of HTTP serving. */
 export interface SessionOptions {
@@ -71,6 +72,7 @@ export function createFetchHandler(core: ServingCore): FetchHandler {
   core.codec()
   const mcp = createMcpHandler(sdkServerFactory(core), { maxRequestBodySize: MAX_BODY_BYTES, onerror: report(core) })
   core.onChange((kind) => notifyModern(mcp, kind))
+  onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri))
   return (request, options) => mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
 }
 
@@ -88,6 +90,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
     notifyModern(modern, kind)
     for (const server of live) notifyInstance(server, kind)
   })
+  const offUpdates = onResourceUpdated(core, (uri) => modern.notify.resourceUpdated(uri))
 
   const free = (id: string): void => {
     const session = sessions.get(id)
@@ -202,6 +205,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
     async close() {
       clearInterval(sweep)
       off()
+      offUpdates()
       for (const id of [...sessions.keys()]) free(id)
       await modern.close()
     },

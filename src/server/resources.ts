@@ -4,6 +4,7 @@
  */
 import { runtimeError } from '../runtime/errors.ts'
 import type { CallContext } from '../runtime/types.ts'
+import type { Completer } from './completions.ts'
 
 /** A resource as `resources/list` shows it. */
 export interface ResourceDefinition {
@@ -55,10 +56,17 @@ export interface ResourceEntry {
   readonly read: ResourceReader<any>
 }
 
-/** A prompt with its getter. */
+/** Options of a prompt. */
+export interface PromptOptions<State = unknown> {
+  /** Completers of the prompt's arguments, by argument name (`completion/complete`). @default none */
+  complete?: Record<string, Completer<State>>
+}
+
+/** A prompt with its getter and argument completers. */
 export interface PromptEntry {
   readonly prompt: PromptDefinition
   readonly get: PromptGetter<any>
+  readonly complete?: Readonly<Record<string, Completer<any>>>
 }
 
 /** Checks a resource before it is added. */
@@ -75,10 +83,16 @@ export function checkResource(resource: ResourceDefinition, read: unknown): Reso
 }
 
 /** Checks a prompt before it is added. */
-export function checkPrompt(prompt: PromptDefinition, get: unknown): PromptEntry {
+export function checkPrompt(prompt: PromptDefinition, get: unknown, options: PromptOptions<any> = {}): PromptEntry {
   if (typeof prompt?.name !== 'string' || prompt.name === '') throw runtimeError('BAD_SPEC', 'a prompt needs a non-empty "name"')
   if (typeof get !== 'function') throw runtimeError('BAD_SPEC', `prompt "${prompt.name}" has no getter function`)
-  return { prompt: { ...prompt }, get: get as PromptGetter }
+  if (options.complete === undefined) return { prompt: { ...prompt }, get: get as PromptGetter }
+  const names = new Set((prompt.arguments ?? []).map((a) => a.name))
+  for (const [name, completer] of Object.entries(options.complete)) {
+    if (!names.has(name)) throw runtimeError('BAD_SPEC', `prompt "${prompt.name}" has no argument "${name}" to complete`)
+    if (typeof completer !== 'function') throw runtimeError('BAD_SPEC', `prompt "${prompt.name}": the completer of "${name}" is not a function`)
+  }
+  return { prompt: { ...prompt }, get: get as PromptGetter, complete: { ...options.complete } }
 }
 
 /** `map` plus `[key, value]`, or an error when the key is taken. */

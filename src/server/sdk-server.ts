@@ -8,7 +8,12 @@ import type {
   CallToolResult, JSONRPCRequest, McpServerFactory, Result, ServerContext, jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
 import type { CallContext } from '../runtime/types.ts'
+import { clientRequests, inputRequiredOf, isAnswersState, startRounds, type Rounds } from './client-requests.ts'
+import { complete, type CompleteParams } from './completions.ts'
+import { page } from './pagination.ts'
+import { matchTemplate } from './resource-templates.ts'
 import { promptResult, readResult } from './resources.ts'
+import { serveSubscriptions } from './subscriptions.ts'
 import { unknownToolError, type ListKind, type ServingCore } from './serving-core.ts'
 
 export type { ListedTool } from './tool-set.ts'
@@ -28,7 +33,14 @@ const PASS_THROUGH: jsonSchemaValidator = {
 }
 
 // listChanged everywhere: a ServerHandle may change any list while serving.
-const CAPABILITIES = { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } }
+// `logging` also makes the SDK answer `logging/setLevel` and filter `ctx.mcpReq.log` by it.
+const CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { listChanged: true, subscribe: true },
+  prompts: { listChanged: true },
+  logging: {},
+  completions: {},
+}
 
 function headersOf(req: Request | undefined): Record<string, string> | undefined {
   if (!req) return undefined
@@ -37,8 +49,8 @@ function headersOf(req: Request | undefined): Record<string, string> | undefined
   return out
 }
 
-/** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, requestState. */
-export function callContext(core: ServingCore, name: string, ctx: ServerContext): CallContext {
+/** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, elicit, sample, requestState. */
+export function callContext(core: ServingCore, name: string, ctx: ServerContext, rounds?: Rounds): CallContext {
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined
   const context: CallContext = {
     tool: name,
@@ -46,16 +58,19 @@ export function callContext(core: ServingCore, name: string, ctx: ServerContext)
     authInfo: ctx.http?.authInfo,
     meta,
     sealRequestState: (payload) => core.codec().mint(payload),
+    ...clientRequests(ctx, rounds),
   }
   const headers = headersOf(ctx.http?.req)
   if (headers) context.headers = headers
   const state = ctx.mcpReq.requestState()
-  if (state !== undefined) context.requestState = state
+  if (state !== undefined && !isAnswersState(state)) context.requestState = state
   const token = meta?.progressToken
   if (typeof token === 'string' || typeof token === 'number') {
-    context.progress = (progress, message) => ctx.mcpReq.notify({
+    context.progress = (progress, message, total) => ctx.mcpReq.notify({
       method: 'notifications/progress',
-      params: message === undefined ? { progressToken: token, progress } : { progressToken: token, progress, message },
+      params: {
+        progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }),
+      },
     })
   }
   return context
@@ -94,6 +109,12 @@ export function notifyInstance(server: SdkServer, kind: ListKind): void {
   })
 }
 
+/** One page of a list method's answer, `key` naming its array. */
+function listPage(key: string, items: readonly unknown[], cursor: unknown, pageSize: number | undefined): never {
+  const { items: shown, nextCursor } = page(items, cursor, pageSize)
+  return (nextCursor === undefined ? { [key]: shown } : { [key]: shown, nextCursor }) as never
+}
+
 /** Options of {@link sdkServerFactory}. */
 export interface FactoryOptions {
   /** Counted into, for stdio's report. */
@@ -110,26 +131,43 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     jsonSchemaValidator: PASS_THROUGH,
     requestState: { verify: (state, ctx) => core.codec().verify(state, ctx) },
   })
-  server.setRequestHandler('tools/list', (_request, ctx) => ({ tools: core.listTools(ctx.http?.authInfo) }) as never)
+  server.setRequestHandler('tools/list', (request, ctx) => listPage('tools', core.listTools(ctx.http?.authInfo), request.params?.cursor, core.pageSize))
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params
     if (stats) stats.toolCalls++
     const entry = core.lookupTool(name, ctx.http?.authInfo)
     if (entry === undefined) throw unknownToolError(name)
-    const result = await entry.call(args, callContext(core, name, ctx))
+    const rounds = startRounds(ctx, name)
+    const result = await entry.call(args, callContext(core, name, ctx, rounds))
+    // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
+    if (rounds?.pending) return await inputRequiredOf(rounds, (payload) => core.codec().mint(payload)) as never
     if ('resultType' in result && result.resultType === 'input_required') return result as never
     if (stats && result.isError) stats.errors++
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
   })
-  server.setRequestHandler('resources/list', () => ({ resources: [...core.resources.values()].map((r) => r.resource) }) as never)
+  server.setRequestHandler('resources/list', (request) => {
+    return listPage('resources', [...core.resources.values()].map((r) => r.resource), request.params?.cursor, core.pageSize)
+  })
+  server.setRequestHandler('resources/templates/list', (request) => {
+    return listPage('resourceTemplates', [...core.templates.values()].map((t) => t.template), request.params?.cursor, core.pageSize)
+  })
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params
-    const entry = core.resources.get(uri)
-    if (entry === undefined) throw new ResourceNotFoundError(uri)
     const context = { ...callContext(core, uri, ctx), state: core.state }
-    return readResult(entry.resource, await entry.read(uri, context)) as never
+    const entry = core.resources.get(uri)
+    if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context)) as never
+    // A listed resource wins over a template that also matches its URI.
+    const matched = matchTemplate(core.templates, uri)
+    if (matched === undefined) throw new ResourceNotFoundError(uri)
+    const { entry: template, variables } = matched
+    const shown = template.template.mimeType === undefined ? { uri, name: template.template.name } : { uri, name: template.template.name, mimeType: template.template.mimeType }
+    return readResult(shown, await template.read(uri, variables, context)) as never
   })
-  server.setRequestHandler('prompts/list', () => ({ prompts: [...core.prompts.values()].map((p) => p.prompt) }) as never)
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
+    const context = { ...callContext(core, 'completion/complete', ctx), state: core.state }
+    return await complete(request.params as CompleteParams, core, context) as never
+  })
+  server.setRequestHandler('prompts/list', (request) => listPage('prompts', [...core.prompts.values()].map((p) => p.prompt), request.params?.cursor, core.pageSize))
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const { name, arguments: args = {} } = request.params
     const entry = core.prompts.get(name)
@@ -142,9 +180,11 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     const context = { ...callContext(core, name, ctx), state: core.state }
     return promptResult(entry.prompt, await entry.get(args as Record<string, string>, context)) as never
   })
-  if (live) {
-    live.add(server)
-    server.onclose = () => live.delete(server)
+  const unsubscribe = serveSubscriptions(server, core)
+  live?.add(server)
+  server.onclose = () => {
+    unsubscribe()
+    live?.delete(server)
   }
   return server
 }

@@ -9,6 +9,7 @@ import type { RequestStateCodec } from '@modelcontextprotocol/server'
 import type { ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext } from '../runtime/types.ts'
 import type { PromptEntry, ResourceEntry } from './resources.ts'
+import type { TemplateEntry } from './resource-templates.ts'
 import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from './tool-set.ts'
 
 /** Which list changed. */
@@ -29,6 +30,9 @@ export interface CoreParts {
   tools: readonly ToolEntry[]
   resources?: readonly ResourceEntry[]
   prompts?: readonly PromptEntry[]
+  templates?: readonly TemplateEntry[]
+  /** Items per page of the list methods. @default every item on one page */
+  pageSize?: number
   features?: readonly string[]
   state?: unknown
   requestStateKey?: Uint8Array | string
@@ -45,6 +49,9 @@ export class ServingCore {
   tools: ToolSet
   resources: ReadonlyMap<string, ResourceEntry>
   prompts: ReadonlyMap<string, PromptEntry>
+  /** Resource templates by URI template, in order of addition (the first match reads). */
+  templates: ReadonlyMap<string, TemplateEntry>
+  readonly pageSize: number | undefined
   /** Backends bound with `implement()`, by full service name, re-applied after a tool replace. */
   readonly bindings = new Map<string, Binder>()
   readonly #listeners = new Set<(kind: ListKind) => void>()
@@ -59,6 +66,8 @@ export class ServingCore {
     this.tools = toolSet(parts.tools)
     this.resources = new Map((parts.resources ?? []).map((r) => [r.resource.uri, r]))
     this.prompts = new Map((parts.prompts ?? []).map((p) => [p.prompt.name, p]))
+    this.templates = new Map((parts.templates ?? []).map((t) => [t.template.uriTemplate, t]))
+    this.pageSize = parts.pageSize
     this.#key = parts.requestStateKey
     this.#ttl = parts.requestStateTtlSeconds
   }

@@ -1,0 +1,64 @@
+/**
+ * Resource subscriptions: `resources/subscribe` and `unsubscribe` per
+ * connected SDK instance, and `notifications/resources/updated` for the
+ * URIs an instance subscribed to when the server announces an update.
+ */
+import type { Server as SdkServer } from '@modelcontextprotocol/server'
+import type { ServingCore } from './serving-core.ts'
+
+type UpdateListener = (uri: string) => void
+
+// Kept beside the core rather than in it: updates reach only subscribers, list changes everyone.
+const listeners = new WeakMap<ServingCore, Set<UpdateListener>>()
+
+/** Registers a listener of resource updates on `core`; returns its removal. */
+export function onResourceUpdated(core: ServingCore, listener: UpdateListener): () => void {
+  let set = listeners.get(core)
+  if (set === undefined) listeners.set(core, (set = new Set()))
+  set.add(listener)
+  return () => set.delete(listener)
+}
+
+/** Tells every subscriber of `uri` (over every transport) that the resource changed. */
+export function announceResourceUpdated(core: ServingCore, uri: string): void {
+  for (const listener of listeners.get(core) ?? []) {
+    try {
+      listener(uri)
+    } catch (error) {
+      process.stderr.write(`${core.info.name}: announcing an update of "${uri}": ${(error as Error).message}\n`)
+    }
+  }
+}
+
+/**
+ * Serves `resources/subscribe` and `unsubscribe` on one SDK instance: its
+ * URIs, and a listener sending it `notifications/resources/updated` for
+ * them, registered at the first subscription. Returns the cleanup to run
+ * when the instance closes.
+ */
+export function serveSubscriptions(server: SdkServer, core: ServingCore): () => void {
+  const uris = new Set<string>()
+  let off: (() => void) | undefined
+  const stop = (): void => {
+    off?.()
+    off = undefined
+  }
+  server.setRequestHandler('resources/subscribe', (request) => {
+    uris.add(request.params.uri)
+    off ??= onResourceUpdated(core, (uri) => {
+      // An instance that went away without closing (a stateless request's) stops listening here.
+      if (!server.transport) return stop()
+      if (!uris.has(uri)) return
+      server.sendResourceUpdated({ uri }).catch(() => {
+        // The connection is closing: nothing to tell it any more.
+      })
+    })
+    return {}
+  })
+  server.setRequestHandler('resources/unsubscribe', (request) => {
+    uris.delete(request.params.uri)
+    if (uris.size === 0) stop()
+    return {}
+  })
+  return stop
+}
