@@ -162,7 +162,9 @@ export function isCyclicValueError(error: unknown): error is CyclicValueError {
 /**
  * Rewrites JavaScript values a backend naturally returns but protobuf JSON
  * does not allow: non-finite numbers and bigints become strings, byte arrays
- * base64. Returns `value` itself when there is nothing to rewrite. Throws a
+ * base64, and a key whose value is `undefined` is left out (JavaScript's
+ * "not set", as protobufjs's `fromObject` and protobuf-es's `create` read
+ * it), at any depth. Returns `value` itself when there is nothing to rewrite. Throws a
  * {@link CyclicValueError} (with the path of the repeated value) for a value
  * that contains itself; a value nested deeper than the stack allows throws a
  * `RangeError`.
@@ -191,6 +193,10 @@ function rewrite(value: unknown, path: string, ancestors: object[]): unknown {
         }
       } else {
         for (const [key, item] of Object.entries(value)) {
+          if (item === undefined) {
+            delete ((out as Record<string, unknown> | undefined) ??= { ...value })[key]
+            continue
+          }
           const next = rewrite(item, join(path, key), ancestors)
           if (next !== item) ((out as Record<string, unknown> | undefined) ??= { ...value })[key] = next
         }
