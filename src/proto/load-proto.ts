@@ -154,8 +154,22 @@ function optionOnlyFiles(rootFile: string, importers: Map<string, Set<string>>, 
   return new Set([...importers.keys()].filter(isOptionOnly))
 }
 
+/**
+ * Rejects `__proto__` as a name: protobufjs keeps messages, fields, services
+ * and RPCs in plain objects, where that key sets the prototype, so the
+ * declaration would vanish without a word (no tool, no field).
+ */
+function checkReservedNames(path: string, text: string): void {
+  if (!text.includes('__proto__')) return
+  const at = tokenize(text).find(t => t.text === '__proto__')
+  if (at === undefined) return
+  throw protoError('PROTO_SYNTAX', path, at.line, at.column,
+    'the name "__proto__" cannot be used: JavaScript objects cannot hold it as a key, so its declaration would vanish (rename it)')
+}
+
 /** Parses one file's text into both roots, turning protobufjs errors into `PROTO_SYNTAX`. */
 function parseInto(model: protobuf.Root, runtime: protobuf.Root, text: string, path: string): protobuf.IParserResult {
+  checkReservedNames(path, text)
   const parsed = parseOne(model, true, text, path)
   parseOne(runtime, false, text, path)
   return parsed
