@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util'
 import type { Profile } from '../schema/index.ts'
+import { PROFILES } from '../schema/types.ts'
 
 /** What `proto-mcp serve` was asked to do. */
 export interface ServeCommand {
@@ -85,7 +86,6 @@ export const CLI_OPTIONS = {
   version: { type: 'boolean', short: 'v' },
 } as const
 
-const PROFILES = ['portable', 'strict', 'full', 'topeka'] as const
 const TOOL_NAMES = ['method', 'service', 'qualified'] as const
 
 function integerIn(flag: string, value: string, min: number, max: number): number {
@@ -121,11 +121,19 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": serve takes one .proto file`)
   if (values.grpc === undefined || values.grpc === '') throw new UsageError('--grpc <target> is required: the gRPC server to forward calls to')
   const profile = values.profile ?? 'portable'
-  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be portable, strict, full or topeka, got "${profile}"`)
+  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, got "${profile}"`)
   const toolNames = values['tool-names'] ?? 'method'
   if (!(TOOL_NAMES as readonly string[]).includes(toolNames)) {
     throw new UsageError(`--tool-names must be method, service or qualified, got "${toolNames}"`)
   }
+  const nonEmpty = (flag: string, what: string, values: readonly string[] | undefined): void => {
+    const bad = values?.find((value) => value.trim() === '')
+    if (bad !== undefined) throw new UsageError(`${flag} must be ${what}, got ${JSON.stringify(bad)}`)
+  }
+  nonEmpty('--host', 'an address', values.host === undefined ? undefined : [values.host])
+  nonEmpty('--allowed-host', 'a host name', values['allowed-host'])
+  nonEmpty('--forward-header', 'a header name', values['forward-header'])
+  nonEmpty('--import-path', 'a directory', values['import-path'])
   return {
     command: 'serve',
     file,

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import {
   hostHeaderValidation, localhostHostValidation, localhostOriginValidation, originValidation, toNodeHandler,
 } from '@modelcontextprotocol/node'
+import { checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import { LOOPBACK_HOSTS, MAX_BODY_BYTES } from './limits.ts'
 import type { ServingCore } from './serving-core.ts'
@@ -55,6 +56,24 @@ export interface McpNodeHandler {
   close(): Promise<void>
 }
 
+const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
+  sessionIdleMs: integerRule(1),
+  maxSessionEvents: integerRule(1),
+}
+
+const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {
+  ...SESSION_RULES,
+  path: pathRule,
+  allowedHosts: stringsRule,
+  allowedOrigins: stringsRule,
+}
+
+const SERVE_RULES: Record<keyof ServeHttpOptions, OptionRule> = {
+  ...HANDLER_RULES,
+  host: stringRule,
+  port: integerRule(0, 65535),
+}
+
 type Guard = (req: IncomingMessage, res: ServerResponse) => boolean
 
 function reply(res: ServerResponse, status: number, message: string): void {
@@ -98,6 +117,11 @@ const pathOf = (url: string): string => {
   return q === -1 ? url : url.slice(0, q)
 }
 
+/** Throws for an unknown or wrong option of `nodeHandler()`. */
+export function checkNodeHandlerOptions(options: unknown): void {
+  checkOptions('nodeHandler()', options, HANDLER_RULES)
+}
+
 /** Creates the Node handler of `core`; `hostCheck: false` skips the Host guard (a non-loopback bind without an allow-list). */
 export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions = {}, hostCheck = true): McpNodeHandler {
   const guards: Guard[] = []
@@ -133,6 +157,7 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
 
 /** Serves `core` over Streamable HTTP; resolves once listening. */
 export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
+  checkOptions('serveHttp()', options, SERVE_RULES)
   const { host = '127.0.0.1', port = 3000, path = '/mcp' } = options
   const loopback = LOOPBACK_HOSTS.includes(host)
   if (!loopback && !options.allowedHosts) {

@@ -14,7 +14,7 @@ import { connectCore, type Connection } from './connect.ts'
 import type { CheckedImplementation } from './typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
 import { createFetchHandler, type FetchHandler } from './http-core.ts'
-import { createNodeHandler, serveCoreHttp, type HttpHandle, type McpNodeHandler, type NodeHandlerOptions, type ServeHttpOptions } from './http.ts'
+import { checkNodeHandlerOptions, createNodeHandler, serveCoreHttp, type HttpHandle, type McpNodeHandler, type NodeHandlerOptions, type ServeHttpOptions } from './http.ts'
 import { ServingCore } from './serving-core.ts'
 import { serveCoreStdio, type ServeReport, type ServeStdioOptions } from './stdio.ts'
 import { protoEntries, type ListedTool } from './tool-set.ts'
@@ -172,6 +172,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * `close()` on it to end its sessions.
    */
   nodeHandler(options?: NodeHandlerOptions): McpNodeHandler {
+    checkNodeHandlerOptions(options)
     return createNodeHandler(this[CORE], options)
   }
 
