@@ -74,6 +74,9 @@ const SERVE_RULES: Record<keyof ServeHttpOptions, OptionRule> = {
   port: integerRule(0, 65535),
 }
 
+/** The HTTP methods of Streamable HTTP; every other one gets 405. */
+const SERVED_METHODS: readonly string[] = ['GET', 'POST', 'DELETE']
+
 type Guard = (req: IncomingMessage, res: ServerResponse) => boolean
 
 function reply(res: ServerResponse, status: number, message: string): void {
@@ -139,6 +142,12 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
       return reply(res, 404, `not found: the MCP endpoint is ${options.path}`)
     }
     for (const guard of guards) if (!guard(req, res)) return
+    // Streamable HTTP has these three; anything else (TRACE, which a web
+    // `Request` cannot even hold) is refused before it reaches the SDK.
+    if (!SERVED_METHODS.includes(req.method ?? '')) {
+      res.setHeader('allow', SERVED_METHODS.join(', '))
+      return reply(res, 405, `method not allowed: ${req.method ?? ''} (the MCP endpoint answers ${SERVED_METHODS.join(', ')})`)
+    }
     if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
       res.setHeader('connection', 'close')
       return reply(res, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
@@ -167,6 +176,10 @@ export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions
   }
   const handler = createNodeHandler(core, { ...options, path }, loopback)
   const server = createServer((req, res) => handler(req, res))
+  // Node hands CONNECT to this event, not to the handler; without a listener it drops the socket unanswered.
+  server.on('connect', (_req: IncomingMessage, socket: import('node:stream').Duplex) => {
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${SERVED_METHODS.join(', ')}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
+  })
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
