@@ -19,6 +19,8 @@ export interface ServeCommand {
   host: string
   /** Host header names the HTTP server accepts (needed off loopback). @default the loopback names */
   allowedHosts?: string[]
+  /** Serve a non-loopback --host without a Host check (explicit opt-in). @default false */
+  allowAnyHost: boolean
   /** Extra directories searched for `import "..."`, in order. */
   importPaths: string[]
   profile: Profile
@@ -48,7 +50,9 @@ Options:
                              0 picks a free port (the URL is logged)
   --host <address>           address the HTTP server binds (default 127.0.0.1)
   --allowed-host <name>      Host header name the HTTP server accepts (DNS-rebinding guard);
-                             repeatable; give it with a non-loopback --host
+                             repeatable; a non-loopback --host needs it (or --allow-any-host)
+  --allow-any-host           serve a non-loopback --host without checking the Host header
+                             (any web page could then reach it through DNS rebinding)
   -I, --import-path <dir>    directory searched for imports; repeatable, in order
   --profile <name>           schema profile: portable, strict, full or topeka (default: portable)
   --tool-names <mode>        tool names: method (SetVibe), service (VibeService_SetVibe)
@@ -76,6 +80,7 @@ export const CLI_OPTIONS = {
   http: { type: 'string' },
   host: { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
+  'allow-any-host': { type: 'boolean' },
   'import-path': { type: 'string', short: 'I', multiple: true },
   profile: { type: 'string' },
   'tool-names': { type: 'string' },
@@ -141,6 +146,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
     ...(values.http === undefined ? {} : { http: integerIn('--http', values.http, 0, 65535) }),
     host: values.host ?? '127.0.0.1',
     ...(values['allowed-host'] === undefined ? {} : { allowedHosts: values['allowed-host'] }),
+    allowAnyHost: values['allow-any-host'] ?? false,
     importPaths: values['import-path'] ?? [],
     profile: profile as ServeCommand['profile'],
     toolNames: toolNames as ServeCommand['toolNames'],

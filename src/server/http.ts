@@ -8,9 +8,10 @@ import type { AddressInfo } from 'node:net'
 import {
   hostHeaderValidation, localhostHostValidation, localhostOriginValidation, originValidation, toNodeHandler,
 } from '@modelcontextprotocol/node'
-import { checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
+import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
+import { runtimeError } from '../runtime/errors.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
-import { LOOPBACK_HOSTS, MAX_BODY_BYTES } from './limits.ts'
+import { hostHeaderName, isLoopbackHost, MAX_BODY_BYTES } from './limits.ts'
 import type { ServingCore } from './serving-core.ts'
 
 /** Options of `nodeHandler()`. */
@@ -31,8 +32,19 @@ export interface ServeHttpOptions extends SessionOptions {
   port?: number
   /** Path of the MCP endpoint. @default '/mcp' */
   path?: string
-  /** Host header hostnames accepted (DNS-rebinding guard). @default localhost, 127.0.0.1, [::1] on loopback, unchecked elsewhere */
+  /**
+   * Host header hostnames accepted (DNS-rebinding guard). Required for a
+   * non-loopback `host` unless `allowAnyHost` is set.
+   * @default localhost, 127.0.0.1, [::1] and the bound loopback address
+   */
   allowedHosts?: string[]
+  /**
+   * Serve a non-loopback `host` without checking the Host header: any site
+   * can then reach the server through DNS rebinding. An explicit opt-in
+   * (the MCP guidance for local servers is to check it).
+   * @default false
+   */
+  allowAnyHost?: boolean
   /** Origin hostnames accepted from browsers. @default localhost, 127.0.0.1, [::1] */
   allowedOrigins?: string[]
 }
@@ -72,6 +84,7 @@ const SERVE_RULES: Record<keyof ServeHttpOptions, OptionRule> = {
   ...HANDLER_RULES,
   host: stringRule,
   port: integerRule(0, 65535),
+  allowAnyHost: booleanRule,
 }
 
 /** The HTTP methods of Streamable HTTP; every other one gets 405. */
@@ -125,10 +138,15 @@ export function checkNodeHandlerOptions(options: unknown): void {
   checkOptions('nodeHandler()', options, HANDLER_RULES)
 }
 
-/** Creates the Node handler of `core`; `hostCheck: false` skips the Host guard (a non-loopback bind without an allow-list). */
-export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions = {}, hostCheck = true): McpNodeHandler {
+/**
+ * Creates the Node handler of `core`. `hostCheck`: `false` skips the Host
+ * guard (a non-loopback bind with `allowAnyHost`), a string also accepts
+ * that loopback address (`127.0.0.2`) next to the localhost names.
+ */
+export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions = {}, hostCheck: boolean | string = true): McpNodeHandler {
   const guards: Guard[] = []
   if (options.allowedHosts) guards.push(hostHeaderValidation(options.allowedHosts))
+  else if (typeof hostCheck === 'string') guards.push(hostHeaderValidation([...new Set(['localhost', '127.0.0.1', '[::1]', hostHeaderName(hostCheck)])]))
   else if (hostCheck) guards.push(localhostHostValidation())
   guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
   const http = createHttpCore(core, options)
@@ -167,14 +185,16 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
 /** Serves `core` over Streamable HTTP; resolves once listening. */
 export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
   checkOptions('serveHttp()', options, SERVE_RULES)
-  const { host = '127.0.0.1', port = 3000, path = '/mcp' } = options
-  const loopback = LOOPBACK_HOSTS.includes(host)
+  const { host = '127.0.0.1', port = 3000, path = '/mcp', allowAnyHost = false, ...handlerOptions } = options
+  const loopback = isLoopbackHost(host)
   if (!loopback && !options.allowedHosts) {
-    process.stderr.write(
-      `${core.info.name}: serving on non-loopback address ${host} without allowedHosts: the Host header is not checked (DNS rebinding); pass allowedHosts to restrict it\n`,
-    )
+    if (!allowAnyHost) {
+      throw runtimeError('BAD_OPTION', `serveHttp(): refusing to serve non-loopback address ${host} without allowedHosts: `
+        + 'any web page could reach it through DNS rebinding; pass allowedHosts (the names clients use), or allowAnyHost: true to accept any Host')
+    }
+    process.stderr.write(`${core.info.name}: serving on non-loopback address ${host} with allowAnyHost: the Host header is not checked (DNS rebinding)\n`)
   }
-  const handler = createNodeHandler(core, { ...options, path }, loopback)
+  const handler = createNodeHandler(core, { ...handlerOptions, path }, loopback ? host : false)
   const server = createServer((req, res) => handler(req, res))
   // Node hands CONNECT to this event, not to the handler; without a listener it drops the socket unanswered.
   server.on('connect', (_req: IncomingMessage, socket: import('node:stream').Duplex) => {
