@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server'
 import { MemoryEventStore } from './event-store.ts'
 import { MAX_BODY_BYTES } from './limits.ts'
+import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
 
@@ -37,6 +38,8 @@ export type FetchHandler = (request: Request, options?: { authInfo?: unknown }) 
 interface Session {
   readonly server: SdkServer
   readonly transport: WebStandardStreamableHTTPServerTransport
+  /** Who opened it (see principal.ts): a request of anyone else is answered as for an unknown session. */
+  readonly principal: string
   lastSeen: number
   streams: number
 }
@@ -149,7 +152,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
   }
 
-  const openSession = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined): Promise<Response> => {
+  const openSession = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
     let session: Session | undefined
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
@@ -162,7 +165,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
       onsessionclosed: (id) => free(id),
     })
     const server = createSdkServer(core)
-    session = { server, transport, lastSeen: Date.now(), streams: 0 }
+    session = { server, transport, principal, lastSeen: Date.now(), streams: 0 }
     await server.connect(transport)
     const response = await transport.handleRequest(request, { parsedBody: parsed, ...(authInfo ? { authInfo } : {}) })
     // An initialize that failed opened no session: nothing may stay behind.
@@ -189,13 +192,15 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
       const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
       if (!legacy) return modern.fetch(request, handled)
       const id = request.headers.get('mcp-session-id')
+      const principal = principalOf(authInfo, request.headers.get('authorization'))
       if (id !== null) {
         const session = sessions.get(id)
-        if (session === undefined) return jsonRpcError(404, -32001, 'Session not found: initialize a new session')
+        // Another caller's session (a GET with Last-Event-ID, a DELETE, a POST) is answered as an unknown one.
+        if (session === undefined || session.principal !== principal) return jsonRpcError(404, -32001, 'Session not found: initialize a new session')
         session.lastSeen = Date.now()
         return tracked(session, request, await session.transport.handleRequest(request, handled))
       }
-      if (request.method === 'POST' && isInitializeRequest(parsed)) return openSession(request, parsed, authInfo)
+      if (request.method === 'POST' && isInitializeRequest(parsed)) return openSession(request, parsed, authInfo, principal)
       // Initialize-era requests outside a session (a plain POST, GET/DELETE without a session id) are served statelessly.
       return stateless(request, handled)
     },

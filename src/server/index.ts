@@ -15,6 +15,7 @@ import type { CheckedImplementation } from './typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
 import { createFetchHandler, type FetchHandler } from './http-core.ts'
 import { checkNodeHandlerOptions, createNodeHandler, serveCoreHttp, type HttpHandle, type McpNodeHandler, type NodeHandlerOptions, type ServeHttpOptions } from './http.ts'
+import { principalOf } from './principal.ts'
 import { ServingCore } from './serving-core.ts'
 import { serveCoreStdio, type ServeReport, type ServeStdioOptions } from './stdio.ts'
 import { protoEntries, type ListedTool } from './tool-set.ts'
@@ -135,7 +136,8 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   call(name: string, args?: unknown, context?: Partial<CallContext>): Promise<ToolResult> {
     const core = this[CORE]
     // A hand-written tool's `input_required` result comes back as is (see `InputRequiredResult`).
-    return core.dispatch(name, args, { sealRequestState: (payload) => core.codec().mint(payload), ...context, tool: name }) as Promise<ToolResult>
+    const principal = principalOf(context?.authInfo, undefined)
+    return core.dispatch(name, args, { sealRequestState: (payload) => core.sealState(payload, name, { principal }), ...context, tool: name }) as Promise<ToolResult>
   }
 
   /** A handle that adds, removes and replaces tools, resources and prompts while the server serves. */

@@ -9,7 +9,7 @@ import type {
 } from '@modelcontextprotocol/server'
 import type { CallContext } from '../runtime/types.ts'
 import { promptResult, readResult } from './resources.ts'
-import { unknownToolError, type ListKind, type ServingCore } from './serving-core.ts'
+import { unknownToolError, type ListKind, type ServingCore, type StateBinding } from './serving-core.ts'
 
 export type { ListedTool } from './tool-set.ts'
 export { unknownToolError } from './serving-core.ts'
@@ -45,12 +45,13 @@ export function callContext(core: ServingCore, name: string, ctx: ServerContext)
     signal: ctx.mcpReq.signal,
     authInfo: ctx.http?.authInfo,
     meta,
-    sealRequestState: (payload) => core.codec().mint(payload),
+    sealRequestState: (payload) => core.sealState(payload, name, ctx as StateBinding),
   }
   const headers = headersOf(ctx.http?.req)
   if (headers) context.headers = headers
+  // Verified by the codec (MAC, expiry, principal, session); still to check: its tool, and that it is unused.
   const state = ctx.mcpReq.requestState()
-  if (state !== undefined) context.requestState = state
+  if (state !== undefined) context.requestState = core.openState(state, name)
   const token = meta?.progressToken
   if (typeof token === 'string' || typeof token === 'number') {
     context.progress = (progress, message) => ctx.mcpReq.notify({
