@@ -77,6 +77,24 @@ export function createFetchHandler(core: ServingCore): FetchHandler {
   return (request, options) => mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
 }
 
+/**
+ * Ends the SSE stream of a request its client cancelled: the SDK aborts the
+ * handler and, as the spec says, sends no response, so the transport would
+ * keep the POST's stream open (and the connection) for the session's life.
+ */
+function endCancelledStreams(transport: WebStandardStreamableHTTPServerTransport): void {
+  const deliver = transport.onmessage
+  if (deliver === undefined) return
+  transport.onmessage = (message, extra) => {
+    deliver.call(transport, message, extra)
+    if (!('method' in message) || message.method !== 'notifications/cancelled') return
+    const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return
+    // After the abort has run, so a handler that answers anyway is not cut mid-write.
+    setImmediate(() => transport.closeSSEStream(requestId))
+  }
+}
+
 /** Creates the sessionful handler of `serveHttp()` and `nodeHandler()`. */
 export function createHttpCore(core: ServingCore, options: SessionOptions = {}): HttpCore {
   // requestState needs its key from serve time on.
@@ -167,6 +185,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
     const server = createSdkServer(core)
     session = { server, transport, principal, lastSeen: Date.now(), streams: 0 }
     await server.connect(transport)
+    endCancelledStreams(transport)
     const response = await transport.handleRequest(request, { parsedBody: parsed, ...(authInfo ? { authInfo } : {}) })
     // An initialize that failed opened no session: nothing may stay behind.
     if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) {
