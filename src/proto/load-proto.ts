@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import protobuf from 'protobufjs'
+import { checkNesting } from './check-nesting.ts'
 import { buildDescriptor } from './descriptor.ts'
 import { isProtoError, protoError } from './errors.ts'
 import type { ProtoModel } from './model.ts'
@@ -123,6 +124,7 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     checkTypes(model, sources, built)
     resolveOrThrow(model, rootFile)
     resolveOrThrow(runtime, rootFile)
+    checkNesting(model, sources)
   }
   catch (error) {
     if (isProtoError(error)) error.files = [...read].sort()
