@@ -1,7 +1,7 @@
 /**
  * Loads a `.proto` file and its imports into the neutral {@link ProtoModel}.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import protobuf from 'protobufjs'
 import { checkNesting } from './check-nesting.ts'
@@ -28,6 +28,9 @@ export interface LoadProtoOptions {
 /** The well-known types every descriptor carries (bundled with protobufjs). */
 const WELL_KNOWN_FILES = ['any', 'duration', 'empty', 'field_mask', 'struct', 'timestamp', 'wrappers']
   .map(name => `google/protobuf/${name}.proto`)
+
+/** The largest `.proto` file read, in bytes (16 MiB). */
+export const MAX_PROTO_BYTES = 16 * 1024 * 1024
 
 const LINE_SUFFIX_RE = /\s*\((?:[^()]*, )?line (\d+)\)\s*$/
 const OFFENDING_TOKEN_RE = /^illegal [a-z ]*'([^']*)'/
@@ -65,6 +68,10 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     if (sources.scanned.has(path)) return
     let text: string
     try {
+      // A device or FIFO would be read forever (`/dev/zero`) or block (a FIFO): only regular files, of a bounded size.
+      const stat = statSync(path)
+      if (!stat.isFile()) throw new Error('not a regular file (a .proto must be a file)')
+      if (stat.size > MAX_PROTO_BYTES) throw new Error(`${stat.size} bytes, more than the ${MAX_PROTO_BYTES} a .proto may have`)
       text = readFileSync(path, 'utf8')
     }
     catch (cause) {
@@ -81,6 +88,10 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     if (bundled) sources.bundledFiles.add(path)
     for (const importPath of [...(parsed.imports ?? []), ...(parsed.weakImports ?? [])]) {
       const found = resolveImport(importPath, path, rootFile, importPaths)
+      if (found?.kind === 'refused') {
+        const at = scanned.imports.find(i => i.path === importPath)
+        throw protoError('PROTO_IMPORT', path, at?.line ?? 1, at?.column ?? 1, found.reason)
+      }
       if (!found) {
         const at = scanned.imports.find(i => i.path === importPath)
         throw protoError('PROTO_IMPORT', path, at?.line ?? 1, at?.column ?? 1,
@@ -212,7 +223,9 @@ function syntaxError(path: string, text: string, cause: unknown): Error {
     line = tokens[at]?.line
     column = tokens[at]?.column
   }
-  return protoError('PROTO_SYNTAX', path, line ?? 1, column ?? 1, reason, cause)
+  // The offending text is the file's content (which may not be a .proto at all): point at it instead of quoting it.
+  const shown = offending === undefined ? reason : reason.replace(OFFENDING_TOKEN_RE, (whole) => `${whole.slice(0, whole.indexOf("'")).trimEnd()} at column ${column ?? 1}`)
+  return protoError('PROTO_SYNTAX', path, line ?? 1, column ?? 1, shown, cause)
 }
 
 /**
