@@ -49,6 +49,19 @@ export function parseResponse(raw: string): RawResponse {
   return { status: Number(statusLine.split(' ')[1] ?? 0), headers, body }
 }
 
+/** Whether `raw` holds a whole response: its head, and all of a sized or chunked body. */
+function isComplete(raw: string): boolean {
+  const end = raw.indexOf('\r\n\r\n')
+  if (end === -1) return false
+  const head = raw.slice(0, end).toLowerCase()
+  const body = raw.slice(end + 4)
+  if (/^http\/1\.1 (?:204|304)/.test(head)) return true
+  const length = /\r\ncontent-length: *(\d+)/.exec(head)
+  if (length) return Buffer.byteLength(body) >= Number(length[1])
+  if (/\r\ntransfer-encoding: *chunked/.test(head)) return body === '0\r\n\r\n' || body.endsWith('\r\n0\r\n\r\n')
+  return false
+}
+
 /** Opens a socket to the host and port of `url`. */
 export function openSocket(url: string): Promise<Socket> {
   const { hostname, port } = new URL(url)
@@ -76,13 +89,22 @@ export async function rawRequest(url: string, options: RawRequestOptions = {}): 
       socket.destroy()
       reject(new Error(`no complete response in ${options.timeoutMs ?? 10_000} ms: ${JSON.stringify(raw.slice(0, 200))}`))
     }, options.timeoutMs ?? 10_000)
-    socket.setEncoding('utf8')
-    socket.on('data', (chunk: string) => { raw += chunk })
-    socket.on('error', () => {})
-    socket.on('close', () => {
+    let done = false
+    const finish = (): void => {
+      if (done) return
+      done = true
       clearTimeout(timer)
+      socket.destroy()
       resolve(parseResponse(raw))
+    }
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => {
+      raw += chunk
+      // Complete before the server closes (an SSE response asks for keep-alive whatever we send).
+      if (isComplete(raw)) finish()
     })
+    socket.on('error', () => {})
+    socket.on('close', finish)
     socket.write(head + body)
   })
 }
