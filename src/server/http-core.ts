@@ -9,7 +9,7 @@ import {
   createMcpHandler, isInitializeRequest, isLegacyRequest, legacyStatelessFallback, readRequestBody,
   WebStandardStreamableHTTPServerTransport, type AuthInfo, type Server as SdkServer,
 } from '@modelcontextprotocol/server'
-import { MemoryEventStore } from './event-store.ts'
+import { DEFAULT_MAX_EVENT_BYTES, EventBudget, MemoryEventStore } from './event-store.ts'
 import { MAX_BODY_BYTES } from './limits.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
@@ -19,9 +19,23 @@ import type { ListKind, ServingCore } from './serving-core.ts'
 export interface SessionOptions {
   /** Idle time after which an initialize-era session is closed and freed (an open GET stream keeps it alive). @default 600000 (10 min) */
   sessionIdleMs?: number
+  /**
+   * Initialize-era sessions open at once. A new one past it closes the
+   * session idle the longest (no open stream); when every session is busy,
+   * the initialize gets `503` with `Retry-After`.
+   * @default 1000
+   */
+  maxSessions?: number
   /** SSE events each session keeps for resumption (`Last-Event-ID`). @default 1000 */
   maxSessionEvents?: number
+  /** Bytes of SSE events each session keeps for resumption; the oldest go first. @default 8388608 (8 MiB) */
+  maxSessionEventBytes?: number
+  /** Bytes of SSE events all sessions keep together; the oldest of any session go first. @default 67108864 (64 MiB) */
+  maxEventBytes?: number
 }
+
+/** Sessions open at once by default. */
+export const DEFAULT_MAX_SESSIONS = 1000
 
 /** A fetch-shaped handler with its sessions. */
 export interface HttpCore {
@@ -38,6 +52,7 @@ export type FetchHandler = (request: Request, options?: { authInfo?: unknown }) 
 interface Session {
   readonly server: SdkServer
   readonly transport: WebStandardStreamableHTTPServerTransport
+  readonly events: MemoryEventStore
   /** Who opened it (see principal.ts): a request of anyone else is answered as for an unknown session. */
   readonly principal: string
   lastSeen: number
@@ -105,6 +120,10 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
   const stateless = legacyStatelessFallback(sdkServerFactory(core), onerror, { maxRequestBodySize: MAX_BODY_BYTES })
   const sessions = new Map<string, Session>()
   const live = new Set<SdkServer>()
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
+  const budget = new EventBudget(options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES)
+  // Initializes still in flight count too: a burst must not overshoot the cap.
+  let opening = 0
   const off = core.onChange((kind) => {
     notifyModern(modern, kind)
     for (const server of live) notifyInstance(server, kind)
@@ -115,7 +134,18 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
     if (!session) return
     sessions.delete(id)
     live.delete(session.server)
+    session.events.clear()
     session.server.close().catch(onerror)
+  }
+
+  /** Makes room for one more session: frees the one idle the longest; `false` when every session is busy. */
+  const makeRoom = (): boolean => {
+    if (sessions.size + opening < maxSessions) return true
+    let oldest: [string, Session] | undefined
+    for (const entry of sessions) if (entry[1].streams === 0 && (oldest === undefined || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry
+    if (oldest === undefined) return false
+    free(oldest[0])
+    return sessions.size + opening < maxSessions
   }
 
   const sweep = setInterval(() => {
@@ -171,10 +201,20 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
   }
 
   const openSession = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
+    if (!makeRoom()) {
+      const busy = jsonRpcError(503, -32000, `too many sessions: all ${maxSessions} are in use; retry later`)
+      busy.headers.set('retry-after', '5')
+      return busy
+    }
     let session: Session | undefined
+    const events = new MemoryEventStore({
+      ...(options.maxSessionEvents === undefined ? {} : { maxEvents: options.maxSessionEvents }),
+      ...(options.maxSessionEventBytes === undefined ? {} : { maxBytes: options.maxSessionEventBytes }),
+      budget,
+    })
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      eventStore: new MemoryEventStore(options.maxSessionEvents),
+      eventStore: events,
       maxRequestBodySize: MAX_BODY_BYTES,
       onsessioninitialized: (id) => {
         sessions.set(id, session!)
@@ -183,12 +223,19 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
       onsessionclosed: (id) => free(id),
     })
     const server = createSdkServer(core)
-    session = { server, transport, principal, lastSeen: Date.now(), streams: 0 }
-    await server.connect(transport)
-    endCancelledStreams(transport)
-    const response = await transport.handleRequest(request, { parsedBody: parsed, ...(authInfo ? { authInfo } : {}) })
+    session = { server, transport, events, principal, lastSeen: Date.now(), streams: 0 }
+    opening++
+    let response: Response
+    try {
+      await server.connect(transport)
+      endCancelledStreams(transport)
+      response = await transport.handleRequest(request, { parsedBody: parsed, ...(authInfo ? { authInfo } : {}) })
+    } finally {
+      opening--
+    }
     // An initialize that failed opened no session: nothing may stay behind.
     if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) {
+      events.clear()
       await server.close().catch(onerror)
       return response
     }

@@ -45,6 +45,12 @@ export interface ServeHttpOptions extends SessionOptions {
    * @default false
    */
   allowAnyHost?: boolean
+  /** Time a client has to send a request's headers; then the connection is closed (`408`). @default 10000 */
+  headersTimeoutMs?: number
+  /** Time a client has to send a whole request, body included; then the connection is closed (`408`). Responses (SSE streams) are not cut. @default 30000 */
+  requestTimeoutMs?: number
+  /** Connections open at once; one more is closed as it arrives. @default 1000 */
+  maxConnections?: number
   /** Origin hostnames accepted from browsers. @default localhost, 127.0.0.1, [::1] */
   allowedOrigins?: string[]
 }
@@ -70,7 +76,10 @@ export interface McpNodeHandler {
 
 const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
   sessionIdleMs: integerRule(1),
+  maxSessions: integerRule(1),
   maxSessionEvents: integerRule(1),
+  maxSessionEventBytes: integerRule(1),
+  maxEventBytes: integerRule(1),
 }
 
 const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {
@@ -85,7 +94,15 @@ const SERVE_RULES: Record<keyof ServeHttpOptions, OptionRule> = {
   host: stringRule,
   port: integerRule(0, 65535),
   allowAnyHost: booleanRule,
+  headersTimeoutMs: integerRule(1),
+  requestTimeoutMs: integerRule(1),
+  maxConnections: integerRule(1),
 }
+
+/** Defaults of the connection limits of `serveHttp()`. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+export const DEFAULT_MAX_CONNECTIONS = 1000
 
 /** The HTTP methods of Streamable HTTP; every other one gets 405. */
 const SERVED_METHODS: readonly string[] = ['GET', 'POST', 'DELETE']
@@ -185,7 +202,11 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
 /** Serves `core` over Streamable HTTP; resolves once listening. */
 export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
   checkOptions('serveHttp()', options, SERVE_RULES)
-  const { host = '127.0.0.1', port = 3000, path = '/mcp', allowAnyHost = false, ...handlerOptions } = options
+  const {
+    host = '127.0.0.1', port = 3000, path = '/mcp', allowAnyHost = false,
+    headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, maxConnections = DEFAULT_MAX_CONNECTIONS,
+    ...handlerOptions
+  } = options
   const loopback = isLoopbackHost(host)
   if (!loopback && !options.allowedHosts) {
     if (!allowAnyHost) {
@@ -195,7 +216,14 @@ export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions
     process.stderr.write(`${core.info.name}: serving on non-loopback address ${host} with allowAnyHost: the Host header is not checked (DNS rebinding)\n`)
   }
   const handler = createNodeHandler(core, { ...handlerOptions, path }, loopback ? host : false)
-  const server = createServer((req, res) => handler(req, res))
+  const server = createServer({
+    // Node requires headersTimeout <= requestTimeout.
+    headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
+    requestTimeout: requestTimeoutMs,
+    // Node checks both timeouts this often (30 s by default, far past a short timeout).
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 4))),
+  }, (req, res) => handler(req, res))
+  server.maxConnections = maxConnections
   // Node hands CONNECT to this event, not to the handler; without a listener it drops the socket unanswered.
   server.on('connect', (_req: IncomingMessage, socket: import('node:stream').Duplex) => {
     socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${SERVED_METHODS.join(', ')}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
