@@ -10,8 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { buildServerSpec } from '../../src/cli/build-spec.ts'
 import { buildMcpModule } from '../../src/plugin/build-module.ts'
-import { createProtoServer } from '../../src/runtime.ts'
-import type { Server } from '../../src/server/index.ts'
+import { createProtoServer, Server } from '../../src/runtime.ts'
 import { loadMcpModule } from '../helpers/load-module.ts'
 import { writeProtos } from '../proto/compile.ts'
 
@@ -53,6 +52,17 @@ describe.each(servers)('prototype member names (%s)', (_title, make) => {
     server.implement('NamedService', { Echo: () => ({ inner: {} }) })
     expect((await server.call('Echo', {})).content[0].text).toBe('{"inner":{}}')
     expect((await server.call('toString', {})).content[0].text).toBe('rpc error: code = Unimplemented desc = method toString not implemented')
+  })
+})
+
+describe('a hand-written tool with such property names', () => {
+  it('accepts arguments that leave them out, and checks them when set', async () => {
+    const server = Server.builder('hand').tool({
+      name: 'Hand', inputSchema: { type: 'object', properties: { constructor: { type: 'string' }, toString: { type: 'string' } }, required: ['toString'] },
+    }, (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }], isError: false })).build()
+    expect((await server.call('Hand', { toString: 't' })).content[0].text).toBe('{"toString":"t"}')
+    expect((await server.call('Hand', {})).content[0].text).toMatch(/^invalid arguments: .*toString/)
+    expect((await server.call('Hand', { toString: 't', constructor: 5 })).content[0].text).toBe('invalid arguments: /constructor: 5 is not of type "string"')
   })
 })
 
