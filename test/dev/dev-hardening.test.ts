@@ -55,3 +55,17 @@ describe('methods on the dev mount', () => {
     expect(response.headers.allow).toBe('GET, POST, DELETE')
   })
 })
+
+describe('sessions on the dev mount', () => {
+  it('belong to the caller that opened them: another bearer token gets 404', async () => {
+    const url = `${app.origin}/mcp`
+    const opened = await rawRequest(url, { body: INITIALIZE, headers: { authorization: 'Bearer alice' } })
+    const id = opened.headers['mcp-session-id']!
+    expect(id).toBeDefined()
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
+    const as = (authorization: string) => rawRequest(url, { body: list, headers: { authorization, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } })
+    expect((await as('Bearer bob')).status).toBe(404)
+    expect((await rawRequest(url, { method: 'DELETE', headers: { authorization: 'Bearer bob', 'mcp-session-id': id } })).status).toBe(404)
+    expect((await as('Bearer alice')).status).toBe(200)
+  })
+})

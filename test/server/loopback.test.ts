@@ -3,7 +3,8 @@
  * one keeps the Host check on (a foreign Host gets 403 on the raw wire) and
  * accepts the bound address itself. A non-loopback bind without an
  * allow-list refuses to start unless `allowAnyHost` / `--allow-any-host`
- * says so. Also through `proto-mcp serve`.
+ * says so. Also through `proto-mcp serve`, whose sessions belong to their
+ * caller as `serveHttp`'s do.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { Server } from '../../src/runtime.ts'
@@ -57,6 +58,21 @@ describe('proto-mcp serve --host', () => {
     const run = await runCli(cli, ['serve', EXAMPLE_PROTO, '--grpc', '127.0.0.1:1', '--http', '0', '--host', '0.0.0.0'])
     expect(run.code).toBe(1)
     expect(run.stderr).toBe('proto-mcp: cannot serve HTTP on 0.0.0.0: it is not a loopback address; pass --allowed-host <name> for each name clients use, or --allow-any-host\n')
+  })
+
+  it('sessions belong to the caller that opened them (another bearer token gets 404)', async () => {
+    const running = await startCli(cli, ['serve', EXAMPLE_PROTO, '--grpc', '127.0.0.1:1', '--http', '0'], REPO)
+    try {
+      const opened = await rawRequest(running.url, { body: INITIALIZE, headers: { authorization: 'Bearer alice' } })
+      const id = opened.headers['mcp-session-id']!
+      const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
+      const as = (authorization: string) => rawRequest(running.url, { body: list, headers: { authorization, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } })
+      expect((await as('Bearer bob')).status).toBe(404)
+      expect((await rawRequest(running.url, { method: 'GET', headers: { authorization: 'Bearer bob', accept: 'text/event-stream', 'mcp-session-id': id, 'last-event-id': '1' } })).status).toBe(404)
+      expect((await as('Bearer alice')).status).toBe(200)
+    } finally {
+      await running.stop()
+    }
   })
 
   it('--host 127.0.0.2 keeps the Host check on', async () => {
