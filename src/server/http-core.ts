@@ -10,7 +10,7 @@ import {
   WebStandardStreamableHTTPServerTransport, type AuthInfo, type Server as SdkServer,
 } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_EVENT_BYTES, EventBudget, MemoryEventStore } from './event-store.ts'
-import { MAX_BODY_BYTES } from './limits.ts'
+import { DEFAULT_MAX_SESSIONS, MAX_BODY_BYTES } from './limits.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
@@ -33,9 +33,6 @@ export interface SessionOptions {
   /** Bytes of SSE events all sessions keep together; the oldest of any session go first. @default 67108864 (64 MiB) */
   maxEventBytes?: number
 }
-
-/** Sessions open at once by default. */
-export const DEFAULT_MAX_SESSIONS = 1000
 
 /** A fetch-shaped handler with its sessions. */
 export interface HttpCore {

@@ -11,7 +11,9 @@ import {
 import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
-import { hostHeaderName, isLoopbackHost, MAX_BODY_BYTES } from './limits.ts'
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, hostHeaderName, isLoopbackHost, MAX_BODY_BYTES,
+} from './limits.ts'
 import type { ServingCore } from './serving-core.ts'
 
 /** Options of `nodeHandler()`. */
@@ -98,11 +100,6 @@ const SERVE_RULES: Record<keyof ServeHttpOptions, OptionRule> = {
   requestTimeoutMs: integerRule(1),
   maxConnections: integerRule(1),
 }
-
-/** Defaults of the connection limits of `serveHttp()`. */
-export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
-export const DEFAULT_MAX_CONNECTIONS = 1000
 
 /** The HTTP methods of Streamable HTTP; every other one gets 405. */
 const SERVED_METHODS: readonly string[] = ['GET', 'POST', 'DELETE']
