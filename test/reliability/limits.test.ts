@@ -182,9 +182,10 @@ describe('timeouts and connections', () => {
   })
 
   it('stalled uploads are cut after requestTimeoutMs and their memory comes back', { timeout: 60_000 }, async () => {
-    const http = await serve({ headersTimeoutMs: 500, requestTimeoutMs: 1000 })
-    const base = heap()
     const count = scaled(500, 5000)
+    // Room for every upload: this measures the timeout, not the connection cap.
+    const http = await serve({ headersTimeoutMs: 500, requestTimeoutMs: 1000, maxConnections: count + 100 })
+    const base = heap()
     const sockets = await Promise.all(Array.from({ length: count }, async () => {
       const socket = await openSocket(http.url)
       socket.write(`POST /mcp HTTP/1.1\r\nhost: ${new URL(http.url).host}\r\ncontent-type: application/json\r\ncontent-length: 1000000\r\n\r\n{"jsonrpc":`)
