@@ -166,7 +166,11 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
   const http = createHttpCore(core, options)
   const serve = toNodeHandler(http, {
     maxRequestBodySize: MAX_BODY_BYTES,
-    onerror: (error) => process.stderr.write(`${core.info.name}: ${error.message}\n`),
+    onerror: (error) => {
+      // A client that went away mid-request (a cut upload) is not a server error: thousands would flood the log.
+      if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return
+      process.stderr.write(`${core.info.name}: ${error.message}\n`)
+    },
   })
   const handler = ((req, res, next) => {
     if (options.path !== undefined && pathOf(req.url ?? '/') !== options.path) {

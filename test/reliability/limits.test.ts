@@ -191,8 +191,10 @@ describe('timeouts and connections', () => {
       socket.write(`POST /mcp HTTP/1.1\r\nhost: ${new URL(http.url).host}\r\ncontent-type: application/json\r\ncontent-length: 1000000\r\n\r\n{"jsonrpc":`)
       return socket
     }))
-    const closed = await Promise.all(sockets.map((socket) => closedWithin(socket, 10_000)))
+    const closed = await Promise.all(sockets.map((socket) => closedWithin(socket, scaled(10_000, 30_000))))
     const slowest = Math.max(...closed.map((c) => c.ms))
+    // The client ends live in this process too: let them go before measuring.
+    sockets.length = 0
     const after = heap() - base
     record(`${count} stalled uploads all cut within ${slowest} ms (requestTimeoutMs 1000); heap +${mib(after)} after`)
     expect(after).toBeLessThan(8 * MiB)
