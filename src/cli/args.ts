@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util'
 import type { Profile } from '../schema/index.ts'
+import { PROFILES } from '../schema/types.ts'
 
 /** What `proto-mcp serve` was asked to do. */
 export interface ServeCommand {
@@ -18,6 +19,8 @@ export interface ServeCommand {
   host: string
   /** Host header names the HTTP server accepts (needed off loopback). @default the loopback names */
   allowedHosts?: string[]
+  /** Serve a non-loopback --host without a Host check (explicit opt-in). @default false */
+  allowAnyHost: boolean
   /** Extra directories searched for `import "..."`, in order. */
   importPaths: string[]
   profile: Profile
@@ -47,7 +50,9 @@ Options:
                              0 picks a free port (the URL is logged)
   --host <address>           address the HTTP server binds (default 127.0.0.1)
   --allowed-host <name>      Host header name the HTTP server accepts (DNS-rebinding guard);
-                             repeatable; give it with a non-loopback --host
+                             repeatable; a non-loopback --host needs it (or --allow-any-host)
+  --allow-any-host           serve a non-loopback --host without checking the Host header
+                             (any web page could then reach it through DNS rebinding)
   -I, --import-path <dir>    directory searched for imports; repeatable, in order
   --profile <name>           schema profile: portable, strict, full or topeka (default: portable)
   --tool-names <mode>        tool names: method (SetVibe), service (VibeService_SetVibe)
@@ -75,6 +80,7 @@ export const CLI_OPTIONS = {
   http: { type: 'string' },
   host: { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
+  'allow-any-host': { type: 'boolean' },
   'import-path': { type: 'string', short: 'I', multiple: true },
   profile: { type: 'string' },
   'tool-names': { type: 'string' },
@@ -85,7 +91,6 @@ export const CLI_OPTIONS = {
   version: { type: 'boolean', short: 'v' },
 } as const
 
-const PROFILES = ['portable', 'strict', 'full', 'topeka'] as const
 const TOOL_NAMES = ['method', 'service', 'qualified'] as const
 
 function integerIn(flag: string, value: string, min: number, max: number): number {
@@ -121,11 +126,19 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": serve takes one .proto file`)
   if (values.grpc === undefined || values.grpc === '') throw new UsageError('--grpc <target> is required: the gRPC server to forward calls to')
   const profile = values.profile ?? 'portable'
-  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be portable, strict, full or topeka, got "${profile}"`)
+  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, got "${profile}"`)
   const toolNames = values['tool-names'] ?? 'method'
   if (!(TOOL_NAMES as readonly string[]).includes(toolNames)) {
     throw new UsageError(`--tool-names must be method, service or qualified, got "${toolNames}"`)
   }
+  const nonEmpty = (flag: string, what: string, values: readonly string[] | undefined): void => {
+    const bad = values?.find((value) => value.trim() === '')
+    if (bad !== undefined) throw new UsageError(`${flag} must be ${what}, got ${JSON.stringify(bad)}`)
+  }
+  nonEmpty('--host', 'an address', values.host === undefined ? undefined : [values.host])
+  nonEmpty('--allowed-host', 'a host name', values['allowed-host'])
+  nonEmpty('--forward-header', 'a header name', values['forward-header'])
+  nonEmpty('--import-path', 'a directory', values['import-path'])
   return {
     command: 'serve',
     file,
@@ -133,6 +146,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
     ...(values.http === undefined ? {} : { http: integerIn('--http', values.http, 0, 65535) }),
     host: values.host ?? '127.0.0.1',
     ...(values['allowed-host'] === undefined ? {} : { allowedHosts: values['allowed-host'] }),
+    allowAnyHost: values['allow-any-host'] ?? false,
     importPaths: values['import-path'] ?? [],
     profile: profile as ServeCommand['profile'],
     toolNames: toolNames as ServeCommand['toolNames'],

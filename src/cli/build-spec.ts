@@ -3,7 +3,7 @@
  * build the tools, compile their validators with the code generator's Ajv,
  * and assemble the spec `createProtoServer` takes.
  */
-import { createAjv, rewriteErrorConcat } from '../codegen/index.ts'
+import { createAjv, needsOwnProperties, rewriteErrorConcat } from '../codegen/index.ts'
 import { serverName } from '../plugin/build-module.ts'
 import { loadProto } from '../proto/index.ts'
 import type { ProtoServerSpec, ValidateFunction } from '../runtime/types.ts'
@@ -38,7 +38,7 @@ export function buildServerSpec(file: string, options: BuildSpecOptions = {}): B
   // Ajv's own warnings (an unknown format) join the build's instead of going to the console.
   const ajvWarnings: string[] = []
   const note = (...args: unknown[]): void => { ajvWarnings.push(args.map(String).join(' ')) }
-  const ajv = createAjv({ logger: { log: () => {}, warn: note, error: note } })
+  const ajv = createAjv({ logger: { log: () => {}, warn: note, error: note }, ownProperties: needsOwnProperties(built.tools.map((tool) => tool.validationSchema ?? tool.inputSchema)) })
   // Ajv's own code gathers errors with a quadratic concat (a request of many bad
   // items would stall the gateway); the generated validators' rewrite fixes it.
   ajv.opts.code.process = (code) => rewriteErrorConcat(code)

@@ -56,8 +56,11 @@ async function serve(options: ServeCommand): Promise<number> {
       return 0
     }
     const handle = await server.serveHttp({
-      host: options.host, port: options.http, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+      host: options.host, port: options.http, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}), allowAnyHost: options.allowAnyHost,
     }).catch((cause: unknown) => {
+      if ((cause as { code?: unknown }).code === 'BAD_OPTION') {
+        throw new Error(`cannot serve HTTP on ${options.host}: it is not a loopback address; pass --allowed-host <name> for each name clients use, or --allow-any-host`, { cause })
+      }
       throw new Error(`cannot serve HTTP on ${options.host}:${options.http}: ${(cause as Error).message} (pick another --http port, or 0 for a free one)`, { cause })
     })
     log(`serving ${summary} at ${handle.url}`)

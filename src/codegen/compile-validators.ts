@@ -6,6 +6,7 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import standaloneCode from 'ajv/dist/standalone/index.js'
 import addFormats from 'ajv-formats'
 import type { Logger } from 'ajv'
+import { needsOwnProperties } from './own-properties.ts'
 import { protectProtoKeys } from './protect-proto-keys.ts'
 import { rewriteErrorConcat } from './rewrite-error-concat.ts'
 import { rewriteRequires } from './rewrite-requires.ts'
@@ -41,9 +42,11 @@ export interface CompiledValidators {
  * Creates an Ajv like the one validators are compiled with (2020-12,
  * {@link AJV_OPTIONS}, ajv-formats); `source` keeps the code for standalone output.
  */
-export function createAjv(options: { source?: boolean; logger?: Logger } = {}): Ajv2020 {
+export function createAjv(options: { source?: boolean; logger?: Logger; ownProperties?: boolean } = {}): Ajv2020 {
   const ajv = new Ajv2020({
     ...AJV_OPTIONS,
+    // Only own keys count: see own-properties.ts.
+    ...(options.ownProperties ? { ownProperties: true } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     // `lines` keeps generated validators reviewable in a diff (golden files).
     code: { source: options.source ?? false, esm: true, lines: options.source ?? false, optimize: true },
@@ -61,7 +64,7 @@ export function compileValidators(schemas: readonly JsonSchema[], toolNames: rea
   const warnings: string[] = []
   const note = (...args: unknown[]): void => { warnings.push(args.map(String).join(' ')) }
   // Ajv's logger is the only way it reports ignored keywords and formats.
-  const ajv = createAjv({ source: true, logger: { log: () => {}, warn: note, error: note } })
+  const ajv = createAjv({ source: true, logger: { log: () => {}, warn: note, error: note }, ownProperties: needsOwnProperties(schemas) })
   const byJson = new Map<string, string>()
   const names: string[] = []
   const exports: Record<string, string> = {}

@@ -158,8 +158,10 @@ class Emitter {
     let type = value
     if (field.mapKey !== undefined) type = form === 'json' ? `{ [key: string]: ${value} }` : `{ readonly [key: string]: ${value} }`
     else if (field.repeated) type = form === 'json' ? `${wrap(value)}[]` : `readonly ${wrap(value)}[]`
-    // The decoder reads `null` as "not set".
+    // The decoder reads `null` and `undefined` as "not set" (`undefined`
+    // spelled out for `exactOptionalPropertyTypes`).
     if (form === 'input' && !/(^|\| )null( |$)/.test(type)) type = `${type} | null`
+    if (form === 'input') type = `${type} | undefined`
     return type
   }
 

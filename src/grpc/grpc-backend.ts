@@ -7,6 +7,7 @@ import { Client, connectivityState, credentials as grpcCredentials, Metadata } f
 import type { Channel, ChannelCredentials, ChannelOptions, ClientReadableStream } from '@grpc/grpc-js'
 import type { Type } from 'protobufjs'
 import { DEFAULT_FORWARDED_HEADERS, type Backend, type BackendMethod, type BackendService } from '../runtime/backend.ts'
+import { checkOptions, integerRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import { fromJson, toJson } from '../runtime/protojson.ts'
 import { statusError } from '../runtime/status.ts'
 import type { CallContext, RpcHandler } from '../runtime/types.ts'
@@ -96,12 +97,24 @@ async function whenSettled(client: Client, waitMs: number, signal: AbortSignal |
   if (signal?.aborted) throw statusError('Canceled', 'the request was cancelled')
 }
 
+const isObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v)
+const GRPC_RULES: Record<keyof GrpcOptions, OptionRule> = {
+  credentials: { accepts: 'grpc-js ChannelCredentials', test: isObject },
+  channelOptions: { accepts: 'an object of grpc-js channel options', test: isObject },
+  forwardHeaders: stringsRule,
+  metadata: { accepts: 'an object of string values', test: (v) => isObject(v) && Object.values(v as object).every((x) => typeof x === 'string') },
+  deadlineMs: integerRule(1),
+  reconnectWaitMs: integerRule(0),
+  streamCap: integerRule(1),
+}
+
 /**
  * A backend forwarding calls to a gRPC server: `target` is an address
  * (`'127.0.0.1:50051'`, any grpc-js target string), a grpc-js `Channel`, or a
  * grpc-js `Client` (any generated client: its channel and interceptors are used).
  */
 export function grpc(target: string | Channel | Client, options: GrpcOptions = {}): GrpcBackend {
+  checkOptions('grpc()', options, GRPC_RULES)
   const deadlineMs = options.deadlineMs ?? 30_000
   const waitMs = options.reconnectWaitMs ?? 1000
   if (!(deadlineMs > 0)) throw new TypeError(`grpc(): deadlineMs must be a positive number of milliseconds, got ${String(deadlineMs)}`)

@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events'
 import type { Metadata } from '@grpc/grpc-js'
 import type { Type } from 'protobufjs'
 import { DEFAULT_FORWARDED_HEADERS, type Backend, type BackendMethod, type BackendService } from '../runtime/backend.ts'
+import { checkOptions, integerRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import { fromJson, toJson } from '../runtime/protojson.ts'
 import { statusError } from '../runtime/status.ts'
 import type { CallContext, RpcHandler } from '../runtime/types.ts'
@@ -185,6 +186,8 @@ class InProcessStream extends InProcessCall {
   }
 }
 
+const IMPLEMENTATION_RULES: Record<keyof GrpcImplementationOptions, OptionRule> = { forwardHeaders: stringsRule, streamCap: integerRule(1) }
+
 /**
  * A backend that runs grpc-js service handlers in process: what
  * `grpc.Server.addService(definition, handlers)` takes, keyed by RPC name or
@@ -195,6 +198,7 @@ class InProcessStream extends InProcessCall {
  * proto-loader's serializer does.
  */
 export function grpcImplementation(handlers: object, options: GrpcImplementationOptions = {}): Backend {
+  checkOptions('grpcImplementation()', options, IMPLEMENTATION_RULES)
   if (handlers === null || typeof handlers !== 'object') {
     throw new TypeError('grpcImplementation(): the handlers must be an object of (call, callback) functions')
   }

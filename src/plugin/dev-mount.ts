@@ -119,10 +119,35 @@ async function serverRunner(server: ViteDevServer): Promise<Runner> {
   return createServerModuleRunner(env) as Runner
 }
 
-function replyError(res: ServerResponse, status: number, message: string): void {
+function replyError(res: ServerResponse, status: number, message: string, code = -32603): void {
   if (res.headersSent) return void res.end()
   res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message }, id: null }))
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
+}
+
+/**
+ * Whether a browser `origin` is the dev server's own: the origin of the
+ * request's Host (already checked by the Host guard), or one of the URLs
+ * Vite listens on. Another port of localhost is another site.
+ */
+export function isOwnOrigin(server: ViteDevServer, origin: string, host: string | undefined): boolean {
+  let parsed: URL
+  try {
+    parsed = new URL(origin)
+  } catch {
+    return false
+  }
+  const scheme = server.config.server.https ? 'https:' : 'http:'
+  if (parsed.protocol !== scheme) return false
+  if (host !== undefined && parsed.host.toLowerCase() === host.toLowerCase()) return true
+  const urls = server.resolvedUrls
+  return [...(urls?.local ?? []), ...(urls?.network ?? [])].some((url) => {
+    try {
+      return new URL(url).origin === parsed.origin
+    } catch {
+      return false
+    }
+  })
 }
 
 /**
@@ -221,6 +246,12 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
 
   server.middlewares.use((req, res, next) => {
     if (pathOf(req.url) !== path) return next()
+    // Vite's CORS answers any localhost origin (another dev server's page):
+    // only the dev server's own pages may call the tools from a browser.
+    const origin = req.headers.origin
+    if (origin !== undefined && !isOwnOrigin(server, origin, req.headers.host)) {
+      return replyError(res, 403, `forbidden origin ${JSON.stringify(origin)}: only pages of this dev server may call ${path} from a browser`, -32000)
+    }
     current().then((target) => {
       if (target === undefined) return replyError(res, 500, `the MCP server module "${options.server}" failed to load: ${lastError ?? 'unknown error'}`)
       return target.handler(req, res, next)

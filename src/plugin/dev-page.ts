@@ -67,7 +67,8 @@ export function mountDevPage(server: ViteDevServer, endpoint: string): void {
     } else {
       return next()
     }
-    res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' })
+    // The page calls tools: no other site may frame it (clickjacking).
+    res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" })
     res.end(req.method === 'HEAD' ? undefined : body)
   })
 }

@@ -13,6 +13,7 @@ import { buildMcpModule, toolOptions } from './build-module.ts'
 import { clearOverlay, DEFAULT_DEV_PATH, mountDevServer, sendToOverlay } from './dev-mount.ts'
 import { mountDevPage } from './dev-page.ts'
 import type { Options } from './options.ts'
+import { checkPluginOptions } from './check-options.ts'
 import { toPluginError } from './plugin-error.ts'
 import { DeclarationFile, resolveDtsFile } from './write-dts.ts'
 
@@ -81,7 +82,9 @@ export interface ProtoMcpUnplugin extends Omit<Instance, 'vite' | 'rollup' | 'ro
  * `.rollup`, `.rolldown`, `.esbuild`, `.webpack`, `.rspack`.
  */
 export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undefined, false>(
-  (options = {}, meta) => {
+  (given, meta) => {
+    checkPluginOptions(PLUGIN_NAME, given)
+    const options = given ?? {}
     // esbuild keeps a hook's watch files and reads `loc` only from reported
     // errors (a thrown one loses both: no rebuild once the .proto is fixed,
     // a location inside this plugin); reported errors fail its build too.

@@ -1,9 +1,10 @@
 /**
  * Loads a `.proto` file and its imports into the neutral {@link ProtoModel}.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import protobuf from 'protobufjs'
+import { checkNesting } from './check-nesting.ts'
 import { buildDescriptor } from './descriptor.ts'
 import { isProtoError, protoError } from './errors.ts'
 import type { ProtoModel } from './model.ts'
@@ -27,6 +28,9 @@ export interface LoadProtoOptions {
 /** The well-known types every descriptor carries (bundled with protobufjs). */
 const WELL_KNOWN_FILES = ['any', 'duration', 'empty', 'field_mask', 'struct', 'timestamp', 'wrappers']
   .map(name => `google/protobuf/${name}.proto`)
+
+/** The largest `.proto` file read, in bytes (16 MiB). */
+export const MAX_PROTO_BYTES = 16 * 1024 * 1024
 
 const LINE_SUFFIX_RE = /\s*\((?:[^()]*, )?line (\d+)\)\s*$/
 const OFFENDING_TOKEN_RE = /^illegal [a-z ]*'([^']*)'/
@@ -64,6 +68,10 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     if (sources.scanned.has(path)) return
     let text: string
     try {
+      // A device or FIFO would be read forever (`/dev/zero`) or block (a FIFO): only regular files, of a bounded size.
+      const stat = statSync(path)
+      if (!stat.isFile()) throw new Error('not a regular file (a .proto must be a file)')
+      if (stat.size > MAX_PROTO_BYTES) throw new Error(`${stat.size} bytes, more than the ${MAX_PROTO_BYTES} a .proto may have`)
       text = readFileSync(path, 'utf8')
     }
     catch (cause) {
@@ -80,6 +88,10 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     if (bundled) sources.bundledFiles.add(path)
     for (const importPath of [...(parsed.imports ?? []), ...(parsed.weakImports ?? [])]) {
       const found = resolveImport(importPath, path, rootFile, importPaths)
+      if (found?.kind === 'refused') {
+        const at = scanned.imports.find(i => i.path === importPath)
+        throw protoError('PROTO_IMPORT', path, at?.line ?? 1, at?.column ?? 1, found.reason)
+      }
       if (!found) {
         const at = scanned.imports.find(i => i.path === importPath)
         throw protoError('PROTO_IMPORT', path, at?.line ?? 1, at?.column ?? 1,
@@ -123,6 +135,7 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     checkTypes(model, sources, built)
     resolveOrThrow(model, rootFile)
     resolveOrThrow(runtime, rootFile)
+    checkNesting(model, sources)
     const result = toModel(model, rootFile, sources)
     result.descriptor = buildDescriptor(runtime, optionOnlyFiles(rootFile, importers, shipped))
     return result
@@ -154,8 +167,22 @@ function optionOnlyFiles(rootFile: string, importers: Map<string, Set<string>>, 
   return new Set([...importers.keys()].filter(isOptionOnly))
 }
 
+/**
+ * Rejects `__proto__` as a name: protobufjs keeps messages, fields, services
+ * and RPCs in plain objects, where that key sets the prototype, so the
+ * declaration would vanish without a word (no tool, no field).
+ */
+function checkReservedNames(path: string, text: string): void {
+  if (!text.includes('__proto__')) return
+  const at = tokenize(text).find(t => t.text === '__proto__')
+  if (at === undefined) return
+  throw protoError('PROTO_SYNTAX', path, at.line, at.column,
+    'the name "__proto__" cannot be used: JavaScript objects cannot hold it as a key, so its declaration would vanish (rename it)')
+}
+
 /** Parses one file's text into both roots, turning protobufjs errors into `PROTO_SYNTAX`. */
 function parseInto(model: protobuf.Root, runtime: protobuf.Root, text: string, path: string): protobuf.IParserResult {
+  checkReservedNames(path, text)
   const parsed = parseOne(model, true, text, path)
   parseOne(runtime, false, text, path)
   return parsed
@@ -196,7 +223,9 @@ function syntaxError(path: string, text: string, cause: unknown): Error {
     line = tokens[at]?.line
     column = tokens[at]?.column
   }
-  return protoError('PROTO_SYNTAX', path, line ?? 1, column ?? 1, reason, cause)
+  // The offending text is the file's content (which may not be a .proto at all): point at it instead of quoting it.
+  const shown = offending === undefined ? reason : reason.replace(OFFENDING_TOKEN_RE, (whole) => `${whole.slice(0, whole.indexOf("'")).trimEnd()} at column ${column ?? 1}`)
+  return protoError('PROTO_SYNTAX', path, line ?? 1, column ?? 1, shown, cause)
 }
 
 /**

@@ -2,16 +2,17 @@
  * Where an `import "..."` of a `.proto` comes from: a well-known type bundled
  * with protobufjs, or a file on disk.
  */
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, realpathSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import protobuf from 'protobufjs'
 
-/** A resolved import: bundled JSON (no file read) or an absolute path on disk. */
+/** A resolved import: bundled JSON (no file read), an absolute path on disk, or a path refused (and why). */
 export type ResolvedImport =
   | { kind: 'bundled'; name: string; json: protobuf.INamespace }
   | { kind: 'file'; path: string; bundled: boolean; shipped?: boolean }
+  | { kind: 'refused'; reason: string }
 
 /** protobufjs's own `google/` folder (descriptor.proto, google/api/*.proto), found once. */
 let shippedDir: string | undefined
@@ -59,11 +60,20 @@ export function resolveImport(
 ): ResolvedImport | null {
   const json = protobuf.common.get(importPath)
   if (json) return { kind: 'bundled', name: importPath, json }
-  if (isAbsolute(importPath)) return isFile(importPath) ? { kind: 'file', path: importPath, bundled: false } : null
+  if (isAbsolute(importPath) || /^[A-Za-z]:[\\/]/.test(importPath)) {
+    return { kind: 'refused', reason: `import "${importPath}" is an absolute path: imports are relative to the importing file's folder or an import path` }
+  }
   const dirs = [dirname(importer), dirname(rootFile), ...importPaths.map(p => resolve(p))]
+  let escaped = false
   for (const dir of dirs) {
     const candidate = join(dir, importPath)
-    if (isFile(candidate)) return { kind: 'file', path: candidate, bundled: false }
+    if (!isFile(candidate)) continue
+    // Resolved through symlinks, the file must still be under the folder it was found in.
+    if (within(realpathSync(dir), realpathSync(candidate))) return { kind: 'file', path: candidate, bundled: false }
+    escaped = true
+  }
+  if (escaped) {
+    return { kind: 'refused', reason: `import "${importPath}" resolves outside the importing file's folder and every import path (through ".." or a symlink)` }
   }
   const shipped = shippedProtosDir()
   if (shipped !== null) {
@@ -79,4 +89,10 @@ export function resolveImport(
 
 function isFile(path: string): boolean {
   return existsSync(path) && statSync(path).isFile()
+}
+
+/** Whether `path` is `dir` or inside it (both already real paths). */
+function within(dir: string, path: string): boolean {
+  const rel = relative(dir, path)
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)
 }

@@ -45,15 +45,15 @@ export const codecWellFormed: (s: string) => boolean = nativeWellFormed
   : (s) => !LONE_SURROGATE_RE.test(s)
 
 /**
- * The number of enumerable keys of `m` (own, plus inherited ones only if
- * someone made `Object.prototype` enumerable-polluted, which then mismatches
- * and bails): a codec compares it with the fields it read, so an unknown key
- * or another spelling of a field bails.
+ * The number of enumerable keys of `m` whose value is not `undefined` (own,
+ * plus inherited ones only if someone made `Object.prototype`
+ * enumerable-polluted, which then mismatches and bails): a codec compares it
+ * with the fields it read, so an unknown key or another spelling of a field
+ * bails. A key set to `undefined` is "not set", as a codec reads it.
  */
 export function codecKeyCount(m: object): number {
   let n = 0
-  // eslint-disable-next-line no-unused-vars
-  for (const _ in m) n++
+  for (const k in m) if ((m as Record<string, unknown>)[k] !== undefined) n++
   return n
 }
 

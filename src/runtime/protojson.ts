@@ -79,8 +79,18 @@ const ONEOF_RE = /^multiple values for oneof /
 // A number protojson takes for an integer but BigInt cannot parse (`1e+30`).
 const BIGINT_RE = /^Cannot convert .* to a BigInt$/
 
-/** The reason a scalar `value` of `field` fails, in the decoder's range-error wording where the decoder had none. */
+const FLOAT_TYPES = new Set(['double', 'float'])
+
+/**
+ * The reason a scalar `value` of `field` fails, in the decoder's range-error
+ * wording where the decoder had none. A JSON number past the double range
+ * (`1e400`) parses as `Infinity`, which the decoder's text shows as `null`.
+ */
 function scalarReason(field: Field | undefined, value: unknown, reason: string): string {
+  if (typeof value === 'number' && !Number.isFinite(value) && !Number.isNaN(value)) {
+    const hint = field === undefined || FLOAT_TYPES.has(field.type) ? '; an infinite float is written "Infinity" or "-Infinity"' : ''
+    return `number out of range: a JSON number beyond ±1.8e308 (such as ${value > 0 ? '' : '-'}1e400) is not a number${hint}`
+  }
   return field !== undefined && BIGINT_RE.test(reason) ? `out of range for ${field.type}: ${JSON.stringify(value)}` : reason
 }
 
@@ -162,7 +172,9 @@ export function isCyclicValueError(error: unknown): error is CyclicValueError {
 /**
  * Rewrites JavaScript values a backend naturally returns but protobuf JSON
  * does not allow: non-finite numbers and bigints become strings, byte arrays
- * base64. Returns `value` itself when there is nothing to rewrite. Throws a
+ * base64, and a key whose value is `undefined` is left out (JavaScript's
+ * "not set", as protobufjs's `fromObject` and protobuf-es's `create` read
+ * it), at any depth. Returns `value` itself when there is nothing to rewrite. Throws a
  * {@link CyclicValueError} (with the path of the repeated value) for a value
  * that contains itself; a value nested deeper than the stack allows throws a
  * `RangeError`.
@@ -191,6 +203,10 @@ function rewrite(value: unknown, path: string, ancestors: object[]): unknown {
         }
       } else {
         for (const [key, item] of Object.entries(value)) {
+          if (item === undefined) {
+            delete ((out as Record<string, unknown> | undefined) ??= { ...value })[key]
+            continue
+          }
           const next = rewrite(item, join(path, key), ancestors)
           if (next !== item) ((out as Record<string, unknown> | undefined) ??= { ...value })[key] = next
         }

@@ -2,6 +2,7 @@
  * `Server.builder(name)`: a server of hand-written tools, resources and
  * prompts, typed shared state, and the tools of included `?mcp` servers.
  */
+import { checkOptions, integerRule, showValue } from '../runtime/check-options.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
 import { coreOf } from './handle.ts'
@@ -67,6 +68,10 @@ export class ServerBuilder<State = undefined, Built = unknown> {
    * the same server behind a load balancer share it. @default 32 random bytes at serve time
    */
   requestStateKey(key: Uint8Array | string, options: { ttlSeconds?: number } = {}): this {
+    if (!(key instanceof Uint8Array) && (typeof key !== 'string' || key === '')) {
+      throw runtimeError('BAD_OPTION', `requestStateKey(): the key must be a Uint8Array or a non-empty string, got ${showValue(key)}`)
+    }
+    checkOptions('requestStateKey()', options, { ttlSeconds: integerRule(1) })
     this.#key = key
     this.#ttl = options.ttlSeconds
     return this

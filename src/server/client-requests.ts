@@ -67,10 +67,9 @@ export function isAnswersState(payload: unknown): boolean {
   return payload !== null && typeof payload === 'object' && ANSWERS in payload
 }
 
-/** The rounds of a 2026-07-28 `tools/call` (a request with an envelope), `undefined` in the initialize era. */
-export function startRounds(ctx: ServerContext, tool: string): Rounds | undefined {
+/** The rounds of a 2026-07-28 `tools/call` (a request with an envelope; `state`: its opened requestState), `undefined` in the initialize era. */
+export function startRounds(ctx: ServerContext, tool: string, state: unknown): Rounds | undefined {
   if (ctx.mcpReq.envelope === undefined) return undefined
-  const state = ctx.mcpReq.requestState()
   const earlier = isAnswersState(state) ? (state as Record<string, { tool?: unknown; answers?: Record<string, unknown> }>)[ANSWERS] : undefined
   const answers = { ...(earlier?.tool === tool ? earlier.answers : {}), ...ctx.mcpReq.inputResponses }
   return { tool, answers, asked: 0 }

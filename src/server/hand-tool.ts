@@ -47,12 +47,14 @@ let shared: Ajv2020 | undefined
 
 /**
  * The Ajv every hand-written schema is compiled with: 2020-12, all errors,
- * verbose (the error texts read `schema`/`data`). One instance: each schema
- * is removed again after compiling, so `$id`s of different tools never clash.
+ * verbose (the error texts read `schema`/`data`), own keys only (a property
+ * named `constructor` must not find `Object.prototype.constructor`). One
+ * instance: each schema is removed again after compiling, so `$id`s of
+ * different tools never clash.
  */
 function ajv(): Ajv2020 {
   if (shared) return shared
-  shared = new Ajv2020({ allErrors: true, verbose: true, strict: false })
+  shared = new Ajv2020({ allErrors: true, verbose: true, strict: false, ownProperties: true })
   addFormats(shared)
   return shared
 }

@@ -9,8 +9,9 @@ import {
   createMcpHandler, isInitializeRequest, isLegacyRequest, legacyStatelessFallback, readRequestBody,
   WebStandardStreamableHTTPServerTransport, type AuthInfo, type Server as SdkServer,
 } from '@modelcontextprotocol/server'
-import { MemoryEventStore } from './event-store.ts'
-import { MAX_BODY_BYTES } from './limits.ts'
+import { DEFAULT_MAX_EVENT_BYTES, EventBudget, MemoryEventStore } from './event-store.ts'
+import { DEFAULT_MAX_SESSIONS, MAX_BODY_BYTES } from './limits.ts'
+import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
 import { onResourceUpdated } from './subscriptions.ts'
@@ -19,8 +20,19 @@ import { onResourceUpdated } from './subscriptions.ts'
 export interface SessionOptions {
   /** Idle time after which an initialize-era session is closed and freed (an open GET stream keeps it alive). @default 600000 (10 min) */
   sessionIdleMs?: number
+  /**
+   * Initialize-era sessions open at once. A new one past it closes the
+   * session idle the longest (no open stream); when every session is busy,
+   * the initialize gets `503` with `Retry-After`.
+   * @default 1000
+   */
+  maxSessions?: number
   /** SSE events each session keeps for resumption (`Last-Event-ID`). @default 1000 */
   maxSessionEvents?: number
+  /** Bytes of SSE events each session keeps for resumption; the oldest go first. @default 8388608 (8 MiB) */
+  maxSessionEventBytes?: number
+  /** Bytes of SSE events all sessions keep together; the oldest of any session go first. @default 67108864 (64 MiB) */
+  maxEventBytes?: number
 }
 
 /** A fetch-shaped handler with its sessions. */
@@ -38,6 +50,9 @@ export type FetchHandler = (request: Request, options?: { authInfo?: unknown }) 
 interface Session {
   readonly server: SdkServer
   readonly transport: WebStandardStreamableHTTPServerTransport
+  readonly events: MemoryEventStore
+  /** Who opened it (see principal.ts): a request of anyone else is answered as for an unknown session. */
+  readonly principal: string
   lastSeen: number
   streams: number
 }
@@ -76,6 +91,24 @@ export function createFetchHandler(core: ServingCore): FetchHandler {
   return (request, options) => mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
 }
 
+/**
+ * Ends the SSE stream of a request its client cancelled: the SDK aborts the
+ * handler and, as the spec says, sends no response, so the transport would
+ * keep the POST's stream open (and the connection) for the session's life.
+ */
+function endCancelledStreams(transport: WebStandardStreamableHTTPServerTransport): void {
+  const deliver = transport.onmessage
+  if (deliver === undefined) return
+  transport.onmessage = (message, extra) => {
+    deliver.call(transport, message, extra)
+    if (!('method' in message) || message.method !== 'notifications/cancelled') return
+    const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return
+    // After the abort has run, so a handler that answers anyway is not cut mid-write.
+    setImmediate(() => transport.closeSSEStream(requestId))
+  }
+}
+
 /** Creates the sessionful handler of `serveHttp()` and `nodeHandler()`. */
 export function createHttpCore(core: ServingCore, options: SessionOptions = {}): HttpCore {
   // requestState needs its key from serve time on.
@@ -86,6 +119,10 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
   const stateless = legacyStatelessFallback(sdkServerFactory(core), onerror, { maxRequestBodySize: MAX_BODY_BYTES })
   const sessions = new Map<string, Session>()
   const live = new Set<SdkServer>()
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
+  const budget = new EventBudget(options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES)
+  // Initializes still in flight count too: a burst must not overshoot the cap.
+  let opening = 0
   const off = core.onChange((kind) => {
     notifyModern(modern, kind)
     for (const server of live) notifyInstance(server, kind)
@@ -97,7 +134,18 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
     if (!session) return
     sessions.delete(id)
     live.delete(session.server)
+    session.events.clear()
     session.server.close().catch(onerror)
+  }
+
+  /** Makes room for one more session: frees the one idle the longest; `false` when every session is busy. */
+  const makeRoom = (): boolean => {
+    if (sessions.size + opening < maxSessions) return true
+    let oldest: [string, Session] | undefined
+    for (const entry of sessions) if (entry[1].streams === 0 && (oldest === undefined || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry
+    if (oldest === undefined) return false
+    free(oldest[0])
+    return sessions.size + opening < maxSessions
   }
 
   const sweep = setInterval(() => {
@@ -152,11 +200,21 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
   }
 
-  const openSession = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined): Promise<Response> => {
+  const openSession = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
+    if (!makeRoom()) {
+      const busy = jsonRpcError(503, -32000, `too many sessions: all ${maxSessions} are in use; retry later`)
+      busy.headers.set('retry-after', '5')
+      return busy
+    }
     let session: Session | undefined
+    const events = new MemoryEventStore({
+      ...(options.maxSessionEvents === undefined ? {} : { maxEvents: options.maxSessionEvents }),
+      ...(options.maxSessionEventBytes === undefined ? {} : { maxBytes: options.maxSessionEventBytes }),
+      budget,
+    })
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      eventStore: new MemoryEventStore(options.maxSessionEvents),
+      eventStore: events,
       maxRequestBodySize: MAX_BODY_BYTES,
       onsessioninitialized: (id) => {
         sessions.set(id, session!)
@@ -165,11 +223,19 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
       onsessionclosed: (id) => free(id),
     })
     const server = createSdkServer(core)
-    session = { server, transport, lastSeen: Date.now(), streams: 0 }
-    await server.connect(transport)
-    const response = await transport.handleRequest(request, { parsedBody: parsed, ...(authInfo ? { authInfo } : {}) })
+    session = { server, transport, events, principal, lastSeen: Date.now(), streams: 0 }
+    opening++
+    let response: Response
+    try {
+      await server.connect(transport)
+      endCancelledStreams(transport)
+      response = await transport.handleRequest(request, { parsedBody: parsed, ...(authInfo ? { authInfo } : {}) })
+    } finally {
+      opening--
+    }
     // An initialize that failed opened no session: nothing may stay behind.
     if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) {
+      events.clear()
       await server.close().catch(onerror)
       return response
     }
@@ -192,13 +258,15 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
       const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
       if (!legacy) return modern.fetch(request, handled)
       const id = request.headers.get('mcp-session-id')
+      const principal = principalOf(authInfo, request.headers.get('authorization'))
       if (id !== null) {
         const session = sessions.get(id)
-        if (session === undefined) return jsonRpcError(404, -32001, 'Session not found: initialize a new session')
+        // Another caller's session (a GET with Last-Event-ID, a DELETE, a POST) is answered as an unknown one.
+        if (session === undefined || session.principal !== principal) return jsonRpcError(404, -32001, 'Session not found: initialize a new session')
         session.lastSeen = Date.now()
         return tracked(session, request, await session.transport.handleRequest(request, handled))
       }
-      if (request.method === 'POST' && isInitializeRequest(parsed)) return openSession(request, parsed, authInfo)
+      if (request.method === 'POST' && isInitializeRequest(parsed)) return openSession(request, parsed, authInfo, principal)
       // Initialize-era requests outside a session (a plain POST, GET/DELETE without a session id) are served statelessly.
       return stateless(request, handled)
     },

@@ -8,8 +8,12 @@ import type { AddressInfo } from 'node:net'
 import {
   hostHeaderValidation, localhostHostValidation, localhostOriginValidation, originValidation, toNodeHandler,
 } from '@modelcontextprotocol/node'
+import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
+import { runtimeError } from '../runtime/errors.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
-import { LOOPBACK_HOSTS, MAX_BODY_BYTES } from './limits.ts'
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, hostHeaderName, isLoopbackHost, MAX_BODY_BYTES,
+} from './limits.ts'
 import type { ServingCore } from './serving-core.ts'
 
 /** Options of `nodeHandler()`. */
@@ -30,8 +34,25 @@ export interface ServeHttpOptions extends SessionOptions {
   port?: number
   /** Path of the MCP endpoint. @default '/mcp' */
   path?: string
-  /** Host header hostnames accepted (DNS-rebinding guard). @default localhost, 127.0.0.1, [::1] on loopback, unchecked elsewhere */
+  /**
+   * Host header hostnames accepted (DNS-rebinding guard). Required for a
+   * non-loopback `host` unless `allowAnyHost` is set.
+   * @default localhost, 127.0.0.1, [::1] and the bound loopback address
+   */
   allowedHosts?: string[]
+  /**
+   * Serve a non-loopback `host` without checking the Host header: any site
+   * can then reach the server through DNS rebinding. An explicit opt-in
+   * (the MCP guidance for local servers is to check it).
+   * @default false
+   */
+  allowAnyHost?: boolean
+  /** Time a client has to send a request's headers; then the connection is closed (`408`). @default 10000 */
+  headersTimeoutMs?: number
+  /** Time a client has to send a whole request, body included; then the connection is closed (`408`). Responses (SSE streams) are not cut. @default 30000 */
+  requestTimeoutMs?: number
+  /** Connections open at once; one more is closed as it arrives. @default 1000 */
+  maxConnections?: number
   /** Origin hostnames accepted from browsers. @default localhost, 127.0.0.1, [::1] */
   allowedOrigins?: string[]
 }
@@ -54,6 +75,34 @@ export interface McpNodeHandler {
   /** Closes every session and stream this handler opened. */
   close(): Promise<void>
 }
+
+const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
+  sessionIdleMs: integerRule(1),
+  maxSessions: integerRule(1),
+  maxSessionEvents: integerRule(1),
+  maxSessionEventBytes: integerRule(1),
+  maxEventBytes: integerRule(1),
+}
+
+const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {
+  ...SESSION_RULES,
+  path: pathRule,
+  allowedHosts: stringsRule,
+  allowedOrigins: stringsRule,
+}
+
+const SERVE_RULES: Record<keyof ServeHttpOptions, OptionRule> = {
+  ...HANDLER_RULES,
+  host: stringRule,
+  port: integerRule(0, 65535),
+  allowAnyHost: booleanRule,
+  headersTimeoutMs: integerRule(1),
+  requestTimeoutMs: integerRule(1),
+  maxConnections: integerRule(1),
+}
+
+/** The HTTP methods of Streamable HTTP; every other one gets 405. */
+const SERVED_METHODS: readonly string[] = ['GET', 'POST', 'DELETE']
 
 type Guard = (req: IncomingMessage, res: ServerResponse) => boolean
 
@@ -98,16 +147,30 @@ const pathOf = (url: string): string => {
   return q === -1 ? url : url.slice(0, q)
 }
 
-/** Creates the Node handler of `core`; `hostCheck: false` skips the Host guard (a non-loopback bind without an allow-list). */
-export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions = {}, hostCheck = true): McpNodeHandler {
+/** Throws for an unknown or wrong option of `nodeHandler()`. */
+export function checkNodeHandlerOptions(options: unknown): void {
+  checkOptions('nodeHandler()', options, HANDLER_RULES)
+}
+
+/**
+ * Creates the Node handler of `core`. `hostCheck`: `false` skips the Host
+ * guard (a non-loopback bind with `allowAnyHost`), a string also accepts
+ * that loopback address (`127.0.0.2`) next to the localhost names.
+ */
+export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions = {}, hostCheck: boolean | string = true): McpNodeHandler {
   const guards: Guard[] = []
   if (options.allowedHosts) guards.push(hostHeaderValidation(options.allowedHosts))
+  else if (typeof hostCheck === 'string') guards.push(hostHeaderValidation([...new Set(['localhost', '127.0.0.1', '[::1]', hostHeaderName(hostCheck)])]))
   else if (hostCheck) guards.push(localhostHostValidation())
   guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
   const http = createHttpCore(core, options)
   const serve = toNodeHandler(http, {
     maxRequestBodySize: MAX_BODY_BYTES,
-    onerror: (error) => process.stderr.write(`${core.info.name}: ${error.message}\n`),
+    onerror: (error) => {
+      // A client that went away mid-request (a cut upload) is not a server error: thousands would flood the log.
+      if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return
+      process.stderr.write(`${core.info.name}: ${error.message}\n`)
+    },
   })
   const handler = ((req, res, next) => {
     if (options.path !== undefined && pathOf(req.url ?? '/') !== options.path) {
@@ -115,6 +178,12 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
       return reply(res, 404, `not found: the MCP endpoint is ${options.path}`)
     }
     for (const guard of guards) if (!guard(req, res)) return
+    // Streamable HTTP has these three; anything else (TRACE, which a web
+    // `Request` cannot even hold) is refused before it reaches the SDK.
+    if (!SERVED_METHODS.includes(req.method ?? '')) {
+      res.setHeader('allow', SERVED_METHODS.join(', '))
+      return reply(res, 405, `method not allowed: ${req.method ?? ''} (the MCP endpoint answers ${SERVED_METHODS.join(', ')})`)
+    }
     if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
       res.setHeader('connection', 'close')
       return reply(res, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
@@ -133,15 +202,33 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
 
 /** Serves `core` over Streamable HTTP; resolves once listening. */
 export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
-  const { host = '127.0.0.1', port = 3000, path = '/mcp' } = options
-  const loopback = LOOPBACK_HOSTS.includes(host)
+  checkOptions('serveHttp()', options, SERVE_RULES)
+  const {
+    host = '127.0.0.1', port = 3000, path = '/mcp', allowAnyHost = false,
+    headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, maxConnections = DEFAULT_MAX_CONNECTIONS,
+    ...handlerOptions
+  } = options
+  const loopback = isLoopbackHost(host)
   if (!loopback && !options.allowedHosts) {
-    process.stderr.write(
-      `${core.info.name}: serving on non-loopback address ${host} without allowedHosts: the Host header is not checked (DNS rebinding); pass allowedHosts to restrict it\n`,
-    )
+    if (!allowAnyHost) {
+      throw runtimeError('BAD_OPTION', `serveHttp(): refusing to serve non-loopback address ${host} without allowedHosts: `
+        + 'any web page could reach it through DNS rebinding; pass allowedHosts (the names clients use), or allowAnyHost: true to accept any Host')
+    }
+    process.stderr.write(`${core.info.name}: serving on non-loopback address ${host} with allowAnyHost: the Host header is not checked (DNS rebinding)\n`)
   }
-  const handler = createNodeHandler(core, { ...options, path }, loopback)
-  const server = createServer((req, res) => handler(req, res))
+  const handler = createNodeHandler(core, { ...handlerOptions, path }, loopback ? host : false)
+  const server = createServer({
+    // Node requires headersTimeout <= requestTimeout.
+    headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
+    requestTimeout: requestTimeoutMs,
+    // Node checks both timeouts this often (30 s by default, far past a short timeout).
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 4))),
+  }, (req, res) => handler(req, res))
+  server.maxConnections = maxConnections
+  // Node hands CONNECT to this event, not to the handler; without a listener it drops the socket unanswered.
+  server.on('connect', (_req: IncomingMessage, socket: import('node:stream').Duplex) => {
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${SERVED_METHODS.join(', ')}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
+  })
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)

@@ -14,7 +14,8 @@ import { connectCore, type Connection } from './connect.ts'
 import type { CheckedImplementation } from './typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
 import { createFetchHandler, type FetchHandler } from './http-core.ts'
-import { createNodeHandler, serveCoreHttp, type HttpHandle, type McpNodeHandler, type NodeHandlerOptions, type ServeHttpOptions } from './http.ts'
+import { checkNodeHandlerOptions, createNodeHandler, serveCoreHttp, type HttpHandle, type McpNodeHandler, type NodeHandlerOptions, type ServeHttpOptions } from './http.ts'
+import { principalOf } from './principal.ts'
 import { ServingCore } from './serving-core.ts'
 import { serveCoreStdio, type ServeReport, type ServeStdioOptions } from './stdio.ts'
 import { protoEntries, type ListedTool } from './tool-set.ts'
@@ -137,7 +138,8 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   call(name: string, args?: unknown, context?: Partial<CallContext>): Promise<ToolResult> {
     const core = this[CORE]
     // A hand-written tool's `input_required` result comes back as is (see `InputRequiredResult`).
-    return core.dispatch(name, args, { sealRequestState: (payload) => core.codec().mint(payload), ...context, tool: name }) as Promise<ToolResult>
+    const principal = principalOf(context?.authInfo, undefined)
+    return core.dispatch(name, args, { sealRequestState: (payload) => core.sealState(payload, name, { principal }), ...context, tool: name }) as Promise<ToolResult>
   }
 
   /** A handle that adds, removes and replaces tools, resources and prompts while the server serves. */
@@ -174,6 +176,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * `close()` on it to end its sessions.
    */
   nodeHandler(options?: NodeHandlerOptions): McpNodeHandler {
+    checkNodeHandlerOptions(options)
     return createNodeHandler(this[CORE], options)
   }
 

@@ -14,7 +14,7 @@ import { page } from './pagination.ts'
 import { matchTemplate } from './resource-templates.ts'
 import { promptResult, readResult } from './resources.ts'
 import { serveSubscriptions } from './subscriptions.ts'
-import { unknownToolError, type ListKind, type ServingCore } from './serving-core.ts'
+import { unknownToolError, type ListKind, type ServingCore, type StateBinding } from './serving-core.ts'
 
 export type { ListedTool } from './tool-set.ts'
 export { unknownToolError } from './serving-core.ts'
@@ -49,20 +49,28 @@ function headersOf(req: Request | undefined): Record<string, string> | undefined
   return out
 }
 
+/** The payload of the request's `requestState`, opened for `name` (it is usable once), or `undefined` without one. */
+function openedState(core: ServingCore, name: string, ctx: ServerContext): unknown {
+  const state = ctx.mcpReq.requestState()
+  return state === undefined ? undefined : core.openState(state, name)
+}
+
 /** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, elicit, sample, requestState. */
-export function callContext(core: ServingCore, name: string, ctx: ServerContext, rounds?: Rounds): CallContext {
+export function callContext(core: ServingCore, name: string, ctx: ServerContext, rounds?: Rounds, opened?: { state: unknown }): CallContext {
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined
   const context: CallContext = {
     tool: name,
     signal: ctx.mcpReq.signal,
     authInfo: ctx.http?.authInfo,
     meta,
-    sealRequestState: (payload) => core.codec().mint(payload),
+    sealRequestState: (payload) => core.sealState(payload, name, ctx as StateBinding),
     ...clientRequests(ctx, rounds),
   }
   const headers = headersOf(ctx.http?.req)
   if (headers) context.headers = headers
-  const state = ctx.mcpReq.requestState()
+  // Verified by the codec (MAC, expiry, principal, session); still to check: its tool, and that it is unused.
+  const state = opened ? opened.state : openedState(core, name, ctx)
+  // Our own answers of earlier input_required rounds are the rounds', not the handler's.
   if (state !== undefined && !isAnswersState(state)) context.requestState = state
   const token = meta?.progressToken
   if (typeof token === 'string' || typeof token === 'number') {
@@ -137,10 +145,11 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     if (stats) stats.toolCalls++
     const entry = core.lookupTool(name, ctx.http?.authInfo)
     if (entry === undefined) throw unknownToolError(name)
-    const rounds = startRounds(ctx, name)
-    const result = await entry.call(args, callContext(core, name, ctx, rounds))
+    const opened = { state: openedState(core, name, ctx) }
+    const rounds = startRounds(ctx, name, opened.state)
+    const result = await entry.call(args, callContext(core, name, ctx, rounds, opened))
     // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
-    if (rounds?.pending) return await inputRequiredOf(rounds, (payload) => core.codec().mint(payload)) as never
+    if (rounds?.pending) return await inputRequiredOf(rounds, (payload) => core.sealState(payload, name, ctx as StateBinding)) as never
     if ('resultType' in result && result.resultType === 'input_required') return result as never
     if (stats && result.isError) stats.errors++
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)

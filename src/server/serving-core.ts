@@ -8,6 +8,7 @@ import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from '@mode
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
 import type { ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext } from '../runtime/types.ts'
+import { principalOf } from './principal.ts'
 import type { PromptEntry, ResourceEntry } from './resources.ts'
 import type { TemplateEntry } from './resource-templates.ts'
 import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from './tool-set.ts'
@@ -21,6 +22,21 @@ export type Binder = (table: ToolTable) => void
 /** The JSON-RPC `-32602` error of a tool this caller does not have (unknown or hidden: the same error). */
 export function unknownToolError(name: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
+}
+
+/** What a `requestState` is bound to: the SDK context's auth info, headers and session, or a principal given directly (in process). */
+export interface StateBinding {
+  principal?: string
+  sessionId?: string
+  http?: { authInfo?: unknown; req?: { headers: Headers } }
+}
+
+/** The envelope payload of a `requestState`: the handler's payload, the tool, a nonce and the expiry (ms). */
+interface SealedState {
+  v: unknown
+  t: string
+  n: string
+  e: number
 }
 
 /** The initial parts of a serving core. */
@@ -58,6 +74,8 @@ export class ServingCore {
   #key: Uint8Array | string | undefined
   readonly #ttl: number | undefined
   #codec: RequestStateCodec | undefined
+  /** Nonces of the requestStates already used, until they expire. */
+  readonly #used = new Map<string, number>()
 
   constructor(parts: CoreParts) {
     this.info = { name: parts.name, version: parts.version }
@@ -122,13 +140,40 @@ export class ServingCore {
   }
 
   /**
-   * The requestState codec (HMAC, the SDK's). Its key is the configured one
-   * or, from the first serve on, 32 random bytes from the OS.
+   * The requestState codec (HMAC, the SDK's), bound to the caller's
+   * principal and session. Its key is the configured one or, from the first
+   * serve on, 32 random bytes from the OS.
    */
   codec(): RequestStateCodec {
     if (this.#codec) return this.#codec
     this.#key ??= randomBytes(32)
-    this.#codec = createRequestStateCodec(this.#ttl === undefined ? { key: this.#key } : { key: this.#key, ttlSeconds: this.#ttl })
+    const bind = (ctx: StateBinding): string => `${ctx.principal ?? principalOf(ctx.http?.authInfo, ctx.http?.req?.headers.get('authorization'))}\0${ctx.sessionId ?? ''}`
+    this.#codec = createRequestStateCodec({ key: this.#key, bind: bind as never, ...(this.#ttl === undefined ? {} : { ttlSeconds: this.#ttl }) })
     return this.#codec
+  }
+
+  /**
+   * Seals `payload` into a `requestState` usable once, by `tool`, for the
+   * caller and session of `binding`.
+   */
+  sealState(payload: unknown, tool: string, binding: StateBinding): Promise<string> {
+    const sealed: SealedState = { v: payload, t: tool, n: randomBytes(12).toString('base64url'), e: Date.now() + (this.#ttl ?? 600) * 1000 }
+    return this.codec().mint(sealed, binding as never)
+  }
+
+  /**
+   * The payload of a verified `requestState` (the codec checked its MAC,
+   * expiry, principal and session) if it was sealed for `tool` and was not
+   * used before; throws the `-32602` of a bad state otherwise.
+   */
+  openState(state: unknown, tool: string): unknown {
+    const sealed = state as Partial<SealedState> | null
+    const now = Date.now()
+    for (const [nonce, expires] of this.#used) if (expires < now) this.#used.delete(nonce)
+    if (sealed === null || typeof sealed !== 'object' || sealed.t !== tool || typeof sealed.n !== 'string' || this.#used.has(sealed.n)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' })
+    }
+    this.#used.set(sealed.n, typeof sealed.e === 'number' ? sealed.e : now + 600_000)
+    return sealed.v
   }
 }

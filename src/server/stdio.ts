@@ -5,6 +5,7 @@
 import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server'
 import type { Server as SdkServer } from '@modelcontextprotocol/server'
+import { checkOptions, type OptionRule } from '../runtime/check-options.ts'
 import { notifyInstance, sdkServerFactory, type ServeStats } from './sdk-server.ts'
 import type { ServingCore } from './serving-core.ts'
 
@@ -26,6 +27,12 @@ export interface ServeStdioOptions {
   stdin?: NodeJS.ReadableStream
   /** Output stream (JSON-RPC only: logs go to stderr). @default process.stdout */
   stdout?: NodeJS.WritableStream
+}
+
+const isStream = (v: unknown): boolean => v !== null && typeof v === 'object' && typeof (v as { on?: unknown }).on === 'function'
+const STDIO_RULES: Record<keyof ServeStdioOptions, OptionRule> = {
+  stdin: { accepts: 'a readable stream', test: (v) => isStream(v) && typeof (v as { read?: unknown }).read === 'function' },
+  stdout: { accepts: 'a writable stream', test: (v) => isStream(v) && typeof (v as { write?: unknown }).write === 'function' },
 }
 
 /** A transport that counts what passes through another one and tells when it closes. */
@@ -68,6 +75,11 @@ class CountingTransport implements Transport {
  * era, on its `subscriptions/listen` streams in 2026-07-28.
  */
 export function serveCoreStdio(core: ServingCore, options: ServeStdioOptions = {}): Promise<ServeReport> {
+  try {
+    checkOptions('serveStdio()', options, STDIO_RULES)
+  } catch (error) {
+    return Promise.reject(error)
+  }
   const started = performance.now()
   const stats: ServeStats = { requests: 0, toolCalls: 0, errors: 0 }
   // The connection's SDK instances (a discarded discovery probe leaves the set when it closes).

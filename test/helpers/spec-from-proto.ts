@@ -9,6 +9,7 @@ import { basename } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Ajv2020 } from 'ajv/dist/2020.js'
 import { createAjv } from '../../src/codegen/compile-validators.ts'
+import { needsOwnProperties } from '../../src/codegen/own-properties.ts'
 import { loadProto } from '../../src/proto/load-proto.ts'
 import { buildTools } from '../../src/schema/build-tools.ts'
 import type { Profile, ProtoServerSpec, ValidateFunction } from '../../src/runtime/types.ts'
@@ -35,9 +36,9 @@ export interface SpecOptions {
 /** Builds the spec a generated module would pass to `createProtoServer`. */
 export function specFromProto(file: string, options: SpecOptions = {}): ProtoServerSpec {
   const profile = options.profile ?? 'full'
-  const ajv = options.ajv ?? makeAjv()
   const model = loadProto(file)
   const { tools, lenient } = buildTools(model, { profile })
+  const ajv = options.ajv ?? createAjv({ ownProperties: needsOwnProperties(tools.map((tool) => tool.validationSchema ?? tool.inputSchema)) })
   return {
     name: basename(file, '.proto'),
     version: '0.0.0',

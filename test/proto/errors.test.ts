@@ -26,7 +26,7 @@ describe('ProtoError', () => {
     const error = failure({ 'main.proto': 'syntax = "proto3";\n\nmessage M {\n  int32 a = 1;\n  string b c = 2;\n}\n' })
     expect(error).toMatchObject({ name: 'ProtoError', code: 'PROTO_SYNTAX', line: 5, column: 12 })
     expect(error.file).toMatch(/main\.proto$/)
-    expect(error.message).toBe(`cannot parse "${error.file}": illegal token 'c', '=' expected (line 5)`)
+    expect(error.message).toBe(`cannot parse "${error.file}": illegal token at column 12, '=' expected (line 5)`)
   })
 
   it('syntax error: a missing semicolon is reported at the next token', () => {

@@ -196,8 +196,9 @@ describe('null arguments over HTTP are {} (runtime.md §1.1), not -32602', () =>
 })
 
 describe('serveHttp on a non-loopback address', () => {
-  it('warns on stderr without an allow-list, and checks Host against allowedHosts when given', async () => {
+  it('refuses to start without an allow-list, warns with allowAnyHost, and checks Host against allowedHosts when given', async () => {
     const server = createProtoServer(specFromProto(EXAMPLE_PROTO))
+    await expect(server.serveHttp({ host: '0.0.0.0', port: 0 })).rejects.toThrow(/^serveHttp\(\): refusing to serve non-loopback address 0\.0\.0\.0 without allowedHosts/)
     const written: string[] = []
     const original = process.stderr.write.bind(process.stderr)
     process.stderr.write = ((chunk: string) => {
@@ -206,12 +207,12 @@ describe('serveHttp on a non-loopback address', () => {
     }) as typeof process.stderr.write
     let open: HttpHandle | undefined
     try {
-      open = await server.serveHttp({ host: '0.0.0.0', port: 0 })
+      open = await server.serveHttp({ host: '0.0.0.0', port: 0, allowAnyHost: true })
     } finally {
       process.stderr.write = original
     }
     await open.close()
-    expect(written.join('')).toMatch(/non-loopback address 0\.0\.0\.0 without allowedHosts/)
+    expect(written.join('')).toMatch(/non-loopback address 0\.0\.0\.0 with allowAnyHost/)
 
     const guarded = await server.serveHttp({ host: '0.0.0.0', port: 0, allowedHosts: ['mcp.internal'] })
     try {

@@ -28,9 +28,9 @@ describe('emitModuleDeclarations', () => {
       'b?: boolean', 's?: string', 'y?: string', 'f?: number',
     ])
     expect(members(text, 'ResInput')).toEqual([
-      'i?: number | string | null', 'l?: number | string | bigint | null', 'u?: number | string | bigint | null',
-      'd?: number | string | null', 'b?: boolean | null', 's?: string | null', 'y?: string | Uint8Array | null',
-      'f?: number | string | null',
+      'i?: number | string | null | undefined', 'l?: number | string | bigint | null | undefined', 'u?: number | string | bigint | null | undefined',
+      'd?: number | string | null | undefined', 'b?: boolean | null | undefined', 's?: string | null | undefined', 'y?: string | Uint8Array | null | undefined',
+      'f?: number | string | null | undefined',
     ])
   })
 
@@ -44,13 +44,13 @@ describe('emitModuleDeclarations', () => {
     expect(text).toContain(`export type EJson = 'E_A' | 'E_B'\n`)
     expect(text).toContain(`export type EInput = 'E_A' | 'E_B' | number\n`)
     expect(members(text, 'ReqJson')).toEqual(['e?: EJson', 'es?: EJson[]'])
-    expect(members(text, 'ResInput')).toEqual(['e?: EInput | null'])
+    expect(members(text, 'ResInput')).toEqual(['e?: EInput | null | undefined'])
   })
 
   it('writes repeated fields as arrays and maps as string-keyed objects', () => {
     const text = declare('message Req { repeated int64 a = 1; map<int32, Req> m = 2; } message Res { repeated int64 a = 1; map<bool, string> m = 2; }')
     expect(members(text, 'ReqJson')).toEqual(['a?: string[]', 'm?: { [key: string]: ReqJson }'])
-    expect(members(text, 'ResInput')).toEqual(['a?: readonly (number | string | bigint)[] | null', 'm?: { readonly [key: string]: string } | null'])
+    expect(members(text, 'ResInput')).toEqual(['a?: readonly (number | string | bigint)[] | null | undefined', 'm?: { readonly [key: string]: string } | null | undefined'])
   })
 
   it('writes well-known types in their JSON forms', () => {
@@ -67,7 +67,7 @@ describe('emitModuleDeclarations', () => {
       't?: string', 'd?: string', 's?: { [key: string]: __JsonValue }', 'v?: __JsonValue', 'l?: __JsonValue[]',
       'w?: string', `a?: { '@type': string; [key: string]: unknown }`, 'f?: string', 'n?: null',
     ])
-    expect(members(text, 'ResInput')).toEqual(['w?: number | string | bigint | null', 's?: { readonly [key: string]: __JsonInput } | null'])
+    expect(members(text, 'ResInput')).toEqual(['w?: number | string | bigint | null | undefined', 's?: { readonly [key: string]: __JsonInput } | null | undefined'])
     expect(text).not.toContain('TimestampJson')
   })
 

@@ -106,6 +106,17 @@ describe('typed implementations under tsc', () => {
     expect(output).toContain(`Argument of type '"NoSuchService"' is not assignable to parameter of type '"VibeService" | "typed.v1.VibeService"'`)
   }, 120_000)
 
+  it('accepts undefined for "not set" in replies, at any depth, under exactOptionalPropertyTypes', () => {
+    writeFileSync(join(app, 'tsconfig.exact.json'), JSON.stringify({
+      extends: './tsconfig.json',
+      compilerOptions: { exactOptionalPropertyTypes: true },
+      files: ['undefined-replies.ts', 'proto-mcp.d.ts'],
+    }))
+    const { status, output } = tsc('tsconfig.exact.json')
+    expect(output).toBe('')
+    expect(status).toBe(0)
+  }, 120_000)
+
   it('without the declaration file the same cases type-check (the generic Server accepts them)', () => {
     const { status, output } = tsc(project('generic', ['rejected.ts']))
     expect(status).toBe(2)

@@ -1,0 +1,71 @@
+/**
+ * Checks the plugin's options when the plugin is created: an unknown key or
+ * a wrong value throws one line naming the option, what it got and what it
+ * accepts (the runtime checks its own options the same way; neither stage
+ * may import the other).
+ */
+import { PROFILES } from '../schema/types.ts'
+import type { Options } from './options.ts'
+
+interface Rule {
+  accepts: string
+  test: (value: unknown) => boolean
+}
+
+const isPattern = (v: unknown): boolean => typeof v === 'string' || v instanceof RegExp
+const TOOL_NAMES = ['method', 'service', 'qualified']
+
+const PLUGIN_RULES: Record<keyof Options, Rule> = {
+  importPaths: { accepts: 'an array of directory names', test: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && s !== '') },
+  profile: { accepts: `one of ${PROFILES.map((p) => `"${p}"`).join(', ')}`, test: (v) => (PROFILES as readonly unknown[]).includes(v) },
+  toolNames: {
+    accepts: `${TOOL_NAMES.map((p) => `"${p}"`).join(', ')} or a function of the RPC`,
+    test: (v) => TOOL_NAMES.includes(v as string) || typeof v === 'function',
+  },
+  verbose: { accepts: 'true or false', test: (v) => typeof v === 'boolean' },
+  recursionDepth: { accepts: 'a whole number from 1 to 10', test: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 10 },
+  toolNameBudget: { accepts: 'false or a whole number from 1 to 128', test: (v) => v === false || (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 128) },
+  shortenToolNames: { accepts: 'true or false', test: (v) => typeof v === 'boolean' },
+  include: { accepts: 'a glob, a RegExp or an array of them', test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)) },
+  exclude: { accepts: 'a glob, a RegExp or an array of them', test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)) },
+  dts: { accepts: 'true, false or a file name', test: (v) => typeof v === 'boolean' || (typeof v === 'string' && v !== '') },
+  dev: { accepts: 'an object { server, path? }', test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v) },
+}
+
+const DEV_RULES: Record<string, Rule> = {
+  server: { accepts: 'a module path such as "./src/mcp.ts"', test: (v) => typeof v === 'string' && v !== '' },
+  path: { accepts: 'a path starting with "/"', test: (v) => typeof v === 'string' && v.startsWith('/') && v.length > 1 },
+}
+
+/** How a wrong value is shown: short, and never a whole object. */
+function show(value: unknown): string {
+  if (typeof value === 'function') return 'a function'
+  if (value instanceof RegExp) return String(value)
+  let text: string
+  try {
+    text = JSON.stringify(value) ?? String(value)
+  } catch {
+    text = Object.prototype.toString.call(value)
+  }
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+}
+
+function check(where: string, options: object, rules: Record<string, Rule>): void {
+  for (const [key, value] of Object.entries(options)) {
+    const rule = Object.hasOwn(rules, key) ? rules[key] : undefined
+    if (rule === undefined) throw new Error(`${where}: unknown option "${key}": the options are ${Object.keys(rules).join(', ')}`)
+    if (value !== undefined && !rule.test(value)) throw new Error(`${where}: option "${key}" must be ${rule.accepts}, got ${show(value)}`)
+  }
+}
+
+/** Throws for options the plugin does not know or cannot use; `where` prefixes the message (the plugin's name). */
+export function checkPluginOptions(where: string, options: unknown): asserts options is Options | undefined {
+  if (options === undefined) return
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new Error(`${where}: options must be an object, got ${show(options)}`)
+  check(where, options, PLUGIN_RULES)
+  const dev = (options as Options).dev
+  if (dev !== undefined) {
+    check(`${where}: option "dev"`, dev, DEV_RULES)
+    if (dev.server === undefined) throw new Error(`${where}: option "dev" needs "server", the module whose default export is the Server to serve, got none`)
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Checks an options object where it is given: an unknown key or a wrong
+ * value throws one line naming the option, what it got and what it accepts.
+ */
+import { runtimeError } from './errors.ts'
+
+/** What one option accepts: a description for the message and the test. */
+export interface OptionRule {
+  /** What the option accepts, as the message says it (`an integer from 0 to 65535`). */
+  accepts: string
+  test: (value: unknown) => boolean
+}
+
+/** How a wrong value is shown in a message: short, and never a whole object. */
+export function showValue(value: unknown): string {
+  if (typeof value === 'function') return 'a function'
+  if (typeof value === 'bigint') return `${value}n`
+  if (value === undefined) return 'undefined'
+  let text: string
+  try {
+    text = JSON.stringify(value) ?? String(value)
+  } catch {
+    text = Object.prototype.toString.call(value)
+  }
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+}
+
+/**
+ * Throws a `BAD_OPTION` runtime error for the first key of `options` that
+ * `rules` lacks or whose value fails its rule; `undefined` values count as
+ * not given. `where` names the call (`serveHttp()`).
+ */
+export function checkOptions(where: string, options: unknown, rules: Readonly<Record<string, OptionRule>>): void {
+  if (options === undefined) return
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw runtimeError('BAD_OPTION', `${where}: options must be an object, got ${showValue(options)}`)
+  }
+  for (const [key, value] of Object.entries(options)) {
+    const rule = Object.hasOwn(rules, key) ? rules[key] : undefined
+    if (rule === undefined) {
+      throw runtimeError('BAD_OPTION', `${where}: unknown option "${key}": the options are ${Object.keys(rules).join(', ')}`)
+    }
+    if (value !== undefined && !rule.test(value)) {
+      throw runtimeError('BAD_OPTION', `${where}: option "${key}" must be ${rule.accepts}, got ${showValue(value)}`)
+    }
+  }
+}
+
+/** A rule: an integer from `min` to `max`. */
+export const integerRule = (min: number, max: number = Number.MAX_SAFE_INTEGER): OptionRule => ({
+  accepts: max === Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`,
+  test: (v) => Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max,
+})
+
+/** A rule: an array of non-empty strings. */
+export const stringsRule: OptionRule = {
+  accepts: 'an array of non-empty strings',
+  test: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && s !== ''),
+}
+
+/** A rule: a non-empty string. */
+export const stringRule: OptionRule = { accepts: 'a non-empty string', test: (v) => typeof v === 'string' && v !== '' }
+
+/** A rule: a path starting with `/`. */
+export const pathRule: OptionRule = { accepts: 'a path starting with "/"', test: (v) => typeof v === 'string' && v.startsWith('/') }
+
+/** A rule: `true` or `false`. */
+export const booleanRule: OptionRule = { accepts: 'true or false', test: (v) => typeof v === 'boolean' }

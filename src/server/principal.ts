@@ -1,0 +1,23 @@
+/**
+ * Who is calling: the principal a session and a `requestState` are bound
+ * to. With auth info (from the transport, or `req.auth` under
+ * `nodeHandler`), its `clientId` and subject (`extra.sub`, else the
+ * token); without, the request's `Authorization` header; else nobody
+ * (the same anonymous principal for every caller).
+ */
+import { createHash } from 'node:crypto'
+
+/** A digest of the caller's identity (`''` for an anonymous caller); never the token itself. */
+export function principalOf(authInfo: unknown, authorization: string | null | undefined): string {
+  let identity: string
+  if (authInfo !== null && typeof authInfo === 'object') {
+    const info = authInfo as { clientId?: unknown; token?: unknown; extra?: { sub?: unknown } }
+    const subject = typeof info.extra?.sub === 'string' ? `sub:${info.extra.sub}` : `token:${String(info.token ?? '')}`
+    identity = `auth\0${String(info.clientId ?? '')}\0${subject}`
+  } else if (typeof authorization === 'string' && authorization !== '') {
+    identity = `header\0${authorization}`
+  } else {
+    return ''
+  }
+  return createHash('sha256').update(identity).digest('base64url')
+}

@@ -1,0 +1,23 @@
+/**
+ * Builds a `.proto`'s real `?mcp` module (`buildMcpModule`: the validators
+ * and codecs a bundler would ship) and imports it; the module resolves
+ * `unplugin-proto-mcp/runtime` to this package's `dist/` (run `npm run build` first).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { buildMcpModule, type BuildMcpModuleOptions } from '../../src/plugin/build-module.ts'
+import type { Server } from '../../src/server/index.ts'
+
+const OUT = join(import.meta.dirname, '..', '..', '.tmp', 'modules')
+let count = 0
+
+/** The default export (a `Server`) of the `?mcp` module of `file`, with its build warnings. */
+export async function loadMcpModule(file: string, options: BuildMcpModuleOptions = {}): Promise<{ server: Server; warnings: string[]; code: string }> {
+  const built = buildMcpModule(file, options)
+  mkdirSync(OUT, { recursive: true })
+  const out = join(OUT, `m${process.pid}-${count++}.mjs`)
+  writeFileSync(out, built.code)
+  const mod = (await import(/* @vite-ignore */ pathToFileURL(out).href)) as { default: Server }
+  return { server: mod.default, warnings: built.warnings, code: built.code }
+}
