@@ -71,10 +71,11 @@ export function modelFromDescriptors(files: readonly Uint8Array[], options: From
   const decodedInOrder = order.map(name => byName.get(name)!.decoded)
   const model = rootOf(decodedInOrder, true, order)
   const runtime = rootOf(decodedInOrder, false, order)
-  for (const name of order) stampFiles(model, runtime, byName.get(name)!.decoded)
+  // Types from protobufjs's bundled JSON belong to no file, as for a `.proto` importing them.
+  for (const name of order) if (!protobuf.common.get(name)) stampFiles(model, runtime, byName.get(name)!.decoded)
   model.resolveAll()
   runtime.resolveAll()
-  for (const name of order) applyCustomOptions(model, byName.get(name)!.bytes)
+  for (const name of order) applyCustomOptions(model, runtime, byName.get(name)!.bytes)
 
   const sources: Sources = { scanned: new Map(), bundledFiles: new Set(), order: [] }
   for (const name of order) {
@@ -168,7 +169,7 @@ function rootOf(files: DecodedFile[], keepCase: boolean, order: string[]): proto
     throw new Error(`cannot read the file descriptors: ${(cause as Error).message}`, { cause })
   }
   const json = built.toJSON({ keepComments: false })
-  const wellKnown = order.filter(name => protobuf.common.get(name) !== undefined)
+  const wellKnown = order.filter(name => Boolean(protobuf.common.get(name)))
   if (!keepCase) for (const name of WELL_KNOWN_FILES) if (!wellKnown.includes(name)) wellKnown.push(name)
   const protobufNs = (json.nested?.google as protobuf.INamespace | undefined)?.nested?.protobuf as protobuf.INamespace | undefined
   for (const name of wellKnown) {
@@ -197,18 +198,18 @@ function protocJsonName(name: string): string {
   return name.replace(/_+(.?)/g, (_, c: string) => c.toUpperCase())
 }
 
-/** Sets `filename` on each top-level declaration of `file`, as the parser does (protobufjs's reader stamps only the package). */
+/** Sets `filename` on each declaration of `file`, nested ones too, as the parser does (protobufjs's reader stamps only the package). */
 function stampFiles(model: protobuf.Root, runtime: protobuf.Root, file: DecodedFile): void {
   const pkg = file.package ?? ''
-  const names = [...(file.messageType ?? []), ...(file.enumType ?? []), ...(file.service ?? [])].map(d => d.name ?? '')
+  const names = [...(file.messageType ?? []), ...(file.enumType ?? []), ...(file.service ?? []), ...(file.extension ?? [])].map(d => d.name ?? '')
+  const stamp = (obj: protobuf.ReflectionObject): void => {
+    obj.filename = file.name ?? null
+    if (obj instanceof protobuf.Type) for (const nested of obj.nestedArray) stamp(nested)
+  }
   for (const root of [model, runtime]) {
     for (const name of names) {
       const obj = root.lookup(qualify(pkg, name))
-      if (obj) obj.filename = file.name ?? null
-    }
-    for (const ext of file.extension ?? []) {
-      const obj = root.lookup(qualify(pkg, ext.name ?? ''))
-      if (obj) obj.filename = file.name ?? null
+      if (obj) stamp(obj)
     }
   }
 }
@@ -253,6 +254,16 @@ function scanDescriptor(file: DecodedFile): ScannedFile {
   return { declarations, imports: (file.dependency ?? []).map((path: string) => ({ path, line: 1, column: 1 })), packageName: pkg }
 }
 
+/** Calls `set` with each leaf of `value` under its dotted path (a one-item list as its item). */
+function flatten(value: unknown, path: string, set: (key: string, value: unknown) => void): void {
+  if (Array.isArray(value) && value.length === 1) return flatten(value[0], path, set)
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [key, v] of Object.entries(value)) flatten(v, path ? `${path}.${key}` : key, set)
+    return
+  }
+  set(path, value)
+}
+
 /**
  * Reads the custom options of every declaration of the serialized file
  * `bytes` and sets them as the parser would (`parsedOptions`, one statement
@@ -260,7 +271,7 @@ function scanDescriptor(file: DecodedFile): ScannedFile {
  * reader drops them: they are extension fields, which only a
  * `google.protobuf.*Options` type extended by the loaded files can decode.
  */
-function applyCustomOptions(root: protobuf.Root, bytes: Uint8Array): void {
+function applyCustomOptions(root: protobuf.Root, runtime: protobuf.Root, bytes: Uint8Array): void {
   let fileType: protobuf.Type
   try {
     fileType = root.lookupType('google.protobuf.FileDescriptorProto')
@@ -283,7 +294,13 @@ function applyCustomOptions(root: protobuf.Root, bytes: Uint8Array): void {
     const type = root.lookup(fullName)
     if (!(type instanceof protobuf.Type)) return
     apply(type, m.options)
-    for (const f of list(m.field)) apply(type.fields[f.name as string] ?? null, f.options)
+    for (const f of list(m.field)) {
+      apply(type.fields[f.name as string] ?? null, f.options)
+      // The runtime's descriptor keeps a field's custom options flat, as the parser sets them.
+      const twin = runtime.lookup(fullName)
+      const field = twin instanceof protobuf.Type ? twin.fieldsArray.find(x => (x.protoName ?? x.name) === f.name) : undefined
+      if (field) for (const statement of statements(f.options)) flatten(statement, '', (key, value) => field.setOption(key, value))
+    }
     for (const o of list(m.oneof_decl)) apply(type.oneofs?.[o.name as string] ?? null, o.options)
     for (const n of list(m.nested_type)) message(n, fullName)
     for (const e of list(m.enum_type)) apply(root.lookup(qualify(fullName, e.name as string)), e.options)

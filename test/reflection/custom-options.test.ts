@@ -1,0 +1,77 @@
+/**
+ * What only untouched descriptors carry: custom options (buf.validate rules,
+ * field behaviour, the tool option) read back from the options' extension
+ * fields, an editions file, and a server that speaks only v1alpha and sends
+ * one file per answer.
+ */
+import { cpSync, mkdirSync, mkdtempSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { buildServerSpec } from '../../src/cli/build-spec.ts'
+import { reflectSpec } from '../../src/cli/reflect-server.ts'
+import { fetchDescriptors } from '../../src/grpc/reflection-client.ts'
+import { createProtoServer } from '../../src/server/index.ts'
+import { REPO } from '../cli/run-cli.ts'
+import { bufBuild } from '../helpers/descriptor-set.ts'
+import { startRawReflectionServer, type ReflectionTestServer } from './reflection-server.ts'
+
+const OPTIONS = 'fixtures/protos/reflection/options.proto'
+const EDITIONS = 'fixtures/protos/editions/legacy-required.proto'
+const PROFILES = ['portable', 'strict', 'full', 'topeka'] as const
+
+/** A buf module of `file` and the option protos the package ships. */
+function moduleOf(file: string): string {
+  mkdirSync(join(REPO, '.tmp'), { recursive: true })
+  const dir = mkdtempSync(join(REPO, '.tmp', 'bufmod-'))
+  for (const shipped of ['buf', 'google', 'proto_mcp']) cpSync(join(REPO, 'protos', shipped), join(dir, shipped), { recursive: true })
+  cpSync(join(REPO, file), join(dir, basename(file)))
+  return dir
+}
+
+const listed = (spec: Parameters<typeof createProtoServer>[0]): string => JSON.stringify(createProtoServer(spec).listTools())
+
+let options: ReflectionTestServer
+let editions: ReflectionTestServer
+beforeAll(async () => {
+  options = await startRawReflectionServer(bufBuild(moduleOf(OPTIONS), 'options.proto'))
+  editions = await startRawReflectionServer(bufBuild(moduleOf(EDITIONS), 'legacy-required.proto'))
+}, 120_000)
+afterAll(async () => {
+  await options?.stop()
+  await editions?.stop()
+})
+
+it('falls back to v1alpha and follows imports one file at a time', async () => {
+  const found = await fetchDescriptors(options.address)
+  expect(found.protocol).toBe('v1alpha')
+  expect(found.services).toEqual(['reflection.v1.NoteService'])
+  // options.proto, its three option protos, descriptor.proto and what validate.proto imports.
+  expect(found.files.length).toBeGreaterThanOrEqual(5)
+})
+
+for (const profile of PROFILES) {
+  it(`custom options and json_name survive reflection (${profile}): tools/list byte for byte`, async () => {
+    const reflected = await reflectSpec(options.address, { profile })
+    const file = buildServerSpec(OPTIONS, { profile })
+    expect(listed(reflected.spec)).toBe(listed(file.spec))
+    expect(JSON.stringify(reflected.spec.descriptor)).toBe(JSON.stringify(file.spec.descriptor))
+    expect(reflected.notes).toEqual(file.notes)
+  })
+
+  it(`an editions file (${profile}): tools/list byte for byte`, async () => {
+    const reflected = await reflectSpec(editions.address, { profile })
+    const file = buildServerSpec(EDITIONS, { profile })
+    expect(listed(reflected.spec)).toBe(listed(file.spec))
+    expect(JSON.stringify(reflected.spec.descriptor)).toBe(JSON.stringify(file.spec.descriptor))
+  })
+}
+
+it('the options shape the reflected tools', async () => {
+  const tools = createProtoServer((await reflectSpec(options.address, { profile: 'full' })).spec).listTools()
+  expect(tools.map(t => t.name)).toEqual(['Write', 'Read', 'read_note_again'])
+  const write = tools[0]!
+  expect(write.title).toBe('Write a note')
+  expect(write.inputSchema).toMatchObject({ required: ['text'], properties: { text: { minLength: 1, maxLength: 32 }, prio: { minimum: 0, exclusiveMaximum: 10 } } })
+  expect(JSON.stringify(write.inputSchema)).not.toContain('"id"')
+  expect(tools[1]!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true })
+})
