@@ -63,7 +63,11 @@ async function serve(options: ServeCommand): Promise<number> {
   }
   const { spec, warnings, notes } = built
   const count = (n: number): string => `${n} ${n === 1 ? 'tool' : 'tools'}`
-  log(`built ${count(spec.tools.length)} in ${Math.round(buildMs)} ms${options.file === undefined ? ` (${Math.round(performance.now() - started)} ms with discovery)` : ''}`)
+  const discoveryMs = performance.now() - started
+  // Logged once serving: a start-up failure stays a single line.
+  const logBuilt = (): void => {
+    log(`built ${count(spec.tools.length)} in ${Math.round(buildMs)} ms${options.file === undefined ? ` (${Math.round(discoveryMs)} ms with discovery)` : ''}`)
+  }
   // The plugin's option is a flag here.
   for (const warning of warnings) log(`warning: ${warning.replace("set the toolNames option to 'service' or 'qualified'", 'pass --tool-names service or qualified')}`)
   if (options.verbose) for (const note of notes) log(`note: ${note}`)
@@ -84,6 +88,7 @@ async function serve(options: ServeCommand): Promise<number> {
 
   try {
     if (options.http === undefined) {
+      logBuilt()
       log(`serving ${summary} over stdio`)
       await server.serveStdio()
       return 0
@@ -93,6 +98,7 @@ async function serve(options: ServeCommand): Promise<number> {
     }).catch((cause: unknown) => {
       throw new Error(`cannot serve HTTP on ${options.host}:${options.http}: ${(cause as Error).message} (pick another --http port, or 0 for a free one)`, { cause })
     })
+    logBuilt()
     log(`serving ${summary} at ${handle.url}`)
     await new Promise<void>((done) => {
       const stop = (): void => {
