@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { grpc, type GrpcOptions } from '../grpc/grpc-backend.ts'
 import { fetchDescriptors, type ReflectionOptions } from '../grpc/reflection-client.ts'
-import { descriptorFileStem, modelFromDescriptors } from '../proto/index.ts'
+import { serverName } from '../plugin/build-module.ts'
+import { modelFromDescriptors } from '../proto/index.ts'
 import type { Backend } from '../runtime/backend.ts'
 import type { Profile, ToolNames } from '../schema/index.ts'
 import { createProtoServer, type Server } from '../server/index.ts'
@@ -81,7 +82,7 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
   const model = modelFromDescriptors(reflected.files, { services, source: `grpc://${target}` })
   // A reflected declaration's location names its descriptor file (`vibe.proto`).
   const firstFile = model.services[0]?.loc?.file
-  const name = options.name ?? (firstFile === undefined ? 'grpc' : descriptorFileStem(firstFile))
+  const name = options.name ?? (firstFile === undefined ? 'grpc' : serverName(firstFile))
   const built = specFromModel(model, name, {
     ...(options.profile ? { profile: options.profile } : {}),
     ...(options.toolNames ? { toolNames: options.toolNames } : {}),

@@ -4,7 +4,6 @@
  * `buildDescriptor` as a `.proto` file: protobufjs's own descriptor reader
  * builds the roots, `source_code_info` stands in for the scanned text.
  */
-import { basename } from 'node:path'
 import protobuf from 'protobufjs'
 import descriptorExt from 'protobufjs/ext/descriptor.js'
 import { buildDescriptor } from './descriptor.ts'
@@ -59,7 +58,7 @@ export function modelFromDescriptors(files: readonly Uint8Array[], options: From
       if (!byName.has(dep)) throw new Error(`file "${file.name}" imports "${dep}", which the descriptors do not include`)
     }
   }
-  // Imports before importers, as loadProto reads them.
+  // Each file before its imports: the load order of loadProto (the first wins a comment lookup).
   const order: string[] = []
   const visit = (name: string): void => {
     if (order.includes(name)) return
@@ -120,11 +119,6 @@ export function modelFromDescriptors(files: readonly Uint8Array[], options: From
     descriptor: buildDescriptor(runtime, optionOnly),
     warnings: streamingWarnings(kept),
   }
-}
-
-/** The server name a file-based gateway would take from the first service's file (`vibe.proto` → `vibe`). */
-export function descriptorFileStem(fileName: string): string {
-  return basename(fileName).replace(/\.proto$/, '')
 }
 
 const qualify = (pkg: string, name: string): string => (pkg ? `${pkg}.${name}` : name)
