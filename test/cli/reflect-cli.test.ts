@@ -12,6 +12,7 @@ import type * as grpcJs from '@grpc/grpc-js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { CLIENTS, connectStdio } from '../bundlers/mcp-clients.ts'
 import { bufBuild } from '../helpers/descriptor-set.ts'
 import { serviceDefinition, startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { startReflectionServer, type ReflectionTestServer } from '../reflection/reflection-server.ts'
@@ -67,6 +68,21 @@ describe('proto-mcp serve --reflect', () => {
       await file.client.close()
     }
   })
+
+  for (const flavour of CLIENTS) {
+    it(`over stdio with ${flavour}: lists and calls the reflected tools`, async () => {
+      const session = await connectStdio(flavour, cli, ['serve', '--grpc', reflecting.address, '--reflect', '--service', 'VibeService'])
+      try {
+        expect((await session.listTools()).tools.map(t => t.name)).toContain('SetVibeArray')
+        const result = await session.callTool('SetVibe', { vibe: flavour })
+        expect(result.isError).toBe(false)
+        expect(text(result)).toContain(`"vibe":"${flavour}"`)
+        if (flavour === 'sdk-v2-2026') expect(session.protocolVersion()).toBe('2026-07-28')
+      } finally {
+        await session.close()
+      }
+    })
+  }
 
   it('over HTTP, with --service and --profile: the tools of that service, forwarded', async () => {
     const child = spawn(process.execPath, [cli, 'serve', '--grpc', reflecting.address, '--reflect', '--service', 'examples.v1.VibeService', '--profile', 'full', '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -6,10 +6,12 @@
  */
 import { cpSync, mkdirSync, mkdtempSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import descriptorExt from 'protobufjs/ext/descriptor.js'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { buildServerSpec } from '../../src/cli/build-spec.ts'
 import { reflectSpec } from '../../src/cli/reflect-server.ts'
 import { fetchDescriptors } from '../../src/grpc/reflection-client.ts'
+import { modelFromDescriptors } from '../../src/proto/index.ts'
 import { createProtoServer } from '../../src/server/index.ts'
 import { REPO } from '../cli/run-cli.ts'
 import { bufBuild } from '../helpers/descriptor-set.ts'
@@ -74,4 +76,21 @@ it('the options shape the reflected tools', async () => {
   expect(write.inputSchema).toMatchObject({ required: ['text'], properties: { text: { minLength: 1, maxLength: 32 }, prio: { minimum: 0, exclusiveMaximum: 10 } } })
   expect(JSON.stringify(write.inputSchema)).not.toContain('"id"')
   expect(tools[1]!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true })
+})
+
+it('a server that lacks an imported file fails with a one-line reason naming it', async () => {
+  const files = bufBuild(moduleOf(OPTIONS), 'options.proto')
+  const names = files.map(f => descriptorExt.FileDescriptorProto.decode(f).name)
+  const partial = await startRawReflectionServer(files.filter((_, i) => names[i] !== 'google/api/field_behavior.proto'))
+  try {
+    await expect(fetchDescriptors(partial.address)).rejects.toMatchObject({
+      name: 'ReflectionError',
+      code: 'REFLECTION_FAILED',
+      message: `the reflection service of ${partial.address} answered an error asking for "google/api/field_behavior.proto" (imported by "options.proto"): code 5: not found`,
+    })
+  } finally {
+    await partial.stop()
+  }
+  expect(() => modelFromDescriptors(files.filter((_, i) => names[i] !== 'google/api/field_behavior.proto')))
+    .toThrow('file "options.proto" imports "google/api/field_behavior.proto", which the descriptors do not include')
 })

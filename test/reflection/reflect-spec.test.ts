@@ -112,6 +112,30 @@ describe('reflected tools equal the file-based tools', () => {
   })
 })
 
+describe('services of several files and packages', () => {
+  it('gives the tools of both, each named from its own package', async () => {
+    const both = await startReflectionServer([playgroundVibe(), vibeService()], {
+      files: [...bufBuild('playground', 'vibe.proto'), ...bufBuild('fixtures/topeka', 'example.proto')],
+    })
+    try {
+      const { spec, services, warnings } = await reflectSpec(both.address, { toolNames: 'qualified', services: ['playground.v1.VibeService', 'examples.v1.VibeService'] })
+      expect(services).toEqual(['playground.v1.VibeService', 'examples.v1.VibeService'])
+      const names = createProtoServer(spec).listTools().map(t => t.name)
+      expect(names).toContain('playground_v1_VibeService_SetVibe')
+      expect(names).toContain('examples_v1_VibeService_SetVibeArray')
+      expect(names).toHaveLength(10)
+      expect(warnings).toEqual([])
+      // By method name, the two SetVibe collide: the last one wins, with the file path's warning.
+      const plain = await reflectSpec(both.address, { services: ['playground.v1.VibeService', 'examples.v1.VibeService'] })
+      expect(plain.warnings.some(w => w.startsWith('tool "SetVibe" is declared by both playground.v1.VibeService and examples.v1.VibeService'))).toBe(true)
+      const server = await reflectServer(both.address, { toolNames: 'service', services: ['examples.v1.VibeService', 'playground.v1.VibeService'] })
+      expect(await server.call('VibeService_GetVibe', {})).toMatchObject({ isError: false })
+    } finally {
+      await both.stop()
+    }
+  })
+})
+
 describe('reflectServer', () => {
   it('forwards calls to the reflected server', async () => {
     const server = await reflectServer(withInfo.address, { services: ['VibeService'] })
