@@ -4,8 +4,8 @@
  * reflection server sends them.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import protobuf from 'protobufjs'
 import { REPO } from '../cli/run-cli.ts'
 
@@ -20,8 +20,12 @@ export function bufBuild(dir: string, file: string, options: BufBuildOptions = {
   mkdirSync(join(REPO, '.tmp'), { recursive: true })
   const out = join(mkdtempSync(join(REPO, '.tmp', 'buf-')), 'set.binpb')
   const bin = join(REPO, 'node_modules', '.bin', 'buf')
-  execFileSync(bin, ['build', dir, '--path', join(dir, file), '-o', out, ...(options.sourceInfo === false ? ['--exclude-source-info'] : [])], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] })
-  return splitDescriptorSet(readFileSync(out))
+  try {
+    execFileSync(bin, ['build', dir, '--path', join(dir, file), '-o', out, ...(options.sourceInfo === false ? ['--exclude-source-info'] : [])], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] })
+    return splitDescriptorSet(readFileSync(out))
+  } finally {
+    rmSync(dirname(out), { recursive: true, force: true })
+  }
 }
 
 /** The `file` entries (field 1) of a serialized `FileDescriptorSet`, byte for byte. */

@@ -4,7 +4,7 @@
  * fields, an editions file, and a server that speaks only v1alpha and sends
  * one file per answer.
  */
-import { cpSync, mkdirSync, mkdtempSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import descriptorExt from 'protobufjs/ext/descriptor.js'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -21,13 +21,17 @@ const OPTIONS = 'fixtures/protos/reflection/options.proto'
 const EDITIONS = 'fixtures/protos/editions/legacy-required.proto'
 const PROFILES = ['portable', 'strict', 'full', 'topeka'] as const
 
-/** A buf module of `file` and the option protos the package ships. */
-function moduleOf(file: string): string {
+/** `file` built by buf in a module with the option protos the package ships. */
+function buildWithOptions(file: string): Uint8Array[] {
   mkdirSync(join(REPO, '.tmp'), { recursive: true })
   const dir = mkdtempSync(join(REPO, '.tmp', 'bufmod-'))
-  for (const shipped of ['buf', 'google', 'proto_mcp']) cpSync(join(REPO, 'protos', shipped), join(dir, shipped), { recursive: true })
-  cpSync(join(REPO, file), join(dir, basename(file)))
-  return dir
+  try {
+    for (const shipped of ['buf', 'google', 'proto_mcp']) cpSync(join(REPO, 'protos', shipped), join(dir, shipped), { recursive: true })
+    cpSync(join(REPO, file), join(dir, basename(file)))
+    return bufBuild(dir, basename(file))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 const listed = (spec: Parameters<typeof createProtoServer>[0]): string => JSON.stringify(createProtoServer(spec).listTools())
@@ -35,8 +39,8 @@ const listed = (spec: Parameters<typeof createProtoServer>[0]): string => JSON.s
 let options: ReflectionTestServer
 let editions: ReflectionTestServer
 beforeAll(async () => {
-  options = await startRawReflectionServer(bufBuild(moduleOf(OPTIONS), 'options.proto'))
-  editions = await startRawReflectionServer(bufBuild(moduleOf(EDITIONS), 'legacy-required.proto'))
+  options = await startRawReflectionServer(buildWithOptions(OPTIONS))
+  editions = await startRawReflectionServer(buildWithOptions(EDITIONS))
 }, 120_000)
 afterAll(async () => {
   await options?.stop()
@@ -79,7 +83,7 @@ it('the options shape the reflected tools', async () => {
 })
 
 it('a server that lacks an imported file fails with a one-line reason naming it', async () => {
-  const files = bufBuild(moduleOf(OPTIONS), 'options.proto')
+  const files = buildWithOptions(OPTIONS)
   const names = files.map(f => descriptorExt.FileDescriptorProto.decode(f).name)
   const partial = await startRawReflectionServer(files.filter((_, i) => names[i] !== 'google/api/field_behavior.proto'))
   try {
