@@ -82,7 +82,10 @@ async function serve(options: ServeCommand): Promise<number> {
     ...(options.services.length > 0 ? { services: options.services } : {}),
     profile: options.profile,
     toolNames: options.toolNames,
-    onChange: (next) => log(`the gRPC server's descriptors changed: now serving ${count(next.spec.tools.length)}`),
+    onChange: (next) => {
+      for (const warning of next.warnings) log(`warning: ${warning}`)
+      log(`the gRPC server's descriptors changed: now serving ${count(next.spec.tools.length)}`)
+    },
     onError: (error) => log(`re-discovery failed, keeping the tools: ${oneLine(error)}`),
   })
 

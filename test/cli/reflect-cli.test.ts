@@ -109,14 +109,21 @@ describe('proto-mcp serve --reflect', () => {
     expect(await exited).toBe(0)
   })
 
-  it('re-discovery: the backend restarts with an extra RPC; the client hears list_changed and calls it', async () => {
-    // A fixed port both backends bind in turn.
+  /** A free port on 127.0.0.1. */
+  async function freePort(): Promise<number> {
     const probe = createServer()
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
     const port = (probe.address() as AddressInfo).port
     await new Promise((resolve) => probe.close(resolve))
-    let backend = await startReflectionServer([vibeService()], { files: bufBuild('fixtures/topeka', 'example.proto') }, port)
+    return port
+  }
 
+  /**
+   * A backend on `port` that can be redeployed: `deploy()` stops it and
+   * starts the Topeka VibeService again with an extra RPC, `SayHello`.
+   */
+  async function deployable(port: number): Promise<{ deploy(): Promise<void>; stop(): Promise<void> }> {
+    let backend = await startReflectionServer([vibeService()], { files: bufBuild('fixtures/topeka', 'example.proto') }, port)
     mkdirSync(join(REPO, '.tmp'), { recursive: true })
     const dir = mkdtempSync(join(REPO, '.tmp', 'deploy-'))
     cpSync(join(REPO, TOPEKA), join(dir, 'example.proto'))
@@ -124,19 +131,32 @@ describe('proto-mcp serve --reflect', () => {
     const extended = source.replace(/service VibeService \{/, 'service VibeService {\n  // Says hello, added by the deploy.\n  rpc SayHello(GetVibeRequest) returns (GetVibeResponse);')
     expect(extended).not.toBe(source)
     writeFileSync(join(dir, 'example.proto'), extended)
+    return {
+      deploy: async () => {
+        await backend.stop()
+        const next = vibeService({
+          SayHello: (_call: grpcJs.ServerUnaryCall<unknown, unknown>, done: grpcJs.sendUnaryData<unknown>) => done(null, { vibe: 'hello from the deploy' }),
+        })
+        backend = await startReflectionServer(
+          [{ definition: serviceDefinition(join(dir, 'example.proto'), 'examples.v1.VibeService'), impl: next.impl }],
+          { files: bufBuild(dir, 'example.proto') }, port)
+      },
+      stop: async () => {
+        await backend.stop()
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  }
 
+  it('re-discovery: the backend restarts with an extra RPC; a stdio client hears list_changed and calls it', async () => {
+    const port = await freePort()
+    const backend = await deployable(port)
     const { client, stderr } = await stdioClient(['--grpc', `127.0.0.1:${port}`, '--reflect', '--watch-interval', '1'])
     let changed = 0
     client.setNotificationHandler('notifications/tools/list_changed', () => { changed++ })
     try {
       expect((await client.listTools()).tools.map(t => t.name)).not.toContain('SayHello')
-      await backend.stop()
-      const next = vibeService({
-        SayHello: (_call: grpcJs.ServerUnaryCall<unknown, unknown>, done: grpcJs.sendUnaryData<unknown>) => done(null, { vibe: 'hello from the deploy' }),
-      })
-      backend = await startReflectionServer(
-        [{ definition: serviceDefinition(join(dir, 'example.proto'), 'examples.v1.VibeService'), impl: next.impl }],
-        { files: bufBuild(dir, 'example.proto') }, port)
+      await backend.deploy()
       await vi.waitFor(() => expect(changed).toBeGreaterThan(0), { timeout: 30_000, interval: 100 })
       const tools = (await client.listTools()).tools
       expect(tools.find(t => t.name === 'SayHello')?.description).toBe('Says hello, added by the deploy.')
@@ -145,7 +165,35 @@ describe('proto-mcp serve --reflect', () => {
     } finally {
       await client.close()
       await backend.stop()
-      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it('re-discovery over HTTP: an initialize-era session hears list_changed on its stream', async () => {
+    const port = await freePort()
+    const backend = await deployable(port)
+    const child = spawn(process.execPath, [cli, 'serve', '--grpc', `127.0.0.1:${port}`, '--reflect', '--watch-interval', '1', '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString()
+        const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
+        if (match) resolve(match[1]!)
+      })
+      child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
+    })
+    const client = new Client({ name: 'reflect-http-watch', version: '1.0.0' })
+    let changed = 0
+    client.setNotificationHandler('notifications/tools/list_changed', () => { changed++ })
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+      expect((await client.listTools()).tools).toHaveLength(5)
+      await backend.deploy()
+      await vi.waitFor(() => expect(changed).toBeGreaterThan(0), { timeout: 30_000, interval: 100 })
+      expect(text(await client.callTool({ name: 'SayHello', arguments: {} }))).toBe('{"vibe":"hello from the deploy"}')
+    } finally {
+      await client.close()
+      child.kill('SIGTERM')
+      await backend.stop()
     }
   }, 60_000)
 })
