@@ -69,7 +69,8 @@ async function serve(options: ServeCommand): Promise<number> {
     log(`built ${count(spec.tools.length)} in ${Math.round(buildMs)} ms${options.file === undefined ? ` (${Math.round(discoveryMs)} ms with discovery)` : ''}`)
   }
   // The plugin's option is a flag here.
-  for (const warning of warnings) log(`warning: ${warning.replace("set the toolNames option to 'service' or 'qualified'", 'pass --tool-names service or qualified')}`)
+  const warn = (warning: string): void => log(`warning: ${warning.replace("set the toolNames option to 'service' or 'qualified'", 'pass --tool-names service or qualified')}`)
+  for (const warning of warnings) warn(warning)
   if (options.verbose) for (const note of notes) log(`note: ${note}`)
   const server = createProtoServer(spec)
   const backend = grpc(options.grpc, { deadlineMs: options.deadlineMs, forwardHeaders: options.forwardHeaders })
@@ -83,7 +84,7 @@ async function serve(options: ServeCommand): Promise<number> {
     profile: options.profile,
     toolNames: options.toolNames,
     onChange: (next) => {
-      for (const warning of next.warnings) log(`warning: ${warning}`)
+      for (const warning of next.warnings) warn(warning)
       log(`the gRPC server's descriptors changed: now serving ${count(next.spec.tools.length)}`)
     },
     onError: (error) => log(`re-discovery failed, keeping the tools: ${oneLine(error)}`),
