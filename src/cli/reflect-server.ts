@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { grpc, type GrpcOptions } from '../grpc/grpc-backend.ts'
-import { fetchDescriptors, type ReflectionOptions } from '../grpc/reflection-client.ts'
+import { fetchDescriptors, type ReflectedServices, type ReflectionOptions } from '../grpc/reflection-client.ts'
 import { serverName } from '../plugin/build-module.ts'
 import { modelFromDescriptors } from '../proto/index.ts'
 import type { Backend } from '../runtime/backend.ts'
@@ -53,12 +53,21 @@ export interface ReflectServerOptions extends ReflectOptions {
   onWarning?: (warning: string) => void
 }
 
-/** The full names in `listed` that `wanted` (full or short names) picks, in the server's order; throws naming an unknown one. */
-function pickServices(listed: readonly string[], wanted: readonly string[] | undefined, target: string): string[] {
+/**
+ * The full names in `listed` that `wanted` (full or short names) picks, in
+ * the server's order; throws naming an unknown one, or one the server
+ * describes no file for (`undescribed`).
+ */
+function pickServices(listed: readonly string[], wanted: readonly string[] | undefined, target: string, undescribed: ReflectedServices['undescribed']): string[] {
   if (wanted === undefined) return [...listed]
+  const shortName = (full: string): string => full.slice(full.lastIndexOf('.') + 1)
   const picked = new Set<string>()
   for (const name of wanted) {
-    const hits = listed.includes(name) ? [name] : listed.filter(full => full.slice(full.lastIndexOf('.') + 1) === name)
+    const hits = listed.includes(name) ? [name] : listed.filter(full => shortName(full) === name)
+    const missing = undescribed.find(u => u.service === name || shortName(u.service) === name)
+    if (hits.length === 0 && missing) {
+      throw new Error(`service "${missing.service}" is listed by the gRPC server at ${target}, but its reflection service has no file for it (${missing.reason})`)
+    }
     if (hits.length === 0) {
       throw new Error(`service "${name}" is not offered by the gRPC server at ${target} (it offers ${listed.length === 0 ? 'none' : listed.join(', ')})`)
     }
@@ -77,7 +86,7 @@ function pickServices(listed: readonly string[], wanted: readonly string[] | und
  */
 export async function reflectSpec(target: string, options: ReflectOptions = {}): Promise<ReflectedSpec> {
   const reflected = await fetchDescriptors(target, options.reflection)
-  const services = pickServices(reflected.services, options.services, target)
+  const services = pickServices(reflected.services, options.services, target, reflected.undescribed)
   const started = performance.now()
   const model = modelFromDescriptors(reflected.files, { services, source: `grpc://${target}` })
   // A reflected declaration's location names its descriptor file (`vibe.proto`).
@@ -91,7 +100,10 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
   const digest = createHash('sha256')
   digest.update(JSON.stringify(services))
   for (const bytes of [...reflected.files].sort(compareBytes)) digest.update(bytes)
-  return { ...built, services, fingerprint: digest.digest('hex'), buildMs }
+  const skipped = options.services === undefined
+    ? reflected.undescribed.map(u => `service ${u.service} gets no tools: the gRPC server at ${target} lists it but sends no file for it (${u.reason})`)
+    : []
+  return { ...built, warnings: [...skipped, ...built.warnings], services, fingerprint: digest.digest('hex'), buildMs }
 }
 
 /**

@@ -25,6 +25,8 @@ export interface ReflectedServices {
   services: string[]
   /** Serialized `FileDescriptorProto`s declaring them and every file they import, untouched, each file once. */
   files: Uint8Array[]
+  /** Listed services whose file the server answered with an error for (left out of `services`). */
+  undescribed: { service: string; reason: string }[]
   /** The reflection protocol the server spoke. */
   protocol: 'v1' | 'v1alpha'
 }
@@ -175,9 +177,16 @@ async function discover(stream: ReflectionStream, target: string): Promise<Omit<
       for (const dep of head.dependency) if (!needed.has(dep)) needed.set(dep, head.name)
     }
   }
+  const described: string[] = []
+  const undescribed: { service: string; reason: string }[] = []
   for (const service of services) {
     const answer = await stream.ask({ fileContainingSymbol: service })
-    failOn(answer, target, `asking for the file of ${service}`)
+    // A service registered without descriptors (a health check added by hand) is listed all the same.
+    if (answer.errorResponse !== undefined) {
+      undescribed.push({ service, reason: `code ${answer.errorResponse.errorCode ?? 0}: ${answer.errorResponse.errorMessage ?? ''}` })
+      continue
+    }
+    described.push(service)
     take(answer)
   }
   for (;;) {
@@ -189,7 +198,7 @@ async function discover(stream: ReflectionStream, target: string): Promise<Omit<
     take(answer)
     if (!files.has(name)) throw reflectionError('REFLECTION_FAILED', `the gRPC server at ${target} did not send "${name}" (imported by "${importer}")`)
   }
-  return { services, files: [...files.values()] }
+  return { services: described, files: [...files.values()], undescribed }
 }
 
 function failOn(response: Response, target: string, doing: string): void {

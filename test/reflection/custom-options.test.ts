@@ -98,3 +98,16 @@ it('a server that lacks an imported file fails with a one-line reason naming it'
   expect(() => modelFromDescriptors(files.filter((_, i) => names[i] !== 'google/api/field_behavior.proto')))
     .toThrow('file "options.proto" imports "google/api/field_behavior.proto", which the descriptors do not include')
 })
+
+it('a listed service the server has no file for: skipped with a warning, an error when asked for', async () => {
+  const ghostly = await startRawReflectionServer(buildWithOptions(OPTIONS), { alsoListed: ['grpc.health.v1.Health'] })
+  try {
+    const found = await reflectSpec(ghostly.address)
+    expect(found.services).toEqual(['reflection.v1.NoteService'])
+    expect(found.warnings).toContain(`service grpc.health.v1.Health gets no tools: the gRPC server at ${ghostly.address} lists it but sends no file for it (code 5: not found)`)
+    await expect(reflectSpec(ghostly.address, { services: ['Health'] })).rejects.toThrow(
+      `service "grpc.health.v1.Health" is listed by the gRPC server at ${ghostly.address}, but its reflection service has no file for it (code 5: not found)`)
+  } finally {
+    await ghostly.stop()
+  }
+})

@@ -81,11 +81,12 @@ const REFLECTION = protobuf.Root.fromJSON({
  * A server answering only `grpc.reflection.v1alpha` by hand, with `files`
  * exactly as given (@grpc/reflection re-encodes descriptors and so drops
  * custom options): each answer is the one file asked for, so a client must
- * follow the imports itself.
+ * follow the imports itself. `alsoListed`: services listed with no file
+ * (asking for one is a NOT_FOUND answer).
  */
-export async function startRawReflectionServer(files: readonly Uint8Array[]): Promise<ReflectionTestServer> {
+export async function startRawReflectionServer(files: readonly Uint8Array[], options: { alsoListed?: string[] } = {}): Promise<ReflectionTestServer> {
   const decoded = files.map(bytes => descriptorExt.FileDescriptorProto.decode(bytes))
-  const services = decoded.flatMap(f => (f.service ?? []).map((s: descriptorExt.IServiceDescriptorProto) => (f.package ? `${f.package}.${s.name}` : s.name!)))
+  const services = [...(options.alsoListed ?? [])].concat(decoded.flatMap(f => (f.service ?? []).map((s: descriptorExt.IServiceDescriptorProto) => (f.package ? `${f.package}.${s.name}` : s.name!))))
   const request = REFLECTION.lookupType('Request')
   const response = REFLECTION.lookupType('Response')
   const answer = (req: { fileByFilename?: string; fileContainingSymbol?: string; listServices?: string }): object => {
