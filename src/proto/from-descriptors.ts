@@ -163,6 +163,8 @@ function rootOf(files: DecodedFile[], keepCase: boolean, order: string[]): proto
     throw new Error(`cannot read the file descriptors: ${(cause as Error).message}`, { cause })
   }
   const json = built.toJSON({ keepComments: false })
+  // The parser leaves jsonName unset but for an explicit json_name (set below).
+  dropJsonNames(json)
   const wellKnown = order.filter(name => Boolean(protobuf.common.get(name)))
   if (!keepCase) for (const name of WELL_KNOWN_FILES) if (!wellKnown.includes(name)) wellKnown.push(name)
   const protobufNs = (json.nested?.google as protobuf.INamespace | undefined)?.nested?.protobuf as protobuf.INamespace | undefined
@@ -185,6 +187,14 @@ function rootOf(files: DecodedFile[], keepCase: boolean, order: string[]): proto
     }
   }
   return root
+}
+
+/** Deletes every field's `jsonName` in a protobufjs JSON namespace, at any depth. */
+function dropJsonNames(ns: protobuf.INamespace): void {
+  for (const node of Object.values(ns.nested ?? {})) {
+    for (const field of Object.values((node as protobuf.IType).fields ?? {})) delete (field as { jsonName?: string }).jsonName
+    dropJsonNames(node as protobuf.INamespace)
+  }
 }
 
 /** The JSON name protoc gives a field without `json_name`: underscores dropped, the letter after each upper-cased. */
