@@ -11,6 +11,7 @@ export default defineConfig({
     rspack: 'src/rspack.ts',
     runtime: 'src/runtime.ts',
     grpc: 'src/grpc.ts',
+    gateway: 'src/gateway.ts',
     cli: 'src/cli.ts',
   },
   format: 'esm',

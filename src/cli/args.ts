@@ -9,8 +9,14 @@ import { PROFILES } from '../schema/types.ts'
 /** What `proto-mcp serve` was asked to do. */
 export interface ServeCommand {
   command: 'serve'
-  /** The `.proto` whose services become tools. */
-  file: string
+  /** The `.proto` whose services become tools; absent with `reflect`. */
+  file?: string
+  /** Discover the services by gRPC server reflection instead of reading a `.proto`. @default false */
+  reflect: boolean
+  /** With `reflect`: the services that become tools (full or short names). @default every service listed */
+  services: string[]
+  /** With `reflect`: seconds between re-discoveries that swap the tools when the backend changed. @default off */
+  watchIntervalS?: number
   /** The gRPC target every service is forwarded to (`127.0.0.1:50051`). */
   grpc: string
   /** Serve Streamable HTTP on this port instead of stdio (0: a free one). */
@@ -39,13 +45,21 @@ export type CliCommand = ServeCommand | { command: 'help' } | { command: 'versio
 
 /** The help text of `proto-mcp --help`: every flag. */
 export const HELP = `Usage: proto-mcp serve <file.proto> --grpc <target> [options]
+       proto-mcp serve --grpc <target> --reflect [--service <name>]... [options]
 
 Serve the services of a .proto as MCP tools, forwarding every call to a gRPC
 server: schemas and validators are built at start-up, no bundler needed.
+With --reflect, the services and their messages come from the gRPC server's
+reflection service (grpc.reflection.v1 or v1alpha) instead of a .proto.
 MCP runs over stdio unless --http is given; logs go to stderr.
 
 Options:
   --grpc <target>            gRPC server to forward to, e.g. 127.0.0.1:50051 (required)
+  --reflect                  discover the services by gRPC server reflection (no .proto file)
+  --service <name>           with --reflect: a service that becomes tools (full or short name);
+                             repeatable (default: every service the server lists)
+  --watch-interval <s>       with --reflect: ask again every <s> seconds and swap the tools
+                             when the server's descriptors changed (default: off)
   --http <port>              serve Streamable HTTP on this port (path /mcp) instead of stdio;
                              0 picks a free port (the URL is logged)
   --host <address>           address the HTTP server binds (default 127.0.0.1)
@@ -77,6 +91,9 @@ export class UsageError extends Error {
 /** The flags `parseCli` accepts (node:util `parseArgs` options); `--help` documents each one. */
 export const CLI_OPTIONS = {
   grpc: { type: 'string' },
+  reflect: { type: 'boolean' },
+  service: { type: 'string', multiple: true },
+  'watch-interval': { type: 'string' },
   http: { type: 'string' },
   host: { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
@@ -122,8 +139,18 @@ export function parseCli(argv: readonly string[]): CliCommand {
   const [command, file, ...rest] = positionals
   if (command === undefined) throw new UsageError('missing command: proto-mcp serve <file.proto> --grpc <target> (see --help)')
   if (command !== 'serve') throw new UsageError(`unknown command "${command}": the only command is serve (see --help)`)
-  if (file === undefined) throw new UsageError('serve needs a .proto file: proto-mcp serve <file.proto> --grpc <target>')
+  const reflect = values.reflect ?? false
+  if (reflect && file !== undefined) throw new UsageError(`unexpected argument "${file}": --reflect reads no .proto file`)
+  if (!reflect && file === undefined) {
+    throw new UsageError('serve needs a .proto file or --reflect: proto-mcp serve <file.proto> --grpc <target>, or proto-mcp serve --grpc <target> --reflect')
+  }
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": serve takes one .proto file`)
+  if (!reflect) {
+    for (const flag of ['service', 'watch-interval'] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --reflect (a .proto file says which services there are)`)
+    }
+  }
+  if (reflect && values['import-path'] !== undefined) throw new UsageError('--import-path needs a .proto file: --reflect reads no imports from disk')
   if (values.grpc === undefined || values.grpc === '') throw new UsageError('--grpc <target> is required: the gRPC server to forward calls to')
   const profile = values.profile ?? 'portable'
   if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, got "${profile}"`)
@@ -141,7 +168,10 @@ export function parseCli(argv: readonly string[]): CliCommand {
   nonEmpty('--import-path', 'a directory', values['import-path'])
   return {
     command: 'serve',
-    file,
+    ...(file === undefined ? {} : { file }),
+    reflect,
+    services: values.service ?? [],
+    ...(values['watch-interval'] === undefined ? {} : { watchIntervalS: integerIn('--watch-interval', values['watch-interval'], 1, 86_400) }),
     grpc: values.grpc,
     ...(values.http === undefined ? {} : { http: integerIn('--http', values.http, 0, 65535) }),
     host: values.host ?? '127.0.0.1',

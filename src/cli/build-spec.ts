@@ -5,7 +5,7 @@
  */
 import { createAjv, needsOwnProperties, rewriteErrorConcat } from '../codegen/index.ts'
 import { serverName } from '../plugin/build-module.ts'
-import { loadProto } from '../proto/index.ts'
+import { loadProto, type ProtoModel } from '../proto/index.ts'
 import type { ProtoServerSpec, ValidateFunction } from '../runtime/types.ts'
 import { buildTools, type Profile, type ToolNames } from '../schema/index.ts'
 
@@ -32,9 +32,18 @@ export interface BuiltSpec {
  * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
  */
 export function buildServerSpec(file: string, options: BuildSpecOptions = {}): BuiltSpec {
-  const profile = options.profile ?? 'portable'
   const model = loadProto(file, { importPaths: options.importPaths ?? [] })
-  const built = buildTools(model, { profile, serverName: serverName(file), ...(options.toolNames ? { toolNames: options.toolNames } : {}) })
+  return specFromModel(model, serverName(file), options)
+}
+
+/**
+ * Builds the server spec of a loaded model (from a `.proto` or from
+ * reflected descriptors) under the server name `name`: the tools, their
+ * validators compiled now (identical schemas share one), the codec's descriptor.
+ */
+export function specFromModel(model: ProtoModel, name: string, options: Omit<BuildSpecOptions, 'importPaths'> = {}): BuiltSpec {
+  const profile = options.profile ?? 'portable'
+  const built = buildTools(model, { profile, serverName: name, ...(options.toolNames ? { toolNames: options.toolNames } : {}) })
   // Ajv's own warnings (an unknown format) join the build's instead of going to the console.
   const ajvWarnings: string[] = []
   const note = (...args: unknown[]): void => { ajvWarnings.push(args.map(String).join(' ')) }
@@ -59,7 +68,7 @@ export function buildServerSpec(file: string, options: BuildSpecOptions = {}): B
     return { ...tool, validate }
   })
   const spec: ProtoServerSpec = {
-    name: serverName(file),
+    name,
     version: '0.0.0',
     profile,
     descriptor: model.descriptor,

@@ -5,11 +5,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { grpc } from '../grpc/grpc-backend.ts'
 import { createProtoServer } from '../server/index.ts'
 import { HELP, parseCli, type ServeCommand } from './args.ts'
-import { buildServerSpec } from './build-spec.ts'
+import { buildServerSpec, type BuiltSpec } from './build-spec.ts'
+import { reflectSpec, watchReflection } from './reflect-server.ts'
 
 const log = (line: string): void => {
   process.stderr.write(`proto-mcp: ${line}\n`)
@@ -35,22 +37,62 @@ const oneLine = (error: unknown): string => (error instanceof Error ? error.mess
 
 /** Builds the server, forwards it, and serves until stdin closes (stdio) or a signal arrives (HTTP). */
 async function serve(options: ServeCommand): Promise<number> {
-  const file = resolve(options.file)
-  const { spec, warnings, notes } = buildServerSpec(file, {
-    importPaths: options.importPaths.map((dir) => resolve(dir)),
-    profile: options.profile,
-    toolNames: options.toolNames,
-  })
+  const started = performance.now()
+  let built: BuiltSpec
+  let buildMs: number
+  let fingerprint = ''
+  let source: string
+  if (options.file === undefined) {
+    const reflected = await reflectSpec(options.grpc, {
+      ...(options.services.length > 0 ? { services: options.services } : {}),
+      profile: options.profile,
+      toolNames: options.toolNames,
+    })
+    built = reflected
+    buildMs = reflected.buildMs
+    fingerprint = reflected.fingerprint
+    source = `${reflected.services.length === 1 ? 'service' : 'services'} ${reflected.services.join(', ') || '(none)'} (reflection)`
+  } else {
+    built = buildServerSpec(resolve(options.file), {
+      importPaths: options.importPaths.map((dir) => resolve(dir)),
+      profile: options.profile,
+      toolNames: options.toolNames,
+    })
+    buildMs = performance.now() - started
+    source = options.file
+  }
+  const { spec, warnings, notes } = built
+  const count = (n: number): string => `${n} ${n === 1 ? 'tool' : 'tools'}`
+  const discoveryMs = performance.now() - started
+  // Logged once serving: a start-up failure stays a single line.
+  const logBuilt = (): void => {
+    log(`built ${count(spec.tools.length)} in ${Math.round(buildMs)} ms${options.file === undefined ? ` (${Math.round(discoveryMs)} ms with discovery)` : ''}`)
+  }
   // The plugin's option is a flag here.
-  for (const warning of warnings) log(`warning: ${warning.replace("set the toolNames option to 'service' or 'qualified'", 'pass --tool-names service or qualified')}`)
+  const warn = (warning: string): void => log(`warning: ${warning.replace("set the toolNames option to 'service' or 'qualified'", 'pass --tool-names service or qualified')}`)
+  for (const warning of warnings) warn(warning)
   if (options.verbose) for (const note of notes) log(`note: ${note}`)
   const server = createProtoServer(spec)
   const backend = grpc(options.grpc, { deadlineMs: options.deadlineMs, forwardHeaders: options.forwardHeaders })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
-  const summary = `${spec.tools.length} ${spec.tools.length === 1 ? 'tool' : 'tools'} from ${options.file}, forwarding to ${options.grpc}`
+  const summary = `${count(spec.tools.length)} from ${source}, forwarding to ${options.grpc}`
+  const unwatch = options.watchIntervalS === undefined ? undefined : watchReflection(server, options.grpc, {
+    intervalSeconds: options.watchIntervalS,
+    fingerprint,
+    backend,
+    ...(options.services.length > 0 ? { services: options.services } : {}),
+    profile: options.profile,
+    toolNames: options.toolNames,
+    onChange: (next) => {
+      for (const warning of next.warnings) warn(warning)
+      log(`the gRPC server's descriptors changed: now serving ${count(next.spec.tools.length)}`)
+    },
+    onError: (error) => log(`re-discovery failed, keeping the tools: ${oneLine(error)}`),
+  })
 
   try {
     if (options.http === undefined) {
+      logBuilt()
       log(`serving ${summary} over stdio`)
       await server.serveStdio()
       return 0
@@ -63,6 +105,7 @@ async function serve(options: ServeCommand): Promise<number> {
       }
       throw new Error(`cannot serve HTTP on ${options.host}:${options.http}: ${(cause as Error).message} (pick another --http port, or 0 for a free one)`, { cause })
     })
+    logBuilt()
     log(`serving ${summary} at ${handle.url}`)
     await new Promise<void>((done) => {
       const stop = (): void => {
@@ -76,6 +119,7 @@ async function serve(options: ServeCommand): Promise<number> {
     await handle.close()
     return 0
   } finally {
+    unwatch?.()
     backend.close()
   }
 }

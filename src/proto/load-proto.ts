@@ -26,7 +26,7 @@ export interface LoadProtoOptions {
 }
 
 /** The well-known types every descriptor carries (bundled with protobufjs). */
-const WELL_KNOWN_FILES = ['any', 'duration', 'empty', 'field_mask', 'struct', 'timestamp', 'wrappers']
+export const WELL_KNOWN_FILES = ['any', 'duration', 'empty', 'field_mask', 'struct', 'timestamp', 'wrappers']
   .map(name => `google/protobuf/${name}.proto`)
 
 /** The largest `.proto` file read, in bytes (16 MiB). */
@@ -151,7 +151,7 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
  * protos and whatever only they import (`google/protobuf/descriptor.proto`
  * through `buf/validate/validate.proto`).
  */
-function optionOnlyFiles(rootFile: string, importers: Map<string, Set<string>>, shipped: Set<string>): Set<string> {
+export function optionOnlyFiles(rootFile: string, importers: Map<string, Set<string>>, shipped: Set<string>): Set<string> {
   const memo = new Map<string, boolean>()
   const isOptionOnly = (file: string): boolean => {
     if (file === rootFile) return false

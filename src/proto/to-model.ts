@@ -172,7 +172,7 @@ function methodModel(method: protobuf.Method, service: string, lookup: Lookup): 
 }
 
 /** One warning naming the client-streaming and bidi RPCs, which get no tool (mapping §1). */
-function streamingWarnings(services: ServiceModel[]): string[] {
+export function streamingWarnings(services: ServiceModel[]): string[] {
   const named: string[] = []
   for (const service of services) {
     for (const m of service.methods) {

@@ -139,7 +139,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       const rpc: RpcName = {
         service: service.name,
         method: method.name,
-        package: model.packageName,
+        // A service's own package: a reflected model holds services of several files.
+        package: service.fullName.slice(0, Math.max(0, service.fullName.length - service.name.length - 1)),
         fullName: `${service.fullName}.${method.name}`,
       }
       // The Go generator names a tool, and splits its fallback description from, the RPC's Go name.
