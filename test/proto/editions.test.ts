@@ -141,7 +141,7 @@ describe('editions `reserved` with bare names (regression: every service after i
   it('a syntax error after the reserved names still names its file', () => {
     const { file: bad, model: broken } = load('edition = "2023";\npackage ed;\nmessage M {\n  reserved foo;\n  string a = ;\n}\n')
     expect(broken).toThrow(expect.objectContaining({ code: 'PROTO_SYNTAX', file: bad, line: 5 }))
-    expect(broken).toThrow(`cannot parse "${bad}": illegal id ';' (line 5)`)
+    expect(broken).toThrow(`cannot parse "${bad}": illegal id at column 14 (line 5)`)
   })
 
   it('a service reflection leaves out of the file fails the build instead of giving fewer tools', () => {

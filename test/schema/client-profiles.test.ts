@@ -29,9 +29,12 @@ const PROTOS: Record<string, { importPaths?: string[] }> = {
   'fixtures/protos/editions/legacy-required.proto': {},
   'fixtures/protos/editions/reserved-names.proto': {},
   'fixtures/protos/grpc/counter.proto': {},
+  'fixtures/protos/hardening/not-set.proto': {},
+  'fixtures/protos/hardening/prototype-names.proto': {},
   'fixtures/protos/grpc/shapes.proto': {},
   'fixtures/protos/protojson/corpus.proto': {},
   'fixtures/protos/naming/go-names.proto': {},
+  'fixtures/protos/reflection/options.proto': {},
   'fixtures/protos/reflection/options.proto': {},
   'fixtures/protos/runtime/echo.proto': {},
   'fixtures/protos/runtime/lenient.proto': {},
@@ -48,6 +51,9 @@ const PROTOS: Record<string, { importPaths?: string[] }> = {
  */
 const RECORDED: Record<'full' | 'topeka', Record<string, number[]>> = {
   full: {
+    'fixtures/protos/hardening/not-set.proto': [2, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0],
+    'fixtures/protos/hardening/prototype-names.proto': [3, 0, 3, 0, 3, 3, 0, 0, 0, 0, 0],
+    'fixtures/protos/reflection/options.proto': [3, 0, 3, 0, 1, 3, 0, 1, 0, 0, 0],
     'fixtures/protos/editions/legacy-required.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/protos/editions/reserved-names.proto': [3, 0, 3, 0, 0, 3, 0, 0, 0, 0, 0],
     'fixtures/protos/runtime/required.proto': [3, 0, 3, 0, 0, 3, 0, 0, 0, 0, 0],
@@ -69,6 +75,9 @@ const RECORDED: Record<'full' | 'topeka', Record<string, number[]>> = {
     'playground/vibe.proto': [16, 0, 14, 0, 6, 16, 0, 5, 0, 0, 0],
   },
   topeka: {
+    'fixtures/protos/hardening/not-set.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
+    'fixtures/protos/hardening/prototype-names.proto': [3, 0, 3, 0, 3, 3, 0, 0, 0, 0, 0],
+    'fixtures/protos/reflection/options.proto': [4, 0, 4, 0, 1, 4, 0, 0, 0, 0, 0],
     'fixtures/protos/editions/legacy-required.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/protos/editions/reserved-names.proto': [3, 0, 3, 0, 0, 3, 0, 0, 0, 0, 0],
     'fixtures/protos/runtime/required.proto': [2, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0],
