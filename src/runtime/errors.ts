@@ -10,6 +10,7 @@ export type RuntimeErrorCode =
   | 'UNKNOWN_METHOD'
   | 'BAD_IMPLEMENTATION'
   | 'BAD_SPEC'
+  | 'NODE_ONLY'
 
 /** An error of the runtime: `name` is `ProtoMcpError`, `code` says which. */
 export interface RuntimeError extends Error {

@@ -15,11 +15,51 @@ interface ProtoJson {
 // A CommonJS module: Node hands its exports over as `default`, bundlers may not.
 const protojson: ProtoJson = (protojsonModule as unknown as { default?: ProtoJson }).default ?? (protojsonModule as unknown as ProtoJson)
 
-/** Builds the reflection root of a protobufjs JSON descriptor, resolved once. */
+/**
+ * Builds the reflection root of a protobufjs JSON descriptor, resolved once,
+ * every message type given a constructor made without code generation.
+ */
 export function loadRoot(descriptor: Record<string, unknown>): Root {
   const root = (protobuf.Root as unknown as typeof import('protobufjs').Root).fromJSON(descriptor)
   root.resolveAll()
+  presetConstructors(root)
   return root
+}
+
+type Constructor = new (properties?: Record<string, unknown>) => object
+
+interface Nested {
+  nestedArray?: readonly unknown[]
+}
+
+/**
+ * Gives every message type under `namespace` a constructor that does what
+ * the one protobufjs generates does (fresh `{}` and `[]` for map and
+ * repeated fields, then the non-null properties), without `Function()`:
+ * protobufjs would otherwise generate it on first use, inside a request,
+ * where Workers forbid code generation.
+ */
+function presetConstructors(namespace: Nested): void {
+  for (const nested of namespace.nestedArray ?? []) {
+    if (nested instanceof protobuf.Type) (nested as unknown as Type).ctor = interpretedConstructor(nested as unknown as Type)
+    presetConstructors(nested as Nested)
+  }
+}
+
+function interpretedConstructor(type: Type): Constructor {
+  const maps: string[] = []
+  const lists: string[] = []
+  for (const field of type.fieldsArray) {
+    if (field.map) maps.push(field.name)
+    else if (field.repeated) lists.push(field.name)
+  }
+  return function (this: Record<string, unknown>, properties?: Record<string, unknown>) {
+    for (const name of maps) this[name] = {}
+    for (const name of lists) this[name] = []
+    if (properties) {
+      for (const key of Object.keys(properties)) if (properties[key] != null && key !== '__proto__') this[key] = properties[key]
+    }
+  } as unknown as Constructor
 }
 
 /** A decode failure with the path of the offending field (`vibeScalar.vibeInt32`, `""` for the message itself). */

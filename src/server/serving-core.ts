@@ -3,9 +3,9 @@
  * snapshots, the backends bound per service, the listeners that announce
  * changes to connected clients, and the requestState key.
  */
-import { randomBytes } from 'node:crypto'
 import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
+import { writeStderr } from '../runtime/report.ts'
 import type { ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext } from '../runtime/types.ts'
 import type { PromptEntry, ResourceEntry } from './resources.ts'
@@ -68,7 +68,7 @@ export class ServingCore {
     const entry = set.byName.get(name)
     if (entry === undefined) return undefined
     if (!set.gated || isVisible(entry, scopesOf(authInfo), this.features)) return entry
-    process.stderr.write(`${this.info.name}: call to tool "${name}" hidden from this caller (requires ${JSON.stringify(entry.requires)}), answered as unknown\n`)
+    writeStderr(`${this.info.name}: call to tool "${name}" hidden from this caller (requires ${JSON.stringify(entry.requires)}), answered as unknown\n`)
     return undefined
   }
 
@@ -107,18 +107,18 @@ export class ServingCore {
       try {
         listener(kind)
       } catch (error) {
-        process.stderr.write(`${this.info.name}: announcing ${kind} list_changed: ${(error as Error).message}\n`)
+        writeStderr(`${this.info.name}: announcing ${kind} list_changed: ${(error as Error).message}\n`)
       }
     }
   }
 
   /**
    * The requestState codec (HMAC, the SDK's). Its key is the configured one
-   * or, from the first serve on, 32 random bytes from the OS.
+   * or, from the first serve on, 32 random bytes (Web Crypto: every runtime has it).
    */
   codec(): RequestStateCodec {
     if (this.#codec) return this.#codec
-    this.#key ??= randomBytes(32)
+    this.#key ??= globalThis.crypto.getRandomValues(new Uint8Array(32))
     this.#codec = createRequestStateCodec(this.#ttl === undefined ? { key: this.#key } : { key: this.#key, ttlSeconds: this.#ttl })
     return this.#codec
   }
