@@ -5,7 +5,7 @@
  * neither a field's JSON name nor its proto name. Found by the differential
  * tests against @bufbuild/protobuf (test/protojson/).
  */
-import protobuf from 'protobufjs/light.js'
+import { loadProtobuf } from './protobufjs.cjs'
 import type { Field, Type } from 'protobufjs'
 
 // Standard or URL-safe alphabet; padding only as the last one or two characters of a full quad.
@@ -18,7 +18,7 @@ const VALUE_FORM = new Set(['Duration', 'Timestamp', 'FieldMask', 'Struct', 'Val
   'DoubleValue', 'FloatValue', 'Int64Value', 'UInt64Value', 'Int32Value', 'UInt32Value', 'BoolValue', 'StringValue', 'BytesValue']
   .map(name => `.google.protobuf.${name}`))
 
-const isType = (value: unknown): value is Type => value instanceof protobuf.Type
+const isType = (value: unknown): value is Type => value instanceof loadProtobuf().protobuf.Type
 const isWellKnown = (type: Type): boolean => type.fullName.startsWith('.google.protobuf.')
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value)

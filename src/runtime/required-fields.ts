@@ -4,7 +4,7 @@
  * without complaint; protobuf JSON encoders refuse it (Go's protojson,
  * `@bufbuild/protobuf`), so a reply without one is an encoding error.
  */
-import protobuf from 'protobufjs/light.js'
+import { loadProtobuf } from './protobufjs.cjs'
 import type { Type } from 'protobufjs'
 import type { DecodeFailure } from './protojson.ts'
 
@@ -13,7 +13,7 @@ export const REQUIRED_NOT_SET = 'required field not set'
 
 const reachesCache = new WeakMap<Type, boolean>()
 
-const isType = (value: unknown): value is Type => value instanceof protobuf.Type
+const isType = (value: unknown): value is Type => value instanceof loadProtobuf().protobuf.Type
 // Well-known types declare no required field, and an Any's content is not walked (Go does not check it either).
 const isWellKnown = (type: Type): boolean => type.fullName.startsWith('.google.protobuf.')
 const isObject = (value: unknown): value is Record<string, unknown> =>
