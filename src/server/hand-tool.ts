@@ -53,7 +53,8 @@ let shared: Ajv2020 | undefined
 function ajv(): Ajv2020 {
   if (shared) return shared
   const { Ajv2020, addFormats } = loadAjv()
-  shared = new Ajv2020({ allErrors: true, verbose: true, strict: false })
+  // No logger: a schema that does not compile is reported by the BAD_SPEC error, not printed.
+  shared = new Ajv2020({ allErrors: true, verbose: true, strict: false, logger: false })
   addFormats(shared)
   return shared
 }

@@ -186,3 +186,34 @@ describe.each(RUNTIMES)('server.fetch() in %s', (runtime) => {
     }
   })
 })
+
+describe('Workers specifics (workerd, no nodejs_compat)', () => {
+  const check = async (name: string): Promise<unknown> => {
+    const url = urls.get('workerd')
+    if (!url) throw failures.get('workerd') ?? new Error('workerd: not started')
+    return (await fetch(new URL(`/check/${name}`, url))).json()
+  }
+
+  it('serveStdio() and serveHttp() reject with NODE_ONLY, pointing at fetch()', async () => {
+    for (const method of ['serveStdio', 'serveHttp']) {
+      expect(await check(method === 'serveStdio' ? 'serve-stdio' : 'serve-http')).toEqual({
+        error: { code: 'NODE_ONLY', message: `${method}() needs Node, Bun or Deno (node:http, stdio): in this runtime, answer requests with server.fetch(request)` },
+      })
+    }
+  })
+
+  it('hand-written tools added at start-up validate and answer', async () => {
+    expect(await check('hand-tool-at-start-up')).toEqual({
+      ok: [
+        { content: [{ type: 'text', text: 'hi' }] },
+        { content: [{ type: 'text', text: 'invalid arguments: /text: 5 is not of type "string"' }], isError: true },
+      ],
+    })
+  })
+
+  it('a hand-written tool added inside a request fails: its schema needs code generation', async () => {
+    expect(await check('hand-tool-in-request')).toMatchObject({
+      error: { code: 'BAD_SPEC', message: expect.stringMatching(/^tool "Echo": .*Code generation from strings disallowed/) },
+    })
+  })
+})
