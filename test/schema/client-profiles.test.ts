@@ -20,6 +20,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 /** The protos checked, relative to the repository, with the import paths each needs. */
 const PROTOS: Record<string, { importPaths?: string[] }> = {
+  'fixtures/apps/anywhere/protos/ledger.proto': {},
   'fixtures/apps/dev/notes.proto': {},
   'fixtures/apps/import-paths/vibe.proto': { importPaths: ['fixtures/apps/import-paths/protos'] },
   'fixtures/apps/typed/typed-vibe.proto': {},
@@ -47,6 +48,7 @@ const PROTOS: Record<string, { importPaths?: string[] }> = {
  */
 const RECORDED: Record<'full' | 'topeka', Record<string, number[]>> = {
   full: {
+    'fixtures/apps/anywhere/protos/ledger.proto': [1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0],
     'fixtures/protos/editions/legacy-required.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/protos/editions/reserved-names.proto': [3, 0, 3, 0, 0, 3, 0, 0, 0, 0, 0],
     'fixtures/protos/runtime/required.proto': [3, 0, 3, 0, 0, 3, 0, 0, 0, 0, 0],
@@ -67,6 +69,7 @@ const RECORDED: Record<'full' | 'topeka', Record<string, number[]>> = {
     'playground/vibe.proto': [16, 0, 14, 0, 6, 16, 0, 5, 0, 0, 0],
   },
   topeka: {
+    'fixtures/apps/anywhere/protos/ledger.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/protos/editions/legacy-required.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/protos/editions/reserved-names.proto': [3, 0, 3, 0, 0, 3, 0, 0, 0, 0, 0],
     'fixtures/protos/runtime/required.proto': [2, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0],
