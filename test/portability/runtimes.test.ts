@@ -8,7 +8,7 @@
  * fallback, where Workers forbid code generation).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, statSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { build } from 'esbuild'
@@ -25,9 +25,25 @@ type RuntimeName = (typeof RUNTIMES)[number]
 const FLAVOURS = ['sdk-v1', 'sdk-v2-2026'] as const
 type Flavour = (typeof FLAVOURS)[number]
 
-/** The binaries the npm packages ship (bun's postinstall puts its binary in place of a placeholder). */
-const BUN = join(REPO, 'node_modules', 'bun', 'bin', 'bun.exe')
+/** Deno's launcher, which runs the binary of the platform package `deno` depends on. */
 const DENO = join(REPO, 'node_modules', 'deno', 'bin.cjs')
+
+/**
+ * Bun's binary: `bun`'s postinstall moves it from the platform package
+ * (`@oven/bun-<os>-<arch>`) over a placeholder of a few hundred bytes in
+ * `bun/bin/bun.exe`; where install scripts did not run, it is still in the
+ * platform package.
+ */
+function bunBinary(): string {
+  const oven = join(REPO, 'node_modules', '@oven')
+  const candidates = [
+    join(REPO, 'node_modules', 'bun', 'bin', 'bun.exe'),
+    ...(existsSync(oven) ? readdirSync(oven).map((name) => join(oven, name, 'bin', 'bun')) : []),
+  ]
+  const found = candidates.find((path) => existsSync(path) && statSync(path).size > 1_000_000)
+  if (!found) throw new Error(`bun: no binary in ${candidates.join(', ')}: run npm install`)
+  return found
+}
 
 const urls = new Map<RuntimeName, string>()
 const failures = new Map<RuntimeName, unknown>()
@@ -96,11 +112,8 @@ function startListening(command: string, args: string[]): Promise<string> {
 
 async function start(runtime: RuntimeName): Promise<string> {
   switch (runtime) {
-    case 'bun': {
-      // A placeholder of a few hundred bytes means the package's postinstall did not run.
-      if (statSync(BUN).size < 1_000_000) throw new Error('bun: node_modules/bun/bin/bun.exe is the placeholder: reinstall with install scripts allowed')
-      return startListening(BUN, [await bundleFor('bun', 'serve-bun.js')])
-    }
+    case 'bun':
+      return startListening(bunBinary(), [await bundleFor('bun', 'serve-bun.js')])
     case 'deno':
       return startListening(process.execPath, [DENO, 'run', '--quiet', '--no-prompt', '--allow-net', '--allow-read', '--allow-env', '--allow-sys', await bundleFor('deno', 'serve-deno.js')])
     case 'workerd': {
