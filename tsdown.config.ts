@@ -1,23 +1,71 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'tsdown'
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    vite: 'src/vite.ts',
-    rollup: 'src/rollup.ts',
-    rolldown: 'src/rolldown.ts',
-    esbuild: 'src/esbuild.ts',
-    webpack: 'src/webpack.ts',
-    rspack: 'src/rspack.ts',
-    runtime: 'src/runtime.ts',
-    grpc: 'src/grpc.ts',
-    gateway: 'src/gateway.ts',
-    cli: 'src/cli.ts',
+/** Packages bundled into the JavaScript of dist/ rather than loaded from node_modules. */
+export const INLINED = [/^ajv($|\/)/, /^ajv-formats($|\/)/, /^protobufjs($|\/)/, /^@protobufjs\//, 'long', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse', 'require-from-string']
+
+const WEB_TRANSPORTS = fileURLToPath(new URL('./src/server/web-transports.ts', import.meta.url))
+
+const ENTRIES = {
+  index: 'src/index.ts',
+  vite: 'src/vite.ts',
+  rollup: 'src/rollup.ts',
+  rolldown: 'src/rolldown.ts',
+  esbuild: 'src/esbuild.ts',
+  webpack: 'src/webpack.ts',
+  rspack: 'src/rspack.ts',
+  runtime: 'src/runtime.ts',
+  grpc: 'src/grpc.ts',
+  gateway: 'src/gateway.ts',
+  cli: 'src/cli.ts',
+}
+
+export default defineConfig([
+  {
+    entry: ENTRIES,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    dts: false,
+    clean: true,
+    sourcemap: false,
+    // Node loads one file where these packages have hundreds of small
+    // CommonJS modules, which is most of their import time (a server's cold start).
+    deps: { alwaysBundle: INLINED },
+    // The inlined packages are mostly JSDoc (protobufjs above all): less to parse at every start. Legal comments stay.
+    outputOptions: { comments: { legal: true, annotation: true, jsdoc: false } },
   },
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  dts: true,
-  clean: true,
-  sourcemap: false,
-})
+  {
+    // The declarations, built apart: they keep referring to the packages' own types.
+    entry: ENTRIES,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    dts: { emitDtsOnly: true },
+    clean: false,
+    sourcemap: false,
+  },
+  {
+    // The runtime for Workers and browsers (the `workerd`, `worker` and
+    // `browser` conditions of `./runtime`): the same API, no Node transports.
+    entry: { runtime: 'src/runtime.ts' },
+    fixedExtension: true,
+    outDir: 'dist/web',
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    dts: false,
+    clean: false,
+    sourcemap: false,
+    // Inlined here too: Ajv's compiler stays a module evaluated on first use, and the output needs no `require`.
+    deps: { alwaysBundle: INLINED },
+    // `neutral` reads no `main` by default; Ajv's packages have nothing else.
+    inputOptions: { resolve: { mainFields: ['module', 'main'] } },
+    plugins: [{
+      name: 'web-transports',
+      resolveId(source: string) {
+        return source === './node-transports.ts' ? WEB_TRANSPORTS : null
+      },
+    }],
+  },
+])

@@ -22,7 +22,7 @@ const INITIALIZE = line({ id: 1, method: 'initialize', params: { protocolVersion
 const AFTER_INIT = line({ method: 'notifications/initialized' }) + line({ id: 2, method: 'tools/list', params: {} })
 
 /** Milliseconds from spawning `node script arg` to its `tools/list` answer (checked to list `tools` tools). */
-function timeToFirstList(script, arg, tools) {
+export function timeToFirstList(script, arg, tools) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint()
     const child = spawn(process.execPath, [script, arg], { stdio: ['pipe', 'pipe', 'pipe'] })

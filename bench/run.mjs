@@ -4,9 +4,12 @@
  * markdown table and writes bench/results.json:
  * `{"benchmarks":[{"id","ours","baseline","unit","ratio","higherIsBetter","target","met","runs","spread"}]}`.
  *
- *   node bench/run.mjs [--only id-or-group,...]   (--only: print, leave results.json alone)
+ *   node bench/run.mjs [--only id-or-group,... [--merge]]
+ *
+ * `--only` prints and leaves results.json alone; with `--merge` its records
+ * replace those of the same ids in results.json (the others stay).
  */
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { groups } from './registry.mjs'
 import { requireDist } from './lib/module.mjs'
@@ -25,6 +28,14 @@ export function resultOf(record) {
 function parseOnly(argv) {
   const at = argv.indexOf('--only')
   return at >= 0 && argv[at + 1] ? new Set(argv[at + 1].split(',')) : undefined
+}
+
+/** `previous` with each of `fresh` replacing the record of its id in place, or appended when new. */
+export function mergeResults(previous, fresh) {
+  const byId = new Map(fresh.map((r) => [r.id, r]))
+  const merged = previous.map((r) => byId.get(r.id) ?? r)
+  for (const r of fresh) if (!previous.some((p) => p.id === r.id)) merged.push(r)
+  return merged
 }
 
 /** The markdown table of benchmark records. */
@@ -60,11 +71,13 @@ async function main() {
     records.push(...out.filter((r) => !only || only.has(group.name) || only.has(r.id)))
   }
   const seconds = (performance.now() - started) / 1000
-  // A partial run (--only) prints its table but leaves the full results file alone.
+  // A partial run (--only) prints its table but leaves the full results file alone, unless told to merge.
+  const merge = only && process.argv.includes('--merge')
   if (!only) writeFileSync(RESULTS, `${JSON.stringify({ benchmarks: records.map(resultOf) }, null, 2)}\n`)
+  else if (merge) writeFileSync(RESULTS, `${JSON.stringify({ benchmarks: mergeResults(JSON.parse(readFileSync(RESULTS, 'utf8')).benchmarks, records.map(resultOf)) }, null, 2)}\n`)
   console.log(markdownTable(records))
   console.log(`\n${markdownNotes(records)}`)
-  console.log(`\n${records.length} benchmarks in ${seconds.toFixed(0)} s on Node ${process.versions.node}; ratios: ours vs a baseline measured in the same run.${only ? '' : ' Written to bench/results.json.'}`)
+  console.log(`\n${records.length} benchmarks in ${seconds.toFixed(0)} s on Node ${process.versions.node}; ratios: ours vs a baseline measured in the same run.${!only ? ' Written to bench/results.json.' : merge ? ' Merged into bench/results.json.' : ''}`)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
 import { createServer } from 'vite'
+import { findChromium } from './find-chromium.mjs'
 import protoMcp from 'unplugin-proto-mcp/vite'
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -24,7 +25,8 @@ const server = await createServer({
 })
 await server.listen()
 const { port } = server.httpServer.address()
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] })
+const { executablePath, args } = await findChromium()
+const browser = await chromium.launch({ executablePath, args })
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1, colorScheme: 'light' })
   await page.goto(`http://127.0.0.1:${port}/__mcp/#SetVibe`)

@@ -3,11 +3,8 @@
  * server, the runtime types, and the Ajv runtime helpers that standalone
  * validators reference.
  */
-import * as equalModule from 'ajv/dist/runtime/equal.js'
-import * as ucs2lengthModule from 'ajv/dist/runtime/ucs2length.js'
-import * as uriModule from 'ajv/dist/runtime/uri.js'
-import * as validationErrorModule from 'ajv/dist/runtime/validation_error.js'
 import * as formatsModule from 'ajv-formats/dist/formats.js'
+import { loadEqual, loadUcs2length, loadUri, loadValidationError } from './runtime/ajv-helpers.cjs'
 
 export { Server, ServerBuilder, ServerHandle, createProtoServer, MAX_BODY_BYTES } from './server/index.ts'
 export type {
@@ -40,14 +37,27 @@ function cjsDefault<T>(mod: unknown): T {
   return value as T
 }
 
+/** The value `load()` gives, unwrapped by {@link cjsDefault}, loaded once on first use. */
+function lazily<T>(load: () => unknown): () => T {
+  let value: T | undefined
+  return () => (value ??= cjsDefault<T>(load()))
+}
+
+const equal = lazily<(a: unknown, b: unknown) => boolean>(loadEqual)
+const ucs2length = lazily<(str: string) => number>(loadUcs2length)
+const uri = lazily<Record<PropertyKey, unknown>>(loadUri)
+const validationError = lazily<new (errors: unknown[]) => Error>(loadValidationError)
+
 /** Ajv's deep-equal helper (`require("ajv/dist/runtime/equal").default` in standalone code). */
-export const ajvEqual = cjsDefault<(a: unknown, b: unknown) => boolean>(equalModule)
+export const ajvEqual = (a: unknown, b: unknown): boolean => equal()(a, b)
 /** Ajv's Unicode-aware string length (`require("ajv/dist/runtime/ucs2length").default`). */
-export const ajvUcs2length = cjsDefault<(str: string) => number>(ucs2lengthModule)
-/** Ajv's URI resolver (`require("ajv/dist/runtime/uri").default`). */
-export const ajvUri = cjsDefault<unknown>(uriModule)
+export const ajvUcs2length = (str: string): number => ucs2length()(str)
+/** Ajv's URI resolver (`require("ajv/dist/runtime/uri").default`): fast-uri, loaded on first property read. */
+export const ajvUri: unknown = new Proxy({}, { get: (_, key) => uri()[key] })
 /** Ajv's `ValidationError` class (`require("ajv/dist/runtime/validation_error").default`, `$async` schemas only). */
-export const ajvValidationError = cjsDefault<new (errors: unknown[]) => Error>(validationErrorModule)
+export const ajvValidationError = function (errors: unknown[]) {
+  return new (validationError())(errors)
+} as unknown as new (errors: unknown[]) => Error
 /** ajv-formats' full format set (`require("ajv-formats/dist/formats").fullFormats`). */
 export const ajvFormats: Record<string, unknown> = (
   (formatsModule as { fullFormats?: Record<string, unknown> }).fullFormats ??

@@ -11,6 +11,7 @@ export type RuntimeErrorCode =
   | 'BAD_IMPLEMENTATION'
   | 'BAD_SPEC'
   | 'BAD_OPTION'
+  | 'NODE_ONLY'
 
 /** An error of the runtime: `name` is `ProtoMcpError`, `code` says which. */
 export interface RuntimeError extends Error {

@@ -2,24 +2,55 @@
  * The protobuf JSON codec of the call pipeline, over protobufjs
  * `ext/protojson` (not `Type.fromObject`, which coerces and drops keys).
  */
-import protobuf from 'protobufjs/light.js'
-import * as protojsonModule from 'protobufjs/ext/protojson.js'
 import type { Root, Type, Field, Message } from 'protobufjs'
+import { loadProtobuf } from './protobufjs.cjs'
 import { checkProtoJson } from './protojson-checks.ts'
 
-interface ProtoJson {
-  fromJson(type: Type, json: unknown): Message<object>
-  toJson(type: Type, message: object): unknown
+/**
+ * Builds the reflection root of a protobufjs JSON descriptor, resolved once,
+ * every message type given a constructor made without code generation.
+ */
+export function loadRoot(descriptor: Record<string, unknown>): Root {
+  const root = loadProtobuf().protobuf.Root.fromJSON(descriptor)
+  root.resolveAll()
+  presetConstructors(root)
+  return root
 }
 
-// A CommonJS module: Node hands its exports over as `default`, bundlers may not.
-const protojson: ProtoJson = (protojsonModule as unknown as { default?: ProtoJson }).default ?? (protojsonModule as unknown as ProtoJson)
+type Constructor = new (properties?: Record<string, unknown>) => object
 
-/** Builds the reflection root of a protobufjs JSON descriptor, resolved once. */
-export function loadRoot(descriptor: Record<string, unknown>): Root {
-  const root = (protobuf.Root as unknown as typeof import('protobufjs').Root).fromJSON(descriptor)
-  root.resolveAll()
-  return root
+interface Nested {
+  nestedArray?: readonly unknown[]
+}
+
+/**
+ * Gives every message type under `namespace` a constructor that does what
+ * the one protobufjs generates does (fresh `{}` and `[]` for map and
+ * repeated fields, then the non-null properties), without `Function()`:
+ * protobufjs would otherwise generate it on first use, inside a request,
+ * where Workers forbid code generation.
+ */
+function presetConstructors(namespace: Nested): void {
+  for (const nested of namespace.nestedArray ?? []) {
+    if (nested instanceof loadProtobuf().protobuf.Type) (nested as Type).ctor = interpretedConstructor(nested as unknown as Type)
+    presetConstructors(nested as Nested)
+  }
+}
+
+function interpretedConstructor(type: Type): Constructor {
+  const maps: string[] = []
+  const lists: string[] = []
+  for (const field of type.fieldsArray) {
+    if (field.map) maps.push(field.name)
+    else if (field.repeated) lists.push(field.name)
+  }
+  return function (this: Record<string, unknown>, properties?: Record<string, unknown>) {
+    for (const name of maps) this[name] = {}
+    for (const name of lists) this[name] = []
+    if (properties) {
+      for (const key of Object.keys(properties)) if (properties[key] != null && key !== '__proto__') this[key] = properties[key]
+    }
+  } as unknown as Constructor
 }
 
 /** A decode failure with the path of the offending field (`vibeScalar.vibeInt32`, `""` for the message itself). */
@@ -34,7 +65,7 @@ export interface DecodeFailure {
  * (see protojson-checks.ts).
  */
 export function fromJson(type: Type, json: unknown): Message<object> {
-  const message = protojson.fromJson(type, json)
+  const message = loadProtobuf().protojson.fromJson(type, json)
   // After protojson, so that its errors (and their texts) come first.
   checkProtoJson(type, json)
   return message
@@ -42,7 +73,7 @@ export function fromJson(type: Type, json: unknown): Message<object> {
 
 /** Encodes a message as canonical protobuf JSON (runtime.md §1.5). */
 export function toJson(type: Type, message: object): unknown {
-  return protojson.toJson(type, message)
+  return loadProtobuf().protojson.toJson(type, message)
 }
 
 // protojson prefixes its messages with the full name of the type or field.
@@ -69,7 +100,7 @@ function findField(type: Type, key: string): Field | undefined {
 
 const isWellKnown = (type: Type): boolean => type.fullName.startsWith('.google.protobuf.')
 const isMessage = (field: Field): field is Field & { resolvedType: Type } =>
-  field.resolvedType instanceof protobuf.Type && !isWellKnown(field.resolvedType as Type)
+  field.resolvedType instanceof loadProtobuf().protobuf.Type && !isWellKnown(field.resolvedType as Type)
 
 const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`)
 
@@ -154,7 +185,7 @@ export function locateFailure(type: Type, json: unknown, path = ''): DecodeFailu
 }
 
 const base64 = (bytes: Uint8Array): string =>
-  (protobuf.util as unknown as { base64: { encode(b: Uint8Array, start: number, end: number): string } }).base64.encode(bytes, 0, bytes.length)
+  (loadProtobuf().protobuf.util as unknown as { base64: { encode(b: Uint8Array, start: number, end: number): string } }).base64.encode(bytes, 0, bytes.length)
 
 /** Thrown by {@link jsonFromJs} for a value that contains itself. */
 export class CyclicValueError extends Error {

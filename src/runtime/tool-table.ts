@@ -42,29 +42,42 @@ export interface ToolTable {
 
 const stripDot = (name: string): string => (name.startsWith('.') ? name.slice(1) : name)
 
-/** Resolves every tool's types in a root built from the spec's descriptor. */
+/**
+ * Resolves every tool's types in a root built from the spec's descriptor.
+ * The root is built on first use (a call the generated codec cannot answer
+ * alone, a backend binding, a service the spec does not list), so a server
+ * whose calls the codecs answer never loads protobufjs.
+ */
 export function compileToolTable(spec: ProtoServerSpec): ToolTable {
-  const root = loadRoot(spec.descriptor)
+  let root: Root | undefined
+  const getRoot = (): Root => (root ??= loadRoot(spec.descriptor))
   const byName = new Map<string, CompiledTool>()
   const tools = spec.tools.map((tool): CompiledTool => {
-    const compiled: CompiledTool = {
+    const compiled = {
       spec: tool,
       name: tool.name,
-      requestType: root.lookupType(tool.requestType),
-      responseType: root.lookupType(tool.responseType),
       // Only tools that advertise an outputSchema (default profile, object responses).
       structured: spec.profile !== 'topeka' && tool.outputSchema !== undefined,
       handler: undefined,
       unbound: statusText(12, `no backend for ${stripDot(tool.service)}`),
       target: undefined,
       ...(spec.lenient === undefined ? { rewrites: false } : { lenient: spec.lenient, rewrites: needsProtoJson(spec.lenient, tool.requestType) }),
-    }
+    } as Omit<CompiledTool, 'requestType' | 'responseType'> as CompiledTool
+    let requestType: Type | undefined
+    let responseType: Type | undefined
+    Object.defineProperties(compiled, {
+      requestType: { get: () => (requestType ??= getRoot().lookupType(tool.requestType)), enumerable: true, configurable: true },
+      responseType: { get: () => (responseType ??= getRoot().lookupType(tool.responseType)), enumerable: true, configurable: true },
+    })
     byName.set(tool.name, compiled)
     return compiled
   })
-  if (spec.services === undefined) return { root, tools, byName }
-  const services = new Map(Object.entries(spec.services).map(([name, methods]) => [stripDot(name), methods]))
-  return { root, tools, byName, services }
+  const services = spec.services === undefined
+    ? undefined
+    : new Map(Object.entries(spec.services).map(([name, methods]) => [stripDot(name), methods] as const))
+  const table = { tools, byName, ...(services ? { services } : {}) } as Omit<ToolTable, 'root'> as ToolTable
+  Object.defineProperty(table, 'root', { get: getRoot, enumerable: true, configurable: true })
+  return table
 }
 
 /** The full names (no leading dot) of every service in the table's root. */

@@ -3,11 +3,11 @@
  * X?", answered once per type and cached, for the checks that run on
  * every decode or encode (protojson-checks.ts, required-fields.ts).
  */
-import protobuf from 'protobufjs/light.js'
 import type { Type } from 'protobufjs'
+import { loadProtobuf } from './protobufjs.cjs'
 
 /** Whether `value` is a reflected message type. */
-export const isType = (value: unknown): value is Type => value instanceof protobuf.Type
+export const isType = (value: unknown): value is Type => value instanceof loadProtobuf().protobuf.Type
 /** Well-known types have their own JSON forms and are never walked field by field. */
 export const isWellKnown = (type: Type): boolean => type.fullName.startsWith('.google.protobuf.')
 

@@ -2,13 +2,13 @@
  * Hand-written tools: a JSON Schema 2020-12 document compiled with Ajv when
  * the tool is registered, and a handler that returns its result.
  */
-import Ajv2020 from 'ajv/dist/2020.js'
-import addFormats from 'ajv-formats'
+import type Ajv2020 from 'ajv/dist/2020.js'
 import { toolError } from '../runtime/pipeline.ts'
 import { errorStatusText } from '../runtime/status.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import type { CallContext, JsonSchema, ValidationError } from '../runtime/types.ts'
 import { renderValidationErrors } from '../runtime/validation-text.ts'
+import { loadAjv } from './ajv-compiler.cjs'
 import type { CallResult, ListedTool, ToolEntry, ToolRequirements } from './tool-set.ts'
 
 /** A hand-written tool's definition: what `tools/list` shows, plus who may see it. */
@@ -54,7 +54,10 @@ let shared: Ajv2020 | undefined
  */
 function ajv(): Ajv2020 {
   if (shared) return shared
-  shared = new Ajv2020({ allErrors: true, verbose: true, strict: false, ownProperties: true })
+  const { Ajv2020, addFormats } = loadAjv()
+  // No logger: a schema that does not compile is reported by the BAD_SPEC error, not printed.
+  // Own properties only: a property named `constructor` or `toString` is a property, not Object.prototype's.
+  shared = new Ajv2020({ allErrors: true, verbose: true, strict: false, ownProperties: true, logger: false })
   addFormats(shared)
   return shared
 }

@@ -4,11 +4,11 @@
  * map of sessions on the SDK's sessionful transport (one SDK instance per
  * session, idle timeout, DELETE, resumable SSE), the rest statelessly.
  */
-import { randomUUID } from 'node:crypto'
 import {
   createMcpHandler, isInitializeRequest, isLegacyRequest, legacyStatelessFallback, readRequestBody,
   WebStandardStreamableHTTPServerTransport, type AuthInfo, type Server as SdkServer,
 } from '@modelcontextprotocol/server'
+import { writeStderr } from '../runtime/report.ts'
 import { DEFAULT_MAX_EVENT_BYTES, EventBudget, MemoryEventStore } from './event-store.ts'
 import { DEFAULT_MAX_SESSIONS, MAX_BODY_BYTES } from './limits.ts'
 import { principalOf } from './principal.ts'
@@ -61,7 +61,7 @@ const jsonRpcError = (status: number, code: number, message: string): Response =
   Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status })
 
 const report = (core: ServingCore) => (error: Error): void => {
-  process.stderr.write(`${core.info.name}: ${error.message}\n`)
+  writeStderr(`${core.info.name}: ${error.message}\n`)
 }
 
 /** Tells a 2026-07-28 handler's listen streams that `kind` changed. */
@@ -213,7 +213,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
       budget,
     })
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
+      sessionIdGenerator: () => globalThis.crypto.randomUUID(),
       eventStore: events,
       maxRequestBodySize: MAX_BODY_BYTES,
       onsessioninitialized: (id) => {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import {
   hostHeaderValidation, localhostHostValidation, localhostOriginValidation, originValidation, toNodeHandler,
 } from '@modelcontextprotocol/node'
-import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
+import { checkServeHttpOptions } from './http-options.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import {
@@ -76,31 +76,6 @@ export interface McpNodeHandler {
   close(): Promise<void>
 }
 
-const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
-  sessionIdleMs: integerRule(1),
-  maxSessions: integerRule(1),
-  maxSessionEvents: integerRule(1),
-  maxSessionEventBytes: integerRule(1),
-  maxEventBytes: integerRule(1),
-}
-
-const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {
-  ...SESSION_RULES,
-  path: pathRule,
-  allowedHosts: stringsRule,
-  allowedOrigins: stringsRule,
-}
-
-const SERVE_RULES: Record<keyof ServeHttpOptions, OptionRule> = {
-  ...HANDLER_RULES,
-  host: stringRule,
-  port: integerRule(0, 65535),
-  allowAnyHost: booleanRule,
-  headersTimeoutMs: integerRule(1),
-  requestTimeoutMs: integerRule(1),
-  maxConnections: integerRule(1),
-}
-
 /** The HTTP methods of Streamable HTTP; every other one gets 405. */
 const SERVED_METHODS: readonly string[] = ['GET', 'POST', 'DELETE']
 
@@ -145,11 +120,6 @@ function flushEventStreams(res: ServerResponse): void {
 const pathOf = (url: string): string => {
   const q = url.indexOf('?')
   return q === -1 ? url : url.slice(0, q)
-}
-
-/** Throws for an unknown or wrong option of `nodeHandler()`. */
-export function checkNodeHandlerOptions(options: unknown): void {
-  checkOptions('nodeHandler()', options, HANDLER_RULES)
 }
 
 /**
@@ -202,7 +172,7 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
 
 /** Serves `core` over Streamable HTTP; resolves once listening. */
 export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
-  checkOptions('serveHttp()', options, SERVE_RULES)
+  checkServeHttpOptions(options)
   const {
     host = '127.0.0.1', port = 3000, path = '/mcp', allowAnyHost = false,
     headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, maxConnections = DEFAULT_MAX_CONNECTIONS,

@@ -14,10 +14,12 @@ import { connectCore, type Connection } from './connect.ts'
 import type { CheckedImplementation } from './typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
 import { createFetchHandler, type FetchHandler } from './http-core.ts'
-import { checkNodeHandlerOptions, createNodeHandler, serveCoreHttp, type HttpHandle, type McpNodeHandler, type NodeHandlerOptions, type ServeHttpOptions } from './http.ts'
+import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
+import { checkNodeHandlerOptions } from './http-options.ts'
+import { loadHttp, loadStdio } from './node-transports.ts'
 import { principalOf } from './principal.ts'
 import { ServingCore } from './serving-core.ts'
-import { serveCoreStdio, type ServeReport, type ServeStdioOptions } from './stdio.ts'
+import type { ServeReport, ServeStdioOptions } from './stdio.ts'
 import { protoEntries, type ListedTool } from './tool-set.ts'
 
 export type { Connection } from './connect.ts'
@@ -157,13 +159,13 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   }
 
   /** Serves on stdio until stdin closes, answering both protocol eras; resolves with a report. */
-  serveStdio(options?: ServeStdioOptions): Promise<ServeReport> {
-    return serveCoreStdio(this[CORE], options)
+  async serveStdio(options?: ServeStdioOptions): Promise<ServeReport> {
+    return (await loadStdio()).serveCoreStdio(this[CORE], options)
   }
 
   /** Serves Streamable HTTP (default `http://127.0.0.1:3000/mcp`) for both eras; resolves once listening. */
-  serveHttp(options?: ServeHttpOptions): Promise<HttpHandle> {
-    return serveCoreHttp(this[CORE], options)
+  async serveHttp(options?: ServeHttpOptions): Promise<HttpHandle> {
+    return (await loadHttp()).serveCoreHttp(this[CORE], options)
   }
 
   /**
@@ -177,7 +179,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    */
   nodeHandler(options?: NodeHandlerOptions): McpNodeHandler {
     checkNodeHandlerOptions(options)
-    return createNodeHandler(this[CORE], options)
+    return lazyNodeHandler(this[CORE], options)
   }
 
   /**
@@ -201,6 +203,28 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   [INSPECT](): string {
     return this.toString()
   }
+}
+
+/**
+ * A Node handler that loads the HTTP transport on first use (see
+ * node-transports.ts); requests that arrive before it loads wait for it.
+ */
+function lazyNodeHandler(core: ServingCore, options: NodeHandlerOptions | undefined): McpNodeHandler {
+  let loaded: McpNodeHandler | undefined
+  const ready = loadHttp().then((http) => (loaded = http.createNodeHandler(core, options)))
+  // Not an unhandled rejection before the first request: that request reports it.
+  ready.catch(() => {})
+  const handler = ((req, res, next) => {
+    if (loaded) return loaded(req, res, next)
+    ready.then((h) => h(req, res, next), (error: unknown) => {
+      if (next) return next(error)
+      res.writeHead(500, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: (error as Error).message }, id: null }))
+    })
+  }) as McpNodeHandler
+  Object.defineProperty(handler, 'sessionCount', { get: () => loaded?.sessionCount ?? 0 })
+  handler.close = async () => (await ready).close()
+  return handler
 }
 
 /** Builds the `Server` of a generated `?mcp` module from its spec. */

@@ -5,17 +5,18 @@
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import { runtimeError } from '../runtime/errors.ts'
+import { fromBase64url, toBase64url } from './base64url.ts'
 
 const CURSOR_RE = /^o(\d{1,9})$/
 
 /** The opaque cursor of the page starting at `offset`. */
 function cursorOf(offset: number): string {
-  return Buffer.from(`o${offset}`).toString('base64url')
+  return toBase64url(`o${offset}`)
 }
 
 /** The offset a cursor stands for; `-32602` for one this server did not give. */
 function offsetOf(cursor: string): number {
-  const match = CURSOR_RE.exec(Buffer.from(cursor, 'base64url').toString('latin1'))
+  const match = CURSOR_RE.exec(fromBase64url(cursor) ?? '')
   if (match === null) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid cursor ${JSON.stringify(cursor)}: pass a nextCursor this server returned`)
   return Number(match[1])
 }

@@ -5,9 +5,13 @@
  * token); without, the request's `Authorization` header; else nobody
  * (the same anonymous principal for every caller).
  */
-import { createHash } from 'node:crypto'
+type NodeCrypto = typeof import('node:crypto')
 
-/** A digest of the caller's identity (`''` for an anonymous caller); never the token itself. */
+// A digest must be synchronous here (the requestState codec binds synchronously) and Web Crypto's is not:
+// Node, Bun and Deno lend `node:crypto` through process.getBuiltinModule; on Workers the identity stays as it is, in memory only.
+const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined
+
+/** A digest of the caller's identity (`''` for an anonymous caller); never the token itself where the runtime has `node:crypto`. */
 export function principalOf(authInfo: unknown, authorization: string | null | undefined): string {
   let identity: string
   if (authInfo !== null && typeof authInfo === 'object') {
@@ -19,5 +23,5 @@ export function principalOf(authInfo: unknown, authorization: string | null | un
   } else {
     return ''
   }
-  return createHash('sha256').update(identity).digest('base64url')
+  return nodeCrypto ? nodeCrypto.createHash('sha256').update(identity).digest('base64url') : `raw\0${identity}`
 }

@@ -3,11 +3,12 @@
  * snapshots, the backends bound per service, the listeners that announce
  * changes to connected clients, and the requestState key.
  */
-import { randomBytes } from 'node:crypto'
 import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
+import { writeStderr } from '../runtime/report.ts'
 import type { ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext } from '../runtime/types.ts'
+import { toBase64url } from './base64url.ts'
 import { principalOf } from './principal.ts'
 import type { PromptEntry, ResourceEntry } from './resources.ts'
 import type { TemplateEntry } from './resource-templates.ts'
@@ -95,7 +96,7 @@ export class ServingCore {
     const entry = set.byName.get(name)
     if (entry === undefined) return undefined
     if (!set.gated || isVisible(entry, scopesOf(authInfo), this.features)) return entry
-    process.stderr.write(`${this.info.name}: call to tool "${name}" hidden from this caller (requires ${JSON.stringify(entry.requires)}), answered as unknown\n`)
+    writeStderr(`${this.info.name}: call to tool "${name}" hidden from this caller (requires ${JSON.stringify(entry.requires)}), answered as unknown\n`)
     return undefined
   }
 
@@ -134,7 +135,7 @@ export class ServingCore {
       try {
         listener(kind)
       } catch (error) {
-        process.stderr.write(`${this.info.name}: announcing ${kind} list_changed: ${(error as Error).message}\n`)
+        writeStderr(`${this.info.name}: announcing ${kind} list_changed: ${(error as Error).message}\n`)
       }
     }
   }
@@ -142,11 +143,11 @@ export class ServingCore {
   /**
    * The requestState codec (HMAC, the SDK's), bound to the caller's
    * principal and session. Its key is the configured one or, from the first
-   * serve on, 32 random bytes from the OS.
+   * serve on, 32 random bytes (Web Crypto: every runtime has it).
    */
   codec(): RequestStateCodec {
     if (this.#codec) return this.#codec
-    this.#key ??= randomBytes(32)
+    this.#key ??= globalThis.crypto.getRandomValues(new Uint8Array(32))
     const bind = (ctx: StateBinding): string => `${ctx.principal ?? principalOf(ctx.http?.authInfo, ctx.http?.req?.headers.get('authorization'))}\0${ctx.sessionId ?? ''}`
     this.#codec = createRequestStateCodec({ key: this.#key, bind: bind as never, ...(this.#ttl === undefined ? {} : { ttlSeconds: this.#ttl }) })
     return this.#codec
@@ -157,7 +158,7 @@ export class ServingCore {
    * caller and session of `binding`.
    */
   sealState(payload: unknown, tool: string, binding: StateBinding): Promise<string> {
-    const sealed: SealedState = { v: payload, t: tool, n: randomBytes(12).toString('base64url'), e: Date.now() + (this.#ttl ?? 600) * 1000 }
+    const sealed: SealedState = { v: payload, t: tool, n: toBase64url(globalThis.crypto.getRandomValues(new Uint8Array(12))), e: Date.now() + (this.#ttl ?? 600) * 1000 }
     return this.codec().mint(sealed, binding as never)
   }
 

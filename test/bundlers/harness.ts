@@ -22,6 +22,7 @@ import webpack from 'webpack'
 import { rspack } from '@rspack/core'
 import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
 import type { Options } from '../../src/plugin/options.ts'
+import { INLINED } from '../../tsdown.config.ts'
 
 /** The repository root. */
 export const REPO = resolve(import.meta.dirname, '..', '..')
@@ -76,6 +77,8 @@ export async function installRuntimePackage(ws: string, options: { dts?: boolean
     dts: options.dts ?? false,
     clean: true,
     logLevel: 'error',
+    // As the package build does: its lazily `require`d dependencies are inlined.
+    deps: { alwaysBundle: INLINED },
   })
   return pkg
 }
@@ -192,6 +195,8 @@ export async function bundle(bundler: BundlerName, entry: string, outDir: string
         packages: 'external',
         outfile: file,
         logLevel: 'silent',
+        // Not the repository's tsconfig: its `paths` would bundle src/runtime.ts instead of the installed runtime.
+        tsconfigRaw: '{}',
         plugins: [unpluginProtoMcp.esbuild(options)],
       })
       warnings.push(...result.warnings.map((w) => w.text))

@@ -54,7 +54,10 @@ describe('json_name = "__proto__" end to end', () => {
     const code = emitModule(model, tools, { name: 'test' })
     const literal = /export const tools = (\[[\s\S]*?\n\])\n/.exec(code)![1]!
       .replace(/"(validate|decode|encode)": \w+/g, '"$1": null')
-    const [tool] = evaluate(literal) as { inputSchema: { properties: object } }[]
+    // The schemas tools share are constants declared before the table.
+    const shared = /\/\/ Schemas that several tools share, emitted once\.\n([\s\S]*?)\n\nexport const tools/.exec(code)?.[1] ?? ''
+    // eslint-disable-next-line no-new-func -- evaluates emitted literals
+    const [tool] = new Function(`${shared}\nreturn (${literal})`)() as { inputSchema: { properties: object } }[]
     expect(Object.keys(tool!.inputSchema.properties)).toEqual(['__proto__', 'name'])
     expect(JSON.stringify(tool!.inputSchema)).toContain('"__proto__":{"type":"string"}')
   })

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { findChromium } from '../../scripts/find-chromium.mjs'
 import { startDevApp, type DevApp } from './dev-app.ts'
 
 let app: DevApp
@@ -15,7 +16,9 @@ const pageErrors: string[] = []
 
 beforeAll(async () => {
   app = await startDevApp('mcp-page')
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] })
+  // A system Chromium when there is one, else the one an npm package ships: no system install needed.
+  const { executablePath, args } = await findChromium()
+  browser = await chromium.launch({ executablePath, args })
   page = await browser.newPage({ viewport: { width: 1200, height: 800 } })
   page.on('pageerror', (error) => { pageErrors.push(error.message) })
 })

@@ -1,0 +1,2 @@
+// Cold-start child: import a module that starts serving on stdio by itself.
+await import(process.argv[2])

@@ -1,0 +1,43 @@
+/**
+ * The option rules of `serveHttp()` and `nodeHandler()`, apart from the
+ * Node transports themselves (loaded on first use), so that `nodeHandler()`
+ * checks its options where they are given.
+ */
+import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
+import type { NodeHandlerOptions, ServeHttpOptions } from './http.ts'
+import type { SessionOptions } from './http-core.ts'
+
+const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
+  sessionIdleMs: integerRule(1),
+  maxSessions: integerRule(1),
+  maxSessionEvents: integerRule(1),
+  maxSessionEventBytes: integerRule(1),
+  maxEventBytes: integerRule(1),
+}
+
+const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {
+  ...SESSION_RULES,
+  path: pathRule,
+  allowedHosts: stringsRule,
+  allowedOrigins: stringsRule,
+}
+
+const SERVE_RULES: Record<keyof ServeHttpOptions, OptionRule> = {
+  ...HANDLER_RULES,
+  host: stringRule,
+  port: integerRule(0, 65535),
+  allowAnyHost: booleanRule,
+  headersTimeoutMs: integerRule(1),
+  requestTimeoutMs: integerRule(1),
+  maxConnections: integerRule(1),
+}
+
+/** Throws for an unknown or wrong option of `nodeHandler()`. */
+export function checkNodeHandlerOptions(options: unknown): void {
+  checkOptions('nodeHandler()', options, HANDLER_RULES)
+}
+
+/** Throws for an unknown or wrong option of `serveHttp()`. */
+export function checkServeHttpOptions(options: unknown): void {
+  checkOptions('serveHttp()', options, SERVE_RULES)
+}

@@ -1,0 +1,108 @@
+/**
+ * The package as users get it: `npm pack`, the tarball installed with npm
+ * into a fresh app outside the repository (fixtures/apps/anywhere, with
+ * Vite, esbuild and webpack), built by each bundler through its own config,
+ * run with `node` and driven by real MCP clients over stdio, and
+ * type-checked with `unplugin-proto-mcp/client` and the plugin's `dts` file.
+ * Anything the tarball lacks (a file, a dependency, an export) fails here.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { REPO } from '../bundlers/harness.ts'
+import { CLIENTS, connectStdio, type ClientName } from '../bundlers/mcp-clients.ts'
+
+const BUILDS = {
+  vite: ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'error'],
+  esbuild: ['esbuild.mjs'],
+  webpack: ['webpack.mjs'],
+} as const
+type Build = keyof typeof BUILDS
+
+const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
+/** npm's own CLI, next to the running node (as `npm` on PATH would be). */
+const NPM = process.env.npm_execpath ?? 'npm'
+
+let app = ''
+
+/** The version of `name` the repository installed, so npm finds it in its cache. */
+function repoVersion(name: string): string {
+  return (JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
+}
+
+/** Runs npm with `args` in `cwd`; its stdout. */
+function npm(args: string[], cwd: string): string {
+  const [file, pre] = NPM.endsWith('.js') || NPM.endsWith('.cjs') ? [process.execPath, [NPM]] : [NPM, []]
+  return execFileSync(file, [...pre, ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 })
+}
+
+/** Runs `node ...args` in the app; throws with its output when it fails. */
+function node(args: readonly string[]): string {
+  const run = spawnSync(process.execPath, args, { cwd: app, encoding: 'utf8', timeout: 120_000, killSignal: 'SIGKILL' })
+  if (run.error) throw run.error
+  const output = `${run.stdout}${run.stderr}`
+  if (run.status !== 0) throw new Error(`node ${args.join(' ')} exited with ${run.status}:\n${output}`)
+  return output
+}
+
+beforeAll(() => {
+  if (!existsSync(join(REPO, 'dist', 'runtime.mjs'))) throw new Error('no dist/: run `npm run build` first (npm test does)')
+  app = mkdtempSync(join(tmpdir(), 'proto-mcp-packed-'))
+  cpSync(join(REPO, 'fixtures', 'apps', 'anywhere'), app, { recursive: true })
+  writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'packed-app', private: true, type: 'module' }, null, 2)}\n`)
+  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', app], REPO)) as { filename: string }[]
+  // The same bundler versions as the repository's: npm takes them from its cache.
+  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `./${packed[0]!.filename}`,
+    ...['vite', 'esbuild', 'webpack'].map((name) => `${name}@${repoVersion(name)}`)], app)
+  for (const args of Object.values(BUILDS)) node(args)
+}, 300_000)
+
+afterAll(() => {
+  if (app) rmSync(app, { recursive: true, force: true })
+})
+
+/** Lists, makes a good call (a Timestamp and a large int64 round trip) and two bad ones. */
+async function driveLedger(flavour: ClientName, file: string): Promise<void> {
+  const session = await connectStdio(flavour, file)
+  try {
+    const { tools } = await session.listTools()
+    expect(tools.map((t) => t.name)).toEqual(['Record'])
+    const ok = await session.callTool('Record', { account: 'a', amount: '9007199254740993', at: '2026-11-29T10:20:30.500Z' })
+    expect(ok.isError ?? false).toBe(false)
+    expect(ok.content).toEqual([{ type: 'text', text: '{"account":"a","amount":"9007199254740993","at":"2026-11-29T10:20:30.500Z","total":"9007199254740993"}' }])
+    const badType = await session.callTool('Record', { account: 5 })
+    expect(badType).toMatchObject({ isError: true, content: [{ type: 'text', text: 'invalid arguments: /account: 5 is not of type "string"' }] })
+    const badTime = await session.callTool('Record', { at: 'yesterday' })
+    expect(badTime.isError).toBe(true)
+    expect(JSON.stringify(badTime.content)).toMatch(/invalid arguments: \/at/)
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\nserver stderr:\n${session.stderr()}`, { cause: error })
+  } finally {
+    await session.close()
+  }
+}
+
+describe.each(Object.keys(BUILDS) as Build[])('the tarball built by %s', (build) => {
+  it.each(CLIENTS)('serves the ledger over stdio to the %s client', async (flavour) => {
+    await driveLedger(flavour, join(app, 'out', build, 'main.mjs'))
+  })
+})
+
+describe('the tarball type-checks', () => {
+  const tsc = (project: string) => spawnSync(process.execPath, [TSC, '-p', project, '--pretty', 'false'], { cwd: app, encoding: 'utf8', timeout: 60_000 })
+
+  it('with unplugin-proto-mcp/client: a `.proto?mcp` import is a Server', () => {
+    const run = tsc('tsconfig.client.json')
+    expect(`${run.stdout}${run.stderr}`).toBe('')
+    expect(run.status).toBe(0)
+  })
+
+  it('with the dts file the plugin wrote: precise request and response types', () => {
+    expect(readFileSync(join(app, 'proto-mcp.d.ts'), 'utf8')).toContain('declare module ".*/ledger.proto?mcp"')
+    const run = tsc('tsconfig.typed.json')
+    expect(`${run.stdout}${run.stderr}`).toBe('')
+    expect(run.status).toBe(0)
+  })
+})
