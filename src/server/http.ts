@@ -12,8 +12,9 @@ import { checkServeHttpOptions } from './http-options.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import {
-  DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, hostHeaderName, isLoopbackHost, MAX_BODY_BYTES,
+  DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES,
 } from './limits.ts'
+import { hostHeaderName, isLoopbackHost } from './loopback.ts'
 import type { ServingCore } from './serving-core.ts'
 
 /** Options of `nodeHandler()`. */

@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { Server } from '../../src/runtime.ts'
-import { isLoopbackHost } from '../../src/server/limits.ts'
+import { isLoopbackHost } from '../../src/server/loopback.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { INITIALIZE, rawRequest, startCli } from '../helpers/raw-http.ts'
 import { buildCli, REPO, runCli } from '../cli/run-cli.ts'
