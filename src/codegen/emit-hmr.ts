@@ -1,6 +1,6 @@
 /**
  * The hot-reload tail of a `?mcp` module served by Vite's dev server
- * (server.md §6). Builds never carry it.
+ * (docs/serving.md §8). Builds never carry it.
  */
 
 /**

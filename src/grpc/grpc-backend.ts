@@ -1,5 +1,5 @@
 /**
- * The gRPC backend (runtime.md §4): each call is encoded to protobuf binary
+ * The gRPC backend (docs/calls.md §5): each call is encoded to protobuf binary
  * and sent over a grpc-js channel to the method's path, with forwarded
  * headers, a deadline and cancellation; the reply is decoded back.
  */

@@ -1,6 +1,6 @@
 /**
  * Existing grpc-js service implementations mounted in process, with no
- * network (runtime.md §4): the `(call, callback)` handlers given to
+ * network (docs/calls.md §5): the `(call, callback)` handlers given to
  * `grpc.Server.addService` see the objects @grpc/proto-loader would give them.
  */
 import { EventEmitter } from 'node:events'

@@ -1,5 +1,5 @@
 /**
- * The `dev` option in Vite's dev server (server.md §6): the `Server` that a
+ * The `dev` option in Vite's dev server (docs/serving.md §8): the `Server` that a
  * module default-exports, loaded through Vite's server module runner and
  * served at `/mcp`; build errors shown in the terminal and the overlay.
  */

@@ -9,7 +9,7 @@ import { statusText } from './status.ts'
 import { resolveService, type ToolTable } from './tool-table.ts'
 import type { CallContext, RpcHandler } from './types.ts'
 
-/** The most messages a server-streaming tool collects unless its backend says otherwise (runtime.md §5). */
+/** The most messages a server-streaming tool collects unless its backend says otherwise (docs/calls.md §8). */
 export const DEFAULT_STREAM_CAP = 1000
 
 /** The MCP request headers backends forward as gRPC metadata unless told otherwise. */

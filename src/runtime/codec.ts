@@ -117,7 +117,7 @@ function runCodec(codec: JsonCodec, json: unknown): unknown {
 }
 
 /**
- * The canonical request JSON of validated `input` (runtime.md §4): the
+ * The canonical request JSON of validated `input` (docs/calls.md §4): the
  * tool's generated codec when it has one and handles the value, else the
  * reflection codec. Throws what the reflection codec throws.
  */
@@ -131,7 +131,7 @@ export function decodeRequest(tool: CompiledTool, input: unknown): unknown {
 }
 
 /**
- * The canonical JSON of a handler's `response` (runtime.md §1.5), as
+ * The canonical JSON of a handler's `response` (docs/calls.md §7), as
  * {@link decodeRequest} for the response type. Throws what the reflection
  * codec throws; the pipeline's fix-up fallback handles that.
  */

@@ -53,7 +53,7 @@ export interface ProtoToolSpec {
   /** Generated codec of the response type (a handler's response → canonical JSON); absent in older modules. */
   encode?: JsonCodec
   /**
-   * A server-streaming RPC (runtime.md §5): the backend yields many responses,
+   * A server-streaming RPC (docs/calls.md §8): the backend yields many responses,
    * the tool returns `{"messages":[...]}` and reports each as progress.
    */
   serverStreaming?: boolean
@@ -183,7 +183,7 @@ export interface CallContext {
    * resolves with its message. Rejects when the client cannot sample.
    */
   sample?: (request: SampleRequest) => Promise<SampleAnswer>
-  /** The verified payload of a retried 2026-07-28 request's `requestState` (server.md §5), when it carried one. */
+  /** The verified payload of a retried 2026-07-28 request's `requestState` (docs/serving.md §6), when it carried one. */
   requestState?: unknown
   /** Seals a payload into a `requestState` for an `input_required` result (HMAC with the server's key). */
   sealRequestState?: (payload: unknown) => Promise<string>

@@ -1,5 +1,5 @@
 /**
- * Renders a validator's error objects as the exact texts of runtime.md §2:
+ * Renders a validator's error objects as the exact texts of docs/calls.md §3:
  * `invalid arguments: /vibe: 5 is not of type "string"; ...`.
  */
 import type { ValidationError } from './types.ts'

@@ -1,6 +1,6 @@
 /**
  * Model → one tool per unary (and, by default, server-streaming) RPC of the
- * imported file (mapping.md §1–§5).
+ * imported file (docs/mapping.md §1–§8).
  */
 import type { JsonSchema, Profile } from './types.ts'
 import type { ProtoModel } from '../proto/model.ts'
@@ -19,15 +19,16 @@ import type { ToolAnnotations, ToolMetadata } from './tool-options.ts'
 /** Options of {@link buildTools}. */
 export interface BuildToolsOptions {
   /**
-   * `topeka`: exactly what the Topeka generators produce (no `outputSchema`);
-   * `default`: with the extensions of mapping.md §5 (portable 64-bit
-   * integers and `Value`/`ListValue`, `outputSchema`, required fields and
-   * `buf.validate` rules, `(proto_mcp.tool)` metadata, server-streaming tools).
+   * Which schemas the tools advertise (docs/profiles.md). `topeka`: exactly
+   * what the Go generator produces (no `outputSchema`); every other profile
+   * adds the extensions of docs/mapping.md §7 (`outputSchema`, required
+   * fields and `buf.validate` rules, `(proto_mcp.tool)` metadata,
+   * server-streaming tools).
    * @default 'portable'
    */
   profile?: Profile
   /**
-   * How tools are named (mapping §2): `'method'` → `SetVibe`, `'service'` →
+   * How tools are named (docs/mapping.md §2): `'method'` → `SetVibe`, `'service'` →
    * `VibeService_SetVibe`, `'qualified'` → `examples_v1_VibeService_SetVibe`,
    * or a function of the RPC. A `(proto_mcp.tool).name` wins over it.
    * @default 'method'
@@ -81,7 +82,7 @@ export interface ToolSchema {
   validationSchema?: JsonSchema
   /**
    * Schema of what protojson emits for the response message (for a
-   * server-streaming RPC, `{"messages":[...]}` of them); only in the `default` profile.
+   * server-streaming RPC, `{"messages":[...]}` of them); every profile but `topeka`.
    */
   outputSchema?: JsonSchema
   /** Full name of the service, no leading dot. */
@@ -91,7 +92,7 @@ export interface ToolSchema {
   /** Full names of the request and response messages, no leading dot. */
   requestType: string
   responseType: string
-  /** A server-streaming RPC: the tool collects the stream (default profile only). */
+  /** A server-streaming RPC: the tool collects the stream (every profile but `topeka`). */
   serverStreaming?: true
 }
 

@@ -1,12 +1,12 @@
 /**
- * Descriptions from comments (mapping.md §3).
+ * Descriptions from comments (docs/mapping.md §3).
  */
 
 const NAME_BOUNDARY_RE = /[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]/g
 const WHITESPACE_RUN_RE = /\s+/g
 
 /**
- * Normalises a raw leading comment (mapping.md §3): strips one leading `// `
+ * Normalises a raw leading comment (docs/mapping.md §3): strips one leading `// `
  * and `/* ` and one trailing ` *\/`, strips one `// ` from each line, joins
  * the lines with spaces, trims and collapses whitespace. `null` (no comment)
  * stays `null`; a comment that normalises to `""` gives `""`.
@@ -40,7 +40,7 @@ export function descriptionOf(raw: string | null): string | undefined {
   return text ? text : undefined
 }
 
-/** The text appended to the description of a field in a real oneof (mapping.md §4). */
+/** The text appended to the description of a field in a real oneof (docs/mapping.md §4). */
 export function oneofNote(oneof: string): string {
   return `Part of the "${oneof}" oneof: at most one of its fields may be set.`
 }

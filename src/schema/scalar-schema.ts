@@ -1,6 +1,6 @@
 /**
- * JSON Schemas of scalar values (mapping.md §4 table, §5 portable 64-bit
- * integers), for input (what a client may send) and output (what
+ * JSON Schemas of scalar values (docs/mapping.md §5; `portable`/`strict`
+ * in docs/profiles.md), for input (what a client may send) and output (what
  * protobufjs `ext/protojson` emits).
  */
 import type { JsonSchema, Profile, SchemaMode } from './types.ts'

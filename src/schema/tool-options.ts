@@ -1,5 +1,5 @@
 /**
- * Tool metadata from method options (mapping.md §5): the package's
+ * Tool metadata from method options (docs/mapping.md §7): the package's
  * `(proto_mcp.tool)` option (`protos/proto_mcp/options.proto`) and
  * protobuf's own `idempotency_level`.
  */

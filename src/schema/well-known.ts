@@ -1,6 +1,6 @@
 /**
  * Schemas of the well-known types, which protobuf JSON writes in their own
- * forms (mapping.md §4 table; §5 portable `Value`/`ListValue`).
+ * forms (docs/mapping.md §5; `portable`/`strict` in docs/profiles.md).
  */
 import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { ScalarType } from '../proto/model.ts'
@@ -19,7 +19,7 @@ export const WRAPPERS: Record<string, ScalarType> = {
   'google.protobuf.BytesValue': 'bytes',
 }
 
-/** Any JSON value, written so single-`type` clients accept it (mapping §5). */
+/** Any JSON value, written so single-`type` clients accept it (`full`, docs/mapping.md §5). */
 function portableValue(): JsonSchema {
   return {
     anyOf: [

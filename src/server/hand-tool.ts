@@ -21,7 +21,7 @@ export interface ToolDefinition {
   /** Advertised as is; a result's `structuredContent` should match it. */
   outputSchema?: JsonSchema
   annotations?: Record<string, unknown>
-  /** Scopes and server features a caller needs for the tool to exist for it (§4). */
+  /** Scopes and server features a caller needs for the tool to exist for it (docs/serving.md §5). */
   requires?: ToolRequirements
 }
 

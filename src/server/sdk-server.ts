@@ -86,7 +86,7 @@ export function callContext(core: ServingCore, name: string, ctx: ServerContext,
 
 type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>
 
-/** `request` without `params.arguments` when it is `null` (runtime.md §1.1: null arguments are `{}`). */
+/** `request` without `params.arguments` when it is `null` (docs/calls.md §1: null arguments are `{}`). */
 function withoutNullArguments(request: JSONRPCRequest): JSONRPCRequest {
   const params = request.params as Record<string, unknown> | undefined
   if (params?.arguments !== null) return request

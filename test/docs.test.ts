@@ -1,0 +1,73 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative, resolve, sep } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+// The project's own account of the mapping, the calls and the serving: comments in src/ cite these, never files outside the repo.
+const root = resolve(import.meta.dirname, '..')
+const src = join(root, 'src')
+const DOCS = ['docs/mapping.md', 'docs/calls.md', 'docs/serving.md'] as const
+// A cited Markdown file, with the section that follows it if any: `docs/calls.md §3`, `../shared/spec/runtime.md`.
+const MD_CITATION_RE = /(?<![\w/.-])((?:\.{1,2}\/|[\w-]+\/)*[\w.-]+\.md)\b(?:\s+§(\d+))?/g
+// A section cited by a spec's bare name: `(mapping §5)`, `runtime §1`.
+const BARE_SPEC_RE = /\b(?:mapping|runtime|server)\s+§\d+/g
+const SECTION_RE = /^## §(\d+)\b/gm
+
+function filesUnder(dir: string): string[] {
+  let out: string[] = []
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) out = out.concat(filesUnder(path))
+    else if (/\.[cm]?[jt]s$/.test(name)) out.push(path)
+  }
+  return out
+}
+
+const sectionsOf = (file: string): Set<string> =>
+  new Set([...readFileSync(file, 'utf8').matchAll(SECTION_RE)].map((m) => m[1]!))
+
+/**
+ * What is wrong with the citations in `text` (a file of src/): a `.md` that
+ * is not a file of the repo (names resolve from the repo root, so a bare
+ * `mapping.md` or a `../shared/...` path fails), a section its file does not
+ * have, or a spec cited by its bare name.
+ */
+export function badCitations(text: string): string[] {
+  const bad: string[] = []
+  for (const m of text.matchAll(MD_CITATION_RE)) {
+    const [, cited, section] = m
+    const path = resolve(root, cited!)
+    if (!path.startsWith(root + sep) || !existsSync(path)) {
+      bad.push(`${cited}: not a file of the repository`)
+    } else if (section !== undefined && !sectionsOf(path).has(section)) {
+      bad.push(`${cited} §${section}: no such section`)
+    }
+  }
+  for (const m of text.matchAll(BARE_SPEC_RE)) bad.push(`${m[0]}: cite docs/mapping.md, docs/calls.md or docs/serving.md`)
+  return bad
+}
+
+describe('docs', () => {
+  it.each(DOCS)('%s exists, with numbered sections', (doc) => {
+    const path = join(root, doc)
+    expect(existsSync(path)).toBe(true)
+    expect(sectionsOf(path).has('1')).toBe(true)
+  })
+
+  it('no file in src/ cites a Markdown file outside the repository or a section that does not exist', () => {
+    const bad = filesUnder(src).flatMap((file) =>
+      badCitations(readFileSync(file, 'utf8')).map((why) => `${relative(root, file)}: ${why}`))
+    expect(bad).toEqual([])
+  })
+
+  it('docs/internals.md cites only files of the repository', () => {
+    expect(badCitations(readFileSync(join(root, 'docs/internals.md'), 'utf8'))).toEqual([])
+  })
+
+  it('fails on the citations it is meant to catch', () => {
+    expect(badCitations('/** The call pipeline (runtime.md §1): validate, decode. */')).toHaveLength(1)
+    expect(badCitations('// See ../shared/spec/mapping.md §3.')).toHaveLength(1)
+    expect(badCitations('// Bounds go on the integer branch (mapping §5).')).toHaveLength(1)
+    expect(badCitations('/** (docs/calls.md §99) */')).toEqual(['docs/calls.md §99: no such section'])
+    expect(badCitations('/** (docs/calls.md §3) and (docs/mapping.md §1–§8) */')).toEqual([])
+  })
+})
