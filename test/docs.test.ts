@@ -26,17 +26,17 @@ const sectionsOf = (file: string): Set<string> =>
   new Set([...readFileSync(file, 'utf8').matchAll(SECTION_RE)].map((m) => m[1]!))
 
 /**
- * What is wrong with the citations in `text` (a file of src/): a `.md` that
- * is not a file of the repo (names resolve from the repo root, so a bare
- * `mapping.md` or a `../shared/...` path fails), a section its file does not
- * have, or a spec cited by its bare name.
+ * What is wrong with the citations in `text`: a `.md` that is not a file of
+ * the repo (names resolve from the repo root, or from `bases`: in src/ a
+ * bare `mapping.md` or a `../shared/...` path fails), a section its file
+ * does not have, or a spec cited by its bare name.
  */
-export function badCitations(text: string): string[] {
+export function badCitations(text: string, bases: readonly string[] = [root]): string[] {
   const bad: string[] = []
   for (const m of text.matchAll(MD_CITATION_RE)) {
     const [, cited, section] = m
-    const path = resolve(root, cited!)
-    if (!path.startsWith(root + sep) || !existsSync(path)) {
+    const path = [...bases, root].map((base) => resolve(base, cited!)).find((p) => p.startsWith(root + sep) && existsSync(p))
+    if (path === undefined) {
       bad.push(`${cited}: not a file of the repository`)
     } else if (section !== undefined && !sectionsOf(path).has(section)) {
       bad.push(`${cited} §${section}: no such section`)
@@ -59,8 +59,8 @@ describe('docs', () => {
     expect(bad).toEqual([])
   })
 
-  it('docs/internals.md cites only files of the repository', () => {
-    expect(badCitations(readFileSync(join(root, 'docs/internals.md'), 'utf8'))).toEqual([])
+  it.each(['docs/internals.md', ...DOCS])('%s cites only files of the repository', (doc) => {
+    expect(badCitations(readFileSync(join(root, doc), 'utf8'), [join(root, 'docs')])).toEqual([])
   })
 
   it('fails on the citations it is meant to catch', () => {
