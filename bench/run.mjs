@@ -1,20 +1,24 @@
 /**
  * `npm run bench`: runs every benchmark group of bench/registry.mjs against
  * dist/ (build it first: `npm run build && npm run bench`), prints a
- * markdown table and writes bench/results.json:
+ * markdown table and writes .tmp/bench/results.json (git-ignored):
  * `{"benchmarks":[{"id","ours","baseline","unit","ratio","higherIsBetter","target","met","runs","spread"}]}`.
  *
- *   node bench/run.mjs [--only id-or-group,... [--merge]]
+ *   node bench/run.mjs [--only id-or-group,...] [--save | --merge]
  *
- * `--only` prints and leaves results.json alone; with `--merge` its records
- * replace those of the same ids in results.json (the others stay).
+ * `--save` writes the tracked bench/results.json instead; `--only` runs a
+ * part and writes nothing, unless `--merge` puts its records in place of
+ * those of the same ids in bench/results.json (the others stay).
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { groups } from './registry.mjs'
 import { requireDist } from './lib/module.mjs'
 
 const RESULTS = fileURLToPath(new URL('./results.json', import.meta.url))
+/** Where a full run writes unless asked to save: a run on a busy machine must not rewrite the tracked figures. */
+const SCRATCH = fileURLToPath(new URL('../.tmp/bench/results.json', import.meta.url))
 /** The keys of a results.json record, in order: the file holds these and nothing else (notes are printed). */
 const KEYS = ['id', 'ours', 'baseline', 'unit', 'ratio', 'higherIsBetter', 'target', 'met', 'runs', 'spread']
 
@@ -73,11 +77,14 @@ async function main() {
   const seconds = (performance.now() - started) / 1000
   // A partial run (--only) prints its table but leaves the full results file alone, unless told to merge.
   const merge = only && process.argv.includes('--merge')
-  if (!only) writeFileSync(RESULTS, `${JSON.stringify({ benchmarks: records.map(resultOf) }, null, 2)}\n`)
-  else if (merge) writeFileSync(RESULTS, `${JSON.stringify({ benchmarks: mergeResults(JSON.parse(readFileSync(RESULTS, 'utf8')).benchmarks, records.map(resultOf)) }, null, 2)}\n`)
+  const target = process.argv.includes('--save') ? RESULTS : SCRATCH
+  if (!only) {
+    mkdirSync(dirname(target), { recursive: true })
+    writeFileSync(target, `${JSON.stringify({ benchmarks: records.map(resultOf) }, null, 2)}\n`)
+  } else if (merge) writeFileSync(RESULTS, `${JSON.stringify({ benchmarks: mergeResults(JSON.parse(readFileSync(RESULTS, 'utf8')).benchmarks, records.map(resultOf)) }, null, 2)}\n`)
   console.log(markdownTable(records))
   console.log(`\n${markdownNotes(records)}`)
-  console.log(`\n${records.length} benchmarks in ${seconds.toFixed(0)} s on Node ${process.versions.node}; ratios: ours vs a baseline measured in the same run.${!only ? ' Written to bench/results.json.' : merge ? ' Merged into bench/results.json.' : ''}`)
+  console.log(`\n${records.length} benchmarks in ${seconds.toFixed(0)} s on Node ${process.versions.node}; ratios: ours vs a baseline measured in the same run.${!only ? ` Written to ${target === RESULTS ? 'bench/results.json' : '.tmp/bench/results.json (--save writes bench/results.json)'}.` : merge ? ' Merged into bench/results.json.' : ''}`)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
