@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { build as esbuild } from 'esbuild'
+import { bundleServerFixture } from './fixtures/bundle-server.ts'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -21,11 +21,7 @@ const info = { name: 'stdio-asking-test', version: '0.0.0' }
 const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text
 
 beforeAll(async () => {
-  await esbuild({
-    entryPoints: [join(import.meta.dirname, 'fixtures', 'asking-server.ts')],
-    bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: script, logLevel: 'silent',
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  })
+  await bundleServerFixture('asking-server', script)
 }, 60_000)
 
 afterAll(async () => {

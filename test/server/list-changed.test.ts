@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { build as esbuild } from 'esbuild'
+import { bundleServerFixture } from './fixtures/bundle-server.ts'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -22,11 +22,7 @@ const script = join(dir, 'changing-server.mjs')
 const closers: Array<() => Promise<unknown>> = []
 
 beforeAll(async () => {
-  await esbuild({
-    entryPoints: [join(import.meta.dirname, 'fixtures', 'changing-server.ts')],
-    bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: script, logLevel: 'silent',
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  })
+  await bundleServerFixture('changing-server', script)
 }, 60_000)
 
 afterAll(async () => {
