@@ -3,7 +3,7 @@
  * build the tools, compile their validators with the code generator's Ajv,
  * and assemble the spec `createProtoServer` takes.
  */
-import { createAjv, needsOwnProperties, rewriteErrorConcat } from '../codegen/index.ts'
+import { compileValidatorsInProcess } from '../codegen/index.ts'
 import { serverName } from '../plugin/build-module.ts'
 import { loadProto, type ProtoModel } from '../proto/index.ts'
 import type { ProtoServerSpec, ValidateFunction } from '../runtime/types.ts'
@@ -44,29 +44,11 @@ export function buildServerSpec(file: string, options: BuildSpecOptions = {}): B
 export function specFromModel(model: ProtoModel, name: string, options: Omit<BuildSpecOptions, 'importPaths'> = {}): BuiltSpec {
   const profile = options.profile ?? 'portable'
   const built = buildTools(model, { profile, serverName: name, ...(options.toolNames ? { toolNames: options.toolNames } : {}) })
+  // The validator checks the exact schema where the advertised one says less (portable, strict).
+  const compiled = compileValidatorsInProcess(built.tools.map((tool) => tool.validationSchema ?? tool.inputSchema), built.tools.map((tool) => tool.name))
   // Ajv's own warnings (an unknown format) join the build's instead of going to the console.
-  const ajvWarnings: string[] = []
-  const note = (...args: unknown[]): void => { ajvWarnings.push(args.map(String).join(' ')) }
-  const ajv = createAjv({ logger: { log: () => {}, warn: note, error: note }, ownProperties: needsOwnProperties(built.tools.map((tool) => tool.validationSchema ?? tool.inputSchema)) })
-  // Ajv's own code gathers errors with a quadratic concat (a request of many bad
-  // items would stall the gateway); the generated validators' rewrite fixes it.
-  ajv.opts.code.process = (code) => rewriteErrorConcat(code)
-  const validators = new Map<string, ValidateFunction>()
-  const tools = built.tools.map(({ validationSchema, ...tool }) => {
-    // The validator checks the exact schema where the advertised one says less (portable, strict).
-    const schema = validationSchema ?? tool.inputSchema
-    const key = JSON.stringify(schema)
-    let validate = validators.get(key)
-    if (validate === undefined) {
-      try {
-        validate = ajv.compile(schema) as unknown as ValidateFunction
-      } catch (cause) {
-        throw new Error(`cannot compile the input schema of tool "${tool.name}": ${(cause as Error).message}`, { cause })
-      }
-      validators.set(key, validate)
-    }
-    return { ...tool, validate }
-  })
+  const ajvWarnings = compiled.warnings
+  const tools = built.tools.map(({ validationSchema: _, ...tool }, i) => ({ ...tool, validate: compiled.validators[i] as unknown as ValidateFunction }))
   const spec: ProtoServerSpec = {
     name,
     version: '0.0.0',

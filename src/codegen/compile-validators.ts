@@ -5,26 +5,53 @@
 import Ajv2020 from 'ajv/dist/2020.js'
 import standaloneCode from 'ajv/dist/standalone/index.js'
 import addFormats from 'ajv-formats'
-import type { Logger } from 'ajv'
+import { _, and, or, stringify } from 'ajv/dist/compile/codegen/index.js'
+import type { KeywordDefinition, Logger } from 'ajv'
 import { needsOwnProperties } from './own-properties.ts'
 import { protectProtoKeys } from './protect-proto-keys.ts'
-import { rewriteErrorConcat } from './rewrite-error-concat.ts'
+import { compactErrorPushes, rewriteErrorConcat } from './rewrite-error-concat.ts'
 import { rewriteRequires } from './rewrite-requires.ts'
+import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD, shareSchemas, validatorSchema } from './validator-schema.ts'
 
 /** A JSON Schema document, as plain JSON. */
 export type JsonSchema = Record<string, unknown>
 
 /**
- * The Ajv options every `?mcp` validator is compiled with; the runtime's
- * error texts read `schema`/`data` off each error, hence `verbose`.
+ * The Ajv options every `?mcp` validator is compiled with. Errors carry no
+ * `message`, `schema` or `data` (`verbose`): the runtime's texts come from
+ * `keyword` and `params`, and it reads the value at `instancePath` itself.
  */
 export const AJV_OPTIONS = {
   allErrors: true,
-  verbose: true,
+  verbose: false,
+  messages: false,
+  // A `$ref` to a shared schema stays a call: inlined, it would be compiled once per use.
+  inlineRefs: false,
   // Schemas carry annotations Ajv does not know in strict mode; unknown
   // formats are still reported through the logger (see compileValidators).
   strict: false,
 } as const
+
+/** The two keywords of validator-schema.ts, as code (standalone output needs code keywords). */
+const KEYWORDS: KeywordDefinition[] = [
+  {
+    keyword: PROTO_FLOAT_KEYWORD,
+    schemaType: 'array',
+    code(cxt) {
+      const { data, schema } = cxt
+      cxt.fail(and(_`typeof ${data} != "number"`, ...(schema as Array<string | null>).map((s) => _`${data} !== ${s}`)))
+    },
+  },
+  {
+    keyword: NOT_IN_KEYWORD,
+    schemaType: 'array',
+    code(cxt) {
+      const { data, schema } = cxt
+      cxt.fail(or(...(schema as Array<string | number | boolean | null>).map((v) => _`${data} === ${v}`)))
+    },
+    error: { message: 'must not be one of the values', params: ({ schema }) => _`{values: ${stringify(schema)}}` },
+  },
+]
 
 /** The result of {@link compileValidators}. */
 export interface CompiledValidators {
@@ -51,8 +78,82 @@ export function createAjv(options: { source?: boolean; logger?: Logger; ownPrope
     // `lines` keeps generated validators reviewable in a diff (golden files).
     code: { source: options.source ?? false, esm: true, lines: options.source ?? false, optimize: true },
   })
+  // No schema of ours uses `unevaluated*`: without this, every function tracks what it evaluated.
+  ajv.opts.unevaluated = false
   addFormats(ajv)
+  for (const keyword of KEYWORDS) ajv.addKeyword(keyword)
   return ajv
+}
+
+/** The result of {@link addValidators}. */
+interface AddedValidators {
+  /** For each input schema, the key of its validator (identical schemas share one). */
+  names: string[]
+  /** The keys of the distinct validators. */
+  distinct: string[]
+}
+
+/**
+ * Adds the validator form of `schemas` to `ajv` (validator-schema.ts: no
+ * annotations, shared message schemas once), each distinct one under
+ * `inputValidatorN`, and compiles them. Throws when a schema does not
+ * compile, naming its tool (`names[i]`, else the index).
+ */
+function addValidators(ajv: Ajv2020, schemas: readonly JsonSchema[], toolNames: readonly string[]): AddedValidators {
+  const byJson = new Map<string, number>()
+  const firsts: number[] = []
+  const names = schemas.map((schema, i) => {
+    const json = JSON.stringify(schema)
+    let n = byJson.get(json)
+    if (n === undefined) {
+      n = byJson.size
+      byJson.set(json, n)
+      firsts.push(i)
+    }
+    // A prefix Ajv never gives its own functions (`validate20`, ...).
+    return `inputValidator${n}`
+  })
+  const { roots, shared } = shareSchemas(firsts.map((i) => validatorSchema(schemas[i]) as JsonSchema))
+  for (const schema of shared) ajv.addSchema(schema)
+  const distinct = roots.map((root, n) => {
+    const name = `inputValidator${n}`
+    try {
+      ajv.addSchema(root, name)
+      ajv.getSchema(name)
+    } catch (cause) {
+      const i = firsts[n]!
+      const tool = toolNames[i] === undefined ? `#${i}` : `"${toolNames[i]}"`
+      throw new Error(`cannot compile the input schema of tool ${tool}: ${(cause as Error).message}`, { cause })
+    }
+    return name
+  })
+  return { names, distinct }
+}
+
+/** The result of {@link compileValidatorsInProcess}. */
+export interface InProcessValidators {
+  /** For each input schema, its validator (identical schemas share one). */
+  validators: ValidateFunction[]
+  /** What Ajv logged while compiling (e.g. an unknown format). */
+  warnings: string[]
+}
+
+/** A compiled validator, as the runtime calls it. */
+export type ValidateFunction = ((data: unknown) => boolean) & { errors?: unknown[] | null }
+
+/**
+ * Compiles `schemas` now, in this process (the CLI's gateway), exactly as
+ * {@link compileValidators} would for a module: the same schema forms, the
+ * same error shapes, Ajv's error concat made linear.
+ */
+export function compileValidatorsInProcess(schemas: readonly JsonSchema[], toolNames: readonly string[] = []): InProcessValidators {
+  const warnings: string[] = []
+  const note = (...args: unknown[]): void => { warnings.push(args.map(String).join(' ')) }
+  const ajv = createAjv({ logger: { log: () => {}, warn: note, error: note }, ownProperties: needsOwnProperties(schemas) })
+  // Ajv's own code gathers errors with a quadratic concat (a request of many bad items would stall the gateway).
+  ajv.opts.code.process = (code) => rewriteErrorConcat(code)
+  const { names } = addValidators(ajv, schemas, toolNames)
+  return { validators: names.map((name) => ajv.getSchema(name) as unknown as ValidateFunction), warnings }
 }
 
 /**
@@ -65,32 +166,13 @@ export function compileValidators(schemas: readonly JsonSchema[], toolNames: rea
   const note = (...args: unknown[]): void => { warnings.push(args.map(String).join(' ')) }
   // Ajv's logger is the only way it reports ignored keywords and formats.
   const ajv = createAjv({ source: true, logger: { log: () => {}, warn: note, error: note }, ownProperties: needsOwnProperties(schemas) })
-  const byJson = new Map<string, string>()
-  const names: string[] = []
-  const exports: Record<string, string> = {}
-  schemas.forEach((schema, i) => {
-    const json = JSON.stringify(schema)
-    let name = byJson.get(json)
-    if (name === undefined) {
-      // A prefix Ajv never gives its own functions (`validate20`, ...).
-      name = `inputValidator${byJson.size}`
-      byJson.set(json, name)
-      try {
-        ajv.addSchema(schema, name)
-        ajv.getSchema(name)
-      } catch (cause) {
-        const tool = toolNames[i] === undefined ? `#${i}` : `"${toolNames[i]}"`
-        throw new Error(`cannot compile the input schema of tool ${tool}: ${(cause as Error).message}`, { cause })
-      }
-      exports[name] = name
-    }
-    names.push(name)
-  })
+  const { names, distinct } = addValidators(ajv, schemas, toolNames)
+  const exports = Object.fromEntries(distinct.map((name) => [name, name]))
   if (names.length === 0) return { code: '', names, helpers: [], warnings }
   const esm = standaloneCode(ajv, exports)
     .replace(/^"use strict";/, '')
     // The validators are module-private: the tool table is the interface.
     .replace(/\bexport const (inputValidator\d+) = /g, 'const $1 = ')
-  const { code, helpers } = rewriteRequires(protectProtoKeys(rewriteErrorConcat(esm)))
+  const { code, helpers } = rewriteRequires(protectProtoKeys(compactErrorPushes(rewriteErrorConcat(esm))))
   return { code, names, helpers, warnings }
 }

@@ -47,11 +47,8 @@ const TOOL_KEYS = [
   'service', 'method', 'requestType', 'responseType', 'serverStreaming',
 ] as const
 
-const json = (value: unknown): string => protectProtoKeys(JSON.stringify(value, null, 2))
-
-function indent(text: string, by: string): string {
-  return text.replace(/\n/g, `\n${by}`)
-}
+// Compact JSON: a module is read by a parser, and whitespace was a fifth of its bytes.
+const json = (value: unknown): string => protectProtoKeys(JSON.stringify(value))
 
 /** Schema subtrees at least this long (as JSON) that several tools share are emitted once. */
 const SHARED_MIN_CHARS = 120
@@ -74,8 +71,8 @@ class SharedSchemas {
     for (const child of Object.values(schema)) this.count(child)
   }
 
-  /** `value` as pretty JSON at `indent`, with each shared subtree (not `value` itself when `whole`) as its constant's name. */
-  serialize(value: unknown, indent: string, whole = false): string {
+  /** `value` as JSON, with each shared subtree (not `value` itself when `whole`) as its constant's name. */
+  serialize(value: unknown, whole = false): string {
     if (value === null || typeof value !== 'object') return JSON.stringify(value)
     if (!whole) {
       const text = JSON.stringify(value)
@@ -83,7 +80,7 @@ class SharedSchemas {
         let name = this.#names.get(text)
         if (name === undefined) {
           // Its body first: the shared schemas inside it are declared (and numbered) before it.
-          const body = this.serialize(value, '', true)
+          const body = this.serialize(value, true)
           name = `sharedSchema${this.declarations.length}`
           this.#names.set(text, name)
           this.declarations.push(`const ${name} = ${body}`)
@@ -91,12 +88,8 @@ class SharedSchemas {
         return name
       }
     }
-    const inner = `${indent}  `
-    if (Array.isArray(value)) {
-      return value.length === 0 ? '[]' : `[\n${value.map((item) => `${inner}${this.serialize(item, inner)}`).join(',\n')}\n${indent}]`
-    }
-    const entries = Object.entries(value)
-    return entries.length === 0 ? '{}' : `{\n${entries.map(([key, item]) => `${inner}${JSON.stringify(key)}: ${this.serialize(item, inner)}`).join(',\n')}\n${indent}}`
+    if (Array.isArray(value)) return `[${value.map((item) => this.serialize(item)).join(',')}]`
+    return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}:${this.serialize(item)}`).join(',')}}`
   }
 }
 
@@ -109,17 +102,17 @@ function pickTool(tool: ToolSchema): Record<string, unknown> {
   return sortKeys(picked)
 }
 
-/** One entry of `tools`: sorted JSON (shared schemas by name) with the codecs and the validator spliced in. */
+/** One entry of `tools`, a field a line: sorted JSON (shared schemas by name) with the codecs and the validator spliced in. */
 function emitTool(picked: Record<string, unknown>, shared: SharedSchemas, validator: string, codecs: { decode?: string; encode?: string } = {}): string {
   const fields = Object.entries(picked).map(([key, value]) =>
-    `"${key}": ${SCHEMA_KEYS.has(key) ? shared.serialize(value, '  ') : indent(JSON.stringify(value, null, 2), '  ')}`)
+    `"${key}": ${SCHEMA_KEYS.has(key) ? shared.serialize(value) : JSON.stringify(value)}`)
   // `validate` is an identifier, not JSON; it sorts last after `service` etc.
   fields.push(
     ...(codecs.decode ? [`"decode": ${codecs.decode}`] : []),
     ...(codecs.encode ? [`"encode": ${codecs.encode}`] : []),
     `"validate": ${validator}`,
   )
-  return indent(`{\n  ${fields.join(',\n  ')}\n}`, '  ')
+  return `{\n    ${fields.join(',\n    ')}\n  }`
 }
 
 /**

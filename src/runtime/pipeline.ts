@@ -51,7 +51,7 @@ function validationFailure(tool: CompiledTool, input: unknown): string | undefin
   } catch (error) {
     return error instanceof RangeError ? NESTED_TOO_DEEPLY : `${INVALID_ARGUMENTS}: ${messageOf(error)}`
   }
-  return renderValidationErrors(validate.errors ?? [])
+  return renderValidationErrors(validate.errors ?? [], input)
 }
 
 /** The result of a response that did not decode as is: retried once with JS values fixed up (off the hot path). */

@@ -16,7 +16,7 @@ export interface ValidationError {
   keyword: string
   params: Record<string, unknown>
   message?: string
-  /** Present because validators are compiled with `verbose: true`. */
+  /** Only from validators compiled with `verbose` (hand-written tools'); generated ones carry neither. */
   schema?: unknown
   parentSchema?: unknown
   data?: unknown

@@ -29,10 +29,10 @@ function typeNames(error: ValidationError): string[] {
   return String(error.params.type ?? error.schema).split(',')
 }
 
-/** The message of one error object (without its pointer). */
-export function validationMessage(error: ValidationError): string {
+/** The message of one error object (without its pointer); `valueOf` gives the value it is about when the error does not carry it. */
+export function validationMessage(error: ValidationError, valueOf: (error: ValidationError) => unknown = () => undefined): string {
   const { params } = error
-  const v = json(error.data)
+  const v = json('data' in error ? error.data : valueOf(error))
   switch (error.keyword) {
     case 'type': {
       const types = typeNames(error)
@@ -84,6 +84,10 @@ export function validationMessage(error: ValidationError): string {
       return `${v} has more than ${plural(params.limit, 'property', 'properties')}`
     case 'not':
       return `${v} should not be valid under ${json(error.schema)}`
+    case NOT_IN_KEYWORD:
+      return `${v} should not be valid under ${json({ enum: params.values })}`
+    case PROTO_FLOAT_KEYWORD:
+      return `${v} is not of type "number"`
     case 'propertyNames':
       return `${v} has an invalid property name ${json(params.propertyName)}`
     case 'false schema':
@@ -93,10 +97,19 @@ export function validationMessage(error: ValidationError): string {
   }
 }
 
-/** Whether `error` comes from inside a failing `anyOf`/`oneOf` branch (those report one message of their own). */
-function isBranchError(error: ValidationError, combiners: ReadonlyArray<{ prefix: string; kept?: string }>): boolean {
-  const path = error.schemaPath
-  for (const { prefix, kept } of combiners) if (path.startsWith(prefix) && !(kept !== undefined && path.startsWith(kept))) return true
+/** A failed `anyOf`/`oneOf`: its branches' errors are at `prefix` of its schema, at `at` or under it in the data. */
+interface Combiner { prefix: string; at: string }
+
+/**
+ * Whether `error` comes from inside a failing `anyOf`/`oneOf` branch (those
+ * report one message of their own). The data path counts too: a schema
+ * shared by reference reports schema paths from its own root.
+ */
+function isBranchError(error: ValidationError, combiners: readonly Combiner[]): boolean {
+  const { schemaPath, instancePath } = error
+  for (const { prefix, at } of combiners) {
+    if (schemaPath.startsWith(prefix) && (instancePath === at || instancePath.startsWith(`${at}/`))) return true
+  }
   return false
 }
 
@@ -104,33 +117,54 @@ function isBranchError(error: ValidationError, combiners: ReadonlyArray<{ prefix
 export const MAX_RENDERED_ERRORS = 100
 
 /**
- * The key of an `anyOf` whose first branch is what the advertised schema
- * says (schema/scalar-schema.ts writes it on `portable` floats): its texts
- * are that branch's, not the `anyOf`'s.
+ * The keywords generated validators use beyond JSON Schema's
+ * (codegen/validator-schema.ts): a `portable` float (a number or a listed
+ * non-finite string) and `not: {enum}` carrying its values.
  */
-export const ADVERTISED_BRANCH = 'x-advertised-branch'
+export const PROTO_FLOAT_KEYWORD = 'x-proto-float'
+export const NOT_IN_KEYWORD = 'x-not-in'
 
-const advertisedBranch = (error: ValidationError): boolean =>
-  error.keyword === 'anyOf' && (error.parentSchema as Record<string, unknown> | undefined)?.[ADVERTISED_BRANCH] === 0
+/** The value at `pointer` (an error's `instancePath`) in `data`, own keys only. */
+export function valueAt(data: unknown, pointer: string): unknown {
+  if (pointer === '') return data
+  let at = data
+  for (const raw of pointer.slice(1).split('/')) {
+    if (at === null || typeof at !== 'object') return undefined
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    if (!Object.prototype.hasOwnProperty.call(at, key)) return undefined
+    at = (at as Record<string, unknown>)[key]
+  }
+  return at
+}
 
 /**
  * The texts of a failed validation, in the validator's order, joined by `; `,
  * each as `<JSON pointer>: <message>`; several unexpected properties of one
  * object are one message. Renders at most {@link MAX_RENDERED_ERRORS}
  * messages, then `; ... and N more errors`. Returns the full tool error text.
+ * `data` is the validated value: errors without `data` of their own (Ajv's
+ * `verbose` is off) show the value at their `instancePath` in it.
  */
-export function renderValidationErrors(errors: readonly ValidationError[]): string {
-  // A branch's errors are shown only through an advertised branch (a combiner's own text stands for the rest).
-  const combiners: Array<{ prefix: string; kept?: string }> = []
+export function renderValidationErrors(errors: readonly ValidationError[], data?: unknown): string {
+  // A combiner's own text stands for its branches' errors.
+  const combiners: Combiner[] = []
   for (const e of errors) {
-    if (e.keyword !== 'anyOf' && e.keyword !== 'oneOf') continue
-    combiners.push(advertisedBranch(e) ? { prefix: `${e.schemaPath}/`, kept: `${e.schemaPath}/0/` } : { prefix: `${e.schemaPath}/` })
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') combiners.push({ prefix: `${e.schemaPath}/`, at: e.instancePath })
   }
+  // Errors inside `propertyNames` are about a key, which their `propertyNames` error (right after them) names.
+  const keys = new Map<ValidationError, unknown>()
+  for (let j = 0; j < errors.length; j++) {
+    const names = errors[j]!
+    if (names.keyword !== 'propertyNames') continue
+    for (let i = j - 1; i >= 0 && errors[i]!.schemaPath.startsWith(`${names.schemaPath}/`) && errors[i]!.instancePath === names.instancePath; i--) {
+      keys.set(errors[i]!, names.params.propertyName)
+    }
+  }
+  const valueOf = (error: ValidationError): unknown => keys.has(error) ? keys.get(error) : valueAt(data, error.instancePath)
   // One entry per message; rendered only for the first MAX_RENDERED_ERRORS.
   const entries: Array<{ error: ValidationError; names?: string[] }> = []
   const extras = new Map<string, string[]>()
   for (const error of errors) {
-    if (advertisedBranch(error)) continue
     if (combiners.length > 0 && isBranchError(error, combiners)) continue
     if (error.keyword === 'additionalProperties') {
       const key = `${error.instancePath}\0${error.schemaPath}`
@@ -155,7 +189,7 @@ export function renderValidationErrors(errors: readonly ValidationError[]): stri
       const quoted = names.map((n) => `'${n}'`).join(', ')
       parts.push(`${error.instancePath}: Additional properties are not allowed (${quoted} were unexpected)`)
     } else {
-      parts.push(`${error.instancePath}: ${validationMessage(error)}`)
+      parts.push(`${error.instancePath}: ${validationMessage(error, valueOf)}`)
     }
   }
   const more = entries.length - shown

@@ -22,8 +22,8 @@ export const NOTE = 'x-note'
 /**
  * Marks a validator's `anyOf` whose first branch is what the advertised
  * schema says (a `portable` float: a number; its other branches are the
- * non-finite strings): error texts then speak of that branch. The runtime's
- * `validation-text.ts` reads the same key; a test ties the two.
+ * non-finite strings): error texts then speak of that branch. The
+ * validator's form of such a float is one keyword (codegen/validator-schema.ts).
  */
 export const ADVERTISED_BRANCH = 'x-advertised-branch'
 

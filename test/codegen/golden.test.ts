@@ -55,6 +55,6 @@ describe.each(['full', 'portable'] as const)('golden: fixtures/golden/example.%s
     expect(code).toContain(
       `export default createProtoServer({ name: "example", version: "0.0.0", profile: "${profile}", descriptor, tools, services, lenient })`,
     )
-    expect(code).toContain('const services = {\n  "examples.v1.VibeService": [\n    "SetVibe",\n')
+    expect(code).toContain('const services = {"examples.v1.VibeService":["SetVibe",')
   })
 })

@@ -32,8 +32,8 @@ describe('rewriteErrorConcat', () => {
       'vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);',
     ].join('\n')
     expect(rewriteErrorConcat(code)).toBe([
-      'if(vErrors === null){vErrors = validate21.errors;}else{for(const vError of validate21.errors){vErrors.push(vError);}}',
-      'if(vErrors === null){vErrors = wrapper0.validate.errors;}else{for(const vError of wrapper0.validate.errors){vErrors.push(vError);}}',
+      'if(vErrors === null){vErrors = validate21.errors;}else{for(let i = 0, e = validate21.errors; i < e.length; i++){vErrors.push(e[i]);}}',
+      'if(vErrors === null){vErrors = wrapper0.validate.errors;}else{for(let i = 0, e = wrapper0.validate.errors; i < e.length; i++){vErrors.push(e[i]);}}',
     ].join('\n'))
   })
 
@@ -54,7 +54,7 @@ describe('validating many failing $ref items is linear', () => {
 
   it('the generated code has no error-array concat', () => {
     const { code } = treeValidator()
-    expect(code).toContain('for(const vError of ')
+    expect(code).toContain('for(let i = 0, e = ')
     expect(code).not.toContain('.concat(')
   })
 

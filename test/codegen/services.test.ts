@@ -20,7 +20,7 @@ service Empty {}
 
 /** The `services` literal of the emitted module, parsed. */
 function servicesOf(code: string): unknown {
-  const literal = /^const services = (\{[\s\S]*?\n\})$/m.exec(code)
+  const literal = /^const services = (\{.*\})$/m.exec(code)
   if (!literal) throw new Error('no services in the emitted module')
   return JSON.parse(literal[1]!)
 }

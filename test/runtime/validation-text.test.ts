@@ -6,7 +6,7 @@ import type { ValidateFunction } from '../../src/runtime/types.ts'
 function texts(schema: object, data: unknown): string {
   const validate = makeAjv().compile(schema) as unknown as ValidateFunction
   expect(validate(data)).toBe(false)
-  return renderValidationErrors(validate.errors ?? [])
+  return renderValidationErrors(validate.errors ?? [], data)
 }
 
 describe('validation messages (runtime.md §2 table)', () => {
