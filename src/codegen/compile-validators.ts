@@ -6,13 +6,13 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import standaloneCode from 'ajv/dist/standalone/index.js'
 import addFormats from 'ajv-formats'
 import type { Logger } from 'ajv'
+import type { GeneratedImport, JsonSchema } from '../contract/index.ts'
 import { needsOwnProperties } from './own-properties.ts'
 import { protectProtoKeys } from './protect-proto-keys.ts'
 import { rewriteErrorConcat } from './rewrite-error-concat.ts'
 import { rewriteRequires } from './rewrite-requires.ts'
 
-/** A JSON Schema document, as plain JSON. */
-export type JsonSchema = Record<string, unknown>
+export type { JsonSchema }
 
 /**
  * The Ajv options every `?mcp` validator is compiled with; the runtime's
@@ -32,8 +32,8 @@ export interface CompiledValidators {
   code: string
   /** For each input schema, the name of its validator (identical schemas share one). */
   names: string[]
-  /** The `unplugin-proto-mcp/runtime` exports the code uses, sorted. */
-  helpers: string[]
+  /** The `unplugin-proto-mcp/internal` exports the code uses, sorted. */
+  helpers: GeneratedImport[]
   /** What Ajv logged while compiling (e.g. an unknown format). */
   warnings: string[]
 }
