@@ -9,7 +9,6 @@ import {
   hostHeaderValidation, localhostHostValidation, localhostOriginValidation, originValidation, toNodeHandler,
 } from '@modelcontextprotocol/node'
 import { DEFAULT_HTTP_HOST, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
-import { checkServeHttpOptions } from './http-options.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import {
@@ -172,9 +171,8 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
   return handler
 }
 
-/** Serves `core` over Streamable HTTP; resolves once listening. */
+/** Serves `core` over Streamable HTTP (options checked by `Server.serveHttp`); resolves once listening. */
 export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
-  checkServeHttpOptions(options)
   const {
     host = DEFAULT_HTTP_HOST, port = 3000, path = '/mcp', allowAnyHost = false,
     headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, maxConnections = DEFAULT_MAX_CONNECTIONS,

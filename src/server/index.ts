@@ -15,7 +15,7 @@ import type { CheckedImplementation } from './typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
 import { createFetchHandler, type FetchHandler } from './http-core.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
-import { checkNodeHandlerOptions } from './http-options.ts'
+import { checkNodeHandlerOptions, checkServeHttpOptions } from './http-options.ts'
 import { loadHttp, loadStdio } from './node-transports.ts'
 import { principalOf } from './principal.ts'
 import { ServingCore } from './serving-core.ts'
@@ -29,7 +29,7 @@ export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } fr
 export type { ToolContext, ToolDefinition, ToolHandler } from './hand-tool.ts'
 export type { PromptDefinition, PromptGetter, PromptMessage, PromptOptions, ResourceContents, ResourceDefinition, ResourceReader } from './resources.ts'
 export type { ResourceTemplateDefinition, ResourceTemplateOptions, TemplateReader, TemplateVariables } from './resource-templates.ts'
-export type { Completer } from './completions.ts'
+export type { Completer } from './completer.ts'
 export type { ToolWithHandler } from './handle.ts'
 export { ServerHandle } from './handle.ts'
 export { ServerBuilder } from './builder.ts'
@@ -164,6 +164,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
 
   /** Serves Streamable HTTP (default `http://127.0.0.1:3000/mcp`) for both eras; resolves once listening. */
   async serveHttp(options?: ServeHttpOptions): Promise<HttpHandle> {
+    checkServeHttpOptions(options)
     return (await loadHttp()).serveCoreHttp(this[CORE], options)
   }
 
