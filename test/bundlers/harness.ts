@@ -66,20 +66,11 @@ export async function installRuntimePackage(ws: string, options: { dts?: boolean
   mkdirSync(pkg, { recursive: true })
   cpSync(join(REPO, 'package.json'), join(pkg, 'package.json'))
   if (options.dts) cpSync(join(REPO, 'client.d.ts'), join(pkg, 'client.d.ts'))
-  await tsdown({
-    config: false,
-    cwd: REPO,
-    entry: RUNTIME_ENTRIES,
-    outDir: join(pkg, 'dist'),
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    dts: options.dts ?? false,
-    clean: true,
-    logLevel: 'error',
-    // As the package build does: its lazily `require`d dependencies are inlined.
-    deps: { alwaysBundle: INLINED },
-  })
+  const common = { config: false, cwd: REPO, entry: RUNTIME_ENTRIES, outDir: join(pkg, 'dist'), format: 'esm', platform: 'node', target: 'node20', logLevel: 'error' } as const
+  // As the package build does: its lazily `require`d dependencies are inlined.
+  await tsdown({ ...common, dts: false, clean: true, deps: { alwaysBundle: INLINED } })
+  // The declarations apart, as tsdown.config.ts builds them: they keep referring to the packages' own types.
+  if (options.dts) await tsdown({ ...common, dts: { emitDtsOnly: true }, clean: false })
   return pkg
 }
 
