@@ -6,18 +6,25 @@ export const INLINED = [/^ajv($|\/)/, /^ajv-formats($|\/)/, /^protobufjs($|\/)/,
 
 const WEB_TRANSPORTS = fileURLToPath(new URL('./src/server/web-transports.ts', import.meta.url))
 
+/** What generated `?mcp` modules and users' programs load: the user's API and the internal subpath, sharing one chunk. */
+export const RUNTIME_ENTRIES = {
+  runtime: 'src/entries/runtime.ts',
+  internal: 'src/entries/internal.ts',
+}
+
+// dist/<name>.mjs for each: the paths of package.json's `exports`.
 const ENTRIES = {
-  index: 'src/index.ts',
-  vite: 'src/vite.ts',
-  rollup: 'src/rollup.ts',
-  rolldown: 'src/rolldown.ts',
-  esbuild: 'src/esbuild.ts',
-  webpack: 'src/webpack.ts',
-  rspack: 'src/rspack.ts',
-  runtime: 'src/runtime.ts',
-  grpc: 'src/grpc.ts',
-  gateway: 'src/gateway.ts',
-  cli: 'src/cli.ts',
+  index: 'src/entries/index.ts',
+  vite: 'src/entries/vite.ts',
+  rollup: 'src/entries/rollup.ts',
+  rolldown: 'src/entries/rolldown.ts',
+  esbuild: 'src/entries/esbuild.ts',
+  webpack: 'src/entries/webpack.ts',
+  rspack: 'src/entries/rspack.ts',
+  ...RUNTIME_ENTRIES,
+  grpc: 'src/entries/grpc.ts',
+  gateway: 'src/entries/gateway.ts',
+  cli: 'src/entries/cli.ts',
 }
 
 export default defineConfig([
@@ -47,8 +54,8 @@ export default defineConfig([
   },
   {
     // The runtime for Workers and browsers (the `workerd`, `worker` and
-    // `browser` conditions of `./runtime`): the same API, no Node transports.
-    entry: { runtime: 'src/runtime.ts' },
+    // `browser` conditions of `./runtime` and `./internal`): the same API, no Node transports.
+    entry: RUNTIME_ENTRIES,
     fixedExtension: true,
     outDir: 'dist/web',
     format: 'esm',

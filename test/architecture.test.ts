@@ -1,11 +1,13 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const src = join(import.meta.dirname, '..', 'src')
-const STAGES = ['proto', 'schema', 'codegen', 'plugin', 'runtime', 'server', 'grpc', 'cli'] as const
+// `contract/` is the bottom: every stage may import it, it imports nothing of the project.
+const STAGES = ['contract', 'proto', 'schema', 'codegen', 'plugin', 'runtime', 'server', 'grpc', 'cli'] as const
 const BUILD_TIME = new Set(['proto', 'schema', 'codegen', 'plugin'])
-const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
+// Value and type imports, re-exports, dynamic and side-effect imports.
+const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s*['"]([^'"]+)['"]/gm
 
 function filesUnder(dir: string): string[] {
   let out: string[] = []
@@ -28,7 +30,7 @@ function importsOf(stage: string): { file: string; spec: string }[] {
   }
   return files.flatMap((file) => {
     const text = readFileSync(file, 'utf8')
-    return [...text.matchAll(IMPORT_RE)].map((m) => ({ file: relative(src, file), spec: (m[1] ?? m[2])! }))
+    return [...text.matchAll(IMPORT_RE)].map((m) => ({ file: relative(src, file), spec: (m[1] ?? m[2] ?? m[3])! }))
   })
 }
 
@@ -57,6 +59,19 @@ describe('stage folders import one way', () => {
     expect(bad).toEqual([])
   })
 
+  it('contract/ imports nothing: no other folder, no package, no Node module', () => {
+    const bad = importsOf('contract').filter(({ file, spec }) => !spec.startsWith('.') || targetStage(file, spec) !== 'contract')
+    expect(bad).toEqual([])
+  })
+
+  it('entries/ holds every entry and is imported by no stage', () => {
+    const entries = readdirSync(join(src, 'entries'))
+    expect(readdirSync(src).filter((name) => statSync(join(src, name)).isFile())).toEqual([])
+    expect(entries).toContain('runtime.ts')
+    const bad = STAGES.flatMap((stage) => importsOf(stage)).filter(({ file, spec }) => targetStage(file, spec) === 'entries')
+    expect(bad).toEqual([])
+  })
+
   it('only grpc/ imports @grpc/grpc-js (the /grpc subpath alone loads it)', () => {
     const bad = STAGES.filter((s) => s !== 'grpc')
       .flatMap((stage) => importsOf(stage))
@@ -69,5 +84,79 @@ describe('stage folders import one way', () => {
       .flatMap((stage) => importsOf(stage))
       .filter(({ spec }) => spec.startsWith('@modelcontextprotocol/'))
     expect(bad).toEqual([])
+  })
+})
+
+/** Every `.ts`/`.cts`/`.mts` file under `root` with the files of `root` it imports (relative specifiers that name a file). */
+export function importGraph(root: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>()
+  for (const file of filesUnder(root)) {
+    const text = readFileSync(file, 'utf8')
+    const targets = [...text.matchAll(IMPORT_RE)]
+      .map((m) => (m[1] ?? m[2] ?? m[3])!)
+      .filter((spec) => spec.startsWith('.'))
+      .map((spec) => join(dirname(file), spec))
+      .filter((target) => /\.[cm]?ts$/.test(target) && existsSync(target))
+    graph.set(relative(root, file), [...new Set(targets.map((target) => relative(root, target)))])
+  }
+  return graph
+}
+
+/** The import circles of `graph`: its strongly connected components of more than one file, and files importing themselves (Tarjan). */
+export function importCircles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const circles: string[][] = []
+  const visit = (file: string): void => {
+    index.set(file, next)
+    low.set(file, next++)
+    stack.push(file)
+    onStack.add(file)
+    for (const to of graph.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to)
+        low.set(file, Math.min(low.get(file)!, low.get(to)!))
+      } else if (onStack.has(to)) {
+        low.set(file, Math.min(low.get(file)!, index.get(to)!))
+      }
+    }
+    if (low.get(file) !== index.get(file)) return
+    const component: string[] = []
+    let member: string
+    do {
+      member = stack.pop()!
+      onStack.delete(member)
+      component.push(member)
+    } while (member !== file)
+    if (component.length > 1 || (graph.get(file) ?? []).includes(file)) circles.push(component.sort())
+  }
+  for (const file of [...graph.keys()].sort()) if (!index.has(file)) visit(file)
+  return circles
+}
+
+describe('no import circles', () => {
+  it('src/ has none (value and type imports both count)', () => {
+    const graph = importGraph(src)
+    // The walk saw the real graph: the pipeline imports the streaming tools.
+    expect(graph.get(join('runtime', 'pipeline.ts'))).toContain(join('runtime', 'streaming.ts'))
+    expect(importCircles(graph)).toEqual([])
+  })
+
+  it('finds a circle through files, a type import and a self-import', () => {
+    const dir = mkdtempSync(join(import.meta.dirname, '..', '.tmp', 'circles-'))
+    try {
+      mkdirSync(join(dir, 'a'))
+      writeFileSync(join(dir, 'a', 'one.ts'), "import { two } from '../two.ts'\nexport const one = two\n")
+      writeFileSync(join(dir, 'two.ts'), "import type { Three } from './three.ts'\nexport const two = 2 as unknown as Three\n")
+      writeFileSync(join(dir, 'three.ts'), "export { one as Three } from './a/one.ts'\n")
+      writeFileSync(join(dir, 'self.ts'), "import './self.ts'\n")
+      writeFileSync(join(dir, 'leaf.ts'), "import { two } from './two.ts'\nexport default two\n")
+      expect(importCircles(importGraph(dir))).toEqual([[join('a', 'one.ts'), 'three.ts', 'two.ts'], ['self.ts']])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

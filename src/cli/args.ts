@@ -3,6 +3,7 @@
  * usage errors as one line, and the help text.
  */
 import { parseArgs } from 'node:util'
+import { DEFAULT_HTTP_HOST } from '../contract/index.ts'
 import type { Profile } from '../schema/index.ts'
 import { PROFILES } from '../schema/types.ts'
 
@@ -174,7 +175,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
     ...(values['watch-interval'] === undefined ? {} : { watchIntervalS: integerIn('--watch-interval', values['watch-interval'], 1, 86_400) }),
     grpc: values.grpc,
     ...(values.http === undefined ? {} : { http: integerIn('--http', values.http, 0, 65535) }),
-    host: values.host ?? '127.0.0.1',
+    host: values.host ?? DEFAULT_HTTP_HOST,
     ...(values['allowed-host'] === undefined ? {} : { allowedHosts: values['allowed-host'] }),
     allowAnyHost: values['allow-any-host'] ?? false,
     importPaths: values['import-path'] ?? [],

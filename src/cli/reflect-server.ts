@@ -112,20 +112,27 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
  * follows the backend's deploys, see {@link watchReflection}.
  */
 export async function reflectServer(target: string, options: ReflectServerOptions = {}): Promise<Server> {
-  const { spec, warnings } = await reflectSpec(target, options)
+  const { spec, warnings, fingerprint } = await reflectSpec(target, options)
   for (const warning of warnings) options.onWarning?.(warning)
   const server = createProtoServer(spec)
+  BUILT_FROM.set(server, fingerprint)
   const backend = options.backend ?? grpc(target, options.grpc)
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
   return server
 }
 
+// The fingerprint of what each server of reflectServer() was built from: watchReflection's default.
+const BUILT_FROM = new WeakMap<Server, string>()
+
 /** Options of {@link watchReflection}. */
 export interface WatchReflectionOptions extends ReflectOptions {
   /** Seconds between two discoveries. */
   intervalSeconds: number
-  /** The fingerprint of the tools `server` serves now (from {@link reflectSpec}); the first change from it is applied. */
-  fingerprint: string
+  /**
+   * The fingerprint of the tools `server` serves now (from {@link reflectSpec}); the first change from it is applied.
+   * @default the fingerprint `server` was built from, when {@link reflectServer} built it
+   */
+  fingerprint?: string
   /** The backend the new tools forward to: the one the serving tools use. */
   backend: Backend
   /** Told after each swap, with the new spec. @default none */
@@ -142,7 +149,8 @@ export interface WatchReflectionOptions extends ReflectOptions {
  * function that stops watching.
  */
 export function watchReflection(server: Server, target: string, options: WatchReflectionOptions): () => void {
-  let fingerprint = options.fingerprint
+  let fingerprint = options.fingerprint ?? BUILT_FROM.get(server)
+  if (fingerprint === undefined) throw new TypeError('watchReflection(): pass the fingerprint of the tools the server serves (reflectSpec(...).fingerprint)')
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   const round = async (): Promise<void> => {

@@ -7,14 +7,14 @@ import standaloneCode from 'ajv/dist/standalone/index.js'
 import addFormats from 'ajv-formats'
 import { _, and, or, stringify } from 'ajv/dist/compile/codegen/index.js'
 import type { KeywordDefinition, Logger } from 'ajv'
+import type { GeneratedImport, JsonSchema } from '../contract/index.ts'
 import { needsOwnProperties } from './own-properties.ts'
 import { protectProtoKeys } from './protect-proto-keys.ts'
 import { compactErrorPushes, rewriteErrorConcat } from './rewrite-error-concat.ts'
 import { rewriteRequires } from './rewrite-requires.ts'
 import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD, shareSchemas, validatorSchema } from './validator-schema.ts'
 
-/** A JSON Schema document, as plain JSON. */
-export type JsonSchema = Record<string, unknown>
+export type { JsonSchema }
 
 /**
  * The Ajv options every `?mcp` validator is compiled with. Errors carry no
@@ -59,8 +59,8 @@ export interface CompiledValidators {
   code: string
   /** For each input schema, the name of its validator (identical schemas share one). */
   names: string[]
-  /** The `unplugin-proto-mcp/runtime` exports the code uses, sorted. */
-  helpers: string[]
+  /** The `unplugin-proto-mcp/internal` exports the code uses, sorted. */
+  helpers: GeneratedImport[]
   /** What Ajv logged while compiling (e.g. an unknown format). */
   warnings: string[]
 }

@@ -8,6 +8,7 @@
  */
 import protobuf from 'protobufjs/light.js'
 import type { Enum, Field, Root, Type } from 'protobufjs'
+import type { GeneratedImport } from '../contract/index.ts'
 
 /** Types protojson converts by hand (WKT_FROM/WKT_TO): a codec bails on them. */
 const SPECIAL_TYPES = new Set([
@@ -18,7 +19,7 @@ const SPECIAL_TYPES = new Set([
 
 const LONG_KEYS = new Set(['int64', 'sint64', 'sfixed64', 'uint64', 'fixed64'])
 
-/** The runtime exports generated codecs use, by the local name they get. */
+/** The internal exports generated codecs use (the contract's table), by the local name they get. */
 const HELPERS = {
   $B: 'CODEC_BAIL',
   $D: 'CODEC_MAX_DEPTH',
@@ -37,7 +38,7 @@ const HELPERS = {
   $f64: 'codecDouble',
   $f32: 'codecFloat',
   $enum: 'codecEnum',
-} as const
+} as const satisfies Record<string, GeneratedImport>
 
 /** The helper converting each scalar kind. */
 const SCALAR_HELPERS: Record<string, keyof typeof HELPERS> = {
@@ -51,7 +52,7 @@ const SCALAR_HELPERS: Record<string, keyof typeof HELPERS> = {
 export interface EmittedCodecs {
   /** Module-level declarations: the codec functions and their enum tables. */
   code: string
-  /** Import specifiers for `unplugin-proto-mcp/runtime` (`CODEC_BAIL as $B`, ...), sorted. */
+  /** Import specifiers for `unplugin-proto-mcp/internal` (`CODEC_BAIL as $B`, ...), sorted. */
   imports: string[]
   /** For each tool, the codec names of its request and response (undefined for a hand-converted well-known root). */
   tools: { decode?: string; encode?: string }[]

@@ -6,7 +6,7 @@
  */
 import type { EnumModel, FieldModel, MessageModel, ProtoModel, ScalarType, ValueType } from '../proto/index.ts'
 import { describeComment } from '../schema/index.ts'
-import { RUNTIME_MODULE } from './rewrite-requires.ts'
+import { RUNTIME_MODULE } from '../contract/index.ts'
 
 /** The parts of a model the declarations need. */
 export type DeclarationModel = Pick<ProtoModel, 'packageName' | 'services' | 'messages' | 'enums'>

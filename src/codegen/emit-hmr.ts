@@ -3,18 +3,7 @@
  * (docs/serving.md §8). Builds never carry it.
  */
 
-/**
- * The registered symbol of the `WeakSet` of servers that hot-reloading
- * `?mcp` modules keep (`globalThis[Symbol.for(HOT_SERVERS_KEY)]`).
- */
-export const HOT_SERVERS_KEY = 'unplugin-proto-mcp.hot-servers'
-
-/**
- * The registered symbol of the `Set` of functions a hot-reloading `?mcp`
- * module calls after it moved new tools onto its kept server (the dev mount
- * listens, to rebuild a server that includes it without waiting for a request).
- */
-export const HOT_UPDATE_KEY = 'unplugin-proto-mcp.hot-update'
+import { HOT_DATA_SERVER, HOT_SERVERS_KEY, HOT_UPDATE_KEY } from '../contract/index.ts'
 
 /**
  * Source that default-exports the server held in `created`. With `hmr`, the
@@ -32,13 +21,13 @@ export function emitDefaultExport(created: string, hmr: boolean): string {
     '// Hot reload (Vite dev server only): one server lives across edits of the .proto.',
     'let server = created',
     'if (import.meta.hot) {',
-    '  const kept = import.meta.hot.data.server',
+    `  const kept = import.meta.hot.data.${HOT_DATA_SERVER}`,
     '  if (kept && kept !== created) {',
     '    kept.handle().replaceTools(created)',
     '    server = kept',
     `    for (const updated of globalThis[Symbol.for(${JSON.stringify(HOT_UPDATE_KEY)})] ?? []) updated(kept)`,
     '  } else {',
-    '    import.meta.hot.data.server = created',
+    `    import.meta.hot.data.${HOT_DATA_SERVER} = created`,
     '  }',
     '  // Tells the dev mount this server follows edits itself (its importers need not re-run).',
     `  ;(globalThis[Symbol.for(${JSON.stringify(HOT_SERVERS_KEY)})] ??= new WeakSet()).add(server)`,

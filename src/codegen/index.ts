@@ -2,12 +2,11 @@
  * The codegen stage: tools + model → the `?mcp` module's source.
  */
 export { emitModule, emitModuleWithWarnings } from './emit-module.ts'
-export { HOT_SERVERS_KEY, HOT_UPDATE_KEY } from './emit-hmr.ts'
 export type { EmitModuleOptions, EmittedModule, Profile } from './emit-module.ts'
 export { AJV_OPTIONS, compileValidators, compileValidatorsInProcess, createAjv } from './compile-validators.ts'
 export { needsOwnProperties } from './own-properties.ts'
 export type { CompiledValidators, JsonSchema } from './compile-validators.ts'
-export { AJV_HELPERS, RUNTIME_MODULE, rewriteRequires } from './rewrite-requires.ts'
+export { AJV_HELPERS, rewriteRequires } from './rewrite-requires.ts'
 export type { RewrittenCode } from './rewrite-requires.ts'
 export { compactErrorPushes, rewriteErrorConcat } from './rewrite-error-concat.ts'
 export { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD, shareSchemas, validatorSchema } from './validator-schema.ts'

@@ -1,17 +1,16 @@
 /**
  * Ajv's standalone ESM output still `require`s its run-time helpers; this
- * turns each of those into a named import of `unplugin-proto-mcp/runtime`.
+ * turns each of those into a named import of `unplugin-proto-mcp/internal`.
  */
-
-/** The one module generated code may import from. */
-export const RUNTIME_MODULE = 'unplugin-proto-mcp/runtime'
+import { INTERNAL_MODULE, type GeneratedImport } from '../contract/index.ts'
 
 /**
  * The helpers a generated validator may need, as exported by
- * `unplugin-proto-mcp/runtime` (`src/runtime.ts`): the `require` specifier and
- * the property read off it, then the runtime export that replaces both.
+ * `unplugin-proto-mcp/internal` (`src/entries/internal.ts`): the `require`
+ * specifier and the property read off it, then the name of the contract's
+ * table (src/contract/generated-imports.ts) that replaces both.
  */
-export const AJV_HELPERS: readonly { module: string; property: string; name: string }[] = [
+export const AJV_HELPERS: readonly { module: string; property: string; name: GeneratedImport }[] = [
   { module: 'ajv/dist/runtime/equal', property: 'default', name: 'ajvEqual' },
   { module: 'ajv/dist/runtime/ucs2length', property: 'default', name: 'ajvUcs2length' },
   { module: 'ajv/dist/runtime/uri', property: 'default', name: 'ajvUri' },
@@ -27,8 +26,8 @@ const REQUIRE_RE = /(?<=\bconst [\w$]+ = )require\(\s*(["'])([^"']+)\1\s*\)(?:\.
 /** The result of {@link rewriteRequires}. */
 export interface RewrittenCode {
   code: string
-  /** The runtime exports the code now uses, sorted. */
-  helpers: string[]
+  /** The internal exports the code now uses, sorted. */
+  helpers: GeneratedImport[]
 }
 
 /**
@@ -37,14 +36,14 @@ export interface RewrittenCode {
  * crash at run time must fail the build instead.
  */
 export function rewriteRequires(code: string): RewrittenCode {
-  const helpers = new Set<string>()
+  const helpers = new Set<GeneratedImport>()
   const out = code.replace(REQUIRE_RE, (whole, _q, module: string, dotted?: string, _q2?: string, bracketed?: string) => {
     const property = dotted ?? bracketed
     const helper = AJV_HELPERS.find((h) => h.module === module && h.property === property)
     if (!helper) {
       throw new Error(
         `cannot make the validator pure ESM: unknown helper \`${whole}\` in Ajv's output; `
-        + `export it from "${RUNTIME_MODULE}" and add it to AJV_HELPERS in src/codegen/rewrite-requires.ts`,
+        + `export it from "${INTERNAL_MODULE}", name it in src/contract/generated-imports.ts and add it to AJV_HELPERS in src/codegen/rewrite-requires.ts`,
       )
     }
     helpers.add(helper.name)

@@ -6,17 +6,10 @@
  * into schemas of their own, so each is compiled once per module.
  */
 import { ADVERTISED_BRANCH } from '../schema/scalar-schema.ts'
-import type { JsonSchema } from './compile-validators.ts'
+import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD } from '../contract/index.ts'
+import type { JsonSchema } from '../contract/index.ts'
 
-/**
- * A `portable`/`strict` float: a number, or one of the listed values (the
- * non-finite strings, `null` in `strict`). Its error is the advertised
- * branch's: not a number.
- * The runtime's renderer (runtime/validation-text.ts) knows both names.
- */
-export const PROTO_FLOAT_KEYWORD = 'x-proto-float'
-/** `not: {enum: [...]}` (buf.validate `not_in`): its error carries the values. */
-export const NOT_IN_KEYWORD = 'x-not-in'
+export { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD }
 
 /** Annotations: they change no validation result, so the validator does not carry them. */
 const ANNOTATIONS = new Set([

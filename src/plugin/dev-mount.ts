@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { networkInterfaces } from 'node:os'
 import { resolve } from 'node:path'
 import type { ViteDevServer } from 'vite'
-import { HOT_SERVERS_KEY, HOT_UPDATE_KEY } from '../codegen/index.ts'
+import { HOT_SERVERS_KEY, HOT_UPDATE_KEY, isLoopbackName, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
 import type { DevOptions } from './options.ts'
 
 /** Where the dev server serves MCP when `dev.path` is not given. */
@@ -81,9 +81,9 @@ export function pathOf(url: string | undefined): string {
  */
 export function devAllowedHosts(server: ViteDevServer): string[] | undefined {
   const host = server.config.server.host
-  if (host === undefined || host === false || host === 'localhost' || host === '127.0.0.1' || host === '::1') return undefined
+  if (host === undefined || host === false || (typeof host === 'string' && isLoopbackName(host))) return undefined
   const bracket = (address: string): string => (address.includes(':') ? `[${address}]` : address)
-  const names = new Set(['localhost', '127.0.0.1', '[::1]'])
+  const names = new Set(LOOPBACK_HOSTNAMES)
   for (const list of Object.values(networkInterfaces())) for (const address of list ?? []) names.add(bracket(address.address))
   if (typeof host === 'string') names.add(bracket(host))
   const allowed = server.config.server.allowedHosts

@@ -5,8 +5,7 @@
  */
 import type { Type } from 'protobufjs'
 import { runtimeError } from './errors.ts'
-import { statusText } from './status.ts'
-import { resolveService, type ToolTable } from './tool-table.ts'
+import { bindTool, resolveService, toolsOf, type ToolTable } from './tool-table.ts'
 import type { CallContext, RpcHandler } from './types.ts'
 
 /** The most messages a server-streaming tool collects unless its backend says otherwise (docs/calls.md §8). */
@@ -48,8 +47,6 @@ export interface Backend {
   readonly streamCap?: number
 }
 
-const stripDot = (name: string): string => (name.startsWith('.') ? name.slice(1) : name)
-
 /** Whether `value` looks like a {@link Backend} (checked by shape: the runtime may be bundled twice). */
 export function isBackend(value: unknown): value is Backend {
   return value !== null && typeof value === 'object' && typeof (value as { bind?: unknown }).bind === 'function'
@@ -67,7 +64,7 @@ export function bindBackend(table: ToolTable, service: string, backend: Backend)
   const full = resolveService(table, service)
   const cap = backend.streamCap ?? DEFAULT_STREAM_CAP
   if (!Number.isInteger(cap) || cap < 1) throw runtimeError('BAD_IMPLEMENTATION', `the streamCap of the backend of "${full}" must be a positive integer, got ${String(cap)}`)
-  const tools = table.tools.filter((tool) => stripDot(tool.spec.service) === full)
+  const tools = toolsOf(table, full)
   const methods: BackendMethod[] = tools.map((tool) => ({
     name: tool.spec.method,
     path: `/${full}/${tool.spec.method}`,
@@ -76,13 +73,7 @@ export function bindBackend(table: ToolTable, service: string, backend: Backend)
     serverStreaming: tool.spec.serverStreaming === true,
   }))
   const handlers = backend.bind({ name: full, methods })
-  for (const tool of tools) {
-    const handler = handlers[tool.spec.method]
-    tool.handler = typeof handler === 'function' ? handler : undefined
-    tool.target = handlers
-    tool.unbound = statusText(12, `method ${tool.spec.method} not implemented`)
-    tool.streamCap = cap
-  }
+  for (const tool of tools) bindTool(tool, handlers[tool.spec.method], handlers, cap)
   return full
 }
 

@@ -5,7 +5,8 @@
  */
 import { DEFAULT_STREAM_CAP } from './backend.ts'
 import { backendErrorResult } from './backend-error.ts'
-import { encodeReply, toolError } from './pipeline.ts'
+import { encodeReply } from './encode-reply.ts'
+import { toolError, toolResult } from './result.ts'
 import { statusText } from './status.ts'
 import type { CompiledTool } from './tool-table.ts'
 import type { CallContext, ToolResult } from './types.ts'
@@ -108,11 +109,5 @@ export async function callStreamingTool(tool: CompiledTool, request: unknown, co
     const progress = context.progress
     if (progress) await Promise.resolve().then(() => progress(messages.length, JSON.stringify(encoded.json))).catch(() => {})
   }
-  const json = { messages }
-  const text = JSON.stringify(json)
-  const result: ToolResult = cut
-    ? { content: [{ type: 'text', text }, { type: 'text', text: streamCutNote(cap) }], isError: false }
-    : { content: [{ type: 'text', text }], isError: false }
-  if (tool.structured) result.structuredContent = json
-  return result
+  return toolResult({ messages }, tool.structured, cut ? streamCutNote(cap) : undefined)
 }

@@ -154,13 +154,26 @@ export function bindImplementation(table: ToolTable, service: string, impl: Serv
       throw runtimeError('UNKNOWN_METHOD', `unknown method "${key}" in the implementation of "${full}": its RPCs are ${methods.map((m) => `"${m}"`).join(', ')}`)
     }
   }
-  for (const tool of table.tools) {
-    if (stripDot(tool.spec.service) !== full) continue
-    const method = memberOf(impl, tool.spec.method) ?? memberOf(impl, lowerCamel(tool.spec.method))
-    tool.handler = typeof method === 'function' ? (method as RpcHandler) : undefined
-    tool.target = impl
-    tool.unbound = statusText(12, `method ${tool.spec.method} not implemented`)
-    tool.streamCap = undefined
+  for (const tool of toolsOf(table, full)) {
+    bindTool(tool, memberOf(impl, tool.spec.method) ?? memberOf(impl, lowerCamel(tool.spec.method)), impl)
   }
   return full
+}
+
+/** The tools of `service` (a full name, no leading dot). */
+export function toolsOf(table: ToolTable, service: string): CompiledTool[] {
+  return table.tools.filter((tool) => stripDot(tool.spec.service) === service)
+}
+
+/**
+ * Binds one tool to a backend method, for both kinds of backend (an
+ * implementation object, a `Backend`'s handlers): `method` when it is a
+ * function (else the call answers Unimplemented), `target` as its `this`,
+ * and the stream cap (`undefined`: the default of runtime/backend.ts).
+ */
+export function bindTool(tool: CompiledTool, method: unknown, target: unknown, streamCap?: number): void {
+  tool.handler = typeof method === 'function' ? (method as RpcHandler) : undefined
+  tool.target = target
+  tool.unbound = statusText(12, `method ${tool.spec.method} not implemented`)
+  tool.streamCap = streamCap
 }

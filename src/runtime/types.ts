@@ -3,11 +3,9 @@
  * generated module hands to `createProtoServer`.
  */
 
-/** Which mapping a module was generated with: `portable` (default), `strict`, `full` or `topeka`. */
-export type Profile = 'portable' | 'strict' | 'full' | 'topeka'
+import type { JsonSchema, Profile, ToolSpec } from '../contract/index.ts'
 
-/** A JSON Schema document, as plain JSON. */
-export type JsonSchema = Record<string, unknown>
+export type { JsonSchema, Profile, ToolSpec }
 
 /** One error object of an Ajv validator (the fields the runtime reads). */
 export interface ValidationError {
@@ -28,35 +26,14 @@ export interface ValidateFunction {
   errors?: ValidationError[] | null
 }
 
-/** One tool generated from a unary (or server-streaming) RPC. */
-export interface ProtoToolSpec {
-  name: string
-  /** A display name (`Tool.title`), from `(proto_mcp.tool).title`. */
-  title?: string
-  description: string
-  /** MCP `ToolAnnotations` hints, from `(proto_mcp.tool)` and `idempotency_level`. */
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean }
-  inputSchema: JsonSchema
-  /** Every profile but `topeka`. */
-  outputSchema?: JsonSchema
-  /** Full name of the service, no leading dot (`examples.v1.VibeService`). */
-  service: string
-  /** The RPC's name as written (`SetVibe`). */
-  method: string
-  /** Full names of the request and response messages, no leading dot. */
-  requestType: string
-  responseType: string
+/** One tool of a generated module: the contract's {@link ToolSpec} with its validator and codecs. */
+export interface ProtoToolSpec extends ToolSpec {
   /** The precompiled validator of `inputSchema`. */
   validate: ValidateFunction
   /** Generated codec of the request type (validated arguments → canonical JSON); absent in older modules. */
   decode?: JsonCodec
   /** Generated codec of the response type (a handler's response → canonical JSON); absent in older modules. */
   encode?: JsonCodec
-  /**
-   * A server-streaming RPC (docs/calls.md §8): the backend yields many responses,
-   * the tool returns `{"messages":[...]}` and reports each as progress.
-   */
-  serverStreaming?: boolean
 }
 
 /**

@@ -2,6 +2,7 @@
  * Renders a validator's error objects as the exact texts of docs/calls.md §3:
  * `invalid arguments: /vibe: 5 is not of type "string"; ...`.
  */
+import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD } from '../contract/index.ts'
 import type { ValidationError } from './types.ts'
 
 /** The prefix of every validation failure text. */
@@ -116,13 +117,6 @@ function isBranchError(error: ValidationError, combiners: readonly Combiner[]): 
 /** Most validation errors a tool error renders; the rest are counted (`; ... and N more errors`). */
 export const MAX_RENDERED_ERRORS = 100
 
-/**
- * The keywords generated validators use beyond JSON Schema's
- * (codegen/validator-schema.ts): a `portable` float (a number or a listed
- * non-finite string) and `not: {enum}` carrying its values.
- */
-export const PROTO_FLOAT_KEYWORD = 'x-proto-float'
-export const NOT_IN_KEYWORD = 'x-not-in'
 
 /** The value at `pointer` (an error's `instancePath`) in `data`, own keys only. */
 export function valueAt(data: unknown, pointer: string): unknown {

@@ -2,6 +2,7 @@
  * Model → one tool per unary (and, by default, server-streaming) RPC of the
  * imported file (docs/mapping.md §1–§8).
  */
+import type { ToolSpec } from '../contract/index.ts'
 import type { JsonSchema, Profile } from './types.ts'
 import type { ProtoModel } from '../proto/model.ts'
 import { describeComment, splitName } from './describe.ts'
@@ -14,7 +15,7 @@ import { sortKeys } from './sort-keys.ts'
 import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
 import type { RpcName, ToolNames } from './tool-name.ts'
 import { toolMetadata } from './tool-options.ts'
-import type { ToolAnnotations, ToolMetadata } from './tool-options.ts'
+import type { ToolMetadata } from './tool-options.ts'
 
 /** Options of {@link buildTools}. */
 export interface BuildToolsOptions {
@@ -62,36 +63,14 @@ export interface BuildToolsOptions {
   shortenToolNames?: boolean
 }
 
-/** One tool: its MCP-visible fields and the RPC it calls. */
-export interface ToolSchema {
-  /** The tool's name: by default the RPC's name as written, in the `topeka` profile its Go name (`get_vibe` → `GetVibe`). */
-  name: string
-  /** `(proto_mcp.tool).title`: a display name. */
-  title?: string
-  /** The RPC's normalised leading comment, or its name (in the `topeka` profile its Go name) split into words when it has none. */
-  description: string
-  /** MCP `ToolAnnotations` hints from `(proto_mcp.tool)` and `idempotency_level`. */
-  annotations?: ToolAnnotations
-  /** Schema of the request message as clients see it; keys sorted. */
-  inputSchema: JsonSchema
+/** One tool as the schema stage builds it: the contract's {@link ToolSpec} and the schema its validator checks. */
+export interface ToolSchema extends ToolSpec {
   /**
    * The schema the validator is compiled from when it says more than
    * `inputSchema` can (`portable`, `strict`: exact bounds, formats, unknown
    * fields refused); absent when the two are the same.
    */
   validationSchema?: JsonSchema
-  /**
-   * Schema of what protojson emits for the response message (for a
-   * server-streaming RPC, `{"messages":[...]}` of them); every profile but `topeka`.
-   */
-  outputSchema?: JsonSchema
-  /** Full name of the service, no leading dot. */
-  service: string
-  /** The RPC's name as written. */
-  method: string
-  /** Full names of the request and response messages, no leading dot. */
-  requestType: string
-  responseType: string
   /** A server-streaming RPC: the tool collects the stream (every profile but `topeka`). */
   serverStreaming?: true
 }

@@ -3,18 +3,13 @@
  * `(proto_mcp.tool)` option (`protos/proto_mcp/options.proto`) and
  * protobuf's own `idempotency_level`.
  */
+import type { ToolAnnotations } from '../contract/index.ts'
 import type { MethodModel } from '../proto/model.ts'
 
 /** `(proto_mcp.tool)`: the `MethodOptions` extension of `protos/proto_mcp/options.proto`. */
 export const PROTO_MCP_TOOL = 'proto_mcp.tool'
 
-/** MCP's `ToolAnnotations` hints. */
-export interface ToolAnnotations {
-  readOnlyHint?: boolean
-  destructiveHint?: boolean
-  idempotentHint?: boolean
-  openWorldHint?: boolean
-}
+export type { ToolAnnotations }
 
 /** What a method's options say about its tool. */
 export interface ToolMetadata {

@@ -6,15 +6,8 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { CallContext } from '../runtime/types.ts'
 import type { PromptEntry } from './resources.ts'
+import type { Completer } from './completer.ts'
 import type { TemplateEntry } from './resource-templates.ts'
-
-/**
- * Suggests values for one argument or variable from what the user typed so
- * far (`value`); `context.arguments` holds the ones already filled in.
- */
-export type Completer<State = unknown> = (
-  value: string, context: CallContext & { state: State; arguments: Record<string, string> },
-) => readonly string[] | Promise<readonly string[]>
 
 /** What `completion/complete` answers. */
 export interface CompletionResult {

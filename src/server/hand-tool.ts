@@ -3,7 +3,7 @@
  * the tool is registered, and a handler that returns its result.
  */
 import type Ajv2020 from 'ajv/dist/2020.js'
-import { toolError } from '../runtime/pipeline.ts'
+import { toolError } from '../runtime/result.ts'
 import { errorStatusText } from '../runtime/status.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import type { CallContext, JsonSchema, ValidationError } from '../runtime/types.ts'

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import {
   hostHeaderValidation, localhostHostValidation, localhostOriginValidation, originValidation, toNodeHandler,
 } from '@modelcontextprotocol/node'
-import { checkServeHttpOptions } from './http-options.ts'
+import { DEFAULT_HTTP_HOST, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import {
@@ -131,7 +131,7 @@ const pathOf = (url: string): string => {
 export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions = {}, hostCheck: boolean | string = true): McpNodeHandler {
   const guards: Guard[] = []
   if (options.allowedHosts) guards.push(hostHeaderValidation(options.allowedHosts))
-  else if (typeof hostCheck === 'string') guards.push(hostHeaderValidation([...new Set(['localhost', '127.0.0.1', '[::1]', hostHeaderName(hostCheck)])]))
+  else if (typeof hostCheck === 'string') guards.push(hostHeaderValidation([...new Set([...LOOPBACK_HOSTNAMES, hostHeaderName(hostCheck)])]))
   else if (hostCheck) guards.push(localhostHostValidation())
   guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
   const http = createHttpCore(core, options)
@@ -171,11 +171,10 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
   return handler
 }
 
-/** Serves `core` over Streamable HTTP; resolves once listening. */
+/** Serves `core` over Streamable HTTP (options checked by `Server.serveHttp`); resolves once listening. */
 export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
-  checkServeHttpOptions(options)
   const {
-    host = '127.0.0.1', port = 3000, path = '/mcp', allowAnyHost = false,
+    host = DEFAULT_HTTP_HOST, port = 3000, path = '/mcp', allowAnyHost = false,
     headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, maxConnections = DEFAULT_MAX_CONNECTIONS,
     ...handlerOptions
   } = options

@@ -15,7 +15,7 @@ import type { CheckedImplementation } from './typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
 import { createFetchHandler, type FetchHandler } from './http-core.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
-import { checkNodeHandlerOptions } from './http-options.ts'
+import { checkNodeHandlerOptions, checkServeHttpOptions } from './http-options.ts'
 import { loadHttp, loadStdio } from './node-transports.ts'
 import { principalOf } from './principal.ts'
 import { ServingCore } from './serving-core.ts'
@@ -29,7 +29,7 @@ export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } fr
 export type { ToolContext, ToolDefinition, ToolHandler } from './hand-tool.ts'
 export type { PromptDefinition, PromptGetter, PromptMessage, PromptOptions, ResourceContents, ResourceDefinition, ResourceReader } from './resources.ts'
 export type { ResourceTemplateDefinition, ResourceTemplateOptions, TemplateReader, TemplateVariables } from './resource-templates.ts'
-export type { Completer } from './completions.ts'
+export type { Completer } from './completer.ts'
 export type { ToolWithHandler } from './handle.ts'
 export { ServerHandle } from './handle.ts'
 export { ServerBuilder } from './builder.ts'
@@ -38,20 +38,19 @@ export { MAX_BODY_BYTES } from './limits.ts'
 const INSPECT = Symbol.for('nodejs.util.inspect.custom')
 
 /**
- * An MCP server. Build one with `createProtoServer(spec)` (what `?mcp`
- * modules do) or `Server.builder(name)`. `S` maps service names (short and
- * full) to their implementation types, as generated declarations spell
- * them; untyped, any object is accepted.
+ * An MCP server: the default export of a `?mcp` module, or one built with
+ * `Server.builder(name)`. `S` maps service names (short and full) to their
+ * implementation types, as generated declarations spell them; untyped, any
+ * object is accepted.
  */
 export class Server<S extends Record<string, object> = Record<string, object>> {
   readonly [CORE]: ServingCore
   #fetch: FetchHandler | undefined
 
-  /** Builds the tool table once; prefer `createProtoServer(spec)` or `Server.builder(name)`. */
-  constructor(spec: ProtoServerSpec | ServingCore) {
-    this[CORE] = spec instanceof ServingCore
-      ? spec
-      : new ServingCore({ name: spec.name, version: spec.version, tools: protoEntries(compileToolTable(spec)) })
+  /** Not for users: a `Server` comes from `Server.builder(name)` or a `?mcp` import. */
+  constructor(core: ServingCore) {
+    if (!(core instanceof ServingCore)) throw runtimeError('BAD_SPEC', 'a Server is made with Server.builder(name) or by importing a ".proto?mcp" module')
+    this[CORE] = core
   }
 
   /** Starts a builder for a server of hand-written tools, resources, prompts and included `?mcp` servers. */
@@ -165,6 +164,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
 
   /** Serves Streamable HTTP (default `http://127.0.0.1:3000/mcp`) for both eras; resolves once listening. */
   async serveHttp(options?: ServeHttpOptions): Promise<HttpHandle> {
+    checkServeHttpOptions(options)
     return (await loadHttp()).serveCoreHttp(this[CORE], options)
   }
 
@@ -227,7 +227,11 @@ function lazyNodeHandler(core: ServingCore, options: NodeHandlerOptions | undefi
   return handler
 }
 
-/** Builds the `Server` of a generated `?mcp` module from its spec. */
+/**
+ * Builds the `Server` of a generated `?mcp` module from its spec, compiling
+ * the tool table once (`unplugin-proto-mcp/internal`; the command and the
+ * gateway use it too).
+ */
 export function createProtoServer<S extends Record<string, object> = Record<string, object>>(spec: ProtoServerSpec): Server<S> {
-  return new Server<S>(spec)
+  return new Server<S>(new ServingCore({ name: spec.name, version: spec.version, tools: protoEntries(compileToolTable(spec)) }))
 }

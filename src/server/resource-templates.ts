@@ -6,7 +6,7 @@
 import { UriTemplate } from '@modelcontextprotocol/server'
 import { runtimeError } from '../runtime/errors.ts'
 import type { CallContext } from '../runtime/types.ts'
-import type { Completer } from './completions.ts'
+import type { Completer } from './completer.ts'
 import type { ResourceContents } from './resources.ts'
 
 /** A resource template as `resources/templates/list` shows it. */

@@ -4,7 +4,7 @@
  */
 import { runtimeError } from '../runtime/errors.ts'
 import type { CallContext } from '../runtime/types.ts'
-import type { Completer } from './completions.ts'
+import type { Completer } from './completer.ts'
 
 /** A resource as `resources/list` shows it. */
 export interface ResourceDefinition {

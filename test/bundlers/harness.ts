@@ -2,10 +2,10 @@
  * Builds fixture apps with each of the six bundlers through their JS APIs,
  * in a throw-away workspace under `.tmp/bundlers/` (gitignored).
  *
- * `unplugin-proto-mcp/runtime` resolves the way it would for a user: the
- * workspace gets `node_modules/unplugin-proto-mcp/` holding the package's
- * `package.json` and a freshly built `dist/runtime.mjs` (tsdown, only that
- * entry). Outputs land in `<workspace>/out/<bundler>/`, so Node walks up to
+ * `unplugin-proto-mcp/runtime` and `/internal` resolve the way they would
+ * for a user: the workspace gets `node_modules/unplugin-proto-mcp/` holding
+ * the package's `package.json` and freshly built `dist/runtime.mjs` and
+ * `dist/internal.mjs` (tsdown, only those entries). Outputs land in `<workspace>/out/<bundler>/`, so Node walks up to
  * that copy, and from the copy on up to the repository's `node_modules` for
  * the runtime's own dependencies. Bare imports are left external in the six
  * builds (they check the plugin and the generated module);
@@ -22,7 +22,7 @@ import webpack from 'webpack'
 import { rspack } from '@rspack/core'
 import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
 import type { Options } from '../../src/plugin/options.ts'
-import { INLINED } from '../../tsdown.config.ts'
+import { INLINED, RUNTIME_ENTRIES } from '../../tsdown.config.ts'
 
 /** The repository root. */
 export const REPO = resolve(import.meta.dirname, '..', '..')
@@ -57,7 +57,7 @@ export function createWorkspace(name: string): string {
 
 /**
  * Installs the package into `<ws>/node_modules/unplugin-proto-mcp/`:
- * `package.json` plus `dist/runtime.mjs` built from `src/runtime.ts`
+ * `package.json` plus `dist/runtime.mjs` and `dist/internal.mjs` built from `src/entries/`
  * (with `dts`, its declarations too, and `client.d.ts`). Resolves with the
  * package's folder.
  */
@@ -66,20 +66,11 @@ export async function installRuntimePackage(ws: string, options: { dts?: boolean
   mkdirSync(pkg, { recursive: true })
   cpSync(join(REPO, 'package.json'), join(pkg, 'package.json'))
   if (options.dts) cpSync(join(REPO, 'client.d.ts'), join(pkg, 'client.d.ts'))
-  await tsdown({
-    config: false,
-    cwd: REPO,
-    entry: { runtime: 'src/runtime.ts' },
-    outDir: join(pkg, 'dist'),
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    dts: options.dts ?? false,
-    clean: true,
-    logLevel: 'error',
-    // As the package build does: its lazily `require`d dependencies are inlined.
-    deps: { alwaysBundle: INLINED },
-  })
+  const common = { config: false, cwd: REPO, entry: RUNTIME_ENTRIES, outDir: join(pkg, 'dist'), format: 'esm', platform: 'node', target: 'node20', logLevel: 'error' } as const
+  // As the package build does: its lazily `require`d dependencies are inlined.
+  await tsdown({ ...common, dts: false, clean: true, deps: { alwaysBundle: INLINED } })
+  // The declarations apart, as tsdown.config.ts builds them: they keep referring to the packages' own types.
+  if (options.dts) await tsdown({ ...common, dts: { emitDtsOnly: true }, clean: false })
   return pkg
 }
 
@@ -195,7 +186,7 @@ export async function bundle(bundler: BundlerName, entry: string, outDir: string
         packages: 'external',
         outfile: file,
         logLevel: 'silent',
-        // Not the repository's tsconfig: its `paths` would bundle src/runtime.ts instead of the installed runtime.
+        // Not the repository's tsconfig: its `paths` would bundle src/entries/ instead of the installed runtime.
         tsconfigRaw: '{}',
         plugins: [unpluginProtoMcp.esbuild(options)],
       })

@@ -21,7 +21,7 @@ export async function buildCli(): Promise<string> {
   await build({
     config: false,
     cwd: REPO,
-    entry: { cli: 'src/cli.ts' },
+    entry: { cli: 'src/entries/cli.ts' },
     outDir,
     format: 'esm',
     platform: 'node',

@@ -10,7 +10,7 @@ import { topekaFixture } from '../helpers/topeka.ts'
 import { compile } from '../proto/compile.ts'
 import { loadProto } from '../../src/proto/index.ts'
 import { buildTools, sortKeys } from '../../src/schema/index.ts'
-import * as runtime from '../../src/runtime.ts'
+import * as runtime from '../../src/entries/internal.ts'
 import { AJV_HELPERS, compileValidators, createAjv, type JsonSchema } from '../../src/codegen/index.ts'
 
 const REPO = resolve(import.meta.dirname, '..', '..')
@@ -171,7 +171,7 @@ describe('generated validators agree with freshly compiled ones', () => {
     })
   })
 
-  it('every helper the rewriter may emit is exported by unplugin-proto-mcp/runtime', () => {
+  it('every helper the rewriter may emit is exported by unplugin-proto-mcp/internal', () => {
     for (const { name } of AJV_HELPERS) expect(runtime, name).toHaveProperty(name)
   })
 

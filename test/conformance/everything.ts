@@ -6,7 +6,7 @@
  * `Server` class and the proto's server as arguments, so the same module
  * runs from source (vitest) and inside a Vite dev app (the installed package).
  */
-import type { CallContext, Server } from '../../src/runtime.ts'
+import type { CallContext, Server } from '../../src/entries/runtime.ts'
 
 // A 1x1 red PNG and a minimal WAV file.
 export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=='

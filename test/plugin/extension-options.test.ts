@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { rollup } from 'rollup'
 import { describe, expect, it } from 'vitest'
 import { unpluginProtoMcp } from '../../src/plugin/index.ts'
-import type { Options } from '../../src/index.ts'
+import type { Options } from '../../src/entries/index.ts'
 import { writeProtos } from '../proto/compile.ts'
 
 const dir = writeProtos({

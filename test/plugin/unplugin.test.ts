@@ -6,8 +6,8 @@ import { join, resolve } from 'node:path'
 import { rollup } from 'rollup'
 import { describe, expect, it } from 'vitest'
 import { MCP_QUERY, PLUGIN_NAME, unpluginProtoMcp } from '../../src/plugin/index.ts'
-import protoMcp from '../../src/index.ts'
-import type { Options } from '../../src/index.ts'
+import protoMcp from '../../src/entries/index.ts'
+import type { Options } from '../../src/entries/index.ts'
 import { writeProtos } from '../proto/compile.ts'
 
 const APPS = resolve(import.meta.dirname, '..', '..', 'fixtures', 'apps')
@@ -114,7 +114,7 @@ describe('include / exclude', () => {
 describe('load', () => {
   it('emits the generated module: the runtime import, the tools, the server', async () => {
     const { code } = await build(join(APPS, 'watch', 'main.mjs'))
-    expect(code).toContain('from \'unplugin-proto-mcp/runtime\'')
+    expect(code).toContain('from \'unplugin-proto-mcp/internal\'')
     expect(code).toMatch(/"name": "Echo"/)
     expect(code).toContain('name: "vibe"')
     expect(code).not.toMatch(/\brequire\s*\(/)

@@ -6,11 +6,37 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as grpcJs from '@grpc/grpc-js'
 import { buildServerSpec } from '../../src/cli/build-spec.ts'
-import { reflectServer, reflectSpec } from '../../src/cli/reflect-server.ts'
+import { reflectServer, reflectSpec, watchReflection } from '../../src/cli/reflect-server.ts'
 import { createProtoServer } from '../../src/server/index.ts'
 import { bufBuild } from '../helpers/descriptor-set.ts'
 import { serviceDefinition, vibeService } from '../grpc/grpc-server.ts'
 import { startReflectionServer, type ReflectionTestServer } from './reflection-server.ts'
+
+describe('watchReflection', () => {
+  it('defaults the fingerprint to the one reflectServer built the server from; needs one for any other server', async () => {
+    const backend = { bind: () => ({}) }
+    const unchanged = await reflectServer(withInfo.address, { backend })
+    const stale = await reflectServer(withInfo.address, { backend })
+    let quiet = 0
+    let swapped!: () => void
+    const swap = new Promise<void>((resolve) => { swapped = resolve })
+    const stops = [
+      watchReflection(unchanged, withInfo.address, { intervalSeconds: 0.02, backend, onChange: () => { quiet++ } }),
+      watchReflection(stale, withInfo.address, { intervalSeconds: 0.02, backend, fingerprint: 'stale', onChange: () => swapped() }),
+    ]
+    try {
+      await swap
+      // A few more rounds: the unchanged server is never swapped.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(quiet).toBe(0)
+    } finally {
+      for (const stop of stops) stop()
+    }
+    const { spec } = await reflectSpec(withInfo.address)
+    expect(() => watchReflection(createProtoServer(spec), withInfo.address, { intervalSeconds: 1, backend }))
+      .toThrow('watchReflection(): pass the fingerprint of the tools the server serves (reflectSpec(...).fingerprint)')
+  })
+})
 
 const PROFILES = ['portable', 'strict', 'full', 'topeka'] as const
 const PLAYGROUND = 'playground/vibe.proto'

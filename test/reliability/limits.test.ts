@@ -15,7 +15,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import type { Socket } from 'node:net'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { Server, type HttpHandle } from '../../src/runtime.ts'
+import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { INITIALIZE, openSocket, rawRequest } from '../helpers/raw-http.ts'
 import { scaled } from './scale.ts'
 

@@ -1,11 +1,9 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { createProtoServer } from '../../src/runtime.ts'
+import { createProtoServer } from '../../src/entries/internal.ts'
 import type { Profile } from '../../src/runtime/types.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
-import * as built from '../../src/codegen/validator-schema.ts'
-import * as rendered from '../../src/runtime/validation-text.ts'
 import { recordingBackend } from '../helpers/recording-backend.ts'
 import { writeProtos } from '../proto/compile.ts'
 import { loadProto } from '../../src/proto/load-proto.ts'
@@ -144,8 +142,6 @@ service S { rpc Eval(Expr) returns (Expr); }` })
   })
 
   it('portable: a float that is not a number reads as the advertised {"type":"number"}, not as the validator\'s anyOf', async () => {
-    // The validator's keywords are the ones the renderer names.
-    expect([rendered.PROTO_FLOAT_KEYWORD, rendered.NOT_IN_KEYWORD]).toEqual([built.PROTO_FLOAT_KEYWORD, built.NOT_IN_KEYWORD])
     for (const profile of ['portable', 'strict'] as const) {
       const { call } = playground(profile)
       const out = await call('SetVibe', { note: 'x', intensity: 'strong' })

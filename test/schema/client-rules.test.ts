@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { CLIENT_DIALECTS } from '../../src/schema/client-dialects.ts'
 import { checkClientRules, CLIENT_DIALECT_NAMES, REQUEST_TOOL } from '../../src/schema/client-rules.ts'
 import type { CheckedTool } from '../../src/schema/client-rules.ts'
-import * as entry from '../../src/index.ts'
+import * as entry from '../../src/entries/index.ts'
 import { RULE_CASES } from './client-rule-cases.ts'
 import type { RuleInput } from './client-rule-cases.ts'
 

@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
-import { Server, type HttpHandle, type InputRequiredResult } from '../../src/runtime.ts'
+import { Server, type HttpHandle, type InputRequiredResult } from '../../src/entries/runtime.ts'
 
 const closers: Array<() => Promise<unknown>> = []
 afterAll(async () => {

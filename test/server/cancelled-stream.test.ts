@@ -4,7 +4,7 @@
  * stay open for the session's life. On the wire, with `serveHttp`.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { Server, type HttpHandle } from '../../src/runtime.ts'
+import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 
 const closers: Array<() => Promise<unknown>> = []
 afterAll(async () => {

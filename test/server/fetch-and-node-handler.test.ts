@@ -6,7 +6,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
-import { Server } from '../../src/runtime.ts'
+import { Server } from '../../src/entries/runtime.ts'
 
 const closers: Array<() => Promise<unknown>> = []
 afterAll(async () => {

@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
-import { createProtoServer, Server, type ToolWithHandler } from '../../src/runtime.ts'
+import { Server, type ToolWithHandler } from '../../src/entries/runtime.ts'
+import { createProtoServer } from '../../src/entries/internal.ts'
 import { ECHO_PROTO, EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 
 const closers: Array<() => Promise<unknown>> = []

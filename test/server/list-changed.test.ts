@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
-import { Server, type HttpHandle } from '../../src/runtime.ts'
+import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'list-changed-'))
 const script = join(dir, 'changing-server.mjs')

@@ -7,7 +7,7 @@
  * caller as `serveHttp`'s do.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { Server } from '../../src/runtime.ts'
+import { Server } from '../../src/entries/runtime.ts'
 import { isLoopbackHost } from '../../src/server/loopback.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { INITIALIZE, rawRequest, startCli } from '../helpers/raw-http.ts'

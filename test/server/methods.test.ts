@@ -7,7 +7,7 @@
 import { createServer, type Server as NodeServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Server } from '../../src/runtime.ts'
+import { Server } from '../../src/entries/runtime.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { INITIALIZE, rawRequest, startCli, type RunningCli } from '../helpers/raw-http.ts'
 import { buildCli, REPO } from '../cli/run-cli.ts'

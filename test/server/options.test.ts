@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { parseCli } from '../../src/cli/args.ts'
-import { grpc, grpcImplementation } from '../../src/grpc.ts'
+import { grpc, grpcImplementation } from '../../src/entries/grpc.ts'
 import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
-import { Server } from '../../src/runtime.ts'
+import { Server } from '../../src/entries/runtime.ts'
 
 const P = 'unplugin-proto-mcp'
 

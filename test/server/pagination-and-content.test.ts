@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
-import { Server, type HttpHandle } from '../../src/runtime.ts'
+import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { PNG, WAV } from '../conformance/everything.ts'
 
 const info = { name: 'pagination-test', version: '0.0.0' }

@@ -9,7 +9,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
-import { isRuntimeError, Server, type HttpHandle, type ServerHandle } from '../../src/runtime.ts'
+import { isRuntimeError, Server, type HttpHandle, type ServerHandle } from '../../src/entries/runtime.ts'
 
 const info = { name: 'resource-features-test', version: '0.0.0' }
 const CITIES = ['paris', 'park', 'party', 'perth', 'porto']

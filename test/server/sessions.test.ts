@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { Server, type HttpHandle } from '../../src/runtime.ts'
+import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 
 const closers: Array<() => Promise<unknown>> = []
 afterAll(async () => {

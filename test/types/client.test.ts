@@ -4,7 +4,7 @@
  * `descriptor`), and misuse of that `Server` fails. `tsc` runs in a child
  * process on `fixture/`, copied into a workspace where the package is
  * installed as a user gets it: `package.json`, `client.d.ts` and
- * `dist/runtime.{mjs,d.mts}` built fresh from `src/runtime.ts`.
+ * `dist/runtime.{mjs,d.mts}` built fresh from `src/entries/runtime.ts`.
  */
 import { spawnSync } from 'node:child_process'
 import { cpSync, rmSync, writeFileSync } from 'node:fs'

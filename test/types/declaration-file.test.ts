@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { DTS_HEADER, emitDtsFile, modulePatterns, parseDtsFile } from '../../src/codegen/index.ts'
-import { writeProtoDeclarations } from '../../src/index.ts'
+import { writeProtoDeclarations } from '../../src/entries/index.ts'
 import { DeclarationFile, resolveDtsFile } from '../../src/plugin/write-dts.ts'
 import { REPO } from '../bundlers/harness.ts'
 import { writeProtos } from '../proto/compile.ts'
@@ -120,7 +120,7 @@ describe('writeProtoDeclarations', () => {
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
       compilerOptions: {
         target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', strict: true, noEmit: true, skipLibCheck: true,
-        allowImportingTsExtensions: true, typeRoots: [join(REPO, 'node_modules', '@types')], types: ['node'], paths: { 'unplugin-proto-mcp/runtime': [join(REPO, 'src', 'runtime.ts')] },
+        allowImportingTsExtensions: true, typeRoots: [join(REPO, 'node_modules', '@types')], types: ['node'], paths: { 'unplugin-proto-mcp/runtime': [join(REPO, 'src', 'entries', 'runtime.ts')] },
       },
       files: ['src/main.ts', 'proto-mcp.d.ts'],
     }))

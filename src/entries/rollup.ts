@@ -1,4 +1,4 @@
-import { unpluginProtoMcp } from './plugin/unplugin.ts'
+import { unpluginProtoMcp } from '../plugin/unplugin.ts'
 
 /** The rollup plugin: `import protoMcp from 'unplugin-proto-mcp/rollup'`, then `protoMcp(options)` in the plugin list. */
 export default unpluginProtoMcp.rollup

@@ -1,30 +1,10 @@
 /**
- * `unplugin-proto-mcp/runtime`: what generated `?mcp` modules import: the
- * server, the runtime types, and the Ajv runtime helpers that standalone
- * validators reference.
+ * The Ajv run-time helpers standalone validators `require`, as ES exports
+ * (src/codegen/rewrite-requires.ts maps each `require` onto one); each loads
+ * on first use (ajv-helpers.cjs).
  */
 import * as formatsModule from 'ajv-formats/dist/formats.js'
-import { loadEqual, loadUcs2length, loadUri, loadValidationError } from './runtime/ajv-helpers.cjs'
-
-export { Server, ServerBuilder, ServerHandle, createProtoServer, MAX_BODY_BYTES } from './server/index.ts'
-export type {
-  CallResult, Completer, Connection, HttpHandle, InputRequiredResult, ListedTool, McpNodeHandler, NodeHandlerOptions, PromptDefinition,
-  PromptGetter, PromptMessage, PromptOptions, ResourceContents, ResourceDefinition, ResourceReader, ResourceTemplateDefinition,
-  ResourceTemplateOptions, ServeHttpOptions, TemplateReader, TemplateVariables, ServeReport,
-  ServeStdioOptions, ToolContext, ToolDefinition, ToolHandler, ToolRequirements, ToolWithHandler,
-} from './server/index.ts'
-export type {
-  CallContext, ElicitAnswer, ElicitRequest, JsonCodec, JsonSchema, LogLevel, Profile, ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceImplementation,
-  SampleAnswer, SampleRequest, ToolResult, ValidateFunction, ValidationError,
-} from './runtime/types.ts'
-export { statusError, STATUS_NAMES, type StatusName } from './runtime/status.ts'
-export { isRuntimeError, type RuntimeError, type RuntimeErrorCode } from './runtime/errors.ts'
-export { DEFAULT_FORWARDED_HEADERS, DEFAULT_STREAM_CAP, type Backend, type BackendMethod, type BackendService } from './runtime/backend.ts'
-export {
-  CODEC_BAIL, CODEC_BASE64_RE, CODEC_INT32_KEY_RE, CODEC_INT64_RE, CODEC_MAX_DEPTH, CODEC_UINT32_KEY_RE, CODEC_UINT64_RE,
-  codecBool, codecBytes, codecDouble, codecEnum, codecFloat, codecInt32, codecInt64, codecIsPlain, codecKeyCount,
-  codecString, codecUint32, codecUint64, codecWellFormed,
-} from './runtime/codec.ts'
+import { loadEqual, loadUcs2length, loadUri, loadValidationError } from './ajv-helpers.cjs'
 
 // Ajv's runtime files are CommonJS with `exports.default`; depending on who
 // loads them (Node, a bundler) the value sits one or two `default`s deep.

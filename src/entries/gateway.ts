@@ -8,8 +8,8 @@
 export {
   reflectServer, reflectSpec, watchReflection,
   type ReflectedSpec, type ReflectOptions, type ReflectServerOptions, type WatchReflectionOptions,
-} from './cli/reflect-server.ts'
+} from '../cli/reflect-server.ts'
 export {
   fetchDescriptors, isReflectionError, REFLECTION_SERVICES,
   type ReflectedServices, type ReflectionError, type ReflectionErrorCode, type ReflectionOptions,
-} from './grpc/reflection-client.ts'
+} from '../grpc/reflection-client.ts'

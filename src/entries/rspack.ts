@@ -1,4 +1,4 @@
-import { unpluginProtoMcp } from './plugin/unplugin.ts'
+import { unpluginProtoMcp } from '../plugin/unplugin.ts'
 
 /** The rspack plugin: `import protoMcp from 'unplugin-proto-mcp/rspack'`, then `protoMcp(options)` in the plugin list. */
 export default unpluginProtoMcp.rspack

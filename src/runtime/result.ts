@@ -1,0 +1,24 @@
+/**
+ * Tool results (docs/calls.md §1): what a call answers, for generated tools
+ * (the pipeline, streaming) and hand-written ones (server/hand-tool.ts) alike.
+ */
+import type { ToolResult } from './types.ts'
+
+/** A tool error: one text item, `isError: true`. */
+export function toolError(text: string): ToolResult {
+  return { content: [{ type: 'text', text }], isError: true }
+}
+
+/**
+ * A successful result of canonical JSON `json`: its text, then `note` as a
+ * second text item when given; `structuredContent` when the tool is
+ * `structured` and `json` is an object (MCP requires one).
+ */
+export function toolResult(json: unknown, structured: boolean, note?: string): ToolResult {
+  const text = JSON.stringify(json)
+  const result: ToolResult = note === undefined
+    ? { content: [{ type: 'text', text }], isError: false }
+    : { content: [{ type: 'text', text }, { type: 'text', text: note }], isError: false }
+  if (structured && json !== null && typeof json === 'object' && !Array.isArray(json)) result.structuredContent = json as Record<string, unknown>
+  return result
+}
