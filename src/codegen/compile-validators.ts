@@ -6,6 +6,7 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import standaloneCode from 'ajv/dist/standalone/index.js'
 import addFormats from 'ajv-formats'
 import type { Logger } from 'ajv'
+import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
 import { needsOwnProperties } from './own-properties.ts'
 import { protectProtoKeys } from './protect-proto-keys.ts'
 import { rewriteErrorConcat } from './rewrite-error-concat.ts'
@@ -35,7 +36,7 @@ export interface CompiledValidators {
   /** The `unplugin-proto-mcp/runtime` exports the code uses, sorted. */
   helpers: string[]
   /** What Ajv logged while compiling (e.g. an unknown format). */
-  warnings: string[]
+  warnings: BuildWarning[]
 }
 
 /**
@@ -61,8 +62,8 @@ export function createAjv(options: { source?: boolean; logger?: Logger; ownPrope
  * Throws when a schema does not compile, naming its tool (`names[i]`, else the index).
  */
 export function compileValidators(schemas: readonly JsonSchema[], toolNames: readonly string[] = []): CompiledValidators {
-  const warnings: string[] = []
-  const note = (...args: unknown[]): void => { warnings.push(args.map(String).join(' ')) }
+  const warnings: BuildWarning[] = []
+  const note = (...args: unknown[]): void => { warnings.push(buildWarning('AJV_LOG', args.map(String).join(' '))) }
   // Ajv's logger is the only way it reports ignored keywords and formats.
   const ajv = createAjv({ source: true, logger: { log: () => {}, warn: note, error: note }, ownProperties: needsOwnProperties(schemas) })
   const byJson = new Map<string, string>()

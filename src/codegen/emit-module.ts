@@ -3,7 +3,7 @@
  * ESM whose only import is `unplugin-proto-mcp/runtime`.
  */
 import { basename } from 'node:path'
-import type { ProtoModel } from '../proto/index.ts'
+import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { sortKeys } from '../schema/index.ts'
 import type { BuildToolsOptions, ToolSchema } from '../schema/index.ts'
 import { compileValidators } from './compile-validators.ts'
@@ -38,7 +38,7 @@ export interface EmittedModule {
   /** The module's source. */
   code: string
   /** Build warnings from compiling the validators. */
-  warnings: string[]
+  warnings: BuildWarning[]
 }
 
 // Only the fields the runtime contract (`ProtoToolSpec`) names reach the output.
