@@ -100,10 +100,13 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
   const digest = createHash('sha256')
   digest.update(JSON.stringify(services))
   for (const bytes of [...reflected.files].sort(compareBytes)) digest.update(bytes)
-  const skipped = options.services === undefined
-    ? reflected.undescribed.map(u => buildWarning('SERVICE_UNDESCRIBED', `service ${u.service} gets no tools: the gRPC server at ${target} lists it but sends no file for it (${u.reason})`))
-    : []
+  const skipped = options.services === undefined ? undescribedWarnings(reflected.undescribed, target) : []
   return { ...built, warnings: [...skipped, ...built.warnings], services, fingerprint: digest.digest('hex'), buildMs }
+}
+
+/** One warning for each service the gRPC server at `target` lists but sends no file for (it gets no tools). */
+export function undescribedWarnings(undescribed: ReflectedServices['undescribed'], target: string): BuildWarning[] {
+  return undescribed.map(u => buildWarning('SERVICE_UNDESCRIBED', `service ${u.service} gets no tools: the gRPC server at ${target} lists it but sends no file for it (${u.reason})`))
 }
 
 /**
