@@ -7,9 +7,8 @@
  * data (`{ code, message, fix? }`).
  */
 import { basename } from 'node:path'
-import { loadProto } from '../proto/index.ts'
+import { buildWarning, loadProto } from '../proto/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
-import { buildWarning } from '../proto/warnings.ts'
 import { buildTools } from '../schema/index.ts'
 import type { BuildToolsOptions, Profile, ToolSchema } from '../schema/index.ts'
 import type { LenientPlan } from '../schema/lenient-plan.ts'
