@@ -1,13 +1,12 @@
 /**
- * The whole `?mcp` pipeline at start-up, with no bundler: load the `.proto`,
- * build the tools, compile their validators with the code generator's Ajv,
- * and assemble the spec `createProtoServer` takes.
+ * The `?mcp` pipeline at start-up, with no bundler: the build pipeline's
+ * in-process output (codegen's `compileProto`: validators compiled with the
+ * code generator's Ajv), as the spec `createProtoServer` takes.
  */
-import { compileValidatorsInProcess } from '../codegen/index.ts'
-import { serverName } from '../plugin/build-module.ts'
-import { loadProto, type ProtoModel } from '../proto/index.ts'
-import type { ProtoServerSpec, ValidateFunction } from '../runtime/types.ts'
-import { buildTools, type Profile, type ToolNames } from '../schema/index.ts'
+import { buildProto, compileProto, type CompiledProto } from '../codegen/index.ts'
+import type { BuildWarning, ProtoModel } from '../proto/index.ts'
+import type { ProtoServerSpec } from '../runtime/types.ts'
+import type { Profile, ToolNames } from '../schema/index.ts'
 
 /** Options of {@link buildServerSpec}. */
 export interface BuildSpecOptions {
@@ -22,9 +21,12 @@ export interface BuildSpecOptions {
 /** A spec, the build warnings of every stage, and the verbose report (what the schemas leave out). */
 export interface BuiltSpec {
   spec: ProtoServerSpec
-  warnings: string[]
+  warnings: BuildWarning[]
   notes: string[]
 }
+
+/** The compiled output as the runtime's spec type (Ajv's validators are the runtime's `ValidateFunction`s). */
+const asBuiltSpec = (compiled: CompiledProto): BuiltSpec => ({ ...compiled, spec: compiled.spec as unknown as ProtoServerSpec })
 
 /**
  * Builds the server spec of the `.proto` at `file`, as a generated module
@@ -32,8 +34,7 @@ export interface BuiltSpec {
  * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
  */
 export function buildServerSpec(file: string, options: BuildSpecOptions = {}): BuiltSpec {
-  const model = loadProto(file, { importPaths: options.importPaths ?? [] })
-  return specFromModel(model, serverName(file), options)
+  return asBuiltSpec(compileProto(buildProto(file, options)))
 }
 
 /**
@@ -42,21 +43,5 @@ export function buildServerSpec(file: string, options: BuildSpecOptions = {}): B
  * validators compiled now (identical schemas share one), the codec's descriptor.
  */
 export function specFromModel(model: ProtoModel, name: string, options: Omit<BuildSpecOptions, 'importPaths'> = {}): BuiltSpec {
-  const profile = options.profile ?? 'portable'
-  const built = buildTools(model, { profile, serverName: name, ...(options.toolNames ? { toolNames: options.toolNames } : {}) })
-  // The validator checks the exact schema where the advertised one says less (portable, strict).
-  const compiled = compileValidatorsInProcess(built.tools.map((tool) => tool.validationSchema ?? tool.inputSchema), built.tools.map((tool) => tool.name))
-  // Ajv's own warnings (an unknown format) join the build's instead of going to the console.
-  const ajvWarnings = compiled.warnings
-  const tools = built.tools.map(({ validationSchema: _, ...tool }, i) => ({ ...tool, validate: compiled.validators[i] as unknown as ValidateFunction }))
-  const spec: ProtoServerSpec = {
-    name,
-    version: '0.0.0',
-    profile,
-    descriptor: model.descriptor,
-    tools,
-    services: Object.fromEntries(model.services.map((service) => [service.fullName, service.methods.map((m) => m.name)])),
-    ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
-  }
-  return { spec, warnings: [...model.warnings, ...built.warnings, ...ajvWarnings], notes: built.notes }
+  return asBuiltSpec(compileProto(buildProto({ model, name }, options)))
 }

@@ -3,11 +3,11 @@
  * the spec at start-up, forwards every service to the gRPC target, and
  * serves over stdio (stdout is the MCP stream, so logs go to stderr) or HTTP.
  */
-import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { fileURLToPath } from 'node:url'
 import { grpc } from '../grpc/grpc-backend.ts'
+import { withFix, type BuildWarning, type BuildWarningCode } from '../proto/index.ts'
+import { packageVersion } from '../proto/package-root.ts'
 import { createProtoServer } from '../server/index.ts'
 import { HELP, parseCli, type ServeCommand } from './args.ts'
 import { buildServerSpec, type BuiltSpec } from './build-spec.ts'
@@ -17,19 +17,15 @@ const log = (line: string): void => {
   process.stderr.write(`proto-mcp: ${line}\n`)
 }
 
-/** The package's version, from the nearest `package.json` above this file. */
-function packageVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  for (;;) {
-    const file = join(dir, 'package.json')
-    if (existsSync(file)) {
-      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string }
-      if (pkg.name === 'unplugin-proto-mcp') return pkg.version ?? '0.0.0'
-    }
-    const parent = dirname(dir)
-    if (parent === dir) return '0.0.0'
-    dir = parent
-  }
+/** Fixes the command says with its own flags instead of the plugin's options, by warning code. */
+export const CLI_FIXES: Partial<Record<BuildWarningCode, string>> = {
+  TOOL_NAME_CLASH: 'pass --tool-names service or qualified to keep both',
+}
+
+/** A build warning as the command says it: the fix in terms of its flags where the plugin's option is a flag here. */
+export function cliWarning(warning: BuildWarning): BuildWarning {
+  const fix = CLI_FIXES[warning.code]
+  return fix === undefined ? warning : withFix(warning, fix)
 }
 
 /** The first line of an error's message: the command's errors are one line. */
@@ -68,8 +64,7 @@ async function serve(options: ServeCommand): Promise<number> {
   const logBuilt = (): void => {
     log(`built ${count(spec.tools.length)} in ${Math.round(buildMs)} ms${options.file === undefined ? ` (${Math.round(discoveryMs)} ms with discovery)` : ''}`)
   }
-  // The plugin's option is a flag here.
-  const warn = (warning: string): void => log(`warning: ${warning.replace("set the toolNames option to 'service' or 'qualified'", 'pass --tool-names service or qualified')}`)
+  const warn = (warning: BuildWarning): void => log(`warning: ${cliWarning(warning).message}`)
   for (const warning of warnings) warn(warning)
   if (options.verbose) for (const note of notes) log(`note: ${note}`)
   const server = createProtoServer(spec)

@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { grpc, type GrpcOptions } from '../grpc/grpc-backend.ts'
 import { fetchDescriptors, type ReflectedServices, type ReflectionOptions } from '../grpc/reflection-client.ts'
-import { serverName } from '../plugin/build-module.ts'
-import { modelFromDescriptors } from '../proto/index.ts'
+import { serverName } from '../codegen/index.ts'
+import { buildWarning, modelFromDescriptors, type BuildWarning } from '../proto/index.ts'
 import type { Backend } from '../runtime/backend.ts'
 import type { Profile, ToolNames } from '../schema/index.ts'
 import { createProtoServer, type Server } from '../server/index.ts'
@@ -49,8 +49,8 @@ export interface ReflectServerOptions extends ReflectOptions {
   grpc?: GrpcOptions
   /** Forward to this backend instead of a new `grpc(target, options.grpc)`. @default a gRPC backend on `target` */
   backend?: Backend
-  /** Receives the build's warnings (a tool name over the budget, ...). @default warnings are dropped */
-  onWarning?: (warning: string) => void
+  /** Receives the build's warnings (a tool name over the budget, ...): `{ code, message, fix? }`. @default warnings are dropped */
+  onWarning?: (warning: BuildWarning) => void
 }
 
 /**
@@ -100,10 +100,13 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
   const digest = createHash('sha256')
   digest.update(JSON.stringify(services))
   for (const bytes of [...reflected.files].sort(compareBytes)) digest.update(bytes)
-  const skipped = options.services === undefined
-    ? reflected.undescribed.map(u => `service ${u.service} gets no tools: the gRPC server at ${target} lists it but sends no file for it (${u.reason})`)
-    : []
+  const skipped = options.services === undefined ? undescribedWarnings(reflected.undescribed, target) : []
   return { ...built, warnings: [...skipped, ...built.warnings], services, fingerprint: digest.digest('hex'), buildMs }
+}
+
+/** One warning for each service the gRPC server at `target` lists but sends no file for (it gets no tools). */
+export function undescribedWarnings(undescribed: ReflectedServices['undescribed'], target: string): BuildWarning[] {
+  return undescribed.map(u => buildWarning('SERVICE_UNDESCRIBED', `service ${u.service} gets no tools: the gRPC server at ${target} lists it but sends no file for it (${u.reason})`))
 }
 
 /**

@@ -8,6 +8,7 @@ import addFormats from 'ajv-formats'
 import { _, and, or, stringify } from 'ajv/dist/compile/codegen/index.js'
 import type { KeywordDefinition, Logger } from 'ajv'
 import type { GeneratedImport, JsonSchema } from '../contract/index.ts'
+import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
 import { needsOwnProperties } from './own-properties.ts'
 import { protectProtoKeys } from './protect-proto-keys.ts'
 import { compactErrorPushes, rewriteErrorConcat } from './rewrite-error-concat.ts'
@@ -62,7 +63,7 @@ export interface CompiledValidators {
   /** The `unplugin-proto-mcp/internal` exports the code uses, sorted. */
   helpers: GeneratedImport[]
   /** What Ajv logged while compiling (e.g. an unknown format). */
-  warnings: string[]
+  warnings: BuildWarning[]
 }
 
 /**
@@ -135,7 +136,7 @@ export interface InProcessValidators {
   /** For each input schema, its validator (identical schemas share one). */
   validators: ValidateFunction[]
   /** What Ajv logged while compiling (e.g. an unknown format). */
-  warnings: string[]
+  warnings: BuildWarning[]
 }
 
 /** A compiled validator, as the runtime calls it. */
@@ -147,8 +148,8 @@ export type ValidateFunction = ((data: unknown) => boolean) & { errors?: unknown
  * same error shapes, Ajv's error concat made linear.
  */
 export function compileValidatorsInProcess(schemas: readonly JsonSchema[], toolNames: readonly string[] = []): InProcessValidators {
-  const warnings: string[] = []
-  const note = (...args: unknown[]): void => { warnings.push(args.map(String).join(' ')) }
+  const warnings: BuildWarning[] = []
+  const note = (...args: unknown[]): void => { warnings.push(buildWarning('AJV_LOG', args.map(String).join(' '))) }
   const ajv = createAjv({ logger: { log: () => {}, warn: note, error: note }, ownProperties: needsOwnProperties(schemas) })
   // Ajv's own code gathers errors with a quadratic concat (a request of many bad items would stall the gateway).
   ajv.opts.code.process = (code) => rewriteErrorConcat(code)
@@ -162,8 +163,8 @@ export function compileValidatorsInProcess(schemas: readonly JsonSchema[], toolN
  * Throws when a schema does not compile, naming its tool (`names[i]`, else the index).
  */
 export function compileValidators(schemas: readonly JsonSchema[], toolNames: readonly string[] = []): CompiledValidators {
-  const warnings: string[] = []
-  const note = (...args: unknown[]): void => { warnings.push(args.map(String).join(' ')) }
+  const warnings: BuildWarning[] = []
+  const note = (...args: unknown[]): void => { warnings.push(buildWarning('AJV_LOG', args.map(String).join(' '))) }
   // Ajv's logger is the only way it reports ignored keywords and formats.
   const ajv = createAjv({ source: true, logger: { log: () => {}, warn: note, error: note }, ownProperties: needsOwnProperties(schemas) })
   const { names, distinct } = addValidators(ajv, schemas, toolNames)

@@ -7,6 +7,7 @@
 import type { EnumModel, FieldModel, MessageModel, ProtoModel, ScalarType, ValueType } from '../proto/index.ts'
 import { describeComment } from '../schema/index.ts'
 import { RUNTIME_MODULE } from '../contract/index.ts'
+import { lowerCamel } from '../contract/implementation-keys.ts'
 
 /** The parts of a model the declarations need. */
 export type DeclarationModel = Pick<ProtoModel, 'packageName' | 'services' | 'messages' | 'enums'>
@@ -178,8 +179,6 @@ class Emitter {
     return lines
   }
 }
-
-const lowerCamel = (name: string): string => name.charAt(0).toLowerCase() + name.slice(1)
 
 /**
  * The body of the `declare module` block for one `?mcp` module (without the

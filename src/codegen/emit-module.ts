@@ -4,7 +4,7 @@
  */
 import { basename } from 'node:path'
 import { CREATE_SERVER, INTERNAL_MODULE, TOOL_SPEC_KEYS, type Profile } from '../contract/index.ts'
-import type { ProtoModel } from '../proto/index.ts'
+import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { sortKeys } from '../schema/index.ts'
 import type { ToolSchema } from '../schema/index.ts'
 import { compileValidators } from './compile-validators.ts'
@@ -37,7 +37,7 @@ export interface EmittedModule {
   /** The module's source. */
   code: string
   /** Build warnings from compiling the validators. */
-  warnings: string[]
+  warnings: BuildWarning[]
 }
 
 // Only the fields the contract's `ToolSpec` names reach the output.

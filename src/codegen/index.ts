@@ -1,6 +1,12 @@
 /**
- * The codegen stage: tools + model → the `?mcp` module's source.
+ * The codegen stage: tools + model → the `?mcp` module's source; and the one
+ * build pipeline (`.proto` → model → tools → module source or in-process spec).
  */
+export { buildMcpModule, buildProto, compileProto, emitProto, serverName, toolOptions } from './build-proto.ts'
+export type {
+  BuildMcpModuleOptions, BuildProtoOptions, BuiltMcpModule, BuiltProto, CompiledProto, CompiledSpec, CompiledTool,
+  CompiledValidator, EmitProtoOptions, EmittedProto, ModelSource, ToolBuildOptions,
+} from './build-proto.ts'
 export { emitModule, emitModuleWithWarnings } from './emit-module.ts'
 export type { EmitModuleOptions, EmittedModule, Profile } from './emit-module.ts'
 export { AJV_OPTIONS, compileValidators, compileValidatorsInProcess, createAjv } from './compile-validators.ts'

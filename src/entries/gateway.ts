@@ -13,3 +13,4 @@ export {
   fetchDescriptors, isReflectionError, REFLECTION_SERVICES,
   type ReflectedServices, type ReflectionError, type ReflectionErrorCode, type ReflectionOptions,
 } from '../grpc/reflection-client.ts'
+export type { BuildWarning, BuildWarningCode } from '../proto/warnings.ts'

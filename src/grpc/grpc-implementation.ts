@@ -12,6 +12,7 @@ import { fromJson, toJson } from '../runtime/protojson.ts'
 import { statusError } from '../runtime/status.ts'
 import type { CallContext, RpcHandler } from '../runtime/types.ts'
 import { metadataOf, statusErrorOf } from './metadata.ts'
+import { lowerCamel } from '../contract/implementation-keys.ts'
 
 /** @grpc/proto-loader's usual options: how `call.request` looks to the handlers. */
 export const PROTO_LOADER_FORM = { longs: String, enums: String, defaults: true, oneofs: true } as const
@@ -29,7 +30,6 @@ export interface GrpcImplementationOptions {
   streamCap?: number
 }
 
-const lowerCamel = (name: string): string => name.charAt(0).toLowerCase() + name.slice(1)
 
 /**
  * The call object a handler receives: `request`, `metadata`, `cancelled`

@@ -9,6 +9,7 @@ import { resolve } from 'node:path'
 import type { ViteDevServer } from 'vite'
 import { HOT_SERVERS_KEY, HOT_UPDATE_KEY, isLoopbackName, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
 import type { DevOptions } from './options.ts'
+import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
 /** Where the dev server serves MCP when `dev.path` is not given. */
 export const DEFAULT_DEV_PATH = '/mcp'
@@ -122,7 +123,7 @@ async function serverRunner(server: ViteDevServer): Promise<Runner> {
 function replyError(res: ServerResponse, status: number, message: string, code = -32603): void {
   if (res.headersSent) return void res.end()
   res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }))
+  res.end(JSON.stringify(jsonRpcErrorBody(code, message)))
 }
 
 /**

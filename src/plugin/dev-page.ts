@@ -3,9 +3,10 @@
  * package's `page/` folder, talking to the mounted MCP endpoint.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ViteDevServer } from 'vite'
+import { packageRoot } from '../proto/package-root.ts'
 import { pathOf } from './dev-mount.ts'
 
 /** Where the page lives on the dev server. */
@@ -22,11 +23,8 @@ const ASSETS: Record<string, string> = {
  * `dist/` once built (this file may be bundled into any chunk of `dist/`).
  */
 function findPageDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  for (let i = 0; i < 4; i++) {
-    if (existsSync(join(dir, 'page', 'index.html'))) return join(dir, 'page')
-    dir = dirname(dir)
-  }
+  const root = packageRoot()
+  if (root !== null && existsSync(join(root, 'page', 'index.html'))) return join(root, 'page')
   throw new Error(`the /__mcp/ page is missing: no "page/index.html" above "${fileURLToPath(import.meta.url)}"`)
 }
 

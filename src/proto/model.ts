@@ -2,6 +2,7 @@
  * The neutral model of a loaded `.proto`: what the later build stages
  * (schema, codegen) need, with no protobufjs objects in it.
  */
+import type { BuildWarning } from './warnings.ts'
 
 /** A position in a `.proto` file (1-based line and column). */
 export interface SourceLoc {
@@ -120,5 +121,5 @@ export interface ProtoModel {
    */
   descriptor: Record<string, unknown>
   /** Build warnings (client-streaming/bidi RPCs with no tool, ...). */
-  warnings: string[]
+  warnings: BuildWarning[]
 }

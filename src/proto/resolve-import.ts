@@ -5,8 +5,8 @@
 import { existsSync, realpathSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import protobuf from 'protobufjs'
+import { packageRoot } from './package-root.ts'
 
 /** A resolved import: bundled JSON (no file read), an absolute path on disk, or a path refused (and why). */
 export type ResolvedImport =
@@ -22,7 +22,7 @@ function protobufjsDir(): string {
   return shippedDir
 }
 
-/** A file this package ships in its `protos/` folder, found from src/proto/ and from dist/ alike. */
+/** A file this package ships in its `protos/` folder. */
 const SHIPPED_MARKER = 'proto_mcp/options.proto'
 
 let packageProtosDir: string | null | undefined
@@ -34,12 +34,8 @@ let packageProtosDir: string | null | undefined
  */
 export function shippedProtosDir(): string | null {
   if (packageProtosDir !== undefined) return packageProtosDir
-  packageProtosDir = null
-  let dir = dirname(fileURLToPath(import.meta.url))
-  for (let up = 0; up < 4; up++) {
-    if (isFile(join(dir, 'protos', SHIPPED_MARKER))) return (packageProtosDir = join(dir, 'protos'))
-    dir = dirname(dir)
-  }
+  const root = packageRoot()
+  packageProtosDir = root !== null && isFile(join(root, 'protos', SHIPPED_MARKER)) ? join(root, 'protos') : null
   return packageProtosDir
 }
 

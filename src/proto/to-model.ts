@@ -10,6 +10,7 @@ import { customOptions } from './custom-options.ts'
 import { protoError } from './errors.ts'
 import { declarationKey } from './scan-declarations.ts'
 import type { Declaration, ScannedFile } from './scan-declarations.ts'
+import { buildWarning, type BuildWarning } from './warnings.ts'
 
 /** The files a root was loaded from. */
 export interface Sources {
@@ -172,7 +173,7 @@ function methodModel(method: protobuf.Method, service: string, lookup: Lookup): 
 }
 
 /** One warning naming the client-streaming and bidi RPCs, which get no tool (docs/mapping.md §1). */
-export function streamingWarnings(services: ServiceModel[]): string[] {
+export function streamingWarnings(services: ServiceModel[]): BuildWarning[] {
   const named: string[] = []
   for (const service of services) {
     for (const m of service.methods) {
@@ -180,5 +181,5 @@ export function streamingWarnings(services: ServiceModel[]): string[] {
         named.push(`${service.fullName}.${m.name} (${m.responseStream ? 'bidi' : 'client-streaming'})`)
     }
   }
-  return named.length === 0 ? [] : [`client-streaming and bidi RPCs get no tool: ${named.join(', ')}`]
+  return named.length === 0 ? [] : [buildWarning('STREAMING_RPC_SKIPPED', `client-streaming and bidi RPCs get no tool: ${named.join(', ')}`)]
 }

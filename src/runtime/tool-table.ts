@@ -8,6 +8,7 @@ import type { LenientPlan, ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceIm
 import { needsProtoJson } from './lenient.ts'
 import { statusText } from './status.ts'
 import { runtimeError } from './errors.ts'
+import { lowerCamel } from '../contract/implementation-keys.ts'
 
 /** A tool ready to call: its spec, reflected types, and the bound backend method. */
 export interface CompiledTool {
@@ -109,7 +110,6 @@ export function resolveService(table: ToolTable, service: string): string {
   throw runtimeError('UNKNOWN_SERVICE', `unknown service "${service}": ${known}`)
 }
 
-const lowerCamel = (name: string): string => name.charAt(0).toLowerCase() + name.slice(1)
 
 /**
  * The member `key` of an implementation: own or inherited (class instances),

@@ -5,6 +5,7 @@
 import type { ToolSpec } from '../contract/index.ts'
 import type { JsonSchema, Profile } from './types.ts'
 import type { ProtoModel } from '../proto/model.ts'
+import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
 import { describeComment, splitName } from './describe.ts'
 import { advertise, stripNotes } from './advertise.ts'
 import { lenientPlan } from './lenient-plan.ts'
@@ -80,7 +81,7 @@ export interface BuiltTools {
   /** In declaration order (services, then their methods). */
   tools: ToolSchema[]
   /** E.g. two services declaring the same RPC name (the last one wins, as in Topeka), a shortened name. */
-  warnings: string[]
+  warnings: BuildWarning[]
   /**
    * The verbose report: what the schemas leave out (`buf.validate` CEL and
    * other rules JSON Schema cannot say), one line each, deduplicated.
@@ -108,7 +109,7 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
   const depths = new Map<string, number>()
   const fits = (n: string): boolean => budget === false || serverName.length + n.length <= budget
   const tools: ToolSchema[] = []
-  const warnings: string[] = []
+  const warnings: BuildWarning[] = []
   const notes = new Set<string>()
   const note = (text: string): void => { notes.add(text) }
   for (const service of model.services) {
@@ -129,13 +130,13 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       const limit = options.shortenToolNames && budget !== false ? budget - serverName.length : undefined
       const name = extended ? shortenToolName(wanted, portable, limit) : wanted
       if (name !== wanted) {
-        warnings.push(`tool name "${wanted}" of ${rpc.fullName} breaks ${nameRe.source}${fits(wanted) ? '' : ` or the name budget (${budget})`}; shortened to "${name}"`)
+        warnings.push(buildWarning('TOOL_NAME_SHORTENED', `tool name "${wanted}" of ${rpc.fullName} breaks ${nameRe.source}${fits(wanted) ? '' : ` or the name budget (${budget})`}; shortened to "${name}"`))
       } else if (!nameRe.test(name)) {
-        warnings.push(`tool name "${name}" of ${rpc.fullName} breaks ${nameRe.source}; some clients will reject it`)
+        warnings.push(buildWarning('TOOL_NAME_PATTERN', `tool name "${name}" of ${rpc.fullName} breaks ${nameRe.source}; some clients will reject it`))
       }
       if (extended && !fits(name)) {
-        warnings.push(`server "${serverName}" + tool "${name}" is ${serverName.length + name.length} characters, over the name budget of ${budget}: `
-          + 'Claude Code and Cursor will not offer the tool (set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name)')
+        warnings.push(buildWarning('TOOL_NAME_BUDGET', `server "${serverName}" + tool "${name}" is ${serverName.length + name.length} characters, over the name budget of ${budget}: `
+          + 'Claude Code and Cursor will not offer the tool', 'set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name'))
       }
       const depth = options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
       let shape = messageSchema(model, method.requestType, { profile, mode: 'input', note, recursionDepth: depth })
@@ -144,8 +145,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         shape = messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: d })
         depths.set(method.requestType, d)
         if (d === 1 || objectCount(shape) <= MAX_INLINED_OBJECTS) {
-          warnings.push(`tool "${name}": ${method.requestType} recurses through many fields; inlined ${d} deep instead of ${depth} `
-            + `to keep its schema under ${MAX_INLINED_OBJECTS} objects (deeper levels are JSON text)`)
+          warnings.push(buildWarning('RECURSION_SHALLOWER', `tool "${name}": ${method.requestType} recurses through many fields; inlined ${d} deep instead of ${depth} `
+            + `to keep its schema under ${MAX_INLINED_OBJECTS} objects (deeper levels are JSON text)`))
         }
       }
       const inputSchema = sortKeys(advertise(shape, profile))
@@ -176,11 +177,11 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       const clash = tools.findIndex(t => t.name === tool.name)
       if (clash >= 0) {
         const other = tools[clash]!
-        warnings.push(`tool "${tool.name}" is declared by both ${other.service} and ${service.fullName}; `
-          + `the one of ${service.fullName} wins`
-          + (options.toolNames === undefined || options.toolNames === 'method'
-            ? ' (set the toolNames option to \'service\' or \'qualified\' to keep both)'
-            : ''))
+        warnings.push(buildWarning('TOOL_NAME_CLASH', `tool "${tool.name}" is declared by both ${other.service} and ${service.fullName}; `
+          + `the one of ${service.fullName} wins`,
+        options.toolNames === undefined || options.toolNames === 'method'
+          ? 'set the toolNames option to \'service\' or \'qualified\' to keep both'
+          : undefined))
         tools.splice(clash, 1)
       }
       tools.push(tool)

@@ -15,6 +15,7 @@ import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
 import { onResourceUpdated } from './subscriptions.ts'
+import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
 /** Session options of HTTP serving. */
 export interface SessionOptions {
@@ -58,7 +59,7 @@ interface Session {
 }
 
 const jsonRpcError = (status: number, code: number, message: string): Response =>
-  Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status })
+  Response.json(jsonRpcErrorBody(code, message), { status })
 
 const report = (core: ServingCore) => (error: Error): void => {
   writeStderr(`${core.info.name}: ${error.message}\n`)

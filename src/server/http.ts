@@ -16,6 +16,7 @@ import {
 } from './limits.ts'
 import { hostHeaderName, isLoopbackHost } from './loopback.ts'
 import type { ServingCore } from './serving-core.ts'
+import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
 /** Options of `nodeHandler()`. */
 export interface NodeHandlerOptions extends SessionOptions {
@@ -84,7 +85,7 @@ type Guard = (req: IncomingMessage, res: ServerResponse) => boolean
 
 function reply(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
+  res.end(JSON.stringify(jsonRpcErrorBody(-32000, message)))
 }
 
 /** Whether the headers given to `writeHead` (an object or a raw list) declare an SSE stream. */

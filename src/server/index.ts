@@ -21,6 +21,7 @@ import { principalOf } from './principal.ts'
 import { ServingCore } from './serving-core.ts'
 import type { ServeReport, ServeStdioOptions } from './stdio.ts'
 import { protoEntries, type ListedTool } from './tool-set.ts'
+import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
 export type { Connection } from './connect.ts'
 export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
@@ -219,7 +220,7 @@ function lazyNodeHandler(core: ServingCore, options: NodeHandlerOptions | undefi
     ready.then((h) => h(req, res, next), (error: unknown) => {
       if (next) return next(error)
       res.writeHead(500, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: (error as Error).message }, id: null }))
+      res.end(JSON.stringify(jsonRpcErrorBody(-32000, (error as Error).message)))
     })
   }) as McpNodeHandler
   Object.defineProperty(handler, 'sessionCount', { get: () => loaded?.sessionCount ?? 0 })

@@ -64,7 +64,7 @@ describe('buildServerSpec', () => {
     const dir = writeProtos({ 'two.proto': 'syntax = "proto3";\npackage two.v1;\nmessage M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }\n' })
     const method = buildServerSpec(join(dir, 'two.proto'))
     expect(method.spec.tools.map((t) => t.name)).toEqual(['Ping'])
-    expect(method.warnings.join('\n')).toMatch(/Ping/)
+    expect(method.warnings.map((w) => w.message).join('\n')).toMatch(/Ping/)
     const qualified = buildServerSpec(join(dir, 'two.proto'), { toolNames: 'qualified' })
     expect(qualified.spec.tools.map((t) => t.name)).toEqual(['two_v1_A_Ping', 'two_v1_B_Ping'])
     expect(qualified.warnings).toEqual([])

@@ -6,14 +6,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { buildMcpModule, type BuildMcpModuleOptions } from '../../src/plugin/build-module.ts'
+import { buildMcpModule, type BuildMcpModuleOptions } from '../../src/codegen/build-proto.ts'
+import type { BuildWarning } from '../../src/proto/index.ts'
 import type { Server } from '../../src/server/index.ts'
 
 const OUT = join(import.meta.dirname, '..', '..', '.tmp', 'modules')
 let count = 0
 
 /** The default export (a `Server`) of the `?mcp` module of `file`, with its build warnings. */
-export async function loadMcpModule(file: string, options: BuildMcpModuleOptions = {}): Promise<{ server: Server; warnings: string[]; code: string }> {
+export async function loadMcpModule(file: string, options: BuildMcpModuleOptions = {}): Promise<{ server: Server; warnings: BuildWarning[]; code: string }> {
   const built = buildMcpModule(file, options)
   mkdirSync(OUT, { recursive: true })
   const out = join(OUT, `m${process.pid}-${count++}.mjs`)

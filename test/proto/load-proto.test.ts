@@ -184,6 +184,6 @@ service S {
       ['Unary', false, false], ['Down', false, true], ['Up', true, false], ['Both', true, true],
     ])
     expect(methods[0]!.options).toEqual({ deprecated: true })
-    expect(model.warnings).toEqual(['client-streaming and bidi RPCs get no tool: t.S.Up (client-streaming), t.S.Both (bidi)'])
+    expect(model.warnings).toEqual([{ code: 'STREAMING_RPC_SKIPPED', message: 'client-streaming and bidi RPCs get no tool: t.S.Up (client-streaming), t.S.Both (bidi)' }])
   })
 })

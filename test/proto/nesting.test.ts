@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildServerSpec } from '../../src/cli/build-spec.ts'
-import { buildMcpModule } from '../../src/plugin/build-module.ts'
+import { buildMcpModule } from '../../src/codegen/build-proto.ts'
 import { MAX_MESSAGE_NESTING } from '../../src/proto/check-nesting.ts'
 import { createProtoServer } from '../../src/entries/internal.ts'
 import { ECHO_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'

@@ -104,7 +104,10 @@ it('a listed service the server has no file for: skipped with a warning, an erro
   try {
     const found = await reflectSpec(ghostly.address)
     expect(found.services).toEqual(['reflection.v1.NoteService'])
-    expect(found.warnings).toContain(`service grpc.health.v1.Health gets no tools: the gRPC server at ${ghostly.address} lists it but sends no file for it (code 5: not found)`)
+    expect(found.warnings).toContainEqual({
+      code: 'SERVICE_UNDESCRIBED',
+      message: `service grpc.health.v1.Health gets no tools: the gRPC server at ${ghostly.address} lists it but sends no file for it (code 5: not found)`,
+    })
     await expect(reflectSpec(ghostly.address, { services: ['Health'] })).rejects.toThrow(
       `service "grpc.health.v1.Health" is listed by the gRPC server at ${ghostly.address}, but its reflection service has no file for it (code 5: not found)`)
   } finally {

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildMcpModule } from '../../src/plugin/build-module.ts'
+import { buildMcpModule } from '../../src/codegen/build-proto.ts'
 import { createProtoServer } from '../../src/entries/internal.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../proto/compile.ts'

@@ -116,7 +116,10 @@ service S { rpc Eval(Expr) returns (Expr); }` })
     const built = buildTools(loadProto(file), { profile: 'portable' })
     const count = (s: unknown): number => (s && typeof s === 'object' ? ('properties' in s ? 1 : 0) + Object.values(s).reduce((n: number, v) => n + count(v), 0) : 0)
     expect(count(built.tools[0]!.inputSchema)).toBeLessThanOrEqual(MAX_INLINED_OBJECTS)
-    expect(built.warnings).toEqual(['tool "Eval": x.Expr recurses through many fields; inlined 2 deep instead of 3 to keep its schema under 500 objects (deeper levels are JSON text)'])
+    expect(built.warnings).toEqual([{
+      code: 'RECURSION_SHALLOWER',
+      message: 'tool "Eval": x.Expr recurses through many fields; inlined 2 deep instead of 3 to keep its schema under 500 objects (deeper levels are JSON text)',
+    }])
     expect(built.lenient!.depths).toEqual({ 'x.Expr': 2 })
     const server = createProtoServer(specFromProto(file, { profile: 'portable' }))
     let got: unknown

@@ -22,10 +22,12 @@ describe('buildTools on fixture.proto', () => {
       description: 'Shares its name with VibeFixtureService.GetVibe, on purpose.',
       requestType: 'mcpgen.OtherRequest',
     })
-    expect(warnings).toEqual([
-      'tool "GetVibe" is declared by both mcpgen.VibeFixtureService and mcpgen.OtherFixtureService; the one of mcpgen.OtherFixtureService wins'
-      + ' (set the toolNames option to \'service\' or \'qualified\' to keep both)',
-    ])
+    expect(warnings).toEqual([{
+      code: 'TOOL_NAME_CLASH',
+      message: 'tool "GetVibe" is declared by both mcpgen.VibeFixtureService and mcpgen.OtherFixtureService; the one of mcpgen.OtherFixtureService wins'
+        + ' (set the toolNames option to \'service\' or \'qualified\' to keep both)',
+      fix: "set the toolNames option to 'service' or 'qualified' to keep both",
+    }])
     expect(model.warnings).toEqual([])
   })
 

@@ -24,10 +24,12 @@ describe('toolNames', () => {
   it("'method' (the default): the RPC name; the last of two clashing RPCs wins, with a warning", () => {
     const { tools, warnings } = buildTools(compile(TWO_SERVICES))
     expect(tools.map((t) => `${t.name}=${t.service}`)).toEqual(['List=acme.v1.Users', 'Get=acme.v1.Groups'])
-    expect(warnings).toEqual([
-      'tool "Get" is declared by both acme.v1.Users and acme.v1.Groups; the one of acme.v1.Groups wins'
-      + " (set the toolNames option to 'service' or 'qualified' to keep both)",
-    ])
+    expect(warnings).toEqual([{
+      code: 'TOOL_NAME_CLASH',
+      message: 'tool "Get" is declared by both acme.v1.Users and acme.v1.Groups; the one of acme.v1.Groups wins'
+        + " (set the toolNames option to 'service' or 'qualified' to keep both)",
+      fix: "set the toolNames option to 'service' or 'qualified' to keep both",
+    }])
   })
 
   it("'service' and 'qualified' keep both", () => {
@@ -71,8 +73,10 @@ service InventoryManagementService { rpc ReconcileWarehouseStock(Q) returns (Q);
     expect(name).toHaveLength(64)
     expect(name).toMatch(TOOL_NAME_RE)
     expect(tools.map((t) => t.name)).toEqual([name])
-    expect(warnings).toEqual([`tool name "${long}" of ${pkg}.InventoryManagementService.ReconcileWarehouseStock breaks `
-      + `^[A-Za-z0-9_-]{1,64}$; shortened to "${name}"`])
+    expect(warnings).toEqual([{
+      code: 'TOOL_NAME_SHORTENED',
+      message: `tool name "${long}" of ${pkg}.InventoryManagementService.ReconcileWarehouseStock breaks ^[A-Za-z0-9_-]{1,64}$; shortened to "${name}"`,
+    }])
   })
 
   it('a name with characters clients reject is rewritten the same way', () => {
@@ -95,8 +99,12 @@ describe('portable names: letters, digits and _ only, and a budget for server + 
     const source = 'message Q {}\nservice S { rpc ReconcileWarehouseStockAcrossEveryRegionNow(Q) returns (Q); }'
     const { tools, warnings } = buildTools(compile(source), { serverName: 'inventory-service' })
     expect(tools[0]!.name).toBe('ReconcileWarehouseStockAcrossEveryRegionNow')
-    expect(warnings).toEqual(['server "inventory-service" + tool "ReconcileWarehouseStockAcrossEveryRegionNow" is 60 characters, '
-      + 'over the name budget of 57: Claude Code and Cursor will not offer the tool (set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name)'])
+    expect(warnings).toEqual([{
+      code: 'TOOL_NAME_BUDGET',
+      message: 'server "inventory-service" + tool "ReconcileWarehouseStockAcrossEveryRegionNow" is 60 characters, '
+        + 'over the name budget of 57: Claude Code and Cursor will not offer the tool (set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name)',
+      fix: 'set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name',
+    }])
     const short = buildTools(compile(source), { serverName: 'inventory-service', shortenToolNames: true })
     expect(short.tools[0]!.name).toHaveLength(57 - 'inventory-service'.length)
     expect(short.tools[0]!.name).toMatch(/^[0-9a-z]{10}_[A-Za-z0-9_]+Now$/)
@@ -226,10 +234,12 @@ service Health {
 service A { rpc get_vibe(Q) returns (Q); }
 service B { rpc GetVibe(Q) returns (Q); }`), { profile: 'topeka' })
     expect(built.map((t) => `${t.name}=${t.service}.${t.method}`)).toEqual(['GetVibe=t.B.GetVibe'])
-    expect(warnings).toEqual([
-      'tool "GetVibe" is declared by both t.A and t.B; the one of t.B wins'
-      + " (set the toolNames option to 'service' or 'qualified' to keep both)",
-    ])
+    expect(warnings).toEqual([{
+      code: 'TOOL_NAME_CLASH',
+      message: 'tool "GetVibe" is declared by both t.A and t.B; the one of t.B wins'
+        + " (set the toolNames option to 'service' or 'qualified' to keep both)",
+      fix: "set the toolNames option to 'service' or 'qualified' to keep both",
+    }])
   })
 })
 

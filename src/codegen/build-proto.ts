@@ -1,0 +1,186 @@
+/**
+ * The one build pipeline, free of any bundler: a `.proto` file (or a model
+ * from reflected descriptors) → the model → the tools → one of two outputs:
+ * the `?mcp` module's source ({@link emitProto}, what the plugin serves) or
+ * the spec compiled in process ({@link compileProto}, what the `proto-mcp`
+ * command and the gateway serve). Every stage's warnings are passed up as
+ * data (`{ code, message, fix? }`).
+ */
+import { basename } from 'node:path'
+import { loadProto } from '../proto/index.ts'
+import type { BuildWarning, ProtoModel } from '../proto/index.ts'
+import { buildTools } from '../schema/index.ts'
+import type { BuildToolsOptions, Profile, ToolSchema } from '../schema/index.ts'
+import type { LenientPlan } from '../schema/lenient-plan.ts'
+import { compileValidatorsInProcess } from './compile-validators.ts'
+import { emitModuleDeclarations } from './emit-dts.ts'
+import { emitModuleWithWarnings } from './emit-module.ts'
+
+/** How the tools are built: the plugin's options of the same names. */
+export type ToolBuildOptions = Pick<BuildToolsOptions, 'profile' | 'toolNames' | 'recursionDepth' | 'toolNameBudget' | 'shortenToolNames'>
+
+/** Options of {@link buildProto}. */
+export interface BuildProtoOptions extends ToolBuildOptions {
+  /** Absolute directories searched for imports (a file source only). @default [] */
+  importPaths?: string[]
+}
+
+/** A loaded model and the server name its tools are built under (reflection has no `.proto` file to name it). */
+export interface ModelSource {
+  model: ProtoModel
+  /** The server's name (`serverInfo.name`, and the name budget's server part). */
+  name: string
+}
+
+/** What {@link buildProto} returns: the stages before output, for {@link emitProto} or {@link compileProto}. */
+export interface BuiltProto {
+  model: ProtoModel
+  /** The server's name. */
+  name: string
+  profile: Profile
+  /** In declaration order. */
+  tools: ToolSchema[]
+  /** What the run-time lenient pass reads; absent in `topeka`. */
+  lenient?: LenientPlan
+  /** The proto and schema stages' warnings, in stage order. */
+  warnings: BuildWarning[]
+  /** The verbose report: what the schemas leave out (e.g. `buf.validate` CEL rules). */
+  notes: string[]
+}
+
+/** The server name of a `.proto`: its base name without `.proto`. */
+export function serverName(file: string): string {
+  return basename(file).replace(/\.proto$/, '')
+}
+
+/** The `buildTools` options among a build's options (unset ones left out). */
+export function toolOptions(options: ToolBuildOptions): ToolBuildOptions {
+  const out: ToolBuildOptions = {}
+  if (options.profile !== undefined) out.profile = options.profile
+  if (options.toolNames !== undefined) out.toolNames = options.toolNames
+  if (options.recursionDepth !== undefined) out.recursionDepth = options.recursionDepth
+  if (options.toolNameBudget !== undefined) out.toolNameBudget = options.toolNameBudget
+  if (options.shortenToolNames !== undefined) out.shortenToolNames = options.shortenToolNames
+  return out
+}
+
+/**
+ * The model and tools of `source`: the `.proto` at an absolute path (named
+ * by {@link serverName}), or a loaded model with its server name.
+ * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
+ */
+export function buildProto(source: string | ModelSource, options: BuildProtoOptions = {}): BuiltProto {
+  const profile = options.profile ?? 'portable'
+  const { model, name } = typeof source === 'string'
+    ? { model: loadProto(source, { importPaths: options.importPaths ?? [] }), name: serverName(source) }
+    : source
+  const built = buildTools(model, { ...toolOptions(options), profile, serverName: name })
+  return {
+    model, name, profile, tools: built.tools,
+    ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
+    warnings: [...model.warnings, ...built.warnings],
+    notes: built.notes,
+  }
+}
+
+/** Options of {@link emitProto}. */
+export interface EmitProtoOptions {
+  /** Emit the hot-reload code of Vite's dev server. @default false */
+  hmr?: boolean
+  /** Also emit the module's TypeScript declarations (`declarations`). @default false */
+  declarations?: boolean
+}
+
+/** The result of {@link emitProto}. */
+export interface EmittedProto {
+  /** The module's source. */
+  code: string
+  /** Every `.proto` read (the file and all it imports): watch them all. */
+  watchFiles: string[]
+  /** Build warnings of every stage, in stage order. */
+  warnings: BuildWarning[]
+  /** The verbose report: what the schemas leave out (e.g. `buf.validate` CEL rules). */
+  notes: string[]
+  /** The body of the module's `declare module` block, when asked for. */
+  declarations?: string
+}
+
+/** Output one: the `?mcp` module's source, its validators compiled to standalone code. */
+export function emitProto(built: BuiltProto, options: EmitProtoOptions = {}): EmittedProto {
+  const emitted = emitModuleWithWarnings(built.model, built.tools, {
+    name: built.name, profile: built.profile, hmr: options.hmr ?? false, ...(built.lenient ? { lenient: built.lenient } : {}),
+  })
+  return {
+    code: emitted.code,
+    watchFiles: built.model.files,
+    warnings: [...built.warnings, ...emitted.warnings],
+    notes: built.notes,
+    ...(options.declarations ? { declarations: emitModuleDeclarations(built.model) } : {}),
+  }
+}
+
+/** A validator compiled in process (Ajv's `ValidateFunction`). */
+export interface CompiledValidator {
+  (data: unknown): boolean
+  errors?: unknown[] | null
+}
+
+/** A tool compiled in process: the advertised fields and its validator. */
+export type CompiledTool = Omit<ToolSchema, 'validationSchema'> & { validate: CompiledValidator }
+
+/** What a generated module's `createProtoServer(...)` call holds, compiled in process (the runtime's `ProtoServerSpec`). */
+export interface CompiledSpec {
+  name: string
+  version: string
+  profile: Profile
+  descriptor: Record<string, unknown>
+  tools: CompiledTool[]
+  /** Every service with all its RPC names, tools or not. */
+  services: Record<string, string[]>
+  lenient?: LenientPlan
+}
+
+/** The result of {@link compileProto}. */
+export interface CompiledProto {
+  spec: CompiledSpec
+  /** Build warnings of every stage, in stage order. */
+  warnings: BuildWarning[]
+  /** The verbose report: what the schemas leave out. */
+  notes: string[]
+}
+
+/**
+ * Output two: the spec a generated module would hold, its validators
+ * compiled now with the code generator's Ajv (identical schemas share one).
+ */
+export function compileProto(built: BuiltProto): CompiledProto {
+  // The validator checks the exact schema where the advertised one says less (portable, strict).
+  const compiled = compileValidatorsInProcess(built.tools.map((tool) => tool.validationSchema ?? tool.inputSchema), built.tools.map((tool) => tool.name))
+  // Ajv's own warnings (an unknown format) join the build's instead of going to the console.
+  const tools = built.tools.map(({ validationSchema: _, ...tool }, i): CompiledTool => ({ ...tool, validate: compiled.validators[i] as CompiledValidator }))
+  const spec: CompiledSpec = {
+    name: built.name,
+    version: '0.0.0',
+    profile: built.profile,
+    descriptor: built.model.descriptor,
+    tools,
+    services: Object.fromEntries(built.model.services.map((service) => [service.fullName, service.methods.map((m) => m.name)])),
+    ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
+  }
+  return { spec, warnings: [...built.warnings, ...compiled.warnings], notes: built.notes }
+}
+
+/** Options of {@link buildMcpModule}. */
+export interface BuildMcpModuleOptions extends BuildProtoOptions, EmitProtoOptions {}
+
+/** The result of {@link buildMcpModule}. */
+export type BuiltMcpModule = EmittedProto
+
+/**
+ * Builds the `?mcp` module of the `.proto` at the absolute path `file`
+ * ({@link buildProto}, then {@link emitProto}).
+ * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
+ */
+export function buildMcpModule(file: string, options: BuildMcpModuleOptions = {}): BuiltMcpModule {
+  return emitProto(buildProto(file, options), options)
+}

@@ -1,0 +1,54 @@
+/**
+ * Build warnings as data: every stage reports `{ code, message, fix? }`, the
+ * plugin prints `message`, and a caller that says things its own way (the
+ * `proto-mcp` command) decides by `code`, never by the text.
+ */
+
+/** Every build warning's code, and when a stage reports it. */
+export const BUILD_WARNING_CODES = {
+  /** proto/: client-streaming and bidi RPCs, which never become tools (docs/mapping.md §1). */
+  STREAMING_RPC_SKIPPED: 'client-streaming and bidi RPCs get no tool',
+  /** schema/: a tool name broke the name pattern or the budget and was shortened. */
+  TOOL_NAME_SHORTENED: 'a tool name was shortened',
+  /** schema/: a tool name breaks the name pattern some clients enforce. */
+  TOOL_NAME_PATTERN: 'a tool name breaks the name pattern',
+  /** schema/: server name + tool name is longer than the name budget. */
+  TOOL_NAME_BUDGET: 'a tool name is over the name budget',
+  /** schema/: a recursive request message was inlined less deep than asked. */
+  RECURSION_SHALLOWER: 'a recursive message was inlined less deep',
+  /** schema/: two RPCs got the same tool name; the last one wins. */
+  TOOL_NAME_CLASH: 'two RPCs got the same tool name',
+  /** codegen/: what Ajv logged while compiling a validator (e.g. an unknown format). */
+  AJV_LOG: 'Ajv logged a warning while compiling a validator',
+  /** cli/ (reflection): a listed service the gRPC server sends no descriptor for. */
+  SERVICE_UNDESCRIBED: 'a listed service has no descriptor',
+} as const
+
+/** A build warning's stable code (see {@link BUILD_WARNING_CODES}). */
+export type BuildWarningCode = keyof typeof BUILD_WARNING_CODES
+
+/** One build warning. */
+export interface BuildWarning {
+  /** What kind of warning it is: stable, for callers to decide by. */
+  code: BuildWarningCode
+  /** The one-line text, ending in `(fix)` when there is a fix. */
+  message: string
+  /** What to do about it, in terms of the plugin's options, when something can be done. */
+  fix?: string
+}
+
+/** The warning `code` saying `text`, with `fix` in parentheses at the end of its message when given. */
+export function buildWarning(code: BuildWarningCode, text: string, fix?: string): BuildWarning {
+  return fix === undefined ? { code, message: text } : { code, message: `${text} (${fix})`, fix }
+}
+
+/**
+ * `warning` with its fix said another way (the command's flag for the
+ * plugin's option): the message's `(fix)` ending is replaced, the rest kept.
+ * A warning without a fix is returned as it is.
+ */
+export function withFix(warning: BuildWarning, fix: string): BuildWarning {
+  if (warning.fix === undefined) return warning
+  const text = warning.message.slice(0, warning.message.length - warning.fix.length - 3)
+  return buildWarning(warning.code, text, fix)
+}

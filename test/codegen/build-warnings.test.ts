@@ -1,0 +1,75 @@
+/**
+ * Every build warning is data: a code from the table, a one-line message
+ * ending in `(fix)` when it has a fix. One case per code, run through the
+ * build pipeline; both outputs pass the same warnings up.
+ */
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { buildProto, compileProto, emitProto, type BuiltProto } from '../../src/codegen/index.ts'
+import { BUILD_WARNING_CODES, type BuildWarning, type BuildWarningCode } from '../../src/proto/index.ts'
+import { undescribedWarnings } from '../../src/cli/reflect-server.ts'
+import { compile, writeProtos } from '../proto/compile.ts'
+
+const fromFile = (source: string, options: Parameters<typeof buildProto>[1] = {}): BuiltProto =>
+  buildProto(join(writeProtos({ 'w.proto': `syntax = "proto3"; package w.v1;\n${source}` }), 'w.proto'), options)
+
+const fromModel = (source: string, name: string, options: Parameters<typeof buildProto>[1] = {}): BuiltProto =>
+  buildProto({ model: compile(source), name }, options)
+
+/** Both outputs of a build: their warnings, which must agree on what the stages before output reported. */
+function outputWarnings(built: BuiltProto): BuildWarning[] {
+  const emitted = emitProto(built).warnings
+  const compiled = compileProto(built).warnings
+  expect(compiled).toEqual(emitted)
+  expect(emitted.slice(0, built.warnings.length)).toEqual(built.warnings)
+  return emitted
+}
+
+const MANY_FIELDS = 'abcdefghijklmnopqrstuvwx'.split('').map((n, i) => `Expr ${n} = ${i + 2};`).join(' ')
+
+/** For each code, a build that reports it. */
+const CASES: Record<BuildWarningCode, () => BuildWarning[]> = {
+  STREAMING_RPC_SKIPPED: () => outputWarnings(fromFile('message M {}\nservice S { rpc Up(stream M) returns (M); }')),
+  TOOL_NAME_SHORTENED: () => outputWarnings(fromFile('message M {}\nservice S { rpc R(M) returns (M); }', { toolNames: (rpc) => `get-${rpc.method}` })),
+  TOOL_NAME_PATTERN: () => outputWarnings(fromFile('message M {}\nservice S { rpc R(M) returns (M); }', { profile: 'topeka', toolNames: (rpc) => `${rpc.method}!` })),
+  TOOL_NAME_BUDGET: () => outputWarnings(fromModel('message M {}\nservice S { rpc ReconcileWarehouseStockAcrossEveryRegionNow(M) returns (M); }', 'inventory-service')),
+  RECURSION_SHALLOWER: () => outputWarnings(fromFile(`message Expr { string id = 1; ${MANY_FIELDS} }\nservice S { rpc Eval(Expr) returns (Expr); }`)),
+  TOOL_NAME_CLASH: () => outputWarnings(fromFile('message M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }')),
+  AJV_LOG: () => {
+    // No `.proto` gives a format Ajv does not know: the schema is given one.
+    const built = fromFile('message M { string s = 1; }\nservice S { rpc R(M) returns (M); }')
+    const tool = built.tools[0]!
+    const odd: BuiltProto = { ...built, tools: [{ ...tool, validationSchema: { type: 'string', format: 'no-such-format' } }] }
+    return outputWarnings(odd)
+  },
+  // Reflection's own (test/reflection/custom-options.test.ts has it from a real gRPC server).
+  SERVICE_UNDESCRIBED: () => undescribedWarnings([{ service: 'x.v1.S', reason: 'code 5: not found' }], '127.0.0.1:50051'),
+}
+
+describe('build warnings', () => {
+  it('the cases cover the table of codes', () => {
+    expect(Object.keys(CASES).sort()).toEqual(Object.keys(BUILD_WARNING_CODES).sort())
+  })
+
+  for (const [code, run] of Object.entries(CASES) as [BuildWarningCode, () => BuildWarning[]][]) {
+    it(`${code}: reported with its code, one line, the fix at the end of the message`, () => {
+      const warnings = run()
+      expect(warnings.map((w) => w.code)).toContain(code)
+      for (const warning of warnings) {
+        expect(Object.keys(BUILD_WARNING_CODES)).toContain(warning.code)
+        expect(typeof warning.message).toBe('string')
+        expect(warning.message).not.toMatch(/\n/)
+        if (warning.fix !== undefined) expect(warning.message.endsWith(` (${warning.fix})`)).toBe(true)
+        expect(Object.keys(warning).filter((key) => !['code', 'message', 'fix'].includes(key))).toEqual([])
+      }
+    })
+  }
+
+  it('a clash has the toolNames fix only while tools are named by method', () => {
+    const source = 'message M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }'
+    expect(fromModel(source, 'w').warnings).toEqual([expect.objectContaining({ code: 'TOOL_NAME_CLASH', fix: "set the toolNames option to 'service' or 'qualified' to keep both" })])
+    const byFunction = fromModel(source, 'w', { toolNames: () => 'Same' }).warnings
+    expect(byFunction).toEqual([expect.objectContaining({ code: 'TOOL_NAME_CLASH' })])
+    expect(byFunction[0]!.fix).toBeUndefined()
+  })
+})
