@@ -8,13 +8,19 @@ import { dirname, join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { grpc } from '../grpc/grpc-backend.ts'
-import { createProtoServer } from '../server/index.ts'
+import { createProtoServer, type Logger } from '../server/index.ts'
 import { HELP, parseCli, type ServeCommand } from './args.ts'
 import { buildServerSpec, type BuiltSpec } from './build-spec.ts'
 import { reflectSpec, watchReflection } from './reflect-server.ts'
 
 const log = (line: string): void => {
   process.stderr.write(`proto-mcp: ${line}\n`)
+}
+
+/** The served server's messages: the command owns stderr, so they are lines there too, as the server words them. */
+const serverLogger: Logger = {
+  warn: (message) => process.stderr.write(`${message}\n`),
+  error: (message) => process.stderr.write(`${message}\n`),
 }
 
 /** The package's version, from the nearest `package.json` above this file. */
@@ -72,7 +78,7 @@ async function serve(options: ServeCommand): Promise<number> {
   const warn = (warning: string): void => log(`warning: ${warning.replace("set the toolNames option to 'service' or 'qualified'", 'pass --tool-names service or qualified')}`)
   for (const warning of warnings) warn(warning)
   if (options.verbose) for (const note of notes) log(`note: ${note}`)
-  const server = createProtoServer(spec)
+  const server = createProtoServer(spec).logging({ logger: serverLogger })
   const backend = grpc(options.grpc, { deadlineMs: options.deadlineMs, forwardHeaders: options.forwardHeaders })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
   const summary = `${count(spec.tools.length)} from ${source}, forwarding to ${options.grpc}`

@@ -20,9 +20,15 @@ interface NodeHandler {
   close(): Promise<void>
 }
 
+/** A `Server`'s `Logger` (docs/serving.md §9). */
+interface MountLogger {
+  warn(message: string): void
+  error(message: string, error?: unknown): void
+}
+
 /** What the mount uses of a `Server` (the plugin stage cannot import `server/`). */
 interface MountableServer {
-  nodeHandler(options?: { allowedHosts?: string[]; allowedOrigins?: string[] }): NodeHandler
+  nodeHandler(options?: { allowedHosts?: string[]; allowedOrigins?: string[]; logger?: MountLogger }): NodeHandler
   handle(): { replaceAll?(server: object): unknown }
 }
 
@@ -160,6 +166,11 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   const path = options.path ?? DEFAULT_DEV_PATH
   const entry = resolve(server.config.root, options.server)
   const logger = server.config.logger
+  // The served server's messages join Vite's own in the terminal (not raw stderr lines through its output).
+  const serverLogger: MountLogger = {
+    warn: (message) => logger.warn(message, { timestamp: true }),
+    error: (message, error) => logger.error(message, { timestamp: true, ...(error instanceof Error ? { error } : {}) }),
+  }
   const allowed = devAllowedHosts(server)
   let runner: Promise<Runner> | undefined
   let serving: Serving | undefined
@@ -227,7 +238,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
     // The first server, or a switch to or from a kept `?mcp` server (which
     // must serve itself to follow edits): sessions start afresh.
     serving?.handler.close().catch((error: Error) => logger.error(`${plugin}: closing the last server's sessions: ${error.message}`, { timestamp: true }))
-    serving = { server: loaded, handler: loaded.nodeHandler(allowed && { allowedHosts: allowed, allowedOrigins: allowed }), source: loaded }
+    serving = { server: loaded, handler: loaded.nodeHandler({ ...(allowed && { allowedHosts: allowed, allowedOrigins: allowed }), logger: serverLogger }), source: loaded }
     return serving
   }
 
