@@ -161,8 +161,10 @@ export function isOwnOrigin(server: ViteDevServer, origin: string, host: string 
  * Each request asks the runner for the module (cached until an edit
  * invalidates it); a module that fails to load keeps the last good server
  * serving and reports the error once in the terminal and the overlay.
+ * Returns the mount's close (its sessions hold timers and streams), for
+ * the plugin to call when the dev server closes.
  */
-export function mountDevServer(server: ViteDevServer, options: DevOptions, plugin: string): void {
+export function mountDevServer(server: ViteDevServer, options: DevOptions, plugin: string): () => Promise<void> {
   const path = options.path ?? DEFAULT_DEV_PATH
   const entry = resolve(server.config.root, options.server)
   const logger = server.config.logger
@@ -276,12 +278,10 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   server.httpServer?.once('listening', () => {
     current().catch((error: Error) => logger.error(`${plugin}: ${error.message}`, { timestamp: true }))
   })
-  // Sessions hold timers and streams: end them with the dev server.
-  const close = server.close.bind(server)
-  server.close = async () => {
+  return async () => {
     updates.delete(onUpdate)
-    await serving?.handler.close()
+    const closing = serving
     serving = undefined
-    return close()
+    await closing?.handler.close()
   }
 }
