@@ -8,13 +8,19 @@ import { performance } from 'node:perf_hooks'
 import { grpc } from '../grpc/grpc-backend.ts'
 import { withFix, type BuildWarning, type BuildWarningCode } from '../proto/index.ts'
 import { packageVersion } from '../proto/package-root.ts'
-import { createProtoServer } from '../server/index.ts'
+import { createProtoServer, type Logger } from '../server/index.ts'
 import { HELP, parseCli, type ServeCommand } from './args.ts'
 import { buildServerSpec, type BuiltSpec } from './build-spec.ts'
 import { reflectSpec, watchReflection } from './reflect-server.ts'
 
 const log = (line: string): void => {
   process.stderr.write(`proto-mcp: ${line}\n`)
+}
+
+/** The served server's messages: the command owns stderr, so they are lines there too, as the server words them. */
+const serverLogger: Logger = {
+  warn: (message) => process.stderr.write(`${message}\n`),
+  error: (message) => process.stderr.write(`${message}\n`),
 }
 
 /** Fixes the command says with its own flags instead of the plugin's options, by warning code. */
@@ -67,7 +73,7 @@ async function serve(options: ServeCommand): Promise<number> {
   const warn = (warning: BuildWarning): void => log(`warning: ${cliWarning(warning).message}`)
   for (const warning of warnings) warn(warning)
   if (options.verbose) for (const note of notes) log(`note: ${note}`)
-  const server = createProtoServer(spec)
+  const server = createProtoServer(spec).logging({ logger: serverLogger })
   const backend = grpc(options.grpc, { deadlineMs: options.deadlineMs, forwardHeaders: options.forwardHeaders })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
   const summary = `${count(spec.tools.length)} from ${source}, forwarding to ${options.grpc}`

@@ -11,6 +11,7 @@ export type {
   ResourceTemplateOptions, ServeHttpOptions, TemplateReader, TemplateVariables, ServeReport,
   ServeStdioOptions, ToolContext, ToolDefinition, ToolHandler, ToolRequirements, ToolWithHandler,
 } from '../server/index.ts'
+export type { ErrorSource, Logger, LoggingOptions } from '../server/index.ts'
 export type {
   CallContext, ElicitAnswer, ElicitRequest, JsonCodec, JsonSchema, LogLevel, Profile, ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceImplementation,
   SampleAnswer, SampleRequest, ToolResult, ToolSpec, ValidateFunction, ValidationError,

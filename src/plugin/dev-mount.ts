@@ -21,9 +21,15 @@ interface NodeHandler {
   close(): Promise<void>
 }
 
+/** A `Server`'s `Logger` (docs/serving.md §9). */
+interface MountLogger {
+  warn(message: string): void
+  error(message: string, error?: unknown): void
+}
+
 /** What the mount uses of a `Server` (the plugin stage cannot import `server/`). */
 interface MountableServer {
-  nodeHandler(options?: { allowedHosts?: string[]; allowedOrigins?: string[] }): NodeHandler
+  nodeHandler(options?: { allowedHosts?: string[]; allowedOrigins?: string[]; logger?: MountLogger }): NodeHandler
   handle(): { replaceAll?(server: object): unknown }
 }
 
@@ -156,11 +162,18 @@ export function isOwnOrigin(server: ViteDevServer, origin: string, host: string 
  * Each request asks the runner for the module (cached until an edit
  * invalidates it); a module that fails to load keeps the last good server
  * serving and reports the error once in the terminal and the overlay.
+ * Returns the mount's close (its sessions hold timers and streams), for
+ * the plugin to call when the dev server closes.
  */
-export function mountDevServer(server: ViteDevServer, options: DevOptions, plugin: string): void {
+export function mountDevServer(server: ViteDevServer, options: DevOptions, plugin: string): () => Promise<void> {
   const path = options.path ?? DEFAULT_DEV_PATH
   const entry = resolve(server.config.root, options.server)
   const logger = server.config.logger
+  // The served server's messages join Vite's own in the terminal (not raw stderr lines through its output).
+  const serverLogger: MountLogger = {
+    warn: (message) => logger.warn(message, { timestamp: true }),
+    error: (message, error) => logger.error(message, { timestamp: true, ...(error instanceof Error ? { error } : {}) }),
+  }
   const allowed = devAllowedHosts(server)
   let runner: Promise<Runner> | undefined
   let serving: Serving | undefined
@@ -228,7 +241,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
     // The first server, or a switch to or from a kept `?mcp` server (which
     // must serve itself to follow edits): sessions start afresh.
     serving?.handler.close().catch((error: Error) => logger.error(`${plugin}: closing the last server's sessions: ${error.message}`, { timestamp: true }))
-    serving = { server: loaded, handler: loaded.nodeHandler(allowed && { allowedHosts: allowed, allowedOrigins: allowed }), source: loaded }
+    serving = { server: loaded, handler: loaded.nodeHandler({ ...(allowed && { allowedHosts: allowed, allowedOrigins: allowed }), logger: serverLogger }), source: loaded }
     return serving
   }
 
@@ -266,12 +279,10 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   server.httpServer?.once('listening', () => {
     current().catch((error: Error) => logger.error(`${plugin}: ${error.message}`, { timestamp: true }))
   })
-  // Sessions hold timers and streams: end them with the dev server.
-  const close = server.close.bind(server)
-  server.close = async () => {
+  return async () => {
     updates.delete(onUpdate)
-    await serving?.handler.close()
+    const closing = serving
     serving = undefined
-    return close()
+    await closing?.handler.close()
   }
 }

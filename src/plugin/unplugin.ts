@@ -107,6 +107,8 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
     }
     // Vite's dev server, while serving: `?mcp` modules get the hot-reload code.
     let devServer: ViteDevServer | undefined
+    // The close of each dev server's mount, by the server's client environment (see closeBundle).
+    const mounts = new WeakMap<object, () => Promise<void>>()
     // `?mcp` ids whose last dev-server build failed: fixing one clears the overlay.
     const failedInDev = new Set<string>()
 
@@ -180,8 +182,19 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
           devServer = server
           server.httpServer?.once('close', () => { devServer = undefined })
           if (!options.dev) return
-          mountDevServer(server, options.dev, PLUGIN_NAME)
+          mounts.set(server.environments.client, mountDevServer(server, options.dev, PLUGIN_NAME))
           mountDevPage(server, options.dev.path ?? DEFAULT_DEV_PATH)
+        },
+        // Vite closes each environment's plugins when its dev server closes
+        // or restarts (the new server mounts afresh): the client one's
+        // closeBundle ends that server's MCP sessions. One plugin object may
+        // serve an old and a new server during a restart, hence the map.
+        async closeBundle() {
+          const environment = (this as { environment?: object }).environment
+          const close = environment === undefined ? undefined : mounts.get(environment)
+          if (close === undefined) return
+          mounts.delete(environment!)
+          await close()
         },
       },
       webpack(compiler) { if (compiler.options.context) setRoot(compiler.options.context) },

@@ -37,8 +37,8 @@ export interface ToolTable {
   readonly root: Root
   readonly tools: readonly CompiledTool[]
   readonly byName: ReadonlyMap<string, CompiledTool>
-  /** Every service of the proto with all its RPC names (the spec's `services`), when the module has it. */
-  readonly services?: ReadonlyMap<string, readonly string[]>
+  /** Every service of the proto with all its RPC names (the spec's `services`). */
+  readonly services: ReadonlyMap<string, readonly string[]>
 }
 
 const stripDot = (name: string): string => (name.startsWith('.') ? name.slice(1) : name)
@@ -73,27 +73,15 @@ export function compileToolTable(spec: ProtoServerSpec): ToolTable {
     byName.set(tool.name, compiled)
     return compiled
   })
-  const services = spec.services === undefined
-    ? undefined
-    : new Map(Object.entries(spec.services).map(([name, methods]) => [stripDot(name), methods] as const))
-  const table = { tools, byName, ...(services ? { services } : {}) } as Omit<ToolTable, 'root'> as ToolTable
+  const services = new Map(Object.entries(spec.services).map(([name, methods]) => [stripDot(name), methods] as const))
+  const table = { tools, byName, services } as Omit<ToolTable, 'root'> as ToolTable
   Object.defineProperty(table, 'root', { get: getRoot, enumerable: true, configurable: true })
   return table
 }
 
-/** The full names (no leading dot) of every service in the table's root. */
+/** The full names (no leading dot) of every service of the proto. */
 function serviceNames(table: ToolTable): string[] {
-  if (table.services) return [...table.services.keys()]
-  const names = new Set(table.tools.map((t) => stripDot(t.spec.service)))
-  const walk = (ns: { nestedArray: unknown[] }): void => {
-    for (const child of ns.nestedArray as Array<{ fullName: string; methods?: object; nestedArray?: unknown[] }>) {
-      // Only services have `methods`.
-      if (child.methods) names.add(stripDot(child.fullName))
-      if (child.nestedArray) walk(child as { nestedArray: unknown[] })
-    }
-  }
-  walk(table.root)
-  return [...names]
+  return [...table.services.keys()]
 }
 
 /** Resolves a service given by full (`examples.v1.VibeService`) or short (`VibeService`) name. */
@@ -126,12 +114,7 @@ function memberOf(impl: object, key: string): unknown {
 
 /** The RPC names of a service, as written in the proto. */
 function methodNames(table: ToolTable, service: string): string[] {
-  const listed = table.services?.get(service)
-  if (listed) return [...listed]
-  const found = table.root.lookup(service) as { methods?: Record<string, unknown> } | null
-  const names = new Set(Object.keys(found?.methods ?? {}))
-  for (const tool of table.tools) if (stripDot(tool.spec.service) === service) names.add(tool.spec.method)
-  return [...names]
+  return [...(table.services.get(service) ?? [])]
 }
 
 /**

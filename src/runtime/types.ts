@@ -30,9 +30,9 @@ export interface ValidateFunction {
 export interface ProtoToolSpec extends ToolSpec {
   /** The precompiled validator of `inputSchema`. */
   validate: ValidateFunction
-  /** Generated codec of the request type (validated arguments → canonical JSON); absent in older modules. */
+  /** Generated codec of the request type (validated arguments → canonical JSON); absent for a hand-converted well-known root and in specs the CLI builds (the reflection codec converts). */
   decode?: JsonCodec
-  /** Generated codec of the response type (a handler's response → canonical JSON); absent in older modules. */
+  /** Generated codec of the response type (a handler's response → canonical JSON); absent for a hand-converted well-known root and in specs the CLI builds (the reflection codec converts). */
   encode?: JsonCodec
 }
 
@@ -87,7 +87,7 @@ export interface ProtoServerSpec {
    * names, tools or not (streaming RPCs, a name another service's tool took):
    * `implement()` accepts these names and rejects only ones the proto lacks.
    */
-  services?: Record<string, string[]>
+  services: Record<string, string[]>
   /** The lenient pass's table: every spelling protobuf JSON reads is accepted (every profile but `topeka`). */
   lenient?: LenientPlan
 }

@@ -6,6 +6,7 @@ import { checkOptions, integerRule, showValue } from '../runtime/check-options.t
 import { runtimeError } from '../runtime/errors.ts'
 import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
 import { coreOf } from './handle.ts'
+import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
 import { checkPageSize } from './pagination.ts'
 import {
   checkTemplate, type ResourceTemplateDefinition, type ResourceTemplateOptions, type TemplateEntry, type TemplateReader,
@@ -35,6 +36,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   readonly #bindings = new Map<string, Binder>()
   #key: Uint8Array | string | undefined
   #ttl: number | undefined
+  #logging: LoggingOptions | undefined
   // Handlers read the state of the built server, which exists only after build().
   readonly #ref: { core?: ServingCore } = {}
 
@@ -74,6 +76,17 @@ export class ServerBuilder<State = undefined, Built = unknown> {
     checkOptions('requestStateKey()', options, { ttlSeconds: integerRule(1) })
     this.#key = key
     this.#ttl = options.ttlSeconds
+    return this
+  }
+
+  /**
+   * Where the built server's messages go (docs/serving.md §9): `logger`
+   * receives its warnings and errors (`false` silences them), `onError(error, where)`
+   * every error a transport reports or a listener throws. @default one line on stderr per message
+   */
+  logging(options: LoggingOptions): this {
+    checkOptions('logging()', options, LOGGING_RULES)
+    this.#logging = options
     return this
   }
 
@@ -171,6 +184,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
       state: this.#state,
       ...(this.#key === undefined ? {} : { requestStateKey: this.#key }),
       ...(this.#ttl === undefined ? {} : { requestStateTtlSeconds: this.#ttl }),
+      ...(this.#logging === undefined ? {} : { logging: this.#logging }),
     })
     for (const [service, bind] of this.#bindings) core.bindings.set(service, bind)
     this.#ref.core = core

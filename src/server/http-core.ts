@@ -8,9 +8,9 @@ import {
   createMcpHandler, isInitializeRequest, isLegacyRequest, legacyStatelessFallback, readRequestBody,
   WebStandardStreamableHTTPServerTransport, type AuthInfo, type Server as SdkServer,
 } from '@modelcontextprotocol/server'
-import { writeStderr } from '../runtime/report.ts'
 import { DEFAULT_MAX_EVENT_BYTES, EventBudget, MemoryEventStore } from './event-store.ts'
 import { DEFAULT_MAX_SESSIONS, MAX_BODY_BYTES } from './limits.ts'
+import type { ErrorSource, Log } from './logging.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
@@ -61,8 +61,9 @@ interface Session {
 const jsonRpcError = (status: number, code: number, message: string): Response =>
   Response.json(jsonRpcErrorBody(code, message), { status })
 
-const report = (core: ServingCore) => (error: Error): void => {
-  writeStderr(`${core.info.name}: ${error.message}\n`)
+/** The SDK's `onerror` of a handler: the error, told to `log`. */
+const report = (core: ServingCore, log: Log, where: ErrorSource) => (error: Error): void => {
+  log.error(`${core.info.name}: ${error.message}`, error, where)
 }
 
 /** Tells a 2026-07-28 handler's listen streams that `kind` changed. */
@@ -83,10 +84,13 @@ async function readBody(request: Request): Promise<{ parsed: unknown } | Respons
   }
 }
 
-/** The stateless handler of `server.fetch()`: both eras, no sessions; its listen streams hear list changes. */
+/**
+ * The stateless handler of `server.fetch()`: both eras, no sessions; its
+ * listen streams hear list changes. Its messages go to the server's log.
+ */
 export function createFetchHandler(core: ServingCore): FetchHandler {
   core.codec()
-  const mcp = createMcpHandler(sdkServerFactory(core), { maxRequestBodySize: MAX_BODY_BYTES, onerror: report(core) })
+  const mcp = createMcpHandler(sdkServerFactory(core), { maxRequestBodySize: MAX_BODY_BYTES, onerror: report(core, core.log, 'fetch') })
   core.onChange((kind) => notifyModern(mcp, kind))
   onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri))
   return (request, options) => mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
@@ -110,14 +114,14 @@ function endCancelledStreams(transport: WebStandardStreamableHTTPServerTransport
   }
 }
 
-/** Creates the sessionful handler of `serveHttp()` and `nodeHandler()`. */
-export function createHttpCore(core: ServingCore, options: SessionOptions = {}): HttpCore {
+/** Creates the sessionful handler of `serveHttp()` and `nodeHandler()`; its messages go to `log`. */
+export function createHttpCore(core: ServingCore, options: SessionOptions = {}, log: Log = core.log): HttpCore {
   // requestState needs its key from serve time on.
   core.codec()
   const idleMs = options.sessionIdleMs ?? 10 * 60_000
-  const onerror = report(core)
-  const modern = createMcpHandler(sdkServerFactory(core), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror })
-  const stateless = legacyStatelessFallback(sdkServerFactory(core), onerror, { maxRequestBodySize: MAX_BODY_BYTES })
+  const onerror = report(core, log, 'http')
+  const modern = createMcpHandler(sdkServerFactory(core, { log }), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror })
+  const stateless = legacyStatelessFallback(sdkServerFactory(core, { log }), onerror, { maxRequestBodySize: MAX_BODY_BYTES })
   const sessions = new Map<string, Session>()
   const live = new Set<SdkServer>()
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
@@ -127,8 +131,8 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
   const off = core.onChange((kind) => {
     notifyModern(modern, kind)
     for (const server of live) notifyInstance(server, kind)
-  })
-  const offUpdates = onResourceUpdated(core, (uri) => modern.notify.resourceUpdated(uri))
+  }, log)
+  const offUpdates = onResourceUpdated(core, (uri) => modern.notify.resourceUpdated(uri), log)
 
   const free = (id: string): void => {
     const session = sessions.get(id)
@@ -223,7 +227,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}):
       },
       onsessionclosed: (id) => free(id),
     })
-    const server = createSdkServer(core)
+    const server = createSdkServer(core, { log })
     session = { server, transport, events, principal, lastSeen: Date.now(), streams: 0 }
     opening++
     let response: Response

@@ -6,6 +6,7 @@
 import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import type { NodeHandlerOptions, ServeHttpOptions } from './http.ts'
 import type { SessionOptions } from './http-core.ts'
+import { LOGGING_RULES } from './logging.ts'
 
 const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
   sessionIdleMs: integerRule(1),
@@ -20,6 +21,7 @@ const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {
   path: pathRule,
   allowedHosts: stringsRule,
   allowedOrigins: stringsRule,
+  ...LOGGING_RULES,
 }
 
 const SERVE_RULES: Record<keyof ServeHttpOptions, OptionRule> = {

@@ -11,6 +11,7 @@ import {
 import { DEFAULT_HTTP_HOST, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
+import { Log, type LoggingOptions } from './logging.ts'
 import {
   DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES,
 } from './limits.ts'
@@ -18,8 +19,8 @@ import { hostHeaderName, isLoopbackHost } from './loopback.ts'
 import type { ServingCore } from './serving-core.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
-/** Options of `nodeHandler()`. */
-export interface NodeHandlerOptions extends SessionOptions {
+/** Options of `nodeHandler()`; `logger` and `onError` win over the server's `logging()`. */
+export interface NodeHandlerOptions extends SessionOptions, LoggingOptions {
   /** Only this path is served (query ignored); others go to `next()`, or get 404 without one. @default every path */
   path?: string
   /** Host header hostnames accepted (DNS-rebinding guard). @default localhost, 127.0.0.1, [::1] */
@@ -28,8 +29,8 @@ export interface NodeHandlerOptions extends SessionOptions {
   allowedOrigins?: string[]
 }
 
-/** Options of `serveHttp()`. */
-export interface ServeHttpOptions extends SessionOptions {
+/** Options of `serveHttp()`; `logger` and `onError` win over the server's `logging()`. */
+export interface ServeHttpOptions extends SessionOptions, LoggingOptions {
   /** Address to bind. A non-loopback address is an explicit choice: pass `allowedHosts`. @default '127.0.0.1' */
   host?: string
   /** Port; `0` picks a free one (see the handle's `url`). @default 3000 */
@@ -129,19 +130,19 @@ const pathOf = (url: string): string => {
  * guard (a non-loopback bind with `allowAnyHost`), a string also accepts
  * that loopback address (`127.0.0.2`) next to the localhost names.
  */
-export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions = {}, hostCheck: boolean | string = true): McpNodeHandler {
+export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions = {}, hostCheck: boolean | string = true, log = new Log(options, core.log)): McpNodeHandler {
   const guards: Guard[] = []
   if (options.allowedHosts) guards.push(hostHeaderValidation(options.allowedHosts))
   else if (typeof hostCheck === 'string') guards.push(hostHeaderValidation([...new Set([...LOOPBACK_HOSTNAMES, hostHeaderName(hostCheck)])]))
   else if (hostCheck) guards.push(localhostHostValidation())
   guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
-  const http = createHttpCore(core, options)
+  const http = createHttpCore(core, options, log)
   const serve = toNodeHandler(http, {
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: (error) => {
       // A client that went away mid-request (a cut upload) is not a server error: thousands would flood the log.
       if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return
-      process.stderr.write(`${core.info.name}: ${error.message}\n`)
+      log.error(`${core.info.name}: ${error.message}`, error, 'http')
     },
   })
   const handler = ((req, res, next) => {
@@ -162,7 +163,7 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
     }
     flushEventStreams(res)
     serve(req, res).catch((error: Error) => {
-      process.stderr.write(`${core.info.name}: ${error.message}\n`)
+      log.error(`${core.info.name}: ${error.message}`, error, 'http')
       if (!res.headersSent) reply(res, 500, 'internal error')
       else res.end()
     })
@@ -180,14 +181,15 @@ export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions
     ...handlerOptions
   } = options
   const loopback = isLoopbackHost(host)
+  const log = new Log(options, core.log)
   if (!loopback && !options.allowedHosts) {
     if (!allowAnyHost) {
       throw runtimeError('BAD_OPTION', `serveHttp(): refusing to serve non-loopback address ${host} without allowedHosts: `
         + 'any web page could reach it through DNS rebinding; pass allowedHosts (the names clients use), or allowAnyHost: true to accept any Host')
     }
-    process.stderr.write(`${core.info.name}: serving on non-loopback address ${host} with allowAnyHost: the Host header is not checked (DNS rebinding)\n`)
+    log.warn(`${core.info.name}: serving on non-loopback address ${host} with allowAnyHost: the Host header is not checked (DNS rebinding)`)
   }
-  const handler = createNodeHandler(core, { ...handlerOptions, path }, loopback ? host : false)
+  const handler = createNodeHandler(core, { ...handlerOptions, path }, loopback ? host : false, log)
   const server = createServer({
     // Node requires headersTimeout <= requestTimeout.
     headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),

@@ -5,6 +5,7 @@
  * serves through its `ServerHandle`.
  */
 import { bindBackend, type Backend } from '../runtime/backend.ts'
+import { checkOptions } from '../runtime/check-options.ts'
 import { isRuntimeError, runtimeError } from '../runtime/errors.ts'
 import { bindImplementation, compileToolTable, type ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext, ProtoServerSpec, ServiceImplementation, ToolResult } from '../runtime/types.ts'
@@ -16,6 +17,7 @@ import { CORE, ServerHandle } from './handle.ts'
 import { createFetchHandler, type FetchHandler } from './http-core.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
 import { checkNodeHandlerOptions, checkServeHttpOptions } from './http-options.ts'
+import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
 import { loadHttp, loadStdio } from './node-transports.ts'
 import { principalOf } from './principal.ts'
 import { ServingCore } from './serving-core.ts'
@@ -24,6 +26,7 @@ import { protoEntries, type ListedTool } from './tool-set.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
 export type { Connection } from './connect.ts'
+export type { ErrorSource, Logger, LoggingOptions } from './logging.ts'
 export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
 export type { ServeReport, ServeStdioOptions } from './stdio.ts'
 export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tool-set.ts'
@@ -142,6 +145,19 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
     // A hand-written tool's `input_required` result comes back as is (see `InputRequiredResult`).
     const principal = principalOf(context?.authInfo, undefined)
     return core.dispatch(name, args, { sealRequestState: (payload) => core.sealState(payload, name, { principal }), ...context, tool: name }) as Promise<ToolResult>
+  }
+
+  /**
+   * Where the server's messages go (docs/serving.md §9): `logger` receives
+   * its warnings and errors (`false` silences them), `onError(error, where)`
+   * every error a transport reports or a listener throws. Replaces the
+   * options given before; a transport's own `logger`/`onError` win over
+   * these. @default one line on stderr per message
+   */
+  logging(options: LoggingOptions): this {
+    checkOptions('logging()', options, LOGGING_RULES)
+    this[CORE].log.set(options ?? {})
+    return this
   }
 
   /** A handle that adds, removes and replaces tools, resources and prompts while the server serves. */

@@ -8,6 +8,7 @@ import type {
   CallToolResult, JSONRPCRequest, McpServerFactory, Result, ServerContext, jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
 import type { CallContext } from '../runtime/types.ts'
+import type { Log } from './logging.ts'
 import { clientRequests, inputRequiredOf, isAnswersState, startRounds, type Rounds } from './client-requests.ts'
 import { complete, type CompleteParams } from './completions.ts'
 import { page } from './pagination.ts'
@@ -129,11 +130,13 @@ export interface FactoryOptions {
   stats?: ServeStats
   /** Instances created, until they close (the ones list changes are sent to). */
   live?: Set<SdkServer>
+  /** The transport's messages. @default the server's */
+  log?: Log
 }
 
 /** Creates one SDK server instance answering from `core`. */
 export function createSdkServer(core: ServingCore, options: FactoryOptions = {}): SdkServer {
-  const { stats, live } = options
+  const { stats, live, log = core.log } = options
   const server = new ProtoSdkServer(core.info, {
     capabilities: CAPABILITIES,
     jsonSchemaValidator: PASS_THROUGH,
@@ -143,7 +146,7 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params
     if (stats) stats.toolCalls++
-    const entry = core.lookupTool(name, ctx.http?.authInfo)
+    const entry = core.lookupTool(name, ctx.http?.authInfo, log)
     if (entry === undefined) throw unknownToolError(name)
     const opened = { state: openedState(core, name, ctx) }
     const rounds = startRounds(ctx, name, opened.state)
@@ -189,7 +192,7 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     const context = { ...callContext(core, name, ctx), state: core.state }
     return promptResult(entry.prompt, await entry.get(args as Record<string, string>, context)) as never
   })
-  const unsubscribe = serveSubscriptions(server, core)
+  const unsubscribe = serveSubscriptions(server, core, log)
   live?.add(server)
   server.onclose = () => {
     unsubscribe()

@@ -5,10 +5,10 @@
  */
 import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
-import { writeStderr } from '../runtime/report.ts'
 import type { ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext } from '../runtime/types.ts'
 import { toBase64url } from './base64url.ts'
+import { Log, type LoggingOptions } from './logging.ts'
 import { principalOf } from './principal.ts'
 import type { PromptEntry, ResourceEntry } from './resources.ts'
 import type { TemplateEntry } from './resource-templates.ts'
@@ -55,6 +55,8 @@ export interface CoreParts {
   requestStateKey?: Uint8Array | string
   /** Seconds a sealed requestState stays valid. @default 600 */
   requestStateTtlSeconds?: number
+  /** Where the server's messages go (`Server.logging()`). @default stderr */
+  logging?: LoggingOptions
 }
 
 /** The state every transport of a server reads; every change swaps a snapshot and announces it. */
@@ -71,7 +73,10 @@ export class ServingCore {
   readonly pageSize: number | undefined
   /** Backends bound with `implement()`, by full service name, re-applied after a tool replace. */
   readonly bindings = new Map<string, Binder>()
-  readonly #listeners = new Set<(kind: ListKind) => void>()
+  /** The server's messages; each transport's own `Log` falls back on it. */
+  readonly log: Log
+  /** Each listener with the log of the transport that registered it. */
+  readonly #listeners = new Map<(kind: ListKind) => void, Log>()
   #key: Uint8Array | string | undefined
   readonly #ttl: number | undefined
   #codec: RequestStateCodec | undefined
@@ -89,14 +94,19 @@ export class ServingCore {
     this.pageSize = parts.pageSize
     this.#key = parts.requestStateKey
     this.#ttl = parts.requestStateTtlSeconds
+    this.log = new Log(parts.logging)
   }
 
-  /** The tool `name` as this caller sees it: `undefined` when unknown or hidden (one predicate for both). */
-  lookupTool(name: string, authInfo: unknown, set: ToolSet = this.tools): ToolEntry | undefined {
+  /**
+   * The tool `name` as this caller sees it: `undefined` when unknown or
+   * hidden (one predicate for both). A hidden one is noted as a warning on `log`.
+   */
+  lookupTool(name: string, authInfo: unknown, log: Log = this.log): ToolEntry | undefined {
+    const set = this.tools
     const entry = set.byName.get(name)
     if (entry === undefined) return undefined
     if (!set.gated || isVisible(entry, scopesOf(authInfo), this.features)) return entry
-    writeStderr(`${this.info.name}: call to tool "${name}" hidden from this caller (requires ${JSON.stringify(entry.requires)}), answered as unknown\n`)
+    log.warn(`${this.info.name}: call to tool "${name}" hidden from this caller (requires ${JSON.stringify(entry.requires)}), answered as unknown`)
     return undefined
   }
 
@@ -123,19 +133,19 @@ export class ServingCore {
     this.announce('tools')
   }
 
-  /** Registers a listener of list changes; returns its removal. */
-  onChange(listener: (kind: ListKind) => void): () => void {
-    this.#listeners.add(listener)
+  /** Registers a listener of list changes, its failures told to `log`; returns its removal. */
+  onChange(listener: (kind: ListKind) => void, log: Log = this.log): () => void {
+    this.#listeners.set(listener, log)
     return () => this.#listeners.delete(listener)
   }
 
   /** Tells every connected client that can receive it that `kind` changed. */
   announce(kind: ListKind): void {
-    for (const listener of this.#listeners) {
+    for (const [listener, log] of this.#listeners) {
       try {
         listener(kind)
       } catch (error) {
-        writeStderr(`${this.info.name}: announcing ${kind} list_changed: ${(error as Error).message}\n`)
+        log.error(`${this.info.name}: announcing ${kind} list_changed: ${(error as Error).message}`, error, 'list_changed')
       }
     }
   }

@@ -6,6 +6,7 @@ import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontext
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server'
 import type { Server as SdkServer } from '@modelcontextprotocol/server'
 import { checkOptions, type OptionRule } from '../runtime/check-options.ts'
+import { Log, LOGGING_RULES, type LoggingOptions } from './logging.ts'
 import { notifyInstance, sdkServerFactory, type ServeStats } from './sdk-server.ts'
 import type { ServingCore } from './serving-core.ts'
 
@@ -21,11 +22,11 @@ export interface ServeReport {
   durationMs: number
 }
 
-/** Options of `serveStdio()`. */
-export interface ServeStdioOptions {
+/** Options of `serveStdio()`; `logger` and `onError` win over the server's `logging()`. */
+export interface ServeStdioOptions extends LoggingOptions {
   /** Input stream. @default process.stdin */
   stdin?: NodeJS.ReadableStream
-  /** Output stream (JSON-RPC only: logs go to stderr). @default process.stdout */
+  /** Output stream (JSON-RPC only: messages go to the logger, stderr by default). @default process.stdout */
   stdout?: NodeJS.WritableStream
 }
 
@@ -33,6 +34,7 @@ const isStream = (v: unknown): boolean => v !== null && typeof v === 'object' &&
 const STDIO_RULES: Record<keyof ServeStdioOptions, OptionRule> = {
   stdin: { accepts: 'a readable stream', test: (v) => isStream(v) && typeof (v as { read?: unknown }).read === 'function' },
   stdout: { accepts: 'a writable stream', test: (v) => isStream(v) && typeof (v as { write?: unknown }).write === 'function' },
+  ...LOGGING_RULES,
 }
 
 /** A transport that counts what passes through another one and tells when it closes. */
@@ -70,8 +72,8 @@ class CountingTransport implements Transport {
 }
 
 /**
- * Serves `core` on stdio until stdin closes; resolves with a report. Logs go
- * to stderr. List changes reach the client: unsolicited in the initialize
+ * Serves `core` on stdio until stdin closes; resolves with a report. Its
+ * messages go to the logger (docs/serving.md §9). List changes reach the client: unsolicited in the initialize
  * era, on its `subscriptions/listen` streams in 2026-07-28.
  */
 export function serveCoreStdio(core: ServingCore, options: ServeStdioOptions = {}): Promise<ServeReport> {
@@ -82,20 +84,21 @@ export function serveCoreStdio(core: ServingCore, options: ServeStdioOptions = {
   }
   const started = performance.now()
   const stats: ServeStats = { requests: 0, toolCalls: 0, errors: 0 }
+  const log = new Log(options, core.log)
   // The connection's SDK instances (a discarded discovery probe leaves the set when it closes).
   const live = new Set<SdkServer>()
   const off = core.onChange((kind) => {
     for (const server of live) notifyInstance(server, kind)
-  })
+  }, log)
   return new Promise((resolve) => {
     const wire = new StdioServerTransport(options.stdin as never, options.stdout as never)
     const transport = new CountingTransport(wire, stats, () => {
       off()
       resolve({ ...stats, durationMs: Math.round(performance.now() - started) })
     })
-    sdkServeStdio(sdkServerFactory(core, { stats, live }), {
+    sdkServeStdio(sdkServerFactory(core, { stats, live, log }), {
       transport,
-      onerror: (error) => process.stderr.write(`${core.info.name}: ${error.message}\n`),
+      onerror: (error) => log.error(`${core.info.name}: ${error.message}`, error, 'stdio'),
     })
   })
 }

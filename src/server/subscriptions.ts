@@ -4,28 +4,30 @@
  * URIs an instance subscribed to when the server announces an update.
  */
 import type { Server as SdkServer } from '@modelcontextprotocol/server'
+import type { Log } from './logging.ts'
 import type { ServingCore } from './serving-core.ts'
 
 type UpdateListener = (uri: string) => void
 
 // Kept beside the core rather than in it: updates reach only subscribers, list changes everyone.
-const listeners = new WeakMap<ServingCore, Set<UpdateListener>>()
+// Each listener with the log of the transport that registered it.
+const listeners = new WeakMap<ServingCore, Map<UpdateListener, Log>>()
 
-/** Registers a listener of resource updates on `core`; returns its removal. */
-export function onResourceUpdated(core: ServingCore, listener: UpdateListener): () => void {
+/** Registers a listener of resource updates on `core`, its failures told to `log`; returns its removal. */
+export function onResourceUpdated(core: ServingCore, listener: UpdateListener, log: Log = core.log): () => void {
   let set = listeners.get(core)
-  if (set === undefined) listeners.set(core, (set = new Set()))
-  set.add(listener)
+  if (set === undefined) listeners.set(core, (set = new Map()))
+  set.set(listener, log)
   return () => set.delete(listener)
 }
 
 /** Tells every subscriber of `uri` (over every transport) that the resource changed. */
 export function announceResourceUpdated(core: ServingCore, uri: string): void {
-  for (const listener of listeners.get(core) ?? []) {
+  for (const [listener, log] of listeners.get(core) ?? []) {
     try {
       listener(uri)
     } catch (error) {
-      process.stderr.write(`${core.info.name}: announcing an update of "${uri}": ${(error as Error).message}\n`)
+      log.error(`${core.info.name}: announcing an update of "${uri}": ${(error as Error).message}`, error, 'resources/updated')
     }
   }
 }
@@ -36,7 +38,7 @@ export function announceResourceUpdated(core: ServingCore, uri: string): void {
  * them, registered at the first subscription. Returns the cleanup to run
  * when the instance closes.
  */
-export function serveSubscriptions(server: SdkServer, core: ServingCore): () => void {
+export function serveSubscriptions(server: SdkServer, core: ServingCore, log: Log = core.log): () => void {
   const uris = new Set<string>()
   let off: (() => void) | undefined
   const stop = (): void => {
@@ -52,7 +54,7 @@ export function serveSubscriptions(server: SdkServer, core: ServingCore): () => 
       server.sendResourceUpdated({ uri }).catch(() => {
         // The connection is closing: nothing to tell it any more.
       })
-    })
+    }, log)
     return {}
   })
   server.setRequestHandler('resources/unsubscribe', (request) => {

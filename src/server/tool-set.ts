@@ -111,7 +111,7 @@ export function copyTable(table: ToolTable): ToolTable {
     byName.set(copy.name, copy)
     return copy
   })
-  return table.services ? { root: table.root, tools, byName, services: table.services } : { root: table.root, tools, byName }
+  return { root: table.root, tools, byName, services: table.services }
 }
 
 /** `entries` with their proto tools moved onto copies of their tables (hand-written tools stay as they are). */

@@ -44,11 +44,10 @@ service Names {
 }
 `
 
-/** The spec of `source` with `services` built here (every service and all its RPC names), or without any. */
-function specWithServices(file: string, source: string, withServices = true): ProtoServerSpec {
+/** The spec of `source` with `services` built here (every service and all its RPC names). */
+function specWithServices(file: string, source: string): ProtoServerSpec {
   const path = join(writeProtos({ [file]: source }), file)
   const { services: _fromHelper, ...spec } = specFromProto(path)
-  if (!withServices) return spec
   const model = loadProto(path)
   return { ...spec, services: Object.fromEntries(model.services.map((s) => [s.fullName, s.methods.map((m) => m.name)])) }
 }
@@ -129,13 +128,6 @@ describe('implement() with the spec\'s services', () => {
   it('an empty services record has no services', () => {
     const spec = { ...specWithServices('mixed.proto', MIXED_PROTO), services: {} }
     expect(() => createProtoServer(spec).implement('First', {})).toThrow('unknown service "First": this server has no services')
-  })
-
-  it('without services, falls back to the tools and the descriptor', async () => {
-    const server = createProtoServer(specWithServices('mixed.proto', MIXED_PROTO, false))
-    server.implement('First', { Unary: (r: unknown) => r })
-    expect(text(await server.call('Unary', { s: 'y' }))).toBe('{"s":"y"}')
-    expect(() => server.implement('Nope', {})).toThrow(/^unknown service "Nope": known services: /)
   })
 })
 

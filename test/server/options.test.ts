@@ -2,7 +2,7 @@
  * Every option is checked where it is given: an unknown key or a wrong value
  * fails with one line naming the option, what it got and what it accepts.
  * The plugin (each bundler entry), `Server` options (`serveHttp`,
- * `nodeHandler`, `serveStdio`, `requestStateKey`), the gRPC backends, and the
+ * `nodeHandler`, `serveStdio`, `requestStateKey`, `logging`), the gRPC backends, and the
  * CLI's flags.
  */
 import { describe, expect, it } from 'vitest'
@@ -64,7 +64,12 @@ describe('Server options', () => {
     ['serveHttp: sessionIdleMs negative', () => server.serveHttp({ sessionIdleMs: -1 }), 'serveHttp(): option "sessionIdleMs" must be an integer of at least 1, got -1'],
     ['nodeHandler: an unknown key', () => server.nodeHandler({ port: 1 } as never), 'nodeHandler(): unknown option "port": the options are '],
     ['serveStdio: stdin a string', () => server.serveStdio({ stdin: 'x' as never }), 'serveStdio(): option "stdin" must be a readable stream, got "x"'],
-    ['serveStdio: an unknown key', () => server.serveStdio({ stderr: process.stderr } as never), 'serveStdio(): unknown option "stderr": the options are stdin, stdout'],
+    ['serveStdio: an unknown key', () => server.serveStdio({ stderr: process.stderr } as never), 'serveStdio(): unknown option "stderr": the options are stdin, stdout, logger, onError'],
+    ['serveStdio: logger a function', () => server.serveStdio({ logger: (() => {}) as never }), 'serveStdio(): option "logger" must be false or an object with warn and error functions (either may be left out), got a function'],
+    ['serveHttp: logger with a string warn', () => server.serveHttp({ logger: { warn: 'x' } as never }), 'serveHttp(): option "logger" must be false or an object with warn and error functions (either may be left out), got {"warn":"x"}'],
+    ['nodeHandler: onError not a function', () => server.nodeHandler({ onError: true as never }), 'nodeHandler(): option "onError" must be a function (error, where), got true'],
+    ['logging(): logger true', () => Server.builder('l').logging({ logger: true as never }), 'logging(): option "logger" must be false or an object with warn and error functions (either may be left out), got true'],
+    ['logging(): an unknown key', () => server.logging({ log: console } as never), 'logging(): unknown option "log": the options are logger, onError'],
     ['requestStateKey: a number', () => Server.builder('k').requestStateKey(5 as never), 'requestStateKey(): the key must be a Uint8Array or a non-empty string, got 5'],
     ['requestStateKey: ttlSeconds 0', () => Server.builder('k').requestStateKey('k'.repeat(32), { ttlSeconds: 0 }), 'requestStateKey(): option "ttlSeconds" must be an integer of at least 1, got 0'],
     ['grpc: an unknown key', () => grpc('127.0.0.1:1', { deadline: 5 } as never), 'grpc(): unknown option "deadline": the options are credentials, channelOptions, forwardHeaders, metadata, deadlineMs, reconnectWaitMs, streamCap'],
