@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative, resolve, sep } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 // The project's own account of the mapping, the calls and the serving: comments in src/ cite these, never files outside the repo.
@@ -11,6 +11,14 @@ const MD_CITATION_RE = /(?<![\w/.-])((?:\.{1,2}\/|[\w-]+\/)*[\w.-]+\.md)\b(?:\s+
 // A section cited by a spec's bare name: `(mapping §5)`, `runtime §1`.
 const BARE_SPEC_RE = /\b(?:mapping|runtime|server)\s+§\d+/g
 const SECTION_RE = /^## §(\d+)\b/gm
+// The user's guide and the maintainer docs, which link to one another.
+const GUIDES = ['README.md', 'bench/README.md', 'test/reliability/README.md', 'playground/README.md', 'protos/README.md',
+  ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
+// A Markdown link or image target: `[text](path#anchor)`.
+const LINK_RE = /\]\(([^)\s]+)\)/g
+const FENCE_RE = /^```[^\n]*\n[\s\S]*?^```$/gm
+const CODE_SPAN_RE = /`[^`\n]*`/g
+const HEADING_RE = /^#{1,6}\s+(.+)$/gm
 
 function filesUnder(dir: string): string[] {
   let out: string[] = []
@@ -24,6 +32,36 @@ function filesUnder(dir: string): string[] {
 
 const sectionsOf = (file: string): Set<string> =>
   new Set([...readFileSync(file, 'utf8').matchAll(SECTION_RE)].map((m) => m[1]!))
+
+/** The anchors GitHub gives the headings of a Markdown text (`## Profiles: which clients` → `profiles-which-clients`). */
+function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>()
+  for (const m of text.replace(FENCE_RE, '').matchAll(HEADING_RE)) {
+    const base = m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+    let anchor = base
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${n}`
+    anchors.add(anchor)
+  }
+  return anchors
+}
+
+/**
+ * What is wrong with the links of `text`, the Markdown file `file`: a target
+ * that is not a file, or an anchor its file has no heading for. Links in code
+ * are not links; `https:` and other schemes are not checked.
+ */
+export function badLinks(text: string, file: string): string[] {
+  const bad: string[] = []
+  for (const m of text.replace(FENCE_RE, '').replace(CODE_SPAN_RE, '').matchAll(LINK_RE)) {
+    const target = m[1]!
+    if (/^[a-z][a-z+.-]*:/i.test(target)) continue
+    const [path, anchor] = target.split('#') as [string, string | undefined]
+    const linked = path === '' ? file : resolve(dirname(file), path)
+    if (!existsSync(linked)) bad.push(`${target}: no such file`)
+    else if (anchor !== undefined && !anchorsOf(linked === file ? text : readFileSync(linked, 'utf8')).has(anchor)) bad.push(`${target}: no such heading`)
+  }
+  return bad
+}
 
 /**
  * What is wrong with the citations in `text`: a `.md` that is not a file of
@@ -61,6 +99,21 @@ describe('docs', () => {
 
   it.each(['docs/internals.md', ...DOCS])('%s cites only files of the repository', (doc) => {
     expect(badCitations(readFileSync(join(root, doc), 'utf8'), [join(root, 'docs')])).toEqual([])
+  })
+
+  it.each(GUIDES)('%s cites only files of the repository, and its links resolve', (doc) => {
+    const path = join(root, doc)
+    const text = readFileSync(path, 'utf8')
+    expect([...badCitations(text, [dirname(path)]), ...badLinks(text, path)]).toEqual([])
+  })
+
+  it('fails on the links it is meant to catch', () => {
+    const readme = join(root, 'README.md')
+    expect(badLinks('[a](docs/nope.md) [b](#no-such-heading) [c](docs/calls.md#nope)', readme)).toEqual([
+      'docs/nope.md: no such file', '#no-such-heading: no such heading', 'docs/calls.md#nope: no such heading',
+    ])
+    expect(badLinks('## Serving: over `HTTP`\n\n## Serving: over `HTTP`\n\n[a](#serving-over-http-1) [b](docs/calls.md#1-the-pipeline) [c](https://x.test/#y)', readme)).toEqual([])
+    expect(badLinks('```md\n[a](nope.md)\n```\n`[b](nope.md)`', readme)).toEqual([])
   })
 
   it('fails on the citations it is meant to catch', () => {
