@@ -4,6 +4,17 @@ import { defineConfig } from 'tsdown'
 /** Packages bundled into the JavaScript of dist/ rather than loaded from node_modules. */
 export const INLINED = [/^ajv($|\/)/, /^ajv-formats($|\/)/, /^protobufjs($|\/)/, /^@protobufjs\//, 'long', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse', 'require-from-string']
 
+/**
+ * What a `?mcp` module needs when it loads, each in a chunk of its own: left
+ * to themselves, they share a chunk with the code that loads on first use
+ * (Ajv's compiler, protobufjs), which every server start would then parse.
+ */
+const EAGER_CHUNKS = [
+  { name: 'ajv-runtime', test: /node_modules[\\/](?:ajv[\\/]dist[\\/]runtime[\\/]|ajv-formats[\\/]dist[\\/]formats|fast-deep-equal[\\/]|fast-uri[\\/])/ },
+  { name: 'bundle-runtime', test: /^\0rolldown[\\/]runtime/ },
+  { name: 'contract', test: /[\\/]src[\\/]contract[\\/]/ },
+]
+
 const WEB_TRANSPORTS = fileURLToPath(new URL('./src/server/web-transports.ts', import.meta.url))
 
 /** What generated `?mcp` modules and users' programs load: the user's API and the internal subpath, sharing one chunk. */
@@ -40,7 +51,7 @@ export default defineConfig([
     // CommonJS modules, which is most of their import time (a server's cold start).
     deps: { alwaysBundle: INLINED },
     // The inlined packages are mostly JSDoc (protobufjs above all): less to parse at every start. Legal comments stay.
-    outputOptions: { comments: { legal: true, annotation: true, jsdoc: false } },
+    outputOptions: { comments: { legal: true, annotation: true, jsdoc: false }, codeSplitting: { groups: EAGER_CHUNKS } },
   },
   {
     // The declarations, built apart: they keep referring to the packages' own types.
