@@ -141,8 +141,9 @@ function renderDetail(keepArgs) {
     $('args-error').textContent = ''
     $('result').hidden = true
   }
-  let args = {}
-  try { args = readArgs() } catch {}
+  // Arguments that do not parse are left out: the form starts from the schema's skeleton.
+  let args
+  try { args = readArgs() } catch { args = {} }
   renderForm(tool, args)
 }
 

@@ -18,8 +18,10 @@ import { lowerCamel } from '../contract/implementation-keys.ts'
 export const PROTO_LOADER_FORM = { longs: String, enums: String, defaults: true, oneofs: true } as const
 
 /** A unary grpc-js handler: `(call, callback)`; `callback(error)` or `callback(null, response)`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- grpc-js's call object differs per call kind; handlers read it as they need
 export type GrpcUnaryHandler = (call: any, callback: (error: unknown, value?: unknown, trailer?: unknown, flags?: number) => void) => void
 /** A server-streaming grpc-js handler: `(call)`, writing with `call.write(message)` and ending with `call.end()`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- grpc-js's call object differs per call kind; handlers read it as they need
 export type GrpcStreamHandler = (call: any) => void
 
 /** Options of {@link grpcImplementation}. */
@@ -188,6 +190,9 @@ class InProcessStream extends InProcessCall {
 
 const IMPLEMENTATION_RULES: Record<keyof GrpcImplementationOptions, OptionRule> = { forwardHeaders: stringsRule, streamCap: integerRule(1) }
 
+/** A handler of `handlers` as it is called: with the call (and the callback, unary). */
+type GrpcHandler = (this: unknown, ...args: unknown[]) => unknown
+
 /**
  * A backend that runs grpc-js service handlers in process: what
  * `grpc.Server.addService(definition, handlers)` takes, keyed by RPC name or
@@ -203,12 +208,12 @@ export function grpcImplementation(handlers: object, options: GrpcImplementation
     throw new TypeError('grpcImplementation(): the handlers must be an object of (call, callback) functions')
   }
   const allow = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS
-  const handlerOf = (name: string): Function | undefined => {
+  const handlerOf = (name: string): GrpcHandler | undefined => {
     const value = (handlers as Record<string, unknown>)[name] ?? (handlers as Record<string, unknown>)[lowerCamel(name)]
-    return typeof value === 'function' ? value : undefined
+    return typeof value === 'function' ? (value as GrpcHandler) : undefined
   }
 
-  const unary = (method: BackendMethod, handler: Function): RpcHandler => (request: unknown, context: CallContext) =>
+  const unary = (method: BackendMethod, handler: GrpcHandler): RpcHandler => (request: unknown, context: CallContext) =>
     new Promise<unknown>((resolve, reject) => {
       const root = method.responseType.root
       const call = new InProcessCall(requestObject(method.requestType, request), metadataOf(context, allow), method.path, context.signal)
@@ -234,7 +239,7 @@ export function grpcImplementation(handlers: object, options: GrpcImplementation
       }
     })
 
-  const streaming = (method: BackendMethod, handler: Function): RpcHandler => (request: unknown, context: CallContext) => {
+  const streaming = (method: BackendMethod, handler: GrpcHandler): RpcHandler => (request: unknown, context: CallContext) => {
     const call = new InProcessStream(
       requestObject(method.requestType, request), metadataOf(context, allow), method.path, context.signal, method.responseType,
     )

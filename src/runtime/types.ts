@@ -171,6 +171,7 @@ export interface CallContext {
  * protobuf JSON form and returns the response in any form protobuf JSON
  * decoding accepts (or throws an error with a gRPC `code`).
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a handler's request is what its typed implementation declares (checked by typed-implementation.ts)
 export type RpcHandler = (request: any, context: CallContext) => unknown
 
 /** An in-process implementation of a service: one method per RPC, keyed by the RPC name or its lowerCamel form. */

@@ -9,6 +9,7 @@ import type { JsonSchema, Profile } from './types.ts'
 import { NOTE } from './scalar-schema.ts'
 import { setOwn } from './sort-keys.ts'
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- schema nodes are plain JSON read key by key
 type Json = Record<string, any>
 
 // Keywords every client of the `portable` rule sets accepts (Gemini's

@@ -9,6 +9,7 @@ import type { FieldModel, ProtoModel, ScalarType, ValueType } from '../proto/mod
 import { NON_FINITE_FLOATS } from './scalar-schema.ts'
 import { WRAPPERS } from './well-known.ts'
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rule messages are plain JSON read key by key
 type Json = Record<string, any>
 
 /** Extension full names read here. */

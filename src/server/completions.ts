@@ -35,6 +35,7 @@ export async function complete(
   context: CallContext & { state: unknown },
 ): Promise<CompletionResult> {
   const { ref, argument } = params
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- completers of every argument type share one table
   let completer: Completer<any> | undefined
   if (ref.type === 'ref/prompt') {
     const entry = lists.prompts.get(ref.name ?? '')

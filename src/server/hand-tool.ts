@@ -37,6 +37,7 @@ export interface ToolContext<State = unknown> extends CallContext {
  * a throw becomes `rpc error: code = Unknown desc = <message>` (or the
  * thrown status).
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a hand-written tool's arguments are typed by its handler
 export type ToolHandler<State = unknown, Args = any> = (args: Args, context: ToolContext<State>) => CallResult | Promise<CallResult>
 
 const EMPTY: Readonly<Record<string, never>> = Object.freeze({})

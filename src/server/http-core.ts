@@ -211,7 +211,6 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
       busy.headers.set('retry-after', '5')
       return busy
     }
-    let session: Session | undefined
     const events = new MemoryEventStore({
       ...(options.maxSessionEvents === undefined ? {} : { maxEvents: options.maxSessionEvents }),
       ...(options.maxSessionEventBytes === undefined ? {} : { maxBytes: options.maxSessionEventBytes }),
@@ -222,13 +221,14 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
       eventStore: events,
       maxRequestBodySize: MAX_BODY_BYTES,
       onsessioninitialized: (id) => {
-        sessions.set(id, session!)
-        live.add(session!.server)
+        // Called while a request is handled, after `session` below is set.
+        sessions.set(id, session)
+        live.add(session.server)
       },
       onsessionclosed: (id) => free(id),
     })
     const server = createSdkServer(core, { log })
-    session = { server, transport, events, principal, lastSeen: Date.now(), streams: 0 }
+    const session: Session = { server, transport, events, principal, lastSeen: Date.now(), streams: 0 }
     opening++
     let response: Response
     try {

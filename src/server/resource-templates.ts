@@ -41,11 +41,14 @@ export interface ResourceTemplateOptions<State = unknown> {
 export interface TemplateEntry {
   readonly template: ResourceTemplateDefinition
   readonly matcher: UriTemplate
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
   readonly read: TemplateReader<any>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
   readonly complete: Readonly<Record<string, Completer<any>>>
 }
 
 /** Checks and compiles a resource template before it is added. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
 export function checkTemplate(template: ResourceTemplateDefinition, read: unknown, options: ResourceTemplateOptions<any> = {}): TemplateEntry {
   if (typeof template?.uriTemplate !== 'string' || template.uriTemplate === '') {
     throw runtimeError('BAD_SPEC', 'a resource template needs a non-empty "uriTemplate"')

@@ -53,6 +53,7 @@ export type PromptGetter<State = unknown> = (
 /** A resource with its reader. */
 export interface ResourceEntry {
   readonly resource: ResourceDefinition
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
   readonly read: ResourceReader<any>
 }
 
@@ -65,7 +66,9 @@ export interface PromptOptions<State = unknown> {
 /** A prompt with its getter and argument completers. */
 export interface PromptEntry {
   readonly prompt: PromptDefinition
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
   readonly get: PromptGetter<any>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
   readonly complete?: Readonly<Record<string, Completer<any>>>
 }
 
@@ -83,6 +86,7 @@ export function checkResource(resource: ResourceDefinition, read: unknown): Reso
 }
 
 /** Checks a prompt before it is added. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
 export function checkPrompt(prompt: PromptDefinition, get: unknown, options: PromptOptions<any> = {}): PromptEntry {
   if (typeof prompt?.name !== 'string' || prompt.name === '') throw runtimeError('BAD_SPEC', 'a prompt needs a non-empty "name"')
   if (typeof get !== 'function') throw runtimeError('BAD_SPEC', `prompt "${prompt.name}" has no getter function`)

@@ -24,6 +24,7 @@ export type ExactReply<V, A> =
 // `any` (an untyped server's default) or a type with no keys (`object`).
 type IsUntyped<T> = 0 extends 1 & T ? true : [keyof T] extends [never] ? true : false
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- matches a function of any parameters
 type ReplyOf<F> = F extends (...args: any) => infer R ? Awaited<R> : never
 
 /**

@@ -11,7 +11,7 @@
  * builds (they check the plugin and the generated module);
  * {@link bundleSelfContained} inlines everything once, with esbuild.
  */
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { build as esbuild } from 'esbuild'
 import { rolldown } from 'rolldown'

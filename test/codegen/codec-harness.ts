@@ -84,6 +84,7 @@ function scalarArb(type: string): fc.Arbitrary<unknown> {
       return fc.oneof(
         fc.maxSafeInteger(), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 64n - 1n }).map(String),
         fc.integer({ min: -99999, max: 99999 }).map(String),
+        // eslint-disable-next-line no-loss-of-precision -- a number past 2^53, as JSON.parse gives it, is the point
         fc.constantFrom<unknown>(-0, '0', '-0', '00', '007', '+5', '1e3', 1e20, -1, '-1', '18446744073709551615', 9007199254740993, '123456789012345'),
         junk,
       )

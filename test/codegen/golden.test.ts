@@ -4,7 +4,7 @@
  * Regenerate after an intended change, then review the diff:
  *   UPDATE_GOLDEN=1 npx vitest run test/codegen
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { topekaFixture } from '../helpers/topeka.ts'

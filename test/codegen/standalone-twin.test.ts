@@ -3,8 +3,6 @@
  * validators compiled fresh from the same schemas agree on every input
  * (valid/invalid, and the same error objects).
  */
-import { existsSync } from 'node:fs'
-import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { topekaFixture } from '../helpers/topeka.ts'
 import { compile } from '../proto/compile.ts'
@@ -12,8 +10,6 @@ import { loadProto } from '../../src/proto/index.ts'
 import { buildTools, sortKeys } from '../../src/schema/index.ts'
 import * as runtime from '../../src/entries/internal.ts'
 import { AJV_HELPERS, compileValidators, createAjv, type JsonSchema } from '../../src/codegen/index.ts'
-
-const REPO = resolve(import.meta.dirname, '..', '..')
 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown[] | null }
 

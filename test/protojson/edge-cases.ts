@@ -53,9 +53,11 @@ export const EDGE_CASES: readonly EdgeCase[] = [
     '1E2', 1.0, '1.0', '-0', '+1', ' 1', '1 ', '', '01', 'abc', true, null, [], {}, 1e10, '1e10', 0.5e1, '5e-1', '-1e0']),
   ...each(UINT32_FIELDS, [4294967295, 4294967296, -1, '-1', '4294967295', '-0', 1e9, '1e9']),
   ...each(INT64_FIELDS, ['9223372036854775807', '-9223372036854775808', '9223372036854775808', '-9223372036854775809',
+    /* eslint-disable no-loss-of-precision -- numbers past 2^53, as JSON.parse gives them, are the point */
     9007199254740991, 9007199254740993, 1e18, 1e19, '1e19', 1.5, '1.5', '-0', '+5', '', '05',
     '9223372036854775807.0', 9223372036854775807, 1e30]),
   ...each(UINT64_FIELDS, ['18446744073709551615', '18446744073709551616', '-1', -1, '-5', 1e19, '1e20', 18446744073709551615]),
+    /* eslint-enable no-loss-of-precision */
   // Floats: non-finite strings, exponent strings, out of range, bad spellings.
   ...each(FLOAT_FIELDS, ['NaN', 'Infinity', '-Infinity', 'nan', 'inf', '-inf', 'infinity', '1.5', '1e5', ' 1', '1 ', '', '1.', '.5',
     '-.5', '+1', 1e308, '1e309', '-1e309', 3.4028234663852886e38, 3.5e38, '3.5e38', -3.5e38, 1e-50, '1e-50', true, '12abc']),

@@ -12,7 +12,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@mo
 import { grpc } from '../../src/entries/grpc.ts'
 import { createProtoServer } from '../../src/entries/internal.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
-import { serviceDefinition, startGrpcServer, type GrpcTestServer } from '../grpc/grpc-server.ts'
+import { serviceDefinition, startGrpcServer } from '../grpc/grpc-server.ts'
 import { scaled } from './scale.ts'
 
 const cleanups: Array<() => unknown> = []

@@ -154,7 +154,7 @@ describe.each(PROTOS)('fuzzing every tool of %s', (relative) => {
       try {
         result = await server.call(target.name, args)
       } catch (error) {
-        throw new Error(`${target.name} threw for ${JSON.stringify(args).slice(0, 300)}: ${(error as Error).stack}`)
+        throw new Error(`${target.name} threw for ${JSON.stringify(args).slice(0, 300)}: ${(error as Error).stack}`, { cause: error })
       }
       expect(Array.isArray(result.content) && typeof textOf(result) === 'string').toBe(true)
       const reached = calls.length - before

@@ -32,6 +32,7 @@ function compileStandalone(schema: object): ValidateFunction {
     if (!(id in RUNTIME)) throw new Error(`unexpected require(${id})`)
     return RUNTIME[id]
   }
+  // eslint-disable-next-line no-new-func -- the point is to run the generated code
   new Function('module', 'exports', 'require', code)(module, module.exports, requireFn)
   return module.exports as unknown as ValidateFunction
 }
