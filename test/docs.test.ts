@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -94,6 +95,14 @@ describe('docs', () => {
   it('no file in src/ cites a Markdown file outside the repository or a section that does not exist', () => {
     const bad = filesUnder(src).flatMap((file) =>
       badCitations(readFileSync(file, 'utf8')).map((why) => `${relative(root, file)}: ${why}`))
+    expect(bad).toEqual([])
+  })
+
+  it('nor does any test, benchmark, script, the playground or the /__mcp/ page', () => {
+    const self = fileURLToPath(import.meta.url)
+    const bad = ['test', 'bench', 'scripts', 'playground', 'page'].flatMap((dir) => filesUnder(join(root, dir)))
+      .filter((file) => file !== self && !file.includes(`${sep}dist${sep}`))
+      .flatMap((file) => badCitations(readFileSync(file, 'utf8'), [dirname(file)]).map((why) => `${relative(root, file)}: ${why}`))
     expect(bad).toEqual([])
   })
 

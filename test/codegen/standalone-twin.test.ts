@@ -130,7 +130,7 @@ function treeCases(): typeof CASES {
   }))
 }
 
-/** The input schemas of example.proto's tools in both profiles, with inputs from runtime.md and more. */
+/** The input schemas of example.proto's tools in both profiles, with inputs from docs/calls.md and more. */
 function exampleCases(): typeof CASES {
   const model = loadProto(topekaFixture('example.proto'))
   const inputs = [

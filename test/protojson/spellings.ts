@@ -23,7 +23,7 @@ export interface SpellingOptions {
 
 /** Every spelling protobuf JSON allows. */
 export const ALL_SPELLINGS: SpellingOptions = { protoNames: true, enumNumbers: true, numbersAsStrings: true, nulls: true, nullsInOneofs: true }
-/** The spellings the input schemas of mapping.md §4 accept. */
+/** The spellings the input schemas of docs/mapping.md §5 accept. */
 export const SCHEMA_SPELLINGS: SpellingOptions = { protoNames: false, enumNumbers: false, numbersAsStrings: false, nulls: false, nullsInOneofs: false }
 
 /** A small seeded PRNG (mulberry32), so a spelling is a pure function of its seed. */

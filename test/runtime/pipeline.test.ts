@@ -14,7 +14,7 @@ function vibeServer(profile: 'full' | 'topeka' = 'full', answers: Record<string,
 
 const text = (result: { content: Array<{ text: string }> }) => result.content[0]!.text
 
-describe('validation texts (runtime.md §2 exact cases)', () => {
+describe('validation texts (docs/calls.md §3 exact cases)', () => {
   for (const profile of ['full', 'topeka'] as const) {
     it(`${profile}: SetVibe {"vibe":5}`, async () => {
       const { server, calls } = vibeServer(profile)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { describeComment, oneofNote, splitName } from '../../src/schema/describe.ts'
 
-describe('describeComment (mapping §3)', () => {
+describe('describeComment (docs/mapping.md §3)', () => {
   it.each([
     [' Get Vibe\n of the server\n\n', 'Get Vibe of the server'],
     [' Must match \\d+.\n', 'Must match \\d+.'],

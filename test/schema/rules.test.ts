@@ -1,5 +1,5 @@
 /**
- * One inline .proto per rule of mapping.md §2–§4.
+ * One inline .proto per rule of docs/mapping.md §2 to §5.
  */
 import { describe, expect, it } from 'vitest'
 import { buildTools } from '../../src/schema/build-tools.ts'

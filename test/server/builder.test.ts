@@ -78,7 +78,7 @@ describe('hand-written tools', () => {
     expect(text(await server.call('Count', { n: 1, tag: 5 }))).toBe("invalid arguments: /tag: 5 is not valid under any of the schemas listed in the 'anyOf' keyword")
     expect(text(await server.call('Count', {}))).toBe('invalid arguments: : "n" is a required property')
     expect(text(await server.call('Count', { n: 1, x: 1 }))).toBe("invalid arguments: : Additional properties are not allowed ('x' was unexpected)")
-    // Null arguments are {} (runtime.md §1.1).
+    // Null arguments are {} (docs/calls.md §1).
     expect(text(await server.call('Count', null))).toBe('invalid arguments: : "n" is a required property')
   })
 

@@ -149,7 +149,7 @@ function nullArgumentsFor<T extends { send(message: any, options?: any): Promise
   return transport
 }
 
-describe('null arguments are {} (runtime.md §1.1), not -32602', () => {
+describe('null arguments are {} (docs/calls.md §1), not -32602', () => {
   it('raw JSON-RPC over stdio (initialize era): tools/call with "arguments": null is a normal tool result', async () => {
     const child = spawn(process.execPath, [built.full!, 'stdio'], { stdio: ['pipe', 'pipe', 'pipe'] })
     closers.push(async () => child.kill())

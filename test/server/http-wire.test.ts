@@ -159,7 +159,7 @@ function nullArgumentsFor<T extends { send(message: any, options?: any): Promise
   return transport
 }
 
-describe('null arguments over HTTP are {} (runtime.md §1.1), not -32602', () => {
+describe('null arguments over HTTP are {} (docs/calls.md §1), not -32602', () => {
   it('a raw 2025-era POST of tools/call with "arguments": null is a normal tool result', async () => {
     const set = await rawPost(
       { 'mcp-protocol-version': '2025-06-18' },
