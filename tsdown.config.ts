@@ -15,6 +15,55 @@ const EAGER_CHUNKS = [
   { name: 'contract', test: /[\\/]src[\\/]contract[\\/]/ },
 ]
 
+const PROTOBUF_FS_RE = /[\\/]protobufjs[\\/]src[\\/]util[\\/]fs\.js$/
+
+/**
+ * protobufjs's optional `fs` (only its `load` from files uses it, which
+ * nothing here calls) through `process.getBuiltinModule`: a CommonJS
+ * `require` of a builtin makes the ESM output build a `require` with
+ * `node:module` as it loads, a cost of every server start.
+ */
+const protobufFs = {
+  name: 'protobufjs-fs',
+  load(id: string) {
+    return PROTOBUF_FS_RE.test(id) ? "module.exports = globalThis.process?.getBuiltinModule?.('fs') ?? null\n" : null
+  },
+}
+
+/**
+ * The bundle runtime keeps `import "node:module"` (for a `createRequire`
+ * no chunk uses since protobufFs) and loading that builtin costs every
+ * server start: the line goes when nothing in the chunk uses it.
+ */
+const NODE_MODULE_IMPORT = 'import "node:module";\n'
+const unusedNodeModule = {
+  name: 'unused-node-module',
+  generateBundle(_: unknown, bundle: Record<string, { type: string; code?: string }>) {
+    for (const chunk of Object.values(bundle)) {
+      if (chunk.type === 'chunk' && chunk.code!.startsWith(NODE_MODULE_IMPORT) && !chunk.code!.includes('createRequire')) chunk.code = chunk.code!.slice(NODE_MODULE_IMPORT.length)
+    }
+  },
+}
+
+const LAZY_WRAPPER_RE = /^(var require_[\w$]+ = \/\* @__PURE__ \*\/ __commonJSMin\()\(((?:[^\n]*\n)*?)\}\)\);$/gm
+
+/**
+ * The bundled CommonJS modules without the parentheses around their
+ * wrapper (`__commonJSMin(((exports) => {...}))`): V8 compiles a
+ * parenthesized function at once, where these run on first `require` if
+ * ever (Ajv's compiler, protobufjs), so every start paid for compiling
+ * them. Not in the eager chunks, whose modules the generated code runs at load.
+ */
+const lazyWrappers = {
+  name: 'lazy-commonjs-wrappers',
+  generateBundle(_: unknown, bundle: Record<string, { type: string; name?: string; code?: string }>) {
+    for (const chunk of Object.values(bundle)) {
+      if (chunk.type !== 'chunk' || EAGER_CHUNKS.some((group) => group.name === chunk.name)) continue
+      chunk.code = chunk.code!.replace(LAZY_WRAPPER_RE, '$1$2});')
+    }
+  },
+}
+
 const WEB_TRANSPORTS = fileURLToPath(new URL('./src/server/web-transports.ts', import.meta.url))
 
 /** What generated `?mcp` modules and users' programs load: the user's API and the internal subpath, sharing one chunk. */
@@ -52,6 +101,7 @@ export default defineConfig([
     deps: { alwaysBundle: INLINED },
     // The inlined packages are mostly JSDoc (protobufjs above all): less to parse at every start. Legal comments stay.
     outputOptions: { comments: { legal: true, annotation: true, jsdoc: false }, codeSplitting: { groups: EAGER_CHUNKS } },
+    plugins: [protobufFs, unusedNodeModule, lazyWrappers],
   },
   {
     // The declarations, built apart: they keep referring to the packages' own types.
