@@ -5,14 +5,19 @@ import { defineConfig } from 'tsdown'
 export const INLINED = [/^ajv($|\/)/, /^ajv-formats($|\/)/, /^protobufjs($|\/)/, /^@protobufjs\//, 'long', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse', 'require-from-string']
 
 /**
- * What a `?mcp` module needs when it loads, each in a chunk of its own: left
- * to themselves, they share a chunk with the code that loads on first use
- * (Ajv's compiler, protobufjs), which every server start would then parse.
+ * What a `?mcp` module needs when it loads, in two chunks (each module
+ * Node loads costs a start a fraction of a millisecond): the shared base
+ * (Ajv's run-time helpers, the bundle runtime, the contract; the plugin
+ * imports the contract too) and the serving code of runtime/ and server/.
+ * Left to themselves, they share chunks with what loads on first use (Ajv's
+ * compiler, protobufjs, the transports), which every server start would then parse.
  */
 const EAGER_CHUNKS = [
-  { name: 'ajv-runtime', test: /node_modules[\\/](?:ajv[\\/]dist[\\/]runtime[\\/]|ajv-formats[\\/]dist[\\/]formats|fast-deep-equal[\\/]|fast-uri[\\/])/ },
-  { name: 'bundle-runtime', test: /^\0rolldown[\\/]runtime/ },
-  { name: 'contract', test: /[\\/]src[\\/]contract[\\/]/ },
+  {
+    name: 'runtime-base',
+    test: /node_modules[\\/](?:ajv[\\/]dist[\\/]runtime[\\/]|ajv-formats[\\/]dist[\\/]formats|fast-deep-equal[\\/]|fast-uri[\\/])|^\0rolldown[\\/]runtime|[\\/]src[\\/]contract[\\/]/,
+  },
+  { name: 'serving', test: /[\\/]src[\\/](?:runtime|server)[\\/](?!(?:http|http-core|stdio)\.ts$|(?:ajv-compiler|protobufjs)\.cjs$)/ },
 ]
 
 const PROTOBUF_FS_RE = /[\\/]protobufjs[\\/]src[\\/]util[\\/]fs\.js$/
@@ -52,13 +57,13 @@ const LAZY_WRAPPER_RE = /^(var require_[\w$]+ = \/\* @__PURE__ \*\/ __commonJSMi
  * wrapper (`__commonJSMin(((exports) => {...}))`): V8 compiles a
  * parenthesized function at once, where these run on first `require` if
  * ever (Ajv's compiler, protobufjs), so every start paid for compiling
- * them. Not in the eager chunks, whose modules the generated code runs at load.
+ * them. Not in the base chunk, whose modules (Ajv's helpers) the generated code runs at load.
  */
 const lazyWrappers = {
   name: 'lazy-commonjs-wrappers',
   generateBundle(_: unknown, bundle: Record<string, { type: string; name?: string; code?: string }>) {
     for (const chunk of Object.values(bundle)) {
-      if (chunk.type !== 'chunk' || EAGER_CHUNKS.some((group) => group.name === chunk.name)) continue
+      if (chunk.type !== 'chunk' || chunk.name === EAGER_CHUNKS[0]!.name) continue
       chunk.code = chunk.code!.replace(LAZY_WRAPPER_RE, '$1$2});')
     }
   },
