@@ -50,20 +50,21 @@ const unusedNodeModule = {
   },
 }
 
-const LAZY_WRAPPER_RE = /^(var require_[\w$]+ = \/\* @__PURE__ \*\/ __commonJSMin\()\(((?:[^\n]*\n)*?)\}\)\);$/gm
+// Every wrapper but ajv-formats' formats, which the generated validators read at load.
+const LAZY_WRAPPER_RE = /^(var require_(?!formats =)[\w$]+ = \/\* @__PURE__ \*\/ __commonJSMin\()\(((?:[^\n]*\n)*?)\}\)\);$/gm
 
 /**
  * The bundled CommonJS modules without the parentheses around their
  * wrapper (`__commonJSMin(((exports) => {...}))`): V8 compiles a
  * parenthesized function at once, where these run on first `require` if
  * ever (Ajv's compiler, protobufjs), so every start paid for compiling
- * them. Not in the base chunk, whose modules (Ajv's helpers) the generated code runs at load.
+ * them.
  */
 const lazyWrappers = {
   name: 'lazy-commonjs-wrappers',
   generateBundle(_: unknown, bundle: Record<string, { type: string; name?: string; code?: string }>) {
     for (const chunk of Object.values(bundle)) {
-      if (chunk.type !== 'chunk' || chunk.name === EAGER_CHUNKS[0]!.name) continue
+      if (chunk.type !== 'chunk') continue
       chunk.code = chunk.code!.replace(LAZY_WRAPPER_RE, '$1$2});')
     }
   },
