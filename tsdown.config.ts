@@ -5,15 +5,70 @@ import { defineConfig } from 'tsdown'
 export const INLINED = [/^ajv($|\/)/, /^ajv-formats($|\/)/, /^protobufjs($|\/)/, /^@protobufjs\//, 'long', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse', 'require-from-string']
 
 /**
- * What a `?mcp` module needs when it loads, each in a chunk of its own: left
- * to themselves, they share a chunk with the code that loads on first use
- * (Ajv's compiler, protobufjs), which every server start would then parse.
+ * What a `?mcp` module needs when it loads, in two chunks (each module
+ * Node loads costs a start a fraction of a millisecond): the shared base
+ * (Ajv's run-time helpers, the bundle runtime, the contract; the plugin
+ * imports the contract too) and the serving code of runtime/ and server/.
+ * Left to themselves, they share chunks with what loads on first use (Ajv's
+ * compiler, protobufjs, the transports), which every server start would then parse.
  */
 const EAGER_CHUNKS = [
-  { name: 'ajv-runtime', test: /node_modules[\\/](?:ajv[\\/]dist[\\/]runtime[\\/]|ajv-formats[\\/]dist[\\/]formats|fast-deep-equal[\\/]|fast-uri[\\/])/ },
-  { name: 'bundle-runtime', test: /^\0rolldown[\\/]runtime/ },
-  { name: 'contract', test: /[\\/]src[\\/]contract[\\/]/ },
+  {
+    name: 'runtime-base',
+    test: /node_modules[\\/](?:ajv[\\/]dist[\\/]runtime[\\/]|ajv-formats[\\/]dist[\\/]formats|fast-deep-equal[\\/]|fast-uri[\\/])|^\0rolldown[\\/]runtime|[\\/]src[\\/]contract[\\/]/,
+  },
+  { name: 'serving', test: /[\\/]src[\\/](?:runtime|server)[\\/](?!(?:http|http-core|stdio)\.ts$|(?:ajv-compiler|protobufjs)\.cjs$)/ },
 ]
+
+const PROTOBUF_FS_RE = /[\\/]protobufjs[\\/]src[\\/]util[\\/]fs\.js$/
+
+/**
+ * protobufjs's optional `fs` (only its `load` from files uses it, which
+ * nothing here calls) through `process.getBuiltinModule`: a CommonJS
+ * `require` of a builtin makes the ESM output build a `require` with
+ * `node:module` as it loads, a cost of every server start.
+ */
+const protobufFs = {
+  name: 'protobufjs-fs',
+  load(id: string) {
+    return PROTOBUF_FS_RE.test(id) ? "module.exports = globalThis.process?.getBuiltinModule?.('fs') ?? null\n" : null
+  },
+}
+
+/**
+ * The bundle runtime keeps `import "node:module"` (for a `createRequire`
+ * no chunk uses since protobufFs) and loading that builtin costs every
+ * server start: the line goes when nothing in the chunk uses it.
+ */
+const NODE_MODULE_IMPORT = 'import "node:module";\n'
+const unusedNodeModule = {
+  name: 'unused-node-module',
+  generateBundle(_: unknown, bundle: Record<string, { type: string; code?: string }>) {
+    for (const chunk of Object.values(bundle)) {
+      if (chunk.type === 'chunk' && chunk.code!.startsWith(NODE_MODULE_IMPORT) && !chunk.code!.includes('createRequire')) chunk.code = chunk.code!.slice(NODE_MODULE_IMPORT.length)
+    }
+  },
+}
+
+// Every wrapper but ajv-formats' formats, which the generated validators read at load.
+const LAZY_WRAPPER_RE = /^(var require_(?!formats =)[\w$]+ = \/\* @__PURE__ \*\/ __commonJSMin\()\(((?:[^\n]*\n)*?)\}\)\);$/gm
+
+/**
+ * The bundled CommonJS modules without the parentheses around their
+ * wrapper (`__commonJSMin(((exports) => {...}))`): V8 compiles a
+ * parenthesized function at once, where these run on first `require` if
+ * ever (Ajv's compiler, protobufjs), so every start paid for compiling
+ * them.
+ */
+const lazyWrappers = {
+  name: 'lazy-commonjs-wrappers',
+  generateBundle(_: unknown, bundle: Record<string, { type: string; name?: string; code?: string }>) {
+    for (const chunk of Object.values(bundle)) {
+      if (chunk.type !== 'chunk') continue
+      chunk.code = chunk.code!.replace(LAZY_WRAPPER_RE, '$1$2});')
+    }
+  },
+}
 
 const WEB_TRANSPORTS = fileURLToPath(new URL('./src/server/web-transports.ts', import.meta.url))
 
@@ -52,6 +107,7 @@ export default defineConfig([
     deps: { alwaysBundle: INLINED },
     // The inlined packages are mostly JSDoc (protobufjs above all): less to parse at every start. Legal comments stay.
     outputOptions: { comments: { legal: true, annotation: true, jsdoc: false }, codeSplitting: { groups: EAGER_CHUNKS } },
+    plugins: [protobufFs, unusedNodeModule, lazyWrappers],
   },
   {
     // The declarations, built apart: they keep referring to the packages' own types.

@@ -3,7 +3,12 @@
  * trailer (a binary google.rpc.Status) as protobuf JSON `Any` values.
  */
 import type { Root, Type } from 'protobufjs'
+import { provideProtobuf } from '../runtime/load-protobuf.ts'
 import { loadRoot, toJson } from '../runtime/protojson.ts'
+import { loadProtobuf } from '../runtime/protobufjs.cjs'
+
+// Every module of grpc/ reaches this one: their binding and encoding read reflected types synchronously.
+provideProtobuf(loadProtobuf)
 
 /** The trailer grpc-go, grpc-java and grpc-js servers put a google.rpc.Status in. */
 export const STATUS_DETAILS_KEY = 'grpc-status-details-bin'

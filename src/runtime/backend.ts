@@ -20,7 +20,11 @@ export interface BackendMethod {
   readonly name: string
   /** The gRPC method path: `/examples.v1.VibeService/SetVibe`. */
   readonly path: string
-  /** Reflected request and response messages (protobufjs), for binary encoding. */
+  /**
+   * Reflected request and response messages (protobufjs), for binary
+   * encoding; protobufjs loads with the first call, so a backend outside
+   * unplugin-proto-mcp/grpc reads them in its handlers, not in `bind`.
+   */
   readonly requestType: Type
   readonly responseType: Type
   /** Whether the server streams responses (the handler then returns an (async) iterable). */
@@ -65,11 +69,12 @@ export function bindBackend(table: ToolTable, service: string, backend: Backend)
   const cap = backend.streamCap ?? DEFAULT_STREAM_CAP
   if (!Number.isInteger(cap) || cap < 1) throw runtimeError('BAD_IMPLEMENTATION', `the streamCap of the backend of "${full}" must be a positive integer, got ${String(cap)}`)
   const tools = toolsOf(table, full)
+  // The reflected types as getters: read at binding, they would load protobufjs before any call needs it.
   const methods: BackendMethod[] = tools.map((tool) => ({
     name: tool.spec.method,
     path: `/${full}/${tool.spec.method}`,
-    requestType: tool.requestType,
-    responseType: tool.responseType,
+    get requestType() { return tool.requestType },
+    get responseType() { return tool.responseType },
     serverStreaming: tool.spec.serverStreaming === true,
   }))
   const handlers = backend.bind({ name: full, methods })

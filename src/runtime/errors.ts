@@ -12,6 +12,7 @@ export type RuntimeErrorCode =
   | 'BAD_SPEC'
   | 'BAD_OPTION'
   | 'NODE_ONLY'
+  | 'NOT_LOADED'
 
 /** An error of the runtime: `name` is `ProtoMcpError`, `code` says which. */
 export interface RuntimeError extends Error {

@@ -6,6 +6,7 @@ import { backendErrorResult } from './backend-error.ts'
 import { decodeRequest } from './codec.ts'
 import { decodeText, encodeReply, messageOf } from './encode-reply.ts'
 import { coerceArguments, toProtoJson } from './lenient.ts'
+import { preloadProtobuf, protobufReady } from './load-protobuf.ts'
 import { toolError, toolResult } from './result.ts'
 import { callStreamingTool } from './streaming.ts'
 import type { CompiledTool } from './tool-table.ts'
@@ -37,6 +38,14 @@ function validationFailure(tool: CompiledTool, input: unknown): string | undefin
  * (absent or `null` meaning `{}`), resolving to the result clients see.
  */
 export async function callProtoTool(tool: CompiledTool, args: unknown, context: CallContext): Promise<ToolResult> {
+  // Every reply is checked against its reflected type (required fields), so the first call fetches protobufjs.
+  if (!protobufReady()) {
+    try {
+      await preloadProtobuf()
+    } catch (error) {
+      return toolError(`loading protobufjs: ${messageOf(error)}`)
+    }
+  }
   let input: unknown = args == null ? EMPTY : args
   let invalid = validationFailure(tool, input)
   if (invalid !== undefined && tool.lenient !== undefined) {

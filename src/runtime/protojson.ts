@@ -3,7 +3,7 @@
  * `ext/protojson` (not `Type.fromObject`, which coerces and drops keys).
  */
 import type { Root, Type, Field, Message } from 'protobufjs'
-import { loadProtobuf } from './protobufjs.cjs'
+import { loadProtobuf } from './load-protobuf.ts'
 import { checkProtoJson } from './protojson-checks.ts'
 
 /**

@@ -4,7 +4,7 @@
  * every decode or encode (protojson-checks.ts, required-fields.ts).
  */
 import type { Type } from 'protobufjs'
-import { loadProtobuf } from './protobufjs.cjs'
+import { loadProtobuf } from './load-protobuf.ts'
 
 /** Whether `value` is a reflected message type. */
 export const isType = (value: unknown): value is Type => value instanceof loadProtobuf().protobuf.Type

@@ -14,7 +14,7 @@ import { ServerBuilder } from './builder.ts'
 import { connectCore, type Connection } from './connect.ts'
 import type { CheckedImplementation } from './typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
-import { createFetchHandler, type FetchHandler } from './http-core.ts'
+import type { FetchHandler } from './http-core.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
 import { checkNodeHandlerOptions, checkServeHttpOptions } from './http-options.ts'
 import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
@@ -49,7 +49,7 @@ const INSPECT = Symbol.for('nodejs.util.inspect.custom')
  */
 export class Server<S extends Record<string, object> = Record<string, object>> {
   readonly [CORE]: ServingCore
-  #fetch: FetchHandler | undefined
+  #fetch: Promise<FetchHandler> | undefined
 
   /** Not for users: a `Server` comes from `Server.builder(name)` or a `?mcp` import. */
   constructor(core: ServingCore) {
@@ -206,8 +206,10 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * requestState key (`Server.builder(...).requestStateKey(key)`).
    */
   fetch(request: Request, options?: { authInfo?: unknown }): Promise<Response> {
-    this.#fetch ??= createFetchHandler(this[CORE])
-    return this.#fetch(request, options)
+    // Loaded on first use: a server on stdio or Node HTTP never parses the web handler.
+    const core = this[CORE]
+    this.#fetch ??= import('./http-core.ts').then((http) => http.createFetchHandler(core))
+    return this.#fetch.then((handle) => handle(request, options))
   }
 
   /** `Server(name@version, N tools)`. */

@@ -9,7 +9,10 @@ type NodeCrypto = typeof import('node:crypto')
 
 // A digest must be synchronous here (the requestState codec binds synchronously) and Web Crypto's is not:
 // Node, Bun and Deno lend `node:crypto` through process.getBuiltinModule; on Workers the identity stays as it is, in memory only.
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined
+// Looked up on first digest, not at import: loading `node:crypto` costs every server start a few ms, and stdio has no caller to digest.
+let nodeCrypto: NodeCrypto | null | undefined
+const cryptoModule = (): NodeCrypto | null =>
+  (nodeCrypto ??= ((globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null)
 
 /** A digest of the caller's identity (`''` for an anonymous caller); never the token itself where the runtime has `node:crypto`. */
 export function principalOf(authInfo: unknown, authorization: string | null | undefined): string {
@@ -23,5 +26,6 @@ export function principalOf(authInfo: unknown, authorization: string | null | un
   } else {
     return ''
   }
-  return nodeCrypto ? nodeCrypto.createHash('sha256').update(identity).digest('base64url') : `raw\0${identity}`
+  const crypto = cryptoModule()
+  return crypto ? crypto.createHash('sha256').update(identity).digest('base64url') : `raw\0${identity}`
 }

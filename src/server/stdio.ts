@@ -82,7 +82,8 @@ export function serveCoreStdio(core: ServingCore, options: ServeStdioOptions = {
   } catch (error) {
     return Promise.reject(error)
   }
-  const started = performance.now()
+  // Date, not performance: reading `performance` loads perf_hooks, a millisecond or two of every start.
+  const started = Date.now()
   const stats: ServeStats = { requests: 0, toolCalls: 0, errors: 0 }
   const log = new Log(options, core.log)
   // The connection's SDK instances (a discarded discovery probe leaves the set when it closes).
@@ -94,7 +95,7 @@ export function serveCoreStdio(core: ServingCore, options: ServeStdioOptions = {
     const wire = new StdioServerTransport(options.stdin as never, options.stdout as never)
     const transport = new CountingTransport(wire, stats, () => {
       off()
-      resolve({ ...stats, durationMs: Math.round(performance.now() - started) })
+      resolve({ ...stats, durationMs: Date.now() - started })
     })
     sdkServeStdio(sdkServerFactory(core, { stats, live, log }), {
       transport,

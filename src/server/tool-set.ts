@@ -106,12 +106,14 @@ export function protoEntries(table: ToolTable): ToolEntry[] {
  */
 export function copyTable(table: ToolTable): ToolTable {
   const byName = new Map<string, CompiledTool>()
+  // Descriptors, not values: the reflected types and the root stay getters, built on first use.
   const tools = table.tools.map((tool) => {
-    const copy = { ...tool }
+    const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(tool)) as CompiledTool
     byName.set(copy.name, copy)
     return copy
   })
-  return { root: table.root, tools, byName, services: table.services }
+  const copy = { tools, byName, services: table.services } as Omit<ToolTable, 'root'> as ToolTable
+  return Object.defineProperty(copy, 'root', { get: () => table.root, enumerable: true, configurable: true })
 }
 
 /** `entries` with their proto tools moved onto copies of their tables (hand-written tools stay as they are). */

@@ -11,6 +11,10 @@ import { fromJson, loadRoot, toJson } from '../../src/runtime/protojson.ts'
 import * as runtime from '../../src/runtime/codec.ts'
 import { buildTools } from '../../src/schema/index.ts'
 import type { JsonCodec } from '../../src/runtime/types.ts'
+import { preloadProtobuf } from '../../src/runtime/load-protobuf.ts'
+
+// The reflection codec's helpers are synchronous once protobufjs is loaded (the call pipeline loads it on its first call).
+await preloadProtobuf()
 
 /** The codecs of one proto, by message full name (no leading dot), and the reflection types. */
 export interface LoadedCodecs {
