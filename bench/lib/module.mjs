@@ -28,6 +28,9 @@ export function requireDist() {
   mkdirSync(INSTALLED, { recursive: true })
   cpSync(join(REPO, 'dist'), join(INSTALLED, 'dist'), { recursive: true })
   writeFileSync(join(INSTALLED, 'package.json'), readFileSync(join(REPO, 'package.json')))
+  // An app of its own: without it, Node resolves `unplugin-proto-mcp/...` from .tmp/bench/pkg to the
+  // repository itself (a package may import itself by name), i.e. the live dist/, not this copy.
+  writeFileSync(join(OUT, 'package.json'), `${JSON.stringify({ name: 'bench-app', private: true, type: 'module' })}\n`)
   // Child processes (cold start, build) reuse this copy.
   process.env.BENCH_DIST_READY = '1'
   snapshot = true
