@@ -21,7 +21,13 @@ export default tseslint.config(
       // `_`-prefixed names are deliberate: a destructured key left out, an unused parameter of a callback shape.
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrors: 'none',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
       ],
       // Generated validators and codecs exist so that nothing compiles code at run time (Workers forbid it).
       'no-new-func': 'error',

@@ -2,7 +2,17 @@ import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'tsdown'
 
 /** Packages bundled into the JavaScript of dist/ rather than loaded from node_modules. */
-export const INLINED = [/^ajv($|\/)/, /^ajv-formats($|\/)/, /^protobufjs($|\/)/, /^@protobufjs\//, 'long', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse', 'require-from-string']
+export const INLINED = [
+  /^ajv($|\/)/,
+  /^ajv-formats($|\/)/,
+  /^protobufjs($|\/)/,
+  /^@protobufjs\//,
+  'long',
+  'fast-deep-equal',
+  'fast-uri',
+  'json-schema-traverse',
+  'require-from-string',
+]
 
 /**
  * What a `?mcp` module needs when it loads, in two chunks (each module
@@ -45,7 +55,8 @@ const unusedNodeModule = {
   name: 'unused-node-module',
   generateBundle(_: unknown, bundle: Record<string, { type: string; code?: string }>) {
     for (const chunk of Object.values(bundle)) {
-      if (chunk.type === 'chunk' && chunk.code!.startsWith(NODE_MODULE_IMPORT) && !chunk.code!.includes('createRequire')) chunk.code = chunk.code!.slice(NODE_MODULE_IMPORT.length)
+      if (chunk.type === 'chunk' && chunk.code!.startsWith(NODE_MODULE_IMPORT) && !chunk.code!.includes('createRequire'))
+        chunk.code = chunk.code!.slice(NODE_MODULE_IMPORT.length)
     }
   },
 }
@@ -135,11 +146,13 @@ export default defineConfig([
     deps: { alwaysBundle: INLINED },
     // `neutral` reads no `main` by default; Ajv's packages have nothing else.
     inputOptions: { resolve: { mainFields: ['module', 'main'] } },
-    plugins: [{
-      name: 'web-transports',
-      resolveId(source: string) {
-        return source === './node-transports.ts' ? WEB_TRANSPORTS : null
+    plugins: [
+      {
+        name: 'web-transports',
+        resolveId(source: string) {
+          return source === './node-transports.ts' ? WEB_TRANSPORTS : null
+        },
       },
-    }],
+    ],
   },
 ])

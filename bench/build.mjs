@@ -24,7 +24,9 @@ function timeProcess(args, out) {
     const start = process.hrtime.bigint()
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
-    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
     child.on('error', reject)
     child.on('exit', (code) => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6
@@ -45,13 +47,25 @@ export default {
     const ours = []
     const baseline = []
     await interleave({
-      ours: async () => { ours.push(await timeProcess([TRANSFORM_CHILD, proto, oursOut], oursOut)) },
-      baseline: async () => { baseline.push(await timeProcess([PBJS, '-t', 'static-module', '-o', pbjsOut, proto], pbjsOut)) },
-      ops: 1, rounds: 3, warmup: 0,
+      ours: async () => {
+        ours.push(await timeProcess([TRANSFORM_CHILD, proto, oursOut], oursOut))
+      },
+      baseline: async () => {
+        baseline.push(await timeProcess([PBJS, '-t', 'static-module', '-o', pbjsOut, proto], pbjsOut))
+      },
+      ops: 1,
+      rounds: 3,
+      warmup: 0,
     })
-    return [record({
-      id: 'build-500-vs-pbjs', samples: { ours, baseline }, unit: 'ms', higherIsBetter: false, target: 1.0,
-      note: 'fresh process each: plugin transform of the 500-RPC proto vs pbjs -t static-module',
-    })]
+    return [
+      record({
+        id: 'build-500-vs-pbjs',
+        samples: { ours, baseline },
+        unit: 'ms',
+        higherIsBetter: false,
+        target: 1.0,
+        note: 'fresh process each: plugin transform of the 500-RPC proto vs pbjs -t static-module',
+      }),
+    ]
   },
 }

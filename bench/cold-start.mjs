@@ -18,7 +18,11 @@ const OURS_CHILD = fileURLToPath(new URL('./lib/cold-ours.mjs', import.meta.url)
 const BASELINE_CHILD = fileURLToPath(new URL('./lib/cold-baseline.mjs', import.meta.url))
 
 const line = (message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`
-const INITIALIZE = line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } })
+const INITIALIZE = line({
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+})
 const AFTER_INIT = line({ method: 'notifications/initialized' }) + line({ id: 2, method: 'tools/list', params: {} })
 
 /** Milliseconds from spawning `node script arg` to its `tools/list` answer (checked to list `tools` tools). */
@@ -28,7 +32,9 @@ export function timeToFirstList(script, arg, tools) {
     const child = spawn(process.execPath, [script, arg], { stdio: ['pipe', 'pipe', 'pipe'] })
     let buffer = ''
     let stderr = ''
-    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
     child.on('error', reject)
     child.on('exit', (code) => reject(new Error(`${script} exited (${code}) before answering tools/list: ${stderr.slice(0, 500)}`)))
     child.stdout.setEncoding('utf8')
@@ -43,7 +49,8 @@ export function timeToFirstList(script, arg, tools) {
           const ms = Number(process.hrtime.bigint() - start) / 1e6
           child.removeAllListeners('exit')
           child.kill()
-          if (message.result?.tools?.length !== tools) reject(new Error(`${script}: tools/list gave ${message.result?.tools?.length} tools, not ${tools}`))
+          if (message.result?.tools?.length !== tools)
+            reject(new Error(`${script}: tools/list gave ${message.result?.tools?.length} tools, not ${tools}`))
           else resolve(ms)
         }
       }
@@ -66,13 +73,25 @@ export default {
     const ours = []
     const baseline = []
     await interleave({
-      ours: async () => { ours.push(await timeToFirstList(OURS_CHILD, module, count)) },
-      baseline: async () => { baseline.push(await timeToFirstList(BASELINE_CHILD, json, count)) },
-      ops: 1, rounds: 5, warmup: 0,
+      ours: async () => {
+        ours.push(await timeToFirstList(OURS_CHILD, module, count))
+      },
+      baseline: async () => {
+        baseline.push(await timeToFirstList(BASELINE_CHILD, json, count))
+      },
+      ops: 1,
+      rounds: 5,
+      warmup: 0,
     })
-    return [record({
-      id: 'cold-start-500', samples: { ours, baseline }, unit: 'ms', higherIsBetter: false, target: 0.5,
-      note: `spawn → first tools/list answer, ${count} tools; vs schemas compiled by Ajv at start-up`,
-    })]
+    return [
+      record({
+        id: 'cold-start-500',
+        samples: { ours, baseline },
+        unit: 'ms',
+        higherIsBetter: false,
+        target: 0.5,
+        note: `spawn → first tools/list answer, ${count} tools; vs schemas compiled by Ajv at start-up`,
+      }),
+    ]
   },
 }

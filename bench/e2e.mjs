@@ -22,22 +22,38 @@ const float = z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity'])])
 /** SetVibeDetails as a hand-written McpServer tool: zod twins of the generated input and output schemas. */
 function zodSdkServer() {
   const server = new McpServer({ name: 'hand-written', version: '0.0.0' })
-  const vibeScalar = z.object({
-    vibeDouble: float.optional(), vibeFloat: float.optional(), vibeInt32: z.number().int().optional(), vibeInt64: int64.optional(),
-    vibeUint32: z.number().int().min(0).optional(), vibeUint64: uint64.optional(), vibeSint32: z.number().int().optional(),
-    vibeSint64: int64.optional(), vibeFixed32: z.number().int().min(0).optional(), vibeFixed64: uint64.optional(),
-    vibeSfixed32: z.number().int().optional(), vibeSfixed64: int64.optional(), vibeBool: z.boolean().optional(),
-    vibeBytes: z.string().optional(), vibeEnum: z.array(z.enum(['VIBE_UNSET', 'VIBE_GOOD'])).optional(),
-  }).strict()
-  server.registerTool('SetVibeDetails', {
-    description: 'Set vibe details',
-    inputSchema: z.object({ vibe: z.string().optional(), vibeScalar: vibeScalar.optional() }).strict(),
-    // Our default profile lists an outputSchema and answers structuredContent too: the same tool, hand-written.
-    outputSchema: z.object({ previousVibe: z.string().optional(), vibe: z.string().optional() }),
-  }, async (args) => {
-    const response = backend.SetVibeDetails(args)
-    return { content: [{ type: 'text', text: JSON.stringify(response) }], structuredContent: response }
-  })
+  const vibeScalar = z
+    .object({
+      vibeDouble: float.optional(),
+      vibeFloat: float.optional(),
+      vibeInt32: z.number().int().optional(),
+      vibeInt64: int64.optional(),
+      vibeUint32: z.number().int().min(0).optional(),
+      vibeUint64: uint64.optional(),
+      vibeSint32: z.number().int().optional(),
+      vibeSint64: int64.optional(),
+      vibeFixed32: z.number().int().min(0).optional(),
+      vibeFixed64: uint64.optional(),
+      vibeSfixed32: z.number().int().optional(),
+      vibeSfixed64: int64.optional(),
+      vibeBool: z.boolean().optional(),
+      vibeBytes: z.string().optional(),
+      vibeEnum: z.array(z.enum(['VIBE_UNSET', 'VIBE_GOOD'])).optional(),
+    })
+    .strict()
+  server.registerTool(
+    'SetVibeDetails',
+    {
+      description: 'Set vibe details',
+      inputSchema: z.object({ vibe: z.string().optional(), vibeScalar: vibeScalar.optional() }).strict(),
+      // Our default profile lists an outputSchema and answers structuredContent too: the same tool, hand-written.
+      outputSchema: z.object({ previousVibe: z.string().optional(), vibe: z.string().optional() }),
+    },
+    async (args) => {
+      const response = backend.SetVibeDetails(args)
+      return { content: [{ type: 'text', text: JSON.stringify(response) }], structuredContent: response }
+    },
+  )
   return server
 }
 
@@ -71,9 +87,15 @@ export default {
     const samples = await interleave({ ours: batch(ours), baseline: batch(theirs), ops, rounds: 31, warmup: 3 })
     await ours.close()
     await theirs.close()
-    return [record({
-      id: 'e2e-vs-mcpserver-zod', samples, unit: 'µs/call', higherIsBetter: true, target: 1.0,
-      note: 'throughput of tools/call over InMemoryTransport vs McpServer + zod (SetVibeDetails)',
-    })]
+    return [
+      record({
+        id: 'e2e-vs-mcpserver-zod',
+        samples,
+        unit: 'µs/call',
+        higherIsBetter: true,
+        target: 1.0,
+        note: 'throughput of tools/call over InMemoryTransport vs McpServer + zod (SetVibeDetails)',
+      }),
+    ]
   },
 }

@@ -62,7 +62,11 @@ export function bench500Proto() {
 export function writeBench500() {
   const text = bench500Proto()
   let current
-  try { current = readFileSync(BENCH_500_PROTO, 'utf8') } catch { current = undefined }
+  try {
+    current = readFileSync(BENCH_500_PROTO, 'utf8')
+  } catch {
+    current = undefined
+  }
   if (current !== text) writeFileSync(BENCH_500_PROTO, text)
   return BENCH_500_PROTO
 }

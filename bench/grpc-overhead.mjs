@@ -25,7 +25,13 @@ async function startBackend() {
     child.once('exit', (code) => reject(new Error(`grpc backend exited (${code})`)))
     createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line).port))
   })
-  return { address: `127.0.0.1:${port}`, stop: () => { child.stdin.end(); child.kill() } }
+  return {
+    address: `127.0.0.1:${port}`,
+    stop: () => {
+      child.stdin.end()
+      child.kill()
+    },
+  }
 }
 
 export default {
@@ -50,16 +56,28 @@ export default {
       }
       const ops = 200
       const samples = await interleave({
-        ours: async () => { for (let i = 0; i < ops; i++) await server.call(tool, args) },
-        baseline: async () => { for (let i = 0; i < ops; i++) await direct() },
-        ops, rounds: 15, warmup: 3,
+        ours: async () => {
+          for (let i = 0; i < ops; i++) await server.call(tool, args)
+        },
+        baseline: async () => {
+          for (let i = 0; i < ops; i++) await direct()
+        },
+        ops,
+        rounds: 15,
+        warmup: 3,
       })
       // Per round: the time we add over the direct call, against the direct call's time.
       const added = samples.ours.map((t, i) => t - samples.baseline[i])
-      return [record({
-        id: 'grpc-overhead', samples: { ours: added, baseline: samples.baseline }, unit: 'µs/call', higherIsBetter: false, target: 1.5,
-        note: `added latency per forwarded call (ours − direct) over a direct grpc-js call, ${tool}; ours whole: ${Math.round(median(samples.ours))} µs, direct ${Math.round(median(samples.baseline))} µs`,
-      })]
+      return [
+        record({
+          id: 'grpc-overhead',
+          samples: { ours: added, baseline: samples.baseline },
+          unit: 'µs/call',
+          higherIsBetter: false,
+          target: 1.5,
+          note: `added latency per forwarded call (ours − direct) over a direct grpc-js call, ${tool}; ours whole: ${Math.round(median(samples.ours))} µs, direct ${Math.round(median(samples.baseline))} µs`,
+        }),
+      ]
     } finally {
       client.close()
       target.close()

@@ -46,7 +46,11 @@ export default {
     const { default: protoMcp } = await import(pathToFileURL(join(OUT, 'node_modules', 'unplugin-proto-mcp', 'dist', 'vite.mjs')).href)
     const vite = await createServer({
       // HMR_LOG=1 shows Vite's own hmr lines when debugging.
-      configFile: false, root, appType: 'custom', clearScreen: false, logLevel: process.env.HMR_LOG ? 'info' : 'error',
+      configFile: false,
+      root,
+      appType: 'custom',
+      clearScreen: false,
+      logLevel: process.env.HMR_LOG ? 'info' : 'error',
       server: { host: '127.0.0.1', port: 0, strictPort: true },
       plugins: [protoMcp({ dev: { server: './mcp.ts' } })],
     })
@@ -69,7 +73,10 @@ export default {
         await pause()
         const changed = new Promise((resolve, reject) => {
           const timer = setTimeout(() => reject(new Error(`hmr: no list_changed within 30 s of edit ${i}`)), 30_000)
-          heard = () => { clearTimeout(timer); resolve() }
+          heard = () => {
+            clearTimeout(timer)
+            resolve()
+          }
         })
         const start = performance.now()
         edit(proto, i % 2 === 0 ? plain : grown, i % 2 === 0 ? grown : plain)
@@ -95,7 +102,11 @@ export default {
         if (i >= 2) baseline.push(performance.now() - start)
       }
       const rec = record({
-        id: 'hmr-median-ms', samples: { ours, baseline }, unit: 'ms', higherIsBetter: false, target: null,
+        id: 'hmr-median-ms',
+        samples: { ours, baseline },
+        unit: 'ms',
+        higherIsBetter: false,
+        target: null,
         note: `.proto edit → list_changed: median ${median(ours).toFixed(0)} ms, p95 ${quantile(ours, 0.95).toFixed(0)} ms (target median ≤ ${TARGET_MS} ms); implementation-module edit → new answer: median ${median(baseline).toFixed(0)} ms, p95 ${quantile(baseline, 0.95).toFixed(0)} ms`,
       })
       return [{ ...rec, met: median(ours) <= TARGET_MS }]

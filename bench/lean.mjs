@@ -53,12 +53,22 @@ async function coldStart16() {
   const ours = []
   const baseline = []
   await interleave({
-    ours: async () => { ours.push(await timeToFirstList(COLD_OURS, module, tools.length)) },
-    baseline: async () => { baseline.push(await timeToFirstList(COLD_MODULE, zod, tools.length)) },
-    ops: 1, rounds: 10, warmup: 1,
+    ours: async () => {
+      ours.push(await timeToFirstList(COLD_OURS, module, tools.length))
+    },
+    baseline: async () => {
+      baseline.push(await timeToFirstList(COLD_MODULE, zod, tools.length))
+    },
+    ops: 1,
+    rounds: 10,
+    warmup: 1,
   })
   return record({
-    id: 'cold-start-16', samples: { ours, baseline }, unit: 'ms', higherIsBetter: false, target: 1,
+    id: 'cold-start-16',
+    samples: { ours, baseline },
+    unit: 'ms',
+    higherIsBetter: false,
+    target: 1,
     note: `spawn → first tools/list answer, the playground's ${tools.length} tools; vs the SDK's McpServer with the same tools in zod`,
   })
 }
@@ -75,7 +85,11 @@ async function importOverhead() {
   }
   // The target is absolute: at most 25 ms over the SDK's own import, so the baseline is that budget.
   return record({
-    id: 'runtime-import-overhead-ms', samples: { ours: overhead, baseline: overhead.map(() => IMPORT_BUDGET_MS) }, unit: 'ms', higherIsBetter: false, target: 1,
+    id: 'runtime-import-overhead-ms',
+    samples: { ours: overhead, baseline: overhead.map(() => IMPORT_BUDGET_MS) },
+    unit: 'ms',
+    higherIsBetter: false,
+    target: 1,
     note: `importing unplugin-proto-mcp/runtime on top of @modelcontextprotocol/server (${median(sdk).toFixed(1)} ms), same process, vs the ${IMPORT_BUDGET_MS} ms budget`,
   })
 }
@@ -83,14 +97,23 @@ async function importOverhead() {
 async function moduleBytes() {
   writeBench500()
   const out = []
-  for (const [name, proto, id] of [['playground', PLAYGROUND, 'module-bytes-per-tool'], ['500', BENCH_500_PROTO, 'module-bytes-per-tool-500']]) {
+  for (const [name, proto, id] of [
+    ['playground', PLAYGROUND, 'module-bytes-per-tool'],
+    ['500', BENCH_500_PROTO, 'module-bytes-per-tool-500'],
+  ]) {
     const code = await transformProto(proto)
     const file = await writeModule(proto, `lean-bytes-${name}`)
     const { tools } = await import(pathToFileURL(file).href)
-    out.push(record({
-      id, samples: { ours: [Buffer.byteLength(code) / tools.length], baseline: [BEFORE[name]] }, unit: 'bytes', higherIsBetter: false, target: 0.5,
-      note: `generated module bytes per tool, ${name === '500' ? 'the 500-RPC proto' : 'the playground'} (${tools.length} tools), vs 87d2f44`,
-    }))
+    out.push(
+      record({
+        id,
+        samples: { ours: [Buffer.byteLength(code) / tools.length], baseline: [BEFORE[name]] },
+        unit: 'bytes',
+        higherIsBetter: false,
+        target: 0.5,
+        note: `generated module bytes per tool, ${name === '500' ? 'the 500-RPC proto' : 'the playground'} (${tools.length} tools), vs 87d2f44`,
+      }),
+    )
   }
   return out
 }
@@ -101,18 +124,32 @@ async function workersBundle() {
   const dir = join(OUT, 'lean-worker')
   mkdirSync(dir, { recursive: true })
   const entry = join(dir, 'worker.mjs')
-  writeFileSync(entry, `import server from ${JSON.stringify(PLAYGROUND + '?mcp')}\nexport default { fetch: (request) => server.fetch(request) }\n`)
+  writeFileSync(
+    entry,
+    `import server from ${JSON.stringify(PLAYGROUND + '?mcp')}\nexport default { fetch: (request) => server.fetch(request) }\n`,
+  )
   const bytes = async (platform) => {
     const outfile = join(dir, `${platform}.mjs`)
     await build({
-      entryPoints: [entry], bundle: true, format: 'esm', minify: true, outfile, logLevel: 'silent', absWorkingDir: dir, tsconfigRaw: '{}',
+      entryPoints: [entry],
+      bundle: true,
+      format: 'esm',
+      minify: true,
+      outfile,
+      logLevel: 'silent',
+      absWorkingDir: dir,
+      tsconfigRaw: '{}',
       ...(platform === 'workerd' ? { platform: 'browser', conditions: ['workerd', 'worker', 'browser'] } : { platform: 'node' }),
       plugins: [protoMcp()],
     })
     return statSync(outfile).size / 1024
   }
   return record({
-    id: 'workers-bundle-kb', samples: { ours: [await bytes('workerd')], baseline: [await bytes('node')] }, unit: 'KB', higherIsBetter: false, target: null,
+    id: 'workers-bundle-kb',
+    samples: { ours: [await bytes('workerd')], baseline: [await bytes('node')] },
+    unit: 'KB',
+    higherIsBetter: false,
+    target: null,
     note: 'the playground as a Worker (esbuild, minified, workerd conditions, everything inlined) vs the same entry bundled for Node',
   })
 }
@@ -122,6 +159,6 @@ export default {
   ids: ['cold-start-16', 'runtime-import-overhead-ms', 'module-bytes-per-tool', 'module-bytes-per-tool-500', 'workers-bundle-kb'],
   async run() {
     requireDist()
-    return [await coldStart16(), await importOverhead(), ...await moduleBytes(), await workersBundle()]
+    return [await coldStart16(), await importOverhead(), ...(await moduleBytes()), await workersBundle()]
   },
 }

@@ -36,11 +36,19 @@ async function startChild(module) {
   })
   const url = await first
   lines.on('line', (line) => waiting.shift()?.(JSON.parse(line)))
-  const ask = (what) => new Promise((resolve) => {
-    waiting.push(resolve)
-    child.stdin.write(`${what}\n`)
-  })
-  return { url, ask, stop: () => { child.stdin.end(); child.kill() } }
+  const ask = (what) =>
+    new Promise((resolve) => {
+      waiting.push(resolve)
+      child.stdin.write(`${what}\n`)
+    })
+  return {
+    url,
+    ask,
+    stop: () => {
+      child.stdin.end()
+      child.kill()
+    },
+  }
 }
 
 async function post(url, body, headers = {}) {
@@ -51,10 +59,16 @@ async function post(url, body, headers = {}) {
 
 /** initialize + notifications/initialized; returns the session id. */
 async function openSession(url, initializedToo = true) {
-  const { res } = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '0' } } })
+  const { res } = await post(url, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+  })
   const id = res.headers.get('mcp-session-id')
   if (res.status !== 200 || !id) throw new Error(`memory: initialize answered ${res.status}`)
-  if (initializedToo) await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': id, 'mcp-protocol-version': VERSION })
+  if (initializedToo)
+    await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': id, 'mcp-protocol-version': VERSION })
   return id
 }
 
@@ -66,7 +80,11 @@ async function calls(url, id, count, concurrency = 16) {
     while (next < count) {
       const n = next++
       const c = n % 2 === 0 ? CASES.small : CASES.medium
-      const { text } = await post(url, { jsonrpc: '2.0', id: n + 1, method: 'tools/call', params: { name: c.tool, arguments: c.args } }, headers)
+      const { text } = await post(
+        url,
+        { jsonrpc: '2.0', id: n + 1, method: 'tools/call', params: { name: c.tool, arguments: c.args } },
+        headers,
+      )
       if (!text.includes('"isError":false')) throw new Error(`memory: call ${n} failed: ${text.slice(0, 300)}`)
     }
   }
@@ -137,13 +155,19 @@ export default {
     const peakSessions = Math.max(...sessionRounds.map((round) => round.peak.sessions))
     return [
       record({
-        id: 'memory-calls', samples: { ours: rss(callRounds, 'after'), baseline: rss(callRounds, 'warm') },
-        unit: 'MiB RSS', higherIsBetter: false, target: BOUND,
+        id: 'memory-calls',
+        samples: { ours: rss(callRounds, 'after'), baseline: rss(callRounds, 'warm') },
+        unit: 'MiB RSS',
+        higherIsBetter: false,
+        target: BOUND,
         note: `RSS after 10 000 tools/call over HTTP vs after a 10 000-call warm-up (heap ${heap(callRounds, 'warm')} → ${heap(callRounds, 'after')} MiB)`,
       }),
       record({
-        id: 'memory-sessions', samples: { ours: rss(sessionRounds, 'after'), baseline: rss(sessionRounds, 'before') },
-        unit: 'MiB RSS', higherIsBetter: false, target: BOUND,
+        id: 'memory-sessions',
+        samples: { ours: rss(sessionRounds, 'after'), baseline: rss(sessionRounds, 'before') },
+        unit: 'MiB RSS',
+        higherIsBetter: false,
+        target: BOUND,
         note: `RSS after 1 000 abandoned sessions timed out (up to ${peakSessions} open at once) vs before them, after 500 more as warm-up (heap ${heap(sessionRounds, 'before')} → ${heap(sessionRounds, 'after')} MiB)`,
       }),
     ]

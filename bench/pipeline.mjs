@@ -91,28 +91,57 @@ export default {
       const { ops, rounds } = SIZES[which]
       const args = CASES[which].args
       await checkSame(`pipeline-${which}`, await ours(which)(args), await other[which].runtime(args))
-      const samples = await interleave({ ours: batchOf(ours(which), args, ops), baseline: batchOf(other[which].runtime, args, ops), ops, rounds })
-      results.push(record({
-        id: `pipeline-${which}`, samples, unit: 'µs/call', higherIsBetter: true, target: which === 'medium' ? 2.5 : null,
-        note: 'throughput vs Ajv (compiled at start-up) + protobufjs ext/protojson per call',
-      }))
+      const samples = await interleave({
+        ours: batchOf(ours(which), args, ops),
+        baseline: batchOf(other[which].runtime, args, ops),
+        ops,
+        rounds,
+      })
+      results.push(
+        record({
+          id: `pipeline-${which}`,
+          samples,
+          unit: 'µs/call',
+          higherIsBetter: true,
+          target: which === 'medium' ? 2.5 : null,
+          note: 'throughput vs Ajv (compiled at start-up) + protobufjs ext/protojson per call',
+        }),
+      )
     }
     const { ops, rounds } = SIZES.medium
     const args = CASES.medium.args
     await checkSame('pipeline-medium-protobuf-es', await ours('medium')(args), await other.medium.protobufEs(args))
-    results.push(record({
-      id: 'pipeline-medium-protobuf-es',
-      samples: await interleave({ ours: batchOf(ours('medium'), args, ops), baseline: batchOf(other.medium.protobufEs, args, ops), ops, rounds }),
-      unit: 'µs/call', higherIsBetter: true, target: null,
-      note: 'throughput vs Ajv + @bufbuild/protobuf fromJson/toJson (descriptor built at run time)',
-    }))
+    results.push(
+      record({
+        id: 'pipeline-medium-protobuf-es',
+        samples: await interleave({
+          ours: batchOf(ours('medium'), args, ops),
+          baseline: batchOf(other.medium.protobufEs, args, ops),
+          ops,
+          rounds,
+        }),
+        unit: 'µs/call',
+        higherIsBetter: true,
+        target: null,
+        note: 'throughput vs Ajv + @bufbuild/protobuf fromJson/toJson (descriptor built at run time)',
+      }),
+    )
     await checkSame('pipeline-medium-floor', await ours('medium')(args), await other.medium.floor(args))
-    results.push(record({
-      id: 'pipeline-medium-floor',
-      samples: await interleave({ ours: batchOf(ours('medium'), args, ops), baseline: batchOf(other.medium.floor, args, ops), ops, rounds }),
-      unit: 'µs/call', higherIsBetter: false, target: 2,
-      note: 'time vs JSON.parse(JSON.stringify(args)) + JSON.stringify(response)',
-    }))
+    results.push(
+      record({
+        id: 'pipeline-medium-floor',
+        samples: await interleave({
+          ours: batchOf(ours('medium'), args, ops),
+          baseline: batchOf(other.medium.floor, args, ops),
+          ops,
+          rounds,
+        }),
+        unit: 'µs/call',
+        higherIsBetter: false,
+        target: 2,
+        note: 'time vs JSON.parse(JSON.stringify(args)) + JSON.stringify(response)',
+      }),
+    )
     return results
   },
 }

@@ -44,10 +44,7 @@ export function mergeResults(previous, fresh) {
 
 /** The markdown table of benchmark records. */
 export function markdownTable(records) {
-  const rows = [
-    '| id | ours | baseline | unit | ratio | target | met | runs | spread |',
-    '|---|---:|---:|---|---:|---|---|---:|---:|',
-  ]
+  const rows = ['| id | ours | baseline | unit | ratio | target | met | runs | spread |', '|---|---:|---:|---|---:|---|---|---:|---:|']
   for (const r of records) {
     const target = r.target === null ? 'report' : `${r.higherIsBetter ? '≥' : '≤'} ${r.target}×`
     const met = r.met === null ? '–' : r.met ? 'yes' : '**no**'
@@ -58,7 +55,10 @@ export function markdownTable(records) {
 
 /** What each record compares (its `note`), one markdown list item per record that has one. */
 export function markdownNotes(records) {
-  return records.filter((r) => r.note).map((r) => `- \`${r.id}\`: ${r.note}`).join('\n')
+  return records
+    .filter((r) => r.note)
+    .map((r) => `- \`${r.id}\`: ${r.note}`)
+    .join('\n')
 }
 
 async function main() {
@@ -81,10 +81,16 @@ async function main() {
   if (!only) {
     mkdirSync(dirname(target), { recursive: true })
     writeFileSync(target, `${JSON.stringify({ benchmarks: records.map(resultOf) }, null, 2)}\n`)
-  } else if (merge) writeFileSync(RESULTS, `${JSON.stringify({ benchmarks: mergeResults(JSON.parse(readFileSync(RESULTS, 'utf8')).benchmarks, records.map(resultOf)) }, null, 2)}\n`)
+  } else if (merge)
+    writeFileSync(
+      RESULTS,
+      `${JSON.stringify({ benchmarks: mergeResults(JSON.parse(readFileSync(RESULTS, 'utf8')).benchmarks, records.map(resultOf)) }, null, 2)}\n`,
+    )
   console.log(markdownTable(records))
   console.log(`\n${markdownNotes(records)}`)
-  console.log(`\n${records.length} benchmarks in ${seconds.toFixed(0)} s on Node ${process.versions.node}; ratios: ours vs a baseline measured in the same run.${!only ? ` Written to ${target === RESULTS ? 'bench/results.json' : '.tmp/bench/results.json (--save writes bench/results.json)'}.` : merge ? ' Merged into bench/results.json.' : ''}`)
+  console.log(
+    `\n${records.length} benchmarks in ${seconds.toFixed(0)} s on Node ${process.versions.node}; ratios: ours vs a baseline measured in the same run.${!only ? ` Written to ${target === RESULTS ? 'bench/results.json' : '.tmp/bench/results.json (--save writes bench/results.json)'}.` : merge ? ' Merged into bench/results.json.' : ''}`,
+  )
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -25,18 +25,23 @@ export default {
   async run() {
     writeBench500()
     const out = []
-    for (const [name, proto] of [['playground', PLAYGROUND], ['500', BENCH_500_PROTO]]) {
+    for (const [name, proto] of [
+      ['playground', PLAYGROUND],
+      ['500', BENCH_500_PROTO],
+    ]) {
       const full = await listBytes(proto, name, 'full')
       for (const profile of ['portable', 'strict']) {
         const ours = await listBytes(proto, name, profile)
-        out.push(record({
-          id: `tools-list-bytes-${name}${profile === 'strict' ? '-strict' : ''}`,
-          samples: { ours: [ours], baseline: [full] },
-          unit: 'bytes',
-          higherIsBetter: false,
-          target: profile === 'portable' ? 1 : null,
-          note: `tools/list of the ${name === '500' ? '500-RPC proto' : 'playground'} in ${profile} vs full`,
-        }))
+        out.push(
+          record({
+            id: `tools-list-bytes-${name}${profile === 'strict' ? '-strict' : ''}`,
+            samples: { ours: [ours], baseline: [full] },
+            unit: 'bytes',
+            higherIsBetter: false,
+            target: profile === 'portable' ? 1 : null,
+            note: `tools/list of the ${name === '500' ? '500-RPC proto' : 'playground'} in ${profile} vs full`,
+          }),
+        )
       }
     }
     return out

@@ -40,23 +40,32 @@ const pretty = (value) => JSON.stringify(value, null, 2)
 
 /** The text of a content item, pretty-printed when it is JSON. */
 function showText(text) {
-  try { return pretty(JSON.parse(text)) } catch { return text }
+  try {
+    return pretty(JSON.parse(text))
+  } catch {
+    return text
+  }
 }
 
 function renderList() {
   const filter = $('filter').value.trim().toLowerCase()
   const list = $('tools')
-  list.replaceChildren(...tools
-    .filter((tool) => !filter || tool.name.toLowerCase().includes(filter) || (tool.description ?? '').toLowerCase().includes(filter))
-    .map((tool) => {
-      const item = el('li', { role: 'option', className: known.size > 0 && !known.has(tool.name) ? 'new' : '' },
-        el('span', { className: 'name', textContent: tool.name }),
-        el('span', { className: 'summary', textContent: (tool.description ?? '').split('\n')[0] }))
-      item.dataset.tool = tool.name
-      item.setAttribute('aria-selected', String(tool.name === selected))
-      item.addEventListener('click', () => select(tool.name))
-      return item
-    }))
+  list.replaceChildren(
+    ...tools
+      .filter((tool) => !filter || tool.name.toLowerCase().includes(filter) || (tool.description ?? '').toLowerCase().includes(filter))
+      .map((tool) => {
+        const item = el(
+          'li',
+          { role: 'option', className: known.size > 0 && !known.has(tool.name) ? 'new' : '' },
+          el('span', { className: 'name', textContent: tool.name }),
+          el('span', { className: 'summary', textContent: (tool.description ?? '').split('\n')[0] }),
+        )
+        item.dataset.tool = tool.name
+        item.setAttribute('aria-selected', String(tool.name === selected))
+        item.addEventListener('click', () => select(tool.name))
+        return item
+      }),
+  )
 }
 
 /** A starting value for `schema`: required properties filled with a placeholder of their type. */
@@ -95,7 +104,11 @@ function readArgs() {
 /** Writes one form field into the JSON editor (an empty field removes the key). */
 function syncField(key, kind, input) {
   let args
-  try { args = readArgs() } catch { return }
+  try {
+    args = readArgs()
+  } catch {
+    return
+  }
   if (kind === 'boolean') args[key] = input.checked
   else if (input.value === '') delete args[key]
   else args[key] = kind === 'number' ? Number(input.value) : input.value
@@ -112,7 +125,12 @@ function renderForm(tool, args) {
     const id = `field-${key}`
     let input
     if (kind === 'enum') {
-      input = el('select', { id }, el('option', { value: '', textContent: '—' }), ...schema.enum.map((v) => el('option', { value: v, textContent: v })))
+      input = el(
+        'select',
+        { id },
+        el('option', { value: '', textContent: '—' }),
+        ...schema.enum.map((v) => el('option', { value: v, textContent: v })),
+      )
     } else {
       input = el('input', { id, type: kind === 'boolean' ? 'checkbox' : kind === 'number' ? 'number' : 'text' })
       if (kind === 'number') input.step = 'any'
@@ -143,7 +161,11 @@ function renderDetail(keepArgs) {
   }
   // Arguments that do not parse are left out: the form starts from the schema's skeleton.
   let args
-  try { args = readArgs() } catch { args = {} }
+  try {
+    args = readArgs()
+  } catch {
+    args = {}
+  }
   renderForm(tool, args)
 }
 
@@ -187,8 +209,12 @@ async function call() {
   try {
     const result = await client.callTool(tool, args)
     const ms = Math.round(performance.now() - started)
-    showResult(result.isError ? 'error' : 'ok', `${result.isError ? 'isError' : 'ok'} · ${ms} ms`,
-      (result.content ?? []).map(contentItem), result.structuredContent)
+    showResult(
+      result.isError ? 'error' : 'ok',
+      `${result.isError ? 'isError' : 'ok'} · ${ms} ms`,
+      (result.content ?? []).map(contentItem),
+      result.structuredContent,
+    )
   } catch (error) {
     const code = error instanceof McpError && error.code !== undefined ? ` ${error.code}` : ''
     showResult('error', `protocol error${code}`, [el('pre', { className: 'text', textContent: error.message })], undefined)
@@ -199,13 +225,15 @@ async function call() {
 
 /** Fetches the listing again; calls queue so refreshes never interleave. */
 function refresh() {
-  refreshing = refreshing.then(async () => {
-    const next = await client.listTools()
-    known = new Set(tools.map((t) => t.name))
-    tools = next
-    renderList()
-    renderDetail(true)
-  }).catch((error) => setStatus('error', error.message))
+  refreshing = refreshing
+    .then(async () => {
+      const next = await client.listTools()
+      known = new Set(tools.map((t) => t.name))
+      tools = next
+      renderList()
+      renderDetail(true)
+    })
+    .catch((error) => setStatus('error', error.message))
   return refreshing
 }
 
@@ -235,7 +263,11 @@ $('args').addEventListener('keydown', (event) => {
 $('args').addEventListener('input', () => {
   const tool = tools.find((t) => t.name === selected)
   let args
-  try { args = readArgs() } catch { return }
+  try {
+    args = readArgs()
+  } catch {
+    return
+  }
   if (tool) renderForm(tool, args)
 })
 start()

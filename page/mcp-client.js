@@ -160,7 +160,9 @@ export class McpClient {
       try {
         const response = await fetch(this.endpoint, {
           method: 'GET',
-          headers: this.headers(lastEventId ? { accept: 'text/event-stream', 'last-event-id': lastEventId } : { accept: 'text/event-stream' }),
+          headers: this.headers(
+            lastEventId ? { accept: 'text/event-stream', 'last-event-id': lastEventId } : { accept: 'text/event-stream' },
+          ),
         })
         if (response.status === 404 && this.sessionId) {
           // The session expired or the server restarted: a new one, and a fresh listing.

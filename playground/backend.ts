@@ -20,7 +20,7 @@ interface Track extends Json {
   id?: string
   title?: string
   rating?: Json
-  audio?: Json & { explicit?: boolean, fingerprint?: string }
+  audio?: Json & { explicit?: boolean; fingerprint?: string }
 }
 
 interface Playlist {
@@ -73,18 +73,60 @@ const durationMs = (text: string): number => Number(text.slice(0, -1)) * 1000
 
 /** The built-in catalog `AddTrack` takes ids from. */
 const CATALOG: Record<string, Track> = {
-  'cat-1': { title: 'Rain on Glass', artist: 'Low Tide', length: '201s', genres: ['ambient'], source: 'SOURCE_CATALOG', audio: { tempoBpm: 72, musicalKey: 'D minor', sampleRateHz: 44100, explicit: false, fingerprint: '1001' } },
-  'cat-2': { title: 'Neon Sprint', artist: 'Kilohertz', length: '184.5s', genres: ['synthwave'], source: 'SOURCE_CATALOG', audio: { tempoBpm: 128, musicalKey: 'A minor', sampleRateHz: 48000, explicit: false, fingerprint: '1002' } },
-  'cat-3': { title: 'Slow Orbit', artist: 'Halcyon', length: '312s', genres: ['downtempo'], source: 'SOURCE_CATALOG', audio: { tempoBpm: 90, musicalKey: 'F major', sampleRateHz: 44100, explicit: false, fingerprint: '1003' } },
-  'cat-4': { title: 'Static Hearts', artist: 'The Fuzz', length: '158s', genres: ['punk', 'rock'], source: 'SOURCE_CATALOG', audio: { tempoBpm: 170, musicalKey: 'E major', sampleRateHz: 44100, explicit: true, fingerprint: '1004' } },
-  'cat-5': { title: 'Deep Work', artist: 'Monotone', length: '3600s', genres: ['drone'], source: 'SOURCE_CATALOG', audio: { tempoBpm: 60, musicalKey: 'C major', sampleRateHz: 96000, explicit: false, fingerprint: '1005' } },
+  'cat-1': {
+    title: 'Rain on Glass',
+    artist: 'Low Tide',
+    length: '201s',
+    genres: ['ambient'],
+    source: 'SOURCE_CATALOG',
+    audio: { tempoBpm: 72, musicalKey: 'D minor', sampleRateHz: 44100, explicit: false, fingerprint: '1001' },
+  },
+  'cat-2': {
+    title: 'Neon Sprint',
+    artist: 'Kilohertz',
+    length: '184.5s',
+    genres: ['synthwave'],
+    source: 'SOURCE_CATALOG',
+    audio: { tempoBpm: 128, musicalKey: 'A minor', sampleRateHz: 48000, explicit: false, fingerprint: '1002' },
+  },
+  'cat-3': {
+    title: 'Slow Orbit',
+    artist: 'Halcyon',
+    length: '312s',
+    genres: ['downtempo'],
+    source: 'SOURCE_CATALOG',
+    audio: { tempoBpm: 90, musicalKey: 'F major', sampleRateHz: 44100, explicit: false, fingerprint: '1003' },
+  },
+  'cat-4': {
+    title: 'Static Hearts',
+    artist: 'The Fuzz',
+    length: '158s',
+    genres: ['punk', 'rock'],
+    source: 'SOURCE_CATALOG',
+    audio: { tempoBpm: 170, musicalKey: 'E major', sampleRateHz: 44100, explicit: true, fingerprint: '1004' },
+  },
+  'cat-5': {
+    title: 'Deep Work',
+    artist: 'Monotone',
+    length: '3600s',
+    genres: ['drone'],
+    source: 'SOURCE_CATALOG',
+    audio: { tempoBpm: 60, musicalKey: 'C major', sampleRateHz: 96000, explicit: false, fingerprint: '1005' },
+  },
 }
 
 /** The VibeService: one current vibe and its history. */
 function vibeService(now: () => Date) {
-  const initial = (): Vibe => ({ mood: 'MOOD_CHILL', note: 'just started', intensity: 0.5, since: now().toISOString(), tags: {}, changeCount: '0' })
+  const initial = (): Vibe => ({
+    mood: 'MOOD_CHILL',
+    note: 'just started',
+    intensity: 0.5,
+    since: now().toISOString(),
+    tags: {},
+    changeCount: '0',
+  })
   let current = initial()
-  const history: { vibe: Vibe, lasted: string }[] = []
+  const history: { vibe: Vibe; lasted: string }[] = []
   const change = (next: Vibe): Vibe => {
     const previous = current
     const at = now()
@@ -93,17 +135,24 @@ function vibeService(now: () => Date) {
     return previous
   }
   return {
-    SetVibe(req: { mood?: string, note?: string, intensity?: number }) {
-      if (req.intensity !== undefined && (req.intensity < 0 || req.intensity > 1)) fail('OutOfRange', `intensity ${req.intensity} is outside 0..1`)
-      const previous = change({ ...current, mood: req.mood ?? 'MOOD_UNSPECIFIED', intensity: req.intensity ?? 0, note: req.note ?? current.note })
+    SetVibe(req: { mood?: string; note?: string; intensity?: number }) {
+      if (req.intensity !== undefined && (req.intensity < 0 || req.intensity > 1))
+        fail('OutOfRange', `intensity ${req.intensity} is outside 0..1`)
+      const previous = change({
+        ...current,
+        mood: req.mood ?? 'MOOD_UNSPECIFIED',
+        intensity: req.intensity ?? 0,
+        note: req.note ?? current.note,
+      })
       return { previous, current }
     },
     GetVibe: () => current,
-    UpdateVibe(req: { vibe?: Vibe, updateMask?: string }) {
+    UpdateVibe(req: { vibe?: Vibe; updateMask?: string }) {
       const paths = (req.updateMask ?? '').split(',').filter(Boolean)
       const next: Vibe = { ...current }
       for (const path of paths) {
-        if (path !== 'mood' && path !== 'note' && path !== 'intensity' && path !== 'tags') fail('InvalidArgument', `cannot update "${path}": only mood, note, intensity and tags can change`)
+        if (path !== 'mood' && path !== 'note' && path !== 'intensity' && path !== 'tags')
+          fail('InvalidArgument', `cannot update "${path}": only mood, note, intensity and tags can change`)
         Object.assign(next, { [path]: req.vibe?.[path] })
       }
       change(next)
@@ -114,7 +163,7 @@ function vibeService(now: () => Date) {
       history.length = 0
       return {}
     },
-    VibeHistory(req: { limit?: number, mood?: string }) {
+    VibeHistory(req: { limit?: number; mood?: string }) {
       const changes = history.filter((h) => req.mood === undefined || h.vibe.mood === req.mood)
       return { changes: req.limit ? changes.slice(0, req.limit) : changes }
     },
@@ -138,26 +187,39 @@ function playlistService(now: () => Date) {
     return list
   }
   return {
-    CreatePlaylist(req: { name?: string, description?: string, moods?: string[] }) {
+    CreatePlaylist(req: { name?: string; description?: string; moods?: string[] }) {
       if (!req.name?.trim()) fail('InvalidArgument', 'a playlist needs a name')
-      const list: Playlist = { id: `pl-${nextId++}`, name: req.name, ...(req.description !== undefined && { description: req.description }), tracks: [], plays: {}, positionLabels: { 0: 'opener' }, explicitCounts: {}, byFingerprint: {}, moods: req.moods ?? [], createdAt: now().toISOString() }
+      const list: Playlist = {
+        id: `pl-${nextId++}`,
+        name: req.name,
+        ...(req.description !== undefined && { description: req.description }),
+        tracks: [],
+        plays: {},
+        positionLabels: { 0: 'opener' },
+        explicitCounts: {},
+        byFingerprint: {},
+        moods: req.moods ?? [],
+        createdAt: now().toISOString(),
+      }
       playlists.set(list.id, list)
       return list
     },
     GetPlaylist: (req: { id?: string }) => find(req.id),
-    ListPlaylists(req: { pageSize?: number, pageToken?: string }) {
+    ListPlaylists(req: { pageSize?: number; pageToken?: string }) {
       const all = [...playlists.values()]
       const size = req.pageSize || 10
       if (size < 0) fail('InvalidArgument', `page size ${size} is negative`)
       const start = req.pageToken ? Number(req.pageToken) : 0
-      if (!Number.isInteger(start) || start < 0 || start > all.length) fail('InvalidArgument', `page token "${req.pageToken}" is not one this server gave out`)
+      if (!Number.isInteger(start) || start < 0 || start > all.length)
+        fail('InvalidArgument', `page token "${req.pageToken}" is not one this server gave out`)
       const end = start + size
       return { playlists: all.slice(start, end), nextPageToken: end < all.length ? String(end) : '' }
     },
-    AddTrack(req: { playlistId?: string, catalogId?: string, track?: Track, position?: number }) {
+    AddTrack(req: { playlistId?: string; catalogId?: string; track?: Track; position?: number }) {
       const list = find(req.playlistId)
       let track: Track
-      if (req.catalogId !== undefined) track = clone(CATALOG[req.catalogId] ?? fail('NotFound', `catalog track "${req.catalogId}" not found: use "cat-1" to "cat-5"`))
+      if (req.catalogId !== undefined)
+        track = clone(CATALOG[req.catalogId] ?? fail('NotFound', `catalog track "${req.catalogId}" not found: use "cat-1" to "cat-5"`))
       else if (req.track !== undefined) track = { ...clone(req.track), source: 'SOURCE_UPLOAD' }
       else fail('InvalidArgument', 'set catalogId or track')
       track.id = `t-${nextTrack++}`
@@ -166,7 +228,7 @@ function playlistService(now: () => Date) {
       list.plays[track.id] = 0
       return reindex(list)
     },
-    RemoveTrack(req: { playlistId?: string, trackId?: string }) {
+    RemoveTrack(req: { playlistId?: string; trackId?: string }) {
       const list = find(req.playlistId)
       const at = list.tracks.findIndex((t) => t.id === req.trackId)
       if (at < 0) fail('NotFound', `track "${req.trackId}" not found in playlist "${list.id}"`)
@@ -174,9 +236,10 @@ function playlistService(now: () => Date) {
       delete list.plays[req.trackId ?? '']
       return reindex(list)
     },
-    RateTrack(req: { playlistId?: string, trackId?: string, rating?: Json }) {
+    RateTrack(req: { playlistId?: string; trackId?: string; rating?: Json }) {
       const list = find(req.playlistId)
-      const track = list.tracks.find((t) => t.id === req.trackId) ?? fail('NotFound', `track "${req.trackId}" not found in playlist "${list.id}"`)
+      const track =
+        list.tracks.find((t) => t.id === req.trackId) ?? fail('NotFound', `track "${req.trackId}" not found in playlist "${list.id}"`)
       const stars = req.rating?.stars
       if (typeof stars === 'number' && (stars < 1 || stars > 5)) fail('OutOfRange', `stars must be 1 to 5, not ${stars}`)
       track.rating = { ...track.rating, ...req.rating }
@@ -215,23 +278,28 @@ function journalService(now: () => Date) {
       return entry
     },
     GetEntry: (req: { id?: string }) => find(req.id),
-    AddComment(req: { entryId?: string, parentId?: string, comment?: Comment }) {
+    AddComment(req: { entryId?: string; parentId?: string; comment?: Comment }) {
       const entry = find(req.entryId)
       const comment = stamp(req.comment ?? {}, () => `c-${nextComment++}`, now().toISOString())
       if (req.parentId === undefined) entry.comments.push(comment)
       else {
-        const parent = findComment(entry.comments, req.parentId) ?? fail('NotFound', `comment "${req.parentId}" not found in entry "${entry.id}"`)
+        const parent =
+          findComment(entry.comments, req.parentId) ?? fail('NotFound', `comment "${req.parentId}" not found in entry "${entry.id}"`)
         ;(parent.replies ??= []).push(comment)
       }
       return entry
     },
-    SearchEntries(req: { query?: string, moods?: string[], within?: string }) {
+    SearchEntries(req: { query?: string; moods?: string[]; within?: string }) {
       const words = (req.query ?? '').toLowerCase().split(/\s+/).filter(Boolean)
       const after = req.within ? now().getTime() - durationMs(req.within) : -Infinity
-      const found = [...entries.values()].reverse().filter((e) =>
-        words.every((w) => e.text.toLowerCase().includes(w))
-        && (!req.moods?.length || req.moods.includes(e.mood ?? 'MOOD_UNSPECIFIED'))
-        && Date.parse(e.createdAt) >= after)
+      const found = [...entries.values()]
+        .reverse()
+        .filter(
+          (e) =>
+            words.every((w) => e.text.toLowerCase().includes(w)) &&
+            (!req.moods?.length || req.moods.includes(e.mood ?? 'MOOD_UNSPECIFIED')) &&
+            Date.parse(e.createdAt) >= after,
+        )
       const moodCounts: Record<string, string> = {}
       for (const e of found) {
         const mood = e.mood ?? 'MOOD_UNSPECIFIED'

@@ -51,18 +51,20 @@ async function main() {
   const { address, port } = server.httpServer.address()
   const origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`
   const mcp = `${origin}/mcp`
-  process.stdout.write([
-    'playground: vibe.proto on Vite\'s dev server, with hot reload',
-    `  MCP endpoint: ${mcp}`,
-    `  Tools page:   ${origin}/__mcp/`,
-    '',
-    'MCP client configuration:',
-    JSON.stringify({ mcpServers: { vibe: { url: mcp } } }, null, 2),
-    '',
-    'Edit playground/vibe.proto or playground/backend.ts: the tools change without a restart.',
-    'Ctrl-C to stop.',
-    '',
-  ].join('\n'))
+  process.stdout.write(
+    [
+      "playground: vibe.proto on Vite's dev server, with hot reload",
+      `  MCP endpoint: ${mcp}`,
+      `  Tools page:   ${origin}/__mcp/`,
+      '',
+      'MCP client configuration:',
+      JSON.stringify({ mcpServers: { vibe: { url: mcp } } }, null, 2),
+      '',
+      'Edit playground/vibe.proto or playground/backend.ts: the tools change without a restart.',
+      'Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  )
   await new Promise((resolve) => {
     const stop = () => {
       // A requested stop is a clean exit (Vite's own handler would exit with 128 + signal).

@@ -32,7 +32,9 @@ async function buildPlayground() {
     external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0') && !/^[A-Za-z]:[\\/]/.test(id),
     plugins: [protoMcp()],
     logLevel: 'warn',
-    onLog: (level, log) => { process.stderr.write(`playground build ${level}: ${log.message}\n`) },
+    onLog: (level, log) => {
+      process.stderr.write(`playground build ${level}: ${log.message}\n`)
+    },
     output: { dir: outDir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
     write: true,
   })
@@ -43,7 +45,9 @@ async function main() {
   process.stderr.write(`playground built: ${entry}\n`)
   const child = spawn(process.execPath, [entry, ...process.argv.slice(2)], { stdio: 'inherit' })
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))
-  child.on('exit', (code, signal) => { process.exitCode = code ?? (signal ? 1 : 0) })
+  child.on('exit', (code, signal) => {
+    process.exitCode = code ?? (signal ? 1 : 0)
+  })
 }
 
 main().catch((error) => {

@@ -57,7 +57,9 @@ export function clientConfig(url: string, entry: string): string {
  */
 export async function serveFromArgs(server: Server, argv: string[], entry: string): Promise<void> {
   const args = parseServeArgs(argv)
-  const log = (text: string): void => { process.stderr.write(`${text}\n`) }
+  const log = (text: string): void => {
+    process.stderr.write(`${text}\n`)
+  }
   if (args.stdio) {
     log(`${String(server)} serving on stdio (stdout carries MCP messages only)`)
     const report = await server.serveStdio()
@@ -67,7 +69,9 @@ export async function serveFromArgs(server: Server, argv: string[], entry: strin
   const handle = await server.serveHttp({ host: args.host, port: args.port, path: args.path })
   process.stdout.write(`${String(server)} listening on ${handle.url}\n\n${clientConfig(handle.url, entry)}\n\nCtrl-C to stop.\n`)
   await new Promise<void>((resolve) => {
-    const stop = (): void => { void handle.close().then(resolve) }
+    const stop = (): void => {
+      void handle.close().then(resolve)
+    }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
   })

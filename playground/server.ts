@@ -21,7 +21,11 @@ export default server
 const self = fileURLToPath(import.meta.url)
 // Run as a script (not imported): serve. realpath, as npm links and /tmp may be symlinks.
 const isMain = ((): boolean => {
-  try { return realpathSync(process.argv[1] ?? '') === realpathSync(self) } catch { return false }
+  try {
+    return realpathSync(process.argv[1] ?? '') === realpathSync(self)
+  } catch {
+    return false
+  }
 })()
 if (isMain) {
   serveFromArgs(server, process.argv.slice(2), self).catch((error: unknown) => {

@@ -28,7 +28,8 @@ const BASE_ARGS = ['--no-sandbox']
 export async function findChromium() {
   const fromEnv = process.env.CHROMIUM
   if (fromEnv) {
-    if (!existsSync(fromEnv)) throw new Error(`cannot find chromium at "${fromEnv}" (from $CHROMIUM): unset it to use a system or npm chromium`)
+    if (!existsSync(fromEnv))
+      throw new Error(`cannot find chromium at "${fromEnv}" (from $CHROMIUM): unset it to use a system or npm chromium`)
     return { executablePath: fromEnv, args: BASE_ARGS, source: 'env' }
   }
   const system = SYSTEM_PATHS.find((path) => existsSync(path))
@@ -37,7 +38,10 @@ export async function findChromium() {
   try {
     packaged = (await import('@sparticuz/chromium')).default
   } catch (cause) {
-    throw new Error('cannot find chromium: install one on the system, set $CHROMIUM, or `npm install` the dev dependency "@sparticuz/chromium"', { cause })
+    throw new Error(
+      'cannot find chromium: install one on the system, set $CHROMIUM, or `npm install` the dev dependency "@sparticuz/chromium"',
+      { cause },
+    )
   }
   // Graphics off: the tests need no WebGL, and it skips unpacking SwiftShader.
   packaged.setGraphicsMode = false

@@ -13,8 +13,16 @@ const MD_CITATION_RE = /(?<![\w/.-])((?:\.{1,2}\/|[\w-]+\/)*[\w.-]+\.md)\b(?:\s+
 const BARE_SPEC_RE = /\b(?:mapping|runtime|server)\s+§\d+/g
 const SECTION_RE = /^## §(\d+)\b/gm
 // The user's guide and the maintainer docs, which link to one another.
-const GUIDES = ['README.md', 'bench/README.md', 'test/reliability/README.md', 'playground/README.md', 'protos/README.md',
-  ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
+const GUIDES = [
+  'README.md',
+  'bench/README.md',
+  'test/reliability/README.md',
+  'playground/README.md',
+  'protos/README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+]
 // A Markdown link or image target: `[text](path#anchor)`.
 const LINK_RE = /\]\(([^)\s]+)\)/g
 const FENCE_RE = /^```[^\n]*\n[\s\S]*?^```$/gm
@@ -31,14 +39,17 @@ function filesUnder(dir: string): string[] {
   return out
 }
 
-const sectionsOf = (file: string): Set<string> =>
-  new Set([...readFileSync(file, 'utf8').matchAll(SECTION_RE)].map((m) => m[1]!))
+const sectionsOf = (file: string): Set<string> => new Set([...readFileSync(file, 'utf8').matchAll(SECTION_RE)].map((m) => m[1]!))
 
 /** The anchors GitHub gives the headings of a Markdown text (`## Profiles: which clients` → `profiles-which-clients`). */
 function anchorsOf(text: string): Set<string> {
   const anchors = new Set<string>()
   for (const m of text.replace(FENCE_RE, '').matchAll(HEADING_RE)) {
-    const base = m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+    const base = m[1]!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-')
     let anchor = base
     for (let n = 1; anchors.has(anchor); n++) anchor = `${base}-${n}`
     anchors.add(anchor)
@@ -59,7 +70,8 @@ export function badLinks(text: string, file: string): string[] {
     const [path, anchor] = target.split('#') as [string, string | undefined]
     const linked = path === '' ? file : resolve(dirname(file), path)
     if (!existsSync(linked)) bad.push(`${target}: no such file`)
-    else if (anchor !== undefined && !anchorsOf(linked === file ? text : readFileSync(linked, 'utf8')).has(anchor)) bad.push(`${target}: no such heading`)
+    else if (anchor !== undefined && !anchorsOf(linked === file ? text : readFileSync(linked, 'utf8')).has(anchor))
+      bad.push(`${target}: no such heading`)
   }
   return bad
 }
@@ -93,14 +105,14 @@ describe('docs', () => {
   })
 
   it('no file in src/ cites a Markdown file outside the repository or a section that does not exist', () => {
-    const bad = filesUnder(src).flatMap((file) =>
-      badCitations(readFileSync(file, 'utf8')).map((why) => `${relative(root, file)}: ${why}`))
+    const bad = filesUnder(src).flatMap((file) => badCitations(readFileSync(file, 'utf8')).map((why) => `${relative(root, file)}: ${why}`))
     expect(bad).toEqual([])
   })
 
   it('nor does any test, benchmark, script, the playground or the /__mcp/ page', () => {
     const self = fileURLToPath(import.meta.url)
-    const bad = ['test', 'bench', 'scripts', 'playground', 'page'].flatMap((dir) => filesUnder(join(root, dir)))
+    const bad = ['test', 'bench', 'scripts', 'playground', 'page']
+      .flatMap((dir) => filesUnder(join(root, dir)))
       .filter((file) => file !== self && !file.includes(`${sep}dist${sep}`))
       .flatMap((file) => badCitations(readFileSync(file, 'utf8'), [dirname(file)]).map((why) => `${relative(root, file)}: ${why}`))
     expect(bad).toEqual([])
@@ -119,9 +131,16 @@ describe('docs', () => {
   it('fails on the links it is meant to catch', () => {
     const readme = join(root, 'README.md')
     expect(badLinks('[a](docs/nope.md) [b](#no-such-heading) [c](docs/calls.md#nope)', readme)).toEqual([
-      'docs/nope.md: no such file', '#no-such-heading: no such heading', 'docs/calls.md#nope: no such heading',
+      'docs/nope.md: no such file',
+      '#no-such-heading: no such heading',
+      'docs/calls.md#nope: no such heading',
     ])
-    expect(badLinks('## Serving: over `HTTP`\n\n## Serving: over `HTTP`\n\n[a](#serving-over-http-1) [b](docs/calls.md#1-the-pipeline) [c](https://x.test/#y)', readme)).toEqual([])
+    expect(
+      badLinks(
+        '## Serving: over `HTTP`\n\n## Serving: over `HTTP`\n\n[a](#serving-over-http-1) [b](docs/calls.md#1-the-pipeline) [c](https://x.test/#y)',
+        readme,
+      ),
+    ).toEqual([])
     expect(badLinks('```md\n[a](nope.md)\n```\n`[b](nope.md)`', readme)).toEqual([])
   })
 

@@ -15,7 +15,9 @@ addFormats(ajv)
 const validators = new Map(tools.map((tool) => [tool.name, ajv.compile(tool.inputSchema)]))
 const root = protobuf.Root.fromJSON(descriptor)
 root.resolveAll()
-const listed = { tools: tools.map(({ name, description, inputSchema, outputSchema }) => ({ name, description, inputSchema, outputSchema })) }
+const listed = {
+  tools: tools.map(({ name, description, inputSchema, outputSchema }) => ({ name, description, inputSchema, outputSchema })),
+}
 const server = new Server({ name: 'baseline', version: '0.0.0' }, { capabilities: { tools: {} } })
 server.setRequestHandler('tools/list', () => listed)
 server.setRequestHandler('tools/call', () => {

@@ -19,15 +19,17 @@ const handle = await server.serveHttp({ port: 0, sessionIdleMs: Number(process.a
 const say = (message) => process.stdout.write(`${JSON.stringify(message)}\n`)
 say({ url: handle.url })
 
-createInterface({ input: process.stdin }).on('line', (line) => {
-  if (line === 'sessions') return say({ sessions: handle.sessionCount })
-  if (line !== 'stats') return
-  // The second pass frees what the first one's finalizers released.
-  globalThis.gc()
-  globalThis.gc()
-  const { rss, heapUsed, heapTotal, external } = process.memoryUsage()
-  say({ rss, heapUsed, heapTotal, external, sessions: handle.sessionCount })
-}).on('close', async () => {
-  await handle.close()
-  process.exit(0)
-})
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    if (line === 'sessions') return say({ sessions: handle.sessionCount })
+    if (line !== 'stats') return
+    // The second pass frees what the first one's finalizers released.
+    globalThis.gc()
+    globalThis.gc()
+    const { rss, heapUsed, heapTotal, external } = process.memoryUsage()
+    say({ rss, heapUsed, heapTotal, external, sessions: handle.sessionCount })
+  })
+  .on('close', async () => {
+    await handle.close()
+    process.exit(0)
+  })

@@ -45,7 +45,9 @@ export async function transformProto(proto, options = {}) {
   const context = {
     addWatchFile() {},
     warn() {},
-    error(error) { throw error instanceof Error ? error : new Error(error.message) },
+    error(error) {
+      throw error instanceof Error ? error : new Error(error.message)
+    },
   }
   const out = await load.call(context, `${proto}?mcp`)
   return typeof out === 'string' ? out : out.code

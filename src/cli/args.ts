@@ -143,7 +143,9 @@ export function parseCli(argv: readonly string[]): CliCommand {
   const reflect = values.reflect ?? false
   if (reflect && file !== undefined) throw new UsageError(`unexpected argument "${file}": --reflect reads no .proto file`)
   if (!reflect && file === undefined) {
-    throw new UsageError('serve needs a .proto file or --reflect: proto-mcp serve <file.proto> --grpc <target>, or proto-mcp serve --grpc <target> --reflect')
+    throw new UsageError(
+      'serve needs a .proto file or --reflect: proto-mcp serve <file.proto> --grpc <target>, or proto-mcp serve --grpc <target> --reflect',
+    )
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": serve takes one .proto file`)
   if (!reflect) {
@@ -151,10 +153,13 @@ export function parseCli(argv: readonly string[]): CliCommand {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --reflect (a .proto file says which services there are)`)
     }
   }
-  if (reflect && values['import-path'] !== undefined) throw new UsageError('--import-path needs a .proto file: --reflect reads no imports from disk')
-  if (values.grpc === undefined || values.grpc === '') throw new UsageError('--grpc <target> is required: the gRPC server to forward calls to')
+  if (reflect && values['import-path'] !== undefined)
+    throw new UsageError('--import-path needs a .proto file: --reflect reads no imports from disk')
+  if (values.grpc === undefined || values.grpc === '')
+    throw new UsageError('--grpc <target> is required: the gRPC server to forward calls to')
   const profile = values.profile ?? 'portable'
-  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, got "${profile}"`)
+  if (!(PROFILES as readonly string[]).includes(profile))
+    throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, got "${profile}"`)
   const toolNames = values['tool-names'] ?? 'method'
   if (!(TOOL_NAMES as readonly string[]).includes(toolNames)) {
     throw new UsageError(`--tool-names must be method, service or qualified, got "${toolNames}"`)
@@ -172,7 +177,9 @@ export function parseCli(argv: readonly string[]): CliCommand {
     ...(file === undefined ? {} : { file }),
     reflect,
     services: values.service ?? [],
-    ...(values['watch-interval'] === undefined ? {} : { watchIntervalS: integerIn('--watch-interval', values['watch-interval'], 1, 86_400) }),
+    ...(values['watch-interval'] === undefined
+      ? {}
+      : { watchIntervalS: integerIn('--watch-interval', values['watch-interval'], 1, 86_400) }),
     grpc: values.grpc,
     ...(values.http === undefined ? {} : { http: integerIn('--http', values.http, 0, 65535) }),
     host: values.host ?? DEFAULT_HTTP_HOST,

@@ -68,7 +68,9 @@ async function serve(options: ServeCommand): Promise<number> {
   const discoveryMs = performance.now() - started
   // Logged once serving: a start-up failure stays a single line.
   const logBuilt = (): void => {
-    log(`built ${count(spec.tools.length)} in ${Math.round(buildMs)} ms${options.file === undefined ? ` (${Math.round(discoveryMs)} ms with discovery)` : ''}`)
+    log(
+      `built ${count(spec.tools.length)} in ${Math.round(buildMs)} ms${options.file === undefined ? ` (${Math.round(discoveryMs)} ms with discovery)` : ''}`,
+    )
   }
   const warn = (warning: BuildWarning): void => log(`warning: ${cliWarning(warning).message}`)
   for (const warning of warnings) warn(warning)
@@ -77,19 +79,22 @@ async function serve(options: ServeCommand): Promise<number> {
   const backend = grpc(options.grpc, { deadlineMs: options.deadlineMs, forwardHeaders: options.forwardHeaders })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
   const summary = `${count(spec.tools.length)} from ${source}, forwarding to ${options.grpc}`
-  const unwatch = options.watchIntervalS === undefined ? undefined : watchReflection(server, options.grpc, {
-    intervalSeconds: options.watchIntervalS,
-    fingerprint,
-    backend,
-    ...(options.services.length > 0 ? { services: options.services } : {}),
-    profile: options.profile,
-    toolNames: options.toolNames,
-    onChange: (next) => {
-      for (const warning of next.warnings) warn(warning)
-      log(`the gRPC server's descriptors changed: now serving ${count(next.spec.tools.length)}`)
-    },
-    onError: (error) => log(`re-discovery failed, keeping the tools: ${oneLine(error)}`),
-  })
+  const unwatch =
+    options.watchIntervalS === undefined
+      ? undefined
+      : watchReflection(server, options.grpc, {
+          intervalSeconds: options.watchIntervalS,
+          fingerprint,
+          backend,
+          ...(options.services.length > 0 ? { services: options.services } : {}),
+          profile: options.profile,
+          toolNames: options.toolNames,
+          onChange: (next) => {
+            for (const warning of next.warnings) warn(warning)
+            log(`the gRPC server's descriptors changed: now serving ${count(next.spec.tools.length)}`)
+          },
+          onError: (error) => log(`re-discovery failed, keeping the tools: ${oneLine(error)}`),
+        })
 
   try {
     if (options.http === undefined) {
@@ -98,14 +103,25 @@ async function serve(options: ServeCommand): Promise<number> {
       await server.serveStdio()
       return 0
     }
-    const handle = await server.serveHttp({
-      host: options.host, port: options.http, ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}), allowAnyHost: options.allowAnyHost,
-    }).catch((cause: unknown) => {
-      if ((cause as { code?: unknown }).code === 'BAD_OPTION') {
-        throw new Error(`cannot serve HTTP on ${options.host}: it is not a loopback address; pass --allowed-host <name> for each name clients use, or --allow-any-host`, { cause })
-      }
-      throw new Error(`cannot serve HTTP on ${options.host}:${options.http}: ${(cause as Error).message} (pick another --http port, or 0 for a free one)`, { cause })
-    })
+    const handle = await server
+      .serveHttp({
+        host: options.host,
+        port: options.http,
+        ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+        allowAnyHost: options.allowAnyHost,
+      })
+      .catch((cause: unknown) => {
+        if ((cause as { code?: unknown }).code === 'BAD_OPTION') {
+          throw new Error(
+            `cannot serve HTTP on ${options.host}: it is not a loopback address; pass --allowed-host <name> for each name clients use, or --allow-any-host`,
+            { cause },
+          )
+        }
+        throw new Error(
+          `cannot serve HTTP on ${options.host}:${options.http}: ${(cause as Error).message} (pick another --http port, or 0 for a free one)`,
+          { cause },
+        )
+      })
     logBuilt()
     log(`serving ${summary} at ${handle.url}`)
     await new Promise<void>((done) => {

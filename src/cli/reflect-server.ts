@@ -58,23 +58,33 @@ export interface ReflectServerOptions extends ReflectOptions {
  * the server's order; throws naming an unknown one, or one the server
  * describes no file for (`undescribed`).
  */
-function pickServices(listed: readonly string[], wanted: readonly string[] | undefined, target: string, undescribed: ReflectedServices['undescribed']): string[] {
+function pickServices(
+  listed: readonly string[],
+  wanted: readonly string[] | undefined,
+  target: string,
+  undescribed: ReflectedServices['undescribed'],
+): string[] {
   if (wanted === undefined) return [...listed]
   const shortName = (full: string): string => full.slice(full.lastIndexOf('.') + 1)
   const picked = new Set<string>()
   for (const name of wanted) {
-    const hits = listed.includes(name) ? [name] : listed.filter(full => shortName(full) === name)
-    const missing = undescribed.find(u => u.service === name || shortName(u.service) === name)
+    const hits = listed.includes(name) ? [name] : listed.filter((full) => shortName(full) === name)
+    const missing = undescribed.find((u) => u.service === name || shortName(u.service) === name)
     if (hits.length === 0 && missing) {
-      throw new Error(`service "${missing.service}" is listed by the gRPC server at ${target}, but its reflection service has no file for it (${missing.reason})`)
+      throw new Error(
+        `service "${missing.service}" is listed by the gRPC server at ${target}, but its reflection service has no file for it (${missing.reason})`,
+      )
     }
     if (hits.length === 0) {
-      throw new Error(`service "${name}" is not offered by the gRPC server at ${target} (it offers ${listed.length === 0 ? 'none' : listed.join(', ')})`)
+      throw new Error(
+        `service "${name}" is not offered by the gRPC server at ${target} (it offers ${listed.length === 0 ? 'none' : listed.join(', ')})`,
+      )
     }
-    if (hits.length > 1) throw new Error(`service "${name}" is ambiguous on the gRPC server at ${target}: ${hits.join(', ')} (give the full name)`)
+    if (hits.length > 1)
+      throw new Error(`service "${name}" is ambiguous on the gRPC server at ${target}: ${hits.join(', ')} (give the full name)`)
     picked.add(hits[0]!)
   }
-  return listed.filter(full => picked.has(full))
+  return listed.filter((full) => picked.has(full))
 }
 
 /**
@@ -106,7 +116,12 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
 
 /** One warning for each service the gRPC server at `target` lists but sends no file for (it gets no tools). */
 export function undescribedWarnings(undescribed: ReflectedServices['undescribed'], target: string): BuildWarning[] {
-  return undescribed.map(u => buildWarning('SERVICE_UNDESCRIBED', `service ${u.service} gets no tools: the gRPC server at ${target} lists it but sends no file for it (${u.reason})`))
+  return undescribed.map((u) =>
+    buildWarning(
+      'SERVICE_UNDESCRIBED',
+      `service ${u.service} gets no tools: the gRPC server at ${target} lists it but sends no file for it (${u.reason})`,
+    ),
+  )
 }
 
 /**
@@ -153,7 +168,8 @@ export interface WatchReflectionOptions extends ReflectOptions {
  */
 export function watchReflection(server: Server, target: string, options: WatchReflectionOptions): () => void {
   let fingerprint = options.fingerprint ?? BUILT_FROM.get(server)
-  if (fingerprint === undefined) throw new TypeError('watchReflection(): pass the fingerprint of the tools the server serves (reflectSpec(...).fingerprint)')
+  if (fingerprint === undefined)
+    throw new TypeError('watchReflection(): pass the fingerprint of the tools the server serves (reflectSpec(...).fingerprint)')
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   const round = async (): Promise<void> => {
@@ -171,7 +187,9 @@ export function watchReflection(server: Server, target: string, options: WatchRe
   }
   const schedule = (): void => {
     if (stopped) return
-    timer = setTimeout(() => { void round().finally(schedule) }, options.intervalSeconds * 1000)
+    timer = setTimeout(() => {
+      void round().finally(schedule)
+    }, options.intervalSeconds * 1000)
     // A watch alone does not keep the process alive: the transport does.
     timer.unref()
   }

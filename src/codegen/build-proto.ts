@@ -71,12 +71,14 @@ export function toolOptions(options: ToolBuildOptions): ToolBuildOptions {
  */
 export function buildProto(source: string | ModelSource, options: BuildProtoOptions = {}): BuiltProto {
   const profile = options.profile ?? 'portable'
-  const { model, name } = typeof source === 'string'
-    ? { model: loadProto(source, { importPaths: options.importPaths ?? [] }), name: serverName(source) }
-    : source
+  const { model, name } =
+    typeof source === 'string' ? { model: loadProto(source, { importPaths: options.importPaths ?? [] }), name: serverName(source) } : source
   const built = buildTools(model, { ...toolOptions(options), profile, serverName: name })
   return {
-    model, name, profile, tools: built.tools,
+    model,
+    name,
+    profile,
+    tools: built.tools,
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
     warnings: [...model.warnings, ...built.warnings],
     notes: built.notes,
@@ -108,7 +110,10 @@ export interface EmittedProto {
 /** Output one: the `?mcp` module's source, its validators compiled to standalone code. */
 export function emitProto(built: BuiltProto, options: EmitProtoOptions = {}): EmittedProto {
   const emitted = emitModuleWithWarnings(built.model, built.tools, {
-    name: built.name, profile: built.profile, hmr: options.hmr ?? false, ...(built.lenient ? { lenient: built.lenient } : {}),
+    name: built.name,
+    profile: built.profile,
+    hmr: options.hmr ?? false,
+    ...(built.lenient ? { lenient: built.lenient } : {}),
   })
   return {
     code: emitted.code,
@@ -155,9 +160,15 @@ export interface CompiledProto {
  */
 export function compileProto(built: BuiltProto): CompiledProto {
   // The validator checks the exact schema where the advertised one says less (portable, strict).
-  const compiled = compileValidatorsInProcess(built.tools.map((tool) => tool.validationSchema ?? tool.inputSchema), built.tools.map((tool) => tool.name))
+  const compiled = compileValidatorsInProcess(
+    built.tools.map((tool) => tool.validationSchema ?? tool.inputSchema),
+    built.tools.map((tool) => tool.name),
+  )
   // Ajv's own warnings (an unknown format) join the build's instead of going to the console.
-  const tools = built.tools.map(({ validationSchema: _, ...tool }, i): CompiledTool => ({ ...tool, validate: compiled.validators[i] as CompiledValidator }))
+  const tools = built.tools.map(({ validationSchema: _, ...tool }, i): CompiledTool => ({
+    ...tool,
+    validate: compiled.validators[i] as CompiledValidator,
+  }))
   const spec: CompiledSpec = {
     name: built.name,
     version: '0.0.0',

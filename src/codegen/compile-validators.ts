@@ -149,7 +149,9 @@ export type ValidateFunction = ((data: unknown) => boolean) & { errors?: unknown
  */
 export function compileValidatorsInProcess(schemas: readonly JsonSchema[], toolNames: readonly string[] = []): InProcessValidators {
   const warnings: BuildWarning[] = []
-  const note = (...args: unknown[]): void => { warnings.push(buildWarning('AJV_LOG', args.map(String).join(' '))) }
+  const note = (...args: unknown[]): void => {
+    warnings.push(buildWarning('AJV_LOG', args.map(String).join(' ')))
+  }
   const ajv = createAjv({ logger: { log: () => {}, warn: note, error: note }, ownProperties: needsOwnProperties(schemas) })
   // Ajv's own code gathers errors with a quadratic concat (a request of many bad items would stall the gateway).
   ajv.opts.code.process = (code) => rewriteErrorConcat(code)
@@ -164,7 +166,9 @@ export function compileValidatorsInProcess(schemas: readonly JsonSchema[], toolN
  */
 export function compileValidators(schemas: readonly JsonSchema[], toolNames: readonly string[] = []): CompiledValidators {
   const warnings: BuildWarning[] = []
-  const note = (...args: unknown[]): void => { warnings.push(buildWarning('AJV_LOG', args.map(String).join(' '))) }
+  const note = (...args: unknown[]): void => {
+    warnings.push(buildWarning('AJV_LOG', args.map(String).join(' ')))
+  }
   // Ajv's logger is the only way it reports ignored keywords and formats.
   const ajv = createAjv({ source: true, logger: { log: () => {}, warn: note, error: note }, ownProperties: needsOwnProperties(schemas) })
   const { names, distinct } = addValidators(ajv, schemas, toolNames)

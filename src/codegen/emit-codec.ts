@@ -11,11 +11,27 @@ import type { Enum, Field, Root, Type } from 'protobufjs'
 import type { GeneratedImport } from '../contract/index.ts'
 
 /** Types protojson converts by hand (WKT_FROM/WKT_TO): a codec bails on them. */
-const SPECIAL_TYPES = new Set([
-  'Any', 'Duration', 'Timestamp', 'FieldMask', 'Value', 'Struct', 'ListValue', 'NullValue',
-  'DoubleValue', 'FloatValue', 'Int64Value', 'UInt64Value', 'Int32Value', 'UInt32Value',
-  'BoolValue', 'StringValue', 'BytesValue',
-].map((name) => `.google.protobuf.${name}`))
+const SPECIAL_TYPES = new Set(
+  [
+    'Any',
+    'Duration',
+    'Timestamp',
+    'FieldMask',
+    'Value',
+    'Struct',
+    'ListValue',
+    'NullValue',
+    'DoubleValue',
+    'FloatValue',
+    'Int64Value',
+    'UInt64Value',
+    'Int32Value',
+    'UInt32Value',
+    'BoolValue',
+    'StringValue',
+    'BytesValue',
+  ].map((name) => `.google.protobuf.${name}`),
+)
 
 const LONG_KEYS = new Set(['int64', 'sint64', 'sfixed64', 'uint64', 'fixed64'])
 
@@ -42,10 +58,21 @@ const HELPERS = {
 
 /** The helper converting each scalar kind. */
 const SCALAR_HELPERS: Record<string, keyof typeof HELPERS> = {
-  string: '$str', bool: '$bool', bytes: '$bytes',
-  int32: '$i32', sint32: '$i32', sfixed32: '$i32', uint32: '$u32', fixed32: '$u32',
-  int64: '$i64', sint64: '$i64', sfixed64: '$i64', uint64: '$u64', fixed64: '$u64',
-  double: '$f64', float: '$f32',
+  string: '$str',
+  bool: '$bool',
+  bytes: '$bytes',
+  int32: '$i32',
+  sint32: '$i32',
+  sfixed32: '$i32',
+  uint32: '$u32',
+  fixed32: '$u32',
+  int64: '$i64',
+  sint64: '$i64',
+  sfixed64: '$i64',
+  uint64: '$u64',
+  fixed64: '$u64',
+  double: '$f64',
+  float: '$f32',
 }
 
 /** The result of {@link emitCodecs}. */
@@ -145,8 +172,14 @@ class CodecWriter {
       const read = field.jsonName in Object.prototype ? `Object.hasOwn(m, ${str(field.jsonName)}) ? m${key} : undefined` : `m${key}`
       if (!field.map && !field.repeated && this.#special(field)) {
         // protojson reads null as a value for Value and NullValue, as absent otherwise.
-        const nullIsValue = field.resolvedType!.fullName === '.google.protobuf.Value' || field.resolvedType!.fullName === '.google.protobuf.NullValue'
-        lines.push(`  if ((v = ${read}) !== undefined) {`, nullIsValue ? '    return $B' : '    if (v !== null) return $B', '    n++', '  }')
+        const nullIsValue =
+          field.resolvedType!.fullName === '.google.protobuf.Value' || field.resolvedType!.fullName === '.google.protobuf.NullValue'
+        lines.push(
+          `  if ((v = ${read}) !== undefined) {`,
+          nullIsValue ? '    return $B' : '    if (v !== null) return $B',
+          '    n++',
+          '  }',
+        )
         continue
       }
       if (field.required) {
@@ -187,10 +220,18 @@ class CodecWriter {
     if (this.#special(field) || LONG_KEYS.has(keyType)) return ['if (!$p(v)) return $B', 'for (const _ in v) return $B']
     let keyCheck: string
     switch (keyType) {
-      case 'string': keyCheck = `k === '__proto__' || !${this.#use('$w')}(k)`; break
-      case 'bool': keyCheck = `k !== 'true' && k !== 'false'`; break
-      case 'uint32': case 'fixed32': keyCheck = `!${this.#use('$ku32')}.test(k)`; break
-      default: keyCheck = `!${this.#use('$k32')}.test(k)`
+      case 'string':
+        keyCheck = `k === '__proto__' || !${this.#use('$w')}(k)`
+        break
+      case 'bool':
+        keyCheck = `k !== 'true' && k !== 'false'`
+        break
+      case 'uint32':
+      case 'fixed32':
+        keyCheck = `!${this.#use('$ku32')}.test(k)`
+        break
+      default:
+        keyCheck = `!${this.#use('$k32')}.test(k)`
     }
     return [
       'if (!$p(v)) return $B',
@@ -220,10 +261,19 @@ class CodecWriter {
       return zero === undefined ? `${c} !== 0` : `${c} !== ${str(zero)}`
     }
     switch (field.type) {
-      case 'bool': return c
-      case 'string': case 'bytes': return `${c} !== ''`
-      case 'int64': case 'sint64': case 'sfixed64': case 'uint64': case 'fixed64': return `${c} !== '0'`
-      default: return `${c} !== 0`
+      case 'bool':
+        return c
+      case 'string':
+      case 'bytes':
+        return `${c} !== ''`
+      case 'int64':
+      case 'sint64':
+      case 'sfixed64':
+      case 'uint64':
+      case 'fixed64':
+        return `${c} !== '0'`
+      default:
+        return `${c} !== 0`
     }
   }
 
@@ -247,9 +297,11 @@ class CodecWriter {
       // name → the name protojson writes back (aliases write the first name of their number).
       const byName = Object.keys(enm.values).map((n) => `${str(n)}: ${str(enm.valuesById[enm.values[n]!]!)}`)
       const byNumber = Object.keys(enm.valuesById).map((k) => `${str(k)}: ${str(enm.valuesById[Number(k)]!)}`)
-      this.#out.push(`// ${enm.fullName.slice(1)}: names, then numbers, to the names protojson writes`,
+      this.#out.push(
+        `// ${enm.fullName.slice(1)}: names, then numbers, to the names protojson writes`,
         `const ${table} = { __proto__: null, ${byName.join(', ')} }`,
-        `const ${table}n = { __proto__: null, ${byNumber.join(', ')} }`)
+        `const ${table}n = { __proto__: null, ${byNumber.join(', ')} }`,
+      )
     }
     const closed = (enm as Enum & { _features?: { enum_type?: string } })._features?.enum_type === 'CLOSED'
     return `${this.#use('$enum')}(${x}, ${table}, ${table}n, ${closed})`

@@ -38,16 +38,24 @@ export function modulePatterns(protos: readonly string[]): Map<string, { pattern
   const out = new Map<string, { pattern: string; depth: number }>()
   for (const [proto, own] of segments) {
     let depth = 1
-    const clashes = (k: number): boolean => [...segments].some(([other, segs]) =>
-      other !== proto && segs.length >= k && segs.slice(-k).join('/') === own.slice(-k).join('/'))
+    const clashes = (k: number): boolean =>
+      [...segments].some(([other, segs]) => other !== proto && segs.length >= k && segs.slice(-k).join('/') === own.slice(-k).join('/'))
     while (depth < own.length && clashes(depth)) depth++
     out.set(proto, { pattern: `.*/${own.slice(-depth).join('/')}?mcp`, depth })
   }
   return out
 }
 
-const indent = (body: string): string => body.split('\n').map((line) => (line ? `  ${line}` : line)).join('\n')
-const dedent = (body: string): string => body.split('\n').map((line) => line.replace(/^ {2}/, '')).join('\n')
+const indent = (body: string): string =>
+  body
+    .split('\n')
+    .map((line) => (line ? `  ${line}` : line))
+    .join('\n')
+const dedent = (body: string): string =>
+  body
+    .split('\n')
+    .map((line) => line.replace(/^ {2}/, ''))
+    .join('\n')
 
 /**
  * The whole declaration file: a script (no top-level import or export, so
@@ -58,10 +66,10 @@ const dedent = (body: string): string => body.split('\n').map((line) => line.rep
 export function emitDtsFile(entries: readonly DeclarationEntry[]): string {
   const byProto = new Map(entries.map((e) => [e.proto, e.body]))
   const patterns = modulePatterns([...byProto.keys()])
-  const ordered = [...byProto.keys()].sort((a, b) =>
-    patterns.get(b)!.depth - patterns.get(a)!.depth || (a < b ? -1 : a > b ? 1 : 0))
-  const blocks = ordered.map((proto) =>
-    `${MARK}${proto}\ndeclare module ${JSON.stringify(patterns.get(proto)!.pattern)} {\n${indent(byProto.get(proto)!)}\n}`)
+  const ordered = [...byProto.keys()].sort((a, b) => patterns.get(b)!.depth - patterns.get(a)!.depth || (a < b ? -1 : a > b ? 1 : 0))
+  const blocks = ordered.map(
+    (proto) => `${MARK}${proto}\ndeclare module ${JSON.stringify(patterns.get(proto)!.pattern)} {\n${indent(byProto.get(proto)!)}\n}`,
+  )
   return `${[...PREAMBLE, '', ...blocks.flatMap((b) => [b, ''])].join('\n')}`
 }
 

@@ -30,12 +30,21 @@ const LONG_INPUT = 'number | string | bigint'
 /** The JSON type of a scalar: canonical (what `toJson` emits) or input (what `fromJson` accepts, plus what the runtime rewrites). */
 function scalarType(scalar: ScalarType, form: Form): string {
   switch (scalar) {
-    case 'bool': return 'boolean'
-    case 'string': return 'string'
+    case 'bool':
+      return 'boolean'
+    case 'string':
+      return 'string'
     // The runtime turns a byte array into base64 before decoding.
-    case 'bytes': return form === 'json' ? 'string' : 'string | Uint8Array'
-    case 'double': case 'float': return form === 'json' ? FLOAT_JSON : 'number | string'
-    case 'int64': case 'sint64': case 'sfixed64': case 'uint64': case 'fixed64':
+    case 'bytes':
+      return form === 'json' ? 'string' : 'string | Uint8Array'
+    case 'double':
+    case 'float':
+      return form === 'json' ? FLOAT_JSON : 'number | string'
+    case 'int64':
+    case 'sint64':
+    case 'sfixed64':
+    case 'uint64':
+    case 'fixed64':
       return form === 'json' ? 'string' : LONG_INPUT
     default:
       // 32-bit integers: the decoder also takes decimal strings.
@@ -44,10 +53,14 @@ function scalarType(scalar: ScalarType, form: Form): string {
 }
 
 const WRAPPERS: Record<string, ScalarType> = {
-  'google.protobuf.DoubleValue': 'double', 'google.protobuf.FloatValue': 'float',
-  'google.protobuf.Int64Value': 'int64', 'google.protobuf.UInt64Value': 'uint64',
-  'google.protobuf.Int32Value': 'int32', 'google.protobuf.UInt32Value': 'uint32',
-  'google.protobuf.BoolValue': 'bool', 'google.protobuf.StringValue': 'string',
+  'google.protobuf.DoubleValue': 'double',
+  'google.protobuf.FloatValue': 'float',
+  'google.protobuf.Int64Value': 'int64',
+  'google.protobuf.UInt64Value': 'uint64',
+  'google.protobuf.Int32Value': 'int32',
+  'google.protobuf.UInt32Value': 'uint32',
+  'google.protobuf.BoolValue': 'bool',
+  'google.protobuf.StringValue': 'string',
   'google.protobuf.BytesValue': 'bytes',
 }
 
@@ -55,13 +68,20 @@ const WRAPPERS: Record<string, ScalarType> = {
 function wellKnownType(fullName: string, form: Form): string | undefined {
   const json = form === 'json' ? '__JsonValue' : '__JsonInput'
   switch (fullName) {
-    case 'google.protobuf.Timestamp': case 'google.protobuf.Duration': case 'google.protobuf.FieldMask':
+    case 'google.protobuf.Timestamp':
+    case 'google.protobuf.Duration':
+    case 'google.protobuf.FieldMask':
       return 'string'
-    case 'google.protobuf.Struct': return form === 'json' ? '{ [key: string]: __JsonValue }' : '{ readonly [key: string]: __JsonInput }'
-    case 'google.protobuf.Value': return json
-    case 'google.protobuf.ListValue': return form === 'json' ? '__JsonValue[]' : 'readonly __JsonInput[]'
-    case 'google.protobuf.Empty': return 'Record<string, never>'
-    case 'google.protobuf.Any': return `{ '@type': string; [key: string]: unknown }`
+    case 'google.protobuf.Struct':
+      return form === 'json' ? '{ [key: string]: __JsonValue }' : '{ readonly [key: string]: __JsonInput }'
+    case 'google.protobuf.Value':
+      return json
+    case 'google.protobuf.ListValue':
+      return form === 'json' ? '__JsonValue[]' : 'readonly __JsonInput[]'
+    case 'google.protobuf.Empty':
+      return 'Record<string, never>'
+    case 'google.protobuf.Any':
+      return `{ '@type': string; [key: string]: unknown }`
   }
   const wrapped = WRAPPERS[fullName]
   return wrapped === undefined ? undefined : scalarType(wrapped, form)
@@ -230,7 +250,7 @@ export function emitModuleDeclarations(model: DeclarationModel): string {
     '/** Every service of the proto, by short and full name, with its implementation type. */',
     mapLines.length ? `export type Services = {\n${mapLines.join('\n')}\n}` : 'export type Services = {}',
     '',
-    '/** The proto\'s MCP server: `implement(service, impl)`, then `serveStdio()` or `serveHttp()`. */',
+    "/** The proto's MCP server: `implement(service, impl)`, then `serveStdio()` or `serveHttp()`. */",
     'const server: __Server<Services>',
     'export default server',
     '/** One entry per tool: its schemas, the RPC it calls and its precompiled validator. */',

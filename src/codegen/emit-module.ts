@@ -85,7 +85,9 @@ class SharedSchemas {
       }
     }
     if (Array.isArray(value)) return `[${value.map((item) => this.serialize(item)).join(',')}]`
-    return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}:${this.serialize(item)}`).join(',')}}`
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${JSON.stringify(key)}:${this.serialize(item)}`)
+      .join(',')}}`
   }
 }
 
@@ -99,9 +101,15 @@ function pickTool(tool: ToolSchema): Record<string, unknown> {
 }
 
 /** One entry of `tools`, a field a line: sorted JSON (shared schemas by name) with the codecs and the validator spliced in. */
-function emitTool(picked: Record<string, unknown>, shared: SharedSchemas, validator: string, codecs: { decode?: string; encode?: string } = {}): string {
-  const fields = Object.entries(picked).map(([key, value]) =>
-    `"${key}": ${SCHEMA_KEYS.has(key) ? shared.serialize(value) : JSON.stringify(value)}`)
+function emitTool(
+  picked: Record<string, unknown>,
+  shared: SharedSchemas,
+  validator: string,
+  codecs: { decode?: string; encode?: string } = {},
+): string {
+  const fields = Object.entries(picked).map(
+    ([key, value]) => `"${key}": ${SCHEMA_KEYS.has(key) ? shared.serialize(value) : JSON.stringify(value)}`,
+  )
   // `validate` is an identifier, not JSON; it sorts last after `service` etc.
   fields.push(
     ...(codecs.decode ? [`"decode": ${codecs.decode}`] : []),
@@ -137,7 +145,10 @@ export function emitModuleWithWarnings(
   // Sorted before compiling, so the validator embeds exactly what clients see.
   const inputSchemas = tools.map((tool) => sortKeys(tool.inputSchema))
   // The validator checks the exact schema where the advertised one says less (portable, strict).
-  const validators = compileValidators(tools.map((tool, i) => tool.validationSchema === undefined ? inputSchemas[i]! : sortKeys(tool.validationSchema)), tools.map((tool) => tool.name))
+  const validators = compileValidators(
+    tools.map((tool, i) => (tool.validationSchema === undefined ? inputSchemas[i]! : sortKeys(tool.validationSchema))),
+    tools.map((tool) => tool.name),
+  )
   const codecs = emitCodecs(model.descriptor, tools)
   const imports = [CREATE_SERVER, ...validators.helpers, ...codecs.imports].sort()
   const file = basename(model.file).replace(/[\r\n]/g, ' ')
@@ -160,23 +171,23 @@ export function emitModuleWithWarnings(
     // key order), so the descriptor is emitted as the proto stage made it.
     `export const descriptor = ${json(model.descriptor)}`,
     '',
-    ...(shared.declarations.length === 0 ? [] : [
-      '// Schemas that several tools share, emitted once.',
-      protectProtoKeys(shared.declarations.join('\n')),
-      '',
-    ]),
+    ...(shared.declarations.length === 0
+      ? []
+      : ['// Schemas that several tools share, emitted once.', protectProtoKeys(shared.declarations.join('\n')), '']),
     entries.length === 0 ? 'export const tools = []' : `export const tools = [\n  ${entries.join(',\n  ')},\n]`,
     '',
     `const services = ${emitServices(model.services)}`,
     '',
-    ...(options.lenient === undefined ? [] : [
-      '// What the lenient pass reads: other spellings protobuf JSON accepts become the advertised form.',
-      `const lenient = ${json(sortKeys(options.lenient))}`,
-      '',
-    ]),
+    ...(options.lenient === undefined
+      ? []
+      : [
+          '// What the lenient pass reads: other spellings protobuf JSON accepts become the advertised form.',
+          `const lenient = ${json(sortKeys(options.lenient))}`,
+          '',
+        ]),
     emitDefaultExport(
-      `${CREATE_SERVER}({ name: ${JSON.stringify(options.name)}, version: ${JSON.stringify(version)}, `
-      + `profile: ${JSON.stringify(profile)}, descriptor, tools, services${options.lenient === undefined ? '' : ', lenient'} })`,
+      `${CREATE_SERVER}({ name: ${JSON.stringify(options.name)}, version: ${JSON.stringify(version)}, ` +
+        `profile: ${JSON.stringify(profile)}, descriptor, tools, services${options.lenient === undefined ? '' : ', lenient'} })`,
       options.hmr ?? false,
     ),
     '',

@@ -4,8 +4,18 @@
  */
 export { buildMcpModule, buildProto, compileProto, emitProto, serverName, toolOptions } from './build-proto.ts'
 export type {
-  BuildMcpModuleOptions, BuildProtoOptions, BuiltMcpModule, BuiltProto, CompiledProto, CompiledSpec, CompiledTool,
-  CompiledValidator, EmitProtoOptions, EmittedProto, ModelSource, ToolBuildOptions,
+  BuildMcpModuleOptions,
+  BuildProtoOptions,
+  BuiltMcpModule,
+  BuiltProto,
+  CompiledProto,
+  CompiledSpec,
+  CompiledTool,
+  CompiledValidator,
+  EmitProtoOptions,
+  EmittedProto,
+  ModelSource,
+  ToolBuildOptions,
 } from './build-proto.ts'
 export { emitModule, emitModuleWithWarnings } from './emit-module.ts'
 export type { EmitModuleOptions, EmittedModule, Profile } from './emit-module.ts'

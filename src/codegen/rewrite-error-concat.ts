@@ -30,16 +30,19 @@ const STRING_RE = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/g
  * validator small (a `for...of` costs about a tenth of the depth).
  */
 export function rewriteErrorConcat(code: string): string {
-  const out = code.replace(ERROR_CONCAT_RE, (_whole, errs: string) =>
-    `if(vErrors === null){vErrors = ${errs};}else{for(let i = 0, e = ${errs}; i < e.length; i++){vErrors.push(e[i]);}}`)
+  const out = code.replace(
+    ERROR_CONCAT_RE,
+    (_whole, errs: string) =>
+      `if(vErrors === null){vErrors = ${errs};}else{for(let i = 0, e = ${errs}; i < e.length; i++){vErrors.push(e[i]);}}`,
+  )
   const scrubbed = out.replace(STRING_RE, '""')
   // Found with indexOf: a regex with leading context (`.{0,60}`) retries at every offset, slow on megabytes.
   const at = scrubbed.indexOf('.concat(')
   if (at >= 0) {
     const stray = scrubbed.slice(Math.max(0, at - 60), at).replace(/^[^]*\n/, '') + scrubbed.slice(at, at + 48).replace(/\n[^]*$/, '')
     throw new Error(
-      `cannot make the validator linear: unknown \`.concat(\` in Ajv's output (\`${stray}\`); `
-      + 'teach src/codegen/rewrite-error-concat.ts its shape',
+      `cannot make the validator linear: unknown \`.concat(\` in Ajv's output (\`${stray}\`); ` +
+        'teach src/codegen/rewrite-error-concat.ts its shape',
     )
   }
   return out
@@ -47,7 +50,8 @@ export function rewriteErrorConcat(code: string): string {
 
 // How Ajv (compile/errors.js `addError`, `code.lines`) records one error:
 // `const err0 = {...};` on one line, then the push of that name.
-const ERROR_PUSH_RE = /\bconst (err\d+) = (\{[^\n]*\});\nif\(vErrors === null\)\{\nvErrors = \[\1\];\n\}\nelse \{\nvErrors\.push\(\1\);\n\}\nerrors\+\+;/g
+const ERROR_PUSH_RE =
+  /\bconst (err\d+) = (\{[^\n]*\});\nif\(vErrors === null\)\{\nvErrors = \[\1\];\n\}\nelse \{\nvErrors\.push\(\1\);\n\}\nerrors\+\+;/g
 
 /**
  * Writes each of Ajv's seven-line error records as one push: the same
@@ -57,7 +61,9 @@ const ERROR_PUSH_RE = /\bconst (err\d+) = (\{[^\n]*\});\nif\(vErrors === null\)\
 export function compactErrorPushes(code: string): string {
   const out = code.replace(ERROR_PUSH_RE, (_whole, _name: string, error: string) => `(vErrors ??= []).push(${error});\nerrors++;`)
   if (/\bvErrors\.push\(err\d+\)/.test(out)) {
-    throw new Error("cannot compact the validator's error records: an unknown shape in Ajv's output; teach src/codegen/rewrite-error-concat.ts its shape")
+    throw new Error(
+      "cannot compact the validator's error records: an unknown shape in Ajv's output; teach src/codegen/rewrite-error-concat.ts its shape",
+    )
   }
   return out
 }

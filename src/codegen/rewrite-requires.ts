@@ -42,8 +42,8 @@ export function rewriteRequires(code: string): RewrittenCode {
     const helper = AJV_HELPERS.find((h) => h.module === module && h.property === property)
     if (!helper) {
       throw new Error(
-        `cannot make the validator pure ESM: unknown helper \`${whole}\` in Ajv's output; `
-        + `export it from "${INTERNAL_MODULE}", name it in src/contract/generated-imports.ts and add it to AJV_HELPERS in src/codegen/rewrite-requires.ts`,
+        `cannot make the validator pure ESM: unknown helper \`${whole}\` in Ajv's output; ` +
+          `export it from "${INTERNAL_MODULE}", name it in src/contract/generated-imports.ts and add it to AJV_HELPERS in src/codegen/rewrite-requires.ts`,
       )
     }
     helpers.add(helper.name)

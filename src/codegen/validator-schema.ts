@@ -13,26 +13,41 @@ export { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD }
 
 /** Annotations: they change no validation result, so the validator does not carry them. */
 const ANNOTATIONS = new Set([
-  'title', 'description', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly', 'default',
-  'contentEncoding', 'contentMediaType',
+  'title',
+  'description',
+  'examples',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'default',
+  'contentEncoding',
+  'contentMediaType',
 ])
 /** Keys whose value is a map of names to subschemas. */
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
 /** Keys whose value is one subschema. */
 const SCHEMA_ONE = new Set([
-  'items', 'additionalItems', 'additionalProperties', 'contains', 'propertyNames', 'not', 'if', 'then', 'else',
-  'unevaluatedProperties', 'unevaluatedItems',
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedProperties',
+  'unevaluatedItems',
 ])
 /** Keys whose value is a list of subschemas. */
 const SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems'])
 /** Subschemas only some values are checked against: a shared schema inside them would change what `schemaPath` says of their errors. */
 const BRANCHES = new Set(['anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else'])
 
-const isRecord = (value: unknown): value is JsonSchema =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
+const isRecord = (value: unknown): value is JsonSchema => value !== null && typeof value === 'object' && !Array.isArray(value)
 
-const isScalar = (value: unknown): boolean =>
-  value === null || ['string', 'number', 'boolean'].includes(typeof value)
+const isScalar = (value: unknown): boolean => value === null || ['string', 'number', 'boolean'].includes(typeof value)
 
 /**
  * `{anyOf: [{type: 'number', ...}, {type: 'string', enum}, {type: 'null'}?], x-advertised-branch: 0}`
@@ -77,8 +92,11 @@ const SHARED_MIN_CHARS = 60
 
 /** Whether `node` may move into a schema of its own: an object schema with no reference into its tool's schema. */
 function movable(node: JsonSchema, text: string): boolean {
-  return text.length >= SHARED_MIN_CHARS && (node.type === 'object' || isRecord(node.properties))
-    && !/"\$(?:ref|defs|dynamicRef|dynamicAnchor|anchor|id)"/.test(text)
+  return (
+    text.length >= SHARED_MIN_CHARS &&
+    (node.type === 'object' || isRecord(node.properties)) &&
+    !/"\$(?:ref|defs|dynamicRef|dynamicAnchor|anchor|id)"/.test(text)
+  )
 }
 
 /** The children of `node` that are subschemas checked for every value (not branches): where shared schemas may be found. */

@@ -22,9 +22,23 @@ export const AJV_IMPORTS = ['ajvEqual', 'ajvFormats', 'ajvUcs2length', 'ajvUri',
 
 /** The helpers and constants of generated protobuf JSON codecs (src/runtime/codec.ts). */
 export const CODEC_IMPORTS = [
-  'CODEC_BAIL', 'CODEC_INT32_KEY_RE', 'CODEC_MAX_DEPTH', 'CODEC_UINT32_KEY_RE',
-  'codecBool', 'codecBytes', 'codecDouble', 'codecEnum', 'codecFloat', 'codecInt32', 'codecInt64', 'codecIsPlain',
-  'codecKeyCount', 'codecString', 'codecUint32', 'codecUint64', 'codecWellFormed',
+  'CODEC_BAIL',
+  'CODEC_INT32_KEY_RE',
+  'CODEC_MAX_DEPTH',
+  'CODEC_UINT32_KEY_RE',
+  'codecBool',
+  'codecBytes',
+  'codecDouble',
+  'codecEnum',
+  'codecFloat',
+  'codecInt32',
+  'codecInt64',
+  'codecIsPlain',
+  'codecKeyCount',
+  'codecString',
+  'codecUint32',
+  'codecUint64',
+  'codecWellFormed',
 ] as const
 
 /** Every name a generated module may import from {@link INTERNAL_MODULE}. */

@@ -63,8 +63,17 @@ export interface ToolSpec {
 
 /** Every key of {@link ToolSpec}: the fields of a built tool a generated module carries. */
 export const TOOL_SPEC_KEYS = [
-  'name', 'title', 'description', 'annotations', 'inputSchema', 'outputSchema',
-  'service', 'method', 'requestType', 'responseType', 'serverStreaming',
+  'name',
+  'title',
+  'description',
+  'annotations',
+  'inputSchema',
+  'outputSchema',
+  'service',
+  'method',
+  'requestType',
+  'responseType',
+  'serverStreaming',
 ] as const satisfies readonly (keyof ToolSpec)[]
 
 // A key added to ToolSpec but not to TOOL_SPEC_KEYS fails to compile here.

@@ -6,11 +6,21 @@
  * schemas, the Ajv compiler), which a bundled `?mcp` server never needs.
  */
 export {
-  reflectServer, reflectSpec, watchReflection,
-  type ReflectedSpec, type ReflectOptions, type ReflectServerOptions, type WatchReflectionOptions,
+  reflectServer,
+  reflectSpec,
+  watchReflection,
+  type ReflectedSpec,
+  type ReflectOptions,
+  type ReflectServerOptions,
+  type WatchReflectionOptions,
 } from '../cli/reflect-server.ts'
 export {
-  fetchDescriptors, isReflectionError, REFLECTION_SERVICES,
-  type ReflectedServices, type ReflectionError, type ReflectionErrorCode, type ReflectionOptions,
+  fetchDescriptors,
+  isReflectionError,
+  REFLECTION_SERVICES,
+  type ReflectedServices,
+  type ReflectionError,
+  type ReflectionErrorCode,
+  type ReflectionOptions,
 } from '../grpc/reflection-client.ts'
 export type { BuildWarning, BuildWarningCode } from '../proto/warnings.ts'

@@ -54,7 +54,9 @@ const identity = (bytes: Buffer): Buffer => bytes
 const isClient = (value: unknown): value is Client =>
   value !== null && typeof value === 'object' && typeof (value as Client).makeUnaryRequest === 'function'
 const isChannel = (value: unknown): value is Channel =>
-  value !== null && typeof value === 'object' && typeof (value as Channel).createCall === 'function' &&
+  value !== null &&
+  typeof value === 'object' &&
+  typeof (value as Channel).createCall === 'function' &&
   typeof (value as Channel).getConnectivityState === 'function'
 
 function clientOf(target: string | Channel | Client, options: GrpcOptions): { client: Client; owned: boolean } {
@@ -102,7 +104,10 @@ const GRPC_RULES: Record<keyof GrpcOptions, OptionRule> = {
   credentials: { accepts: 'grpc-js ChannelCredentials', test: isObject },
   channelOptions: { accepts: 'an object of grpc-js channel options', test: isObject },
   forwardHeaders: stringsRule,
-  metadata: { accepts: 'an object of string values', test: (v) => isObject(v) && Object.values(v as object).every((x) => typeof x === 'string') },
+  metadata: {
+    accepts: 'an object of string values',
+    test: (v) => isObject(v) && Object.values(v as object).every((x) => typeof x === 'string'),
+  },
   deadlineMs: integerRule(1),
   reconnectWaitMs: integerRule(0),
   streamCap: integerRule(1),
@@ -134,37 +139,41 @@ export function grpc(target: string | Channel | Client, options: GrpcOptions = {
     return metadata
   }
 
-  const unary = (method: BackendMethod): RpcHandler => async (request: unknown, context: CallContext) => {
-    const deadline = Date.now() + deadlineMs
-    const bytes = encodeRequest(method.requestType, request)
-    await whenSettled(client, Math.min(waitMs, deadlineMs), context.signal)
-    const root = method.responseType.root
-    return new Promise<unknown>((resolve, reject) => {
-      const signal = context.signal
-      const onAbort = (): void => call.cancel()
-      const call = client.makeUnaryRequest(method.path, identity, identity, bytes, metadataFor(context), { deadline }, (error, reply) => {
-        signal?.removeEventListener('abort', onAbort)
-        if (error) reject(statusErrorOf(error, root))
-        else {
-          try {
-            resolve(decodeResponse(method.responseType, reply!))
-          } catch (failure) {
-            reject(failure)
+  const unary =
+    (method: BackendMethod): RpcHandler =>
+    async (request: unknown, context: CallContext) => {
+      const deadline = Date.now() + deadlineMs
+      const bytes = encodeRequest(method.requestType, request)
+      await whenSettled(client, Math.min(waitMs, deadlineMs), context.signal)
+      const root = method.responseType.root
+      return new Promise<unknown>((resolve, reject) => {
+        const signal = context.signal
+        const onAbort = (): void => call.cancel()
+        const call = client.makeUnaryRequest(method.path, identity, identity, bytes, metadataFor(context), { deadline }, (error, reply) => {
+          signal?.removeEventListener('abort', onAbort)
+          if (error) reject(statusErrorOf(error, root))
+          else {
+            try {
+              resolve(decodeResponse(method.responseType, reply!))
+            } catch (failure) {
+              reject(failure)
+            }
           }
-        }
+        })
+        signal?.addEventListener('abort', onAbort, { once: true })
+        if (signal?.aborted) call.cancel()
       })
-      signal?.addEventListener('abort', onAbort, { once: true })
-      if (signal?.aborted) call.cancel()
-    })
-  }
+    }
 
-  const streaming = (method: BackendMethod): RpcHandler => async (request: unknown, context: CallContext) => {
-    const deadline = Date.now() + deadlineMs
-    const bytes = encodeRequest(method.requestType, request)
-    await whenSettled(client, Math.min(waitMs, deadlineMs), context.signal)
-    const call = client.makeServerStreamRequest(method.path, identity, identity, bytes, metadataFor(context), { deadline })
-    return responses(call, method.responseType, context.signal)
-  }
+  const streaming =
+    (method: BackendMethod): RpcHandler =>
+    async (request: unknown, context: CallContext) => {
+      const deadline = Date.now() + deadlineMs
+      const bytes = encodeRequest(method.requestType, request)
+      await whenSettled(client, Math.min(waitMs, deadlineMs), context.signal)
+      const call = client.makeServerStreamRequest(method.path, identity, identity, bytes, metadataFor(context), { deadline })
+      return responses(call, method.responseType, context.signal)
+    }
 
   return {
     streamCap: options.streamCap,

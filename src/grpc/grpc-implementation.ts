@@ -32,7 +32,6 @@ export interface GrpcImplementationOptions {
   streamCap?: number
 }
 
-
 /**
  * The call object a handler receives: `request`, `metadata`, `cancelled`
  * and its `'cancelled'` event, as on a grpc-js `ServerUnaryCall`.
@@ -109,7 +108,9 @@ function markOptionals(type: Type, message: Fields, object: Fields): void {
     if (sub === null || !('fieldsArray' in sub)) continue
     const target = object[field.name] as Fields | Fields[] | undefined
     if (target == null) continue
-    if (field.map) for (const key of Object.keys(value as Fields)) markOptionals(sub, (value as Record<string, Fields>)[key]!, (target as Record<string, Fields>)[key]!)
+    if (field.map)
+      for (const key of Object.keys(value as Fields))
+        markOptionals(sub, (value as Record<string, Fields>)[key]!, (target as Record<string, Fields>)[key]!)
     else if (field.repeated) (value as Fields[]).forEach((item, i) => markOptionals(sub, item, (target as Fields[])[i]!))
     else markOptionals(sub, value as Fields, target as Fields)
   }
@@ -177,7 +178,9 @@ class InProcessStream extends InProcessCall {
           continue
         }
         if (this.#ended) break
-        await new Promise<void>((resolve) => { this.#wake = resolve })
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve
+        })
         this.#wake = undefined
       }
       if (this.#failure !== undefined) throw statusErrorOf(this.#failure, this.#type.root)
@@ -213,43 +216,51 @@ export function grpcImplementation(handlers: object, options: GrpcImplementation
     return typeof value === 'function' ? (value as GrpcHandler) : undefined
   }
 
-  const unary = (method: BackendMethod, handler: GrpcHandler): RpcHandler => (request: unknown, context: CallContext) =>
-    new Promise<unknown>((resolve, reject) => {
-      const root = method.responseType.root
-      const call = new InProcessCall(requestObject(method.requestType, request), metadataOf(context, allow), method.path, context.signal)
-      let answered = false
-      const callback = (error: unknown, value?: unknown, trailer?: unknown): void => {
-        if (answered) return
-        answered = true
-        if (error) reject(statusErrorOf(withTrailer(error, trailer), root))
-        else {
-          try {
-            resolve(responseJson(method.responseType, value))
-          } catch (failure) {
-            reject(failure)
+  const unary =
+    (method: BackendMethod, handler: GrpcHandler): RpcHandler =>
+    (request: unknown, context: CallContext) =>
+      new Promise<unknown>((resolve, reject) => {
+        const root = method.responseType.root
+        const call = new InProcessCall(requestObject(method.requestType, request), metadataOf(context, allow), method.path, context.signal)
+        let answered = false
+        const callback = (error: unknown, value?: unknown, trailer?: unknown): void => {
+          if (answered) return
+          answered = true
+          if (error) reject(statusErrorOf(withTrailer(error, trailer), root))
+          else {
+            try {
+              resolve(responseJson(method.responseType, value))
+            } catch (failure) {
+              reject(failure)
+            }
           }
         }
-      }
-      // A handler that never answers a cancelled call must not hold the tool call open.
-      call.on('cancelled', () => callback(statusError('Canceled', 'the request was cancelled')))
-      try {
-        handler.call(handlers, call, callback)
-      } catch (error) {
-        callback(error)
-      }
-    })
+        // A handler that never answers a cancelled call must not hold the tool call open.
+        call.on('cancelled', () => callback(statusError('Canceled', 'the request was cancelled')))
+        try {
+          handler.call(handlers, call, callback)
+        } catch (error) {
+          callback(error)
+        }
+      })
 
-  const streaming = (method: BackendMethod, handler: GrpcHandler): RpcHandler => (request: unknown, context: CallContext) => {
-    const call = new InProcessStream(
-      requestObject(method.requestType, request), metadataOf(context, allow), method.path, context.signal, method.responseType,
-    )
-    try {
-      handler.call(handlers, call)
-    } catch (error) {
-      call.destroy(error)
+  const streaming =
+    (method: BackendMethod, handler: GrpcHandler): RpcHandler =>
+    (request: unknown, context: CallContext) => {
+      const call = new InProcessStream(
+        requestObject(method.requestType, request),
+        metadataOf(context, allow),
+        method.path,
+        context.signal,
+        method.responseType,
+      )
+      try {
+        handler.call(handlers, call)
+      } catch (error) {
+        call.destroy(error)
+      }
+      return call.messages()
     }
-    return call.messages()
-  }
 
   return {
     streamCap: options.streamCap,

@@ -26,7 +26,10 @@ export function metadataOf(context: CallContext, allow: readonly string[]): Meta
 }
 
 const isMetadata = (value: unknown): value is Metadata =>
-  value !== null && typeof value === 'object' && typeof (value as Metadata).get === 'function' && typeof (value as Metadata).getMap === 'function'
+  value !== null &&
+  typeof value === 'object' &&
+  typeof (value as Metadata).get === 'function' &&
+  typeof (value as Metadata).getMap === 'function'
 
 /** An error as the runtime reads a status: numeric `code`, `details` (the message), and `statusDetails` as JSON. */
 export interface StatusError extends Error {
@@ -43,12 +46,20 @@ export interface StatusError extends Error {
  */
 export function statusErrorOf(error: unknown, root?: Root): StatusError {
   const source = (error !== null && typeof error === 'object' ? error : {}) as {
-    code?: unknown; details?: unknown; message?: unknown; metadata?: unknown
+    code?: unknown
+    details?: unknown
+    message?: unknown
+    metadata?: unknown
   }
   const code = typeof source.code === 'number' && Number.isInteger(source.code) && source.code >= 0 && source.code <= 16 ? source.code : 2
-  const details = typeof source.details === 'string'
-    ? source.details
-    : typeof source.message === 'string' ? source.message : error instanceof Error ? error.message : String(error)
+  const details =
+    typeof source.details === 'string'
+      ? source.details
+      : typeof source.message === 'string'
+        ? source.message
+        : error instanceof Error
+          ? error.message
+          : String(error)
   const out = new Error(details) as StatusError
   out.name = 'StatusError'
   out.code = code
@@ -56,7 +67,8 @@ export function statusErrorOf(error: unknown, root?: Root): StatusError {
   // By shape: the caller's grpc-js may be another copy than ours.
   if (isMetadata(source.metadata)) {
     out.metadata = source.metadata
-    const statusDetails = source.metadata.get(STATUS_DETAILS_KEY)
+    const statusDetails = source.metadata
+      .get(STATUS_DETAILS_KEY)
       .flatMap((value) => (typeof value === 'string' ? [] : decodeStatusDetails(value, root)))
     if (statusDetails.length > 0) out.statusDetails = statusDetails
   }

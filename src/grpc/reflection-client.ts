@@ -83,7 +83,11 @@ const FILE_HEAD = protobuf.Type.fromJSON('FileHead', {
   fields: { name: { type: 'string', id: 1 }, dependency: { rule: 'repeated', type: 'string', id: 3 } },
 })
 
-interface Request { fileByFilename?: string; fileContainingSymbol?: string; listServices?: string }
+interface Request {
+  fileByFilename?: string
+  fileContainingSymbol?: string
+  listServices?: string
+}
 interface Response {
   fileDescriptorResponse?: { fileDescriptorProto?: Uint8Array[] }
   listServicesResponse?: { service?: { name?: string }[] }
@@ -166,7 +170,9 @@ export async function fetchDescriptors(target: string, options: ReflectionOption
 async function discover(stream: ReflectionStream, target: string): Promise<Omit<ReflectedServices, 'protocol'>> {
   const listed = await stream.ask({ listServices: '*' })
   failOn(listed, target, 'listing services')
-  const services = (listed.listServicesResponse?.service ?? []).map(s => s.name ?? '').filter(n => n !== '' && !REFLECTION_SERVICES.includes(n))
+  const services = (listed.listServicesResponse?.service ?? [])
+    .map((s) => s.name ?? '')
+    .filter((n) => n !== '' && !REFLECTION_SERVICES.includes(n))
   const files = new Map<string, Uint8Array>()
   const needed = new Map<string, string>()
   const take = (response: Response): void => {
@@ -196,7 +202,8 @@ async function discover(stream: ReflectionStream, target: string): Promise<Omit<
     const answer = await stream.ask({ fileByFilename: name })
     failOn(answer, target, `asking for "${name}" (imported by "${importer}")`)
     take(answer)
-    if (!files.has(name)) throw reflectionError('REFLECTION_FAILED', `the gRPC server at ${target} did not send "${name}" (imported by "${importer}")`)
+    if (!files.has(name))
+      throw reflectionError('REFLECTION_FAILED', `the gRPC server at ${target} did not send "${name}" (imported by "${importer}")`)
   }
   return { services: described, files: [...files.values()], undescribed }
 }
@@ -204,8 +211,10 @@ async function discover(stream: ReflectionStream, target: string): Promise<Omit<
 function failOn(response: Response, target: string, doing: string): void {
   const error = response.errorResponse
   if (error === undefined) return
-  throw reflectionError('REFLECTION_FAILED',
-    `the reflection service of ${target} answered an error ${doing}: code ${error.errorCode ?? 0}: ${error.errorMessage ?? ''}`)
+  throw reflectionError(
+    'REFLECTION_FAILED',
+    `the reflection service of ${target} answered an error ${doing}: code ${error.errorCode ?? 0}: ${error.errorMessage ?? ''}`,
+  )
 }
 
 /** A grpc-js error of the reflection call as a {@link ReflectionError} saying what went wrong. */
@@ -214,7 +223,11 @@ function describe(error: unknown, target: string): unknown {
   const e = error as Partial<ServiceError>
   const details = (e.details ?? e.message ?? String(error)).split('\n')[0]
   if (e.code === status.UNIMPLEMENTED) {
-    return reflectionError('REFLECTION_UNSUPPORTED', `the gRPC server at ${target} does not offer server reflection (grpc.reflection.v1 or v1alpha)`, error)
+    return reflectionError(
+      'REFLECTION_UNSUPPORTED',
+      `the gRPC server at ${target} does not offer server reflection (grpc.reflection.v1 or v1alpha)`,
+      error,
+    )
   }
   if (e.code === status.UNAVAILABLE || e.code === status.DEADLINE_EXCEEDED) {
     return reflectionError('REFLECTION_UNREACHABLE', `cannot reach the gRPC server at ${target}: ${details}`, error)

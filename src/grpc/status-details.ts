@@ -36,7 +36,9 @@ const RPC_DESCRIPTOR = {
             DebugInfo: { fields: { stack_entries: rs(1), detail: s(2) } },
             QuotaFailure: {
               fields: { violations: msgs('Violation', 1) },
-              nested: { Violation: { fields: { subject: s(1), description: s(2), api_service: s(3), quota_metric: s(4), quota_id: s(5) } } },
+              nested: {
+                Violation: { fields: { subject: s(1), description: s(2), api_service: s(3), quota_metric: s(4), quota_id: s(5) } },
+              },
             },
             PreconditionFailure: {
               fields: { violations: msgs('Violation', 1) },
@@ -44,7 +46,11 @@ const RPC_DESCRIPTOR = {
             },
             BadRequest: {
               fields: { field_violations: msgs('FieldViolation', 1) },
-              nested: { FieldViolation: { fields: { field: s(1), description: s(2), reason: s(3), localized_message: { type: 'LocalizedMessage', id: 4 } } } },
+              nested: {
+                FieldViolation: {
+                  fields: { field: s(1), description: s(2), reason: s(3), localized_message: { type: 'LocalizedMessage', id: 4 } },
+                },
+              },
             },
             RequestInfo: { fields: { request_id: s(1), serving_data: s(2) } },
             ResourceInfo: { fields: { resource_type: s(1), resource_name: s(2), owner: s(3), description: s(4) } },
@@ -110,7 +116,9 @@ export function decodeStatusDetails(bytes: Uint8Array, root?: Root): unknown[] {
 /** Encodes a google.rpc.Status (for tests and in-process handlers): details as `{ typeUrl, value }` pairs. */
 export function encodeStatus(code: number, message: string, details: Array<{ typeUrl: string; value: Uint8Array }> = []): Uint8Array {
   const status = rpc().lookupType('google.rpc.Status')
-  return status.encode(status.fromObject({ code, message, details: details.map((d) => ({ type_url: d.typeUrl, value: d.value })) })).finish()
+  return status
+    .encode(status.fromObject({ code, message, details: details.map((d) => ({ type_url: d.typeUrl, value: d.value })) }))
+    .finish()
 }
 
 /** The reflected google.rpc error-detail type `name` (`ErrorInfo`, `BadRequest`, ...), for encoding details. */

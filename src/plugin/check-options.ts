@@ -16,7 +16,10 @@ const isPattern = (v: unknown): boolean => typeof v === 'string' || v instanceof
 const TOOL_NAMES = ['method', 'service', 'qualified']
 
 const PLUGIN_RULES: Record<keyof Options, Rule> = {
-  importPaths: { accepts: 'an array of directory names', test: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && s !== '') },
+  importPaths: {
+    accepts: 'an array of directory names',
+    test: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && s !== ''),
+  },
   profile: { accepts: `one of ${PROFILES.map((p) => `"${p}"`).join(', ')}`, test: (v) => (PROFILES as readonly unknown[]).includes(v) },
   toolNames: {
     accepts: `${TOOL_NAMES.map((p) => `"${p}"`).join(', ')} or a function of the RPC`,
@@ -24,10 +27,19 @@ const PLUGIN_RULES: Record<keyof Options, Rule> = {
   },
   verbose: { accepts: 'true or false', test: (v) => typeof v === 'boolean' },
   recursionDepth: { accepts: 'a whole number from 1 to 10', test: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 10 },
-  toolNameBudget: { accepts: 'false or a whole number from 1 to 128', test: (v) => v === false || (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 128) },
+  toolNameBudget: {
+    accepts: 'false or a whole number from 1 to 128',
+    test: (v) => v === false || (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 128),
+  },
   shortenToolNames: { accepts: 'true or false', test: (v) => typeof v === 'boolean' },
-  include: { accepts: 'a glob, a RegExp or an array of them', test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)) },
-  exclude: { accepts: 'a glob, a RegExp or an array of them', test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)) },
+  include: {
+    accepts: 'a glob, a RegExp or an array of them',
+    test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)),
+  },
+  exclude: {
+    accepts: 'a glob, a RegExp or an array of them',
+    test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)),
+  },
   dts: { accepts: 'true, false or a file name', test: (v) => typeof v === 'boolean' || (typeof v === 'string' && v !== '') },
   dev: { accepts: 'an object { server, path? }', test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v) },
 }
@@ -61,11 +73,13 @@ function check(where: string, options: object, rules: Record<string, Rule>): voi
 /** Throws for options the plugin does not know or cannot use; `where` prefixes the message (the plugin's name). */
 export function checkPluginOptions(where: string, options: unknown): asserts options is Options | undefined {
   if (options === undefined) return
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new Error(`${where}: options must be an object, got ${show(options)}`)
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new Error(`${where}: options must be an object, got ${show(options)}`)
   check(where, options, PLUGIN_RULES)
   const dev = (options as Options).dev
   if (dev !== undefined) {
     check(`${where}: option "dev"`, dev, DEV_RULES)
-    if (dev.server === undefined) throw new Error(`${where}: option "dev" needs "server", the module whose default export is the Server to serve, got none`)
+    if (dev.server === undefined)
+      throw new Error(`${where}: option "dev" needs "server", the module whose default export is the Server to serve, got none`)
   }
 }

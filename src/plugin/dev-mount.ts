@@ -63,7 +63,9 @@ interface OverlayError {
 }
 
 const isMountable = (value: unknown): value is MountableServer =>
-  typeof value === 'object' && value !== null && typeof (value as MountableServer).nodeHandler === 'function' &&
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as MountableServer).nodeHandler === 'function' &&
   typeof (value as MountableServer).handle === 'function'
 
 /** Whether `server` is kept by a hot-reloading `?mcp` module (it follows `.proto` edits itself). */
@@ -193,7 +195,9 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   // afresh (not before: re-running modules would re-announce their tools).
   let failed = false
   let changed = false
-  server.watcher.on('all', () => { changed = true })
+  server.watcher.on('all', () => {
+    changed = true
+  })
 
   const load = async (): Promise<MountableServer | undefined> => {
     runner ??= serverRunner(server)
@@ -209,7 +213,10 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
       record = r.evaluatedModules.getModuleById(entry)
       failed = false
       const value = mod.default
-      if (!isMountable(value)) throw new Error(`the dev server module "${options.server}" must default-export a Server (from a "?mcp" import or Server.builder); it exports ${typeof value}`)
+      if (!isMountable(value))
+        throw new Error(
+          `the dev server module "${options.server}" must default-export a Server (from a "?mcp" import or Server.builder); it exports ${typeof value}`,
+        )
       lastError = undefined
       return value
     } catch (error) {
@@ -218,7 +225,9 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
       const text = err.message ?? String(error)
       if (text !== lastError) {
         lastError = text
-        logger.error(`${plugin}: cannot load "${options.server}"${serving ? ', still serving the last good server' : ''}: ${text}`, { timestamp: true })
+        logger.error(`${plugin}: cannot load "${options.server}"${serving ? ', still serving the last good server' : ''}: ${text}`, {
+          timestamp: true,
+        })
         sendToOverlay(server, err, plugin)
       }
       return undefined
@@ -240,8 +249,14 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
     }
     // The first server, or a switch to or from a kept `?mcp` server (which
     // must serve itself to follow edits): sessions start afresh.
-    serving?.handler.close().catch((error: Error) => logger.error(`${plugin}: closing the last server's sessions: ${error.message}`, { timestamp: true }))
-    serving = { server: loaded, handler: loaded.nodeHandler({ ...(allowed && { allowedHosts: allowed, allowedOrigins: allowed }), logger: serverLogger }), source: loaded }
+    serving?.handler
+      .close()
+      .catch((error: Error) => logger.error(`${plugin}: closing the last server's sessions: ${error.message}`, { timestamp: true }))
+    serving = {
+      server: loaded,
+      handler: loaded.nodeHandler({ ...(allowed && { allowedHosts: allowed, allowedOrigins: allowed }), logger: serverLogger }),
+      source: loaded,
+    }
     return serving
   }
 
@@ -264,15 +279,23 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
     // only the dev server's own pages may call the tools from a browser.
     const origin = req.headers.origin
     if (origin !== undefined && !isOwnOrigin(server, origin, req.headers.host)) {
-      return replyError(res, 403, `forbidden origin ${JSON.stringify(origin)}: only pages of this dev server may call ${path} from a browser`, -32000)
+      return replyError(
+        res,
+        403,
+        `forbidden origin ${JSON.stringify(origin)}: only pages of this dev server may call ${path} from a browser`,
+        -32000,
+      )
     }
-    current().then((target) => {
-      if (target === undefined) return replyError(res, 500, `the MCP server module "${options.server}" failed to load: ${lastError ?? 'unknown error'}`)
-      return target.handler(req, res, next)
-    }).catch((error: Error) => {
-      logger.error(`${plugin}: ${error.message}`, { timestamp: true })
-      replyError(res, 500, 'internal error')
-    })
+    current()
+      .then((target) => {
+        if (target === undefined)
+          return replyError(res, 500, `the MCP server module "${options.server}" failed to load: ${lastError ?? 'unknown error'}`)
+        return target.handler(req, res, next)
+      })
+      .catch((error: Error) => {
+        logger.error(`${plugin}: ${error.message}`, { timestamp: true })
+        replyError(res, 500, 'internal error')
+      })
   })
 
   // Load once the server listens, so a broken module shows at start-up.

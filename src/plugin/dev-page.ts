@@ -35,8 +35,12 @@ const escapeAttribute = (text: string): string => text.replace(/&/g, '&amp;').re
  * when the dev server has an HMR channel (it shows build errors in the overlay).
  */
 export function pageHtml(template: string, endpoint: string, viteClient: string | undefined): string {
-  let html = template.replace('<meta name="mcp-endpoint" content="/mcp">', `<meta name="mcp-endpoint" content="${escapeAttribute(endpoint)}">`)
-  if (viteClient !== undefined) html = html.replace('</head>', `  <script type="module" src="${escapeAttribute(viteClient)}"></script>\n</head>`)
+  let html = template.replace(
+    '<meta name="mcp-endpoint" content="/mcp">',
+    `<meta name="mcp-endpoint" content="${escapeAttribute(endpoint)}">`,
+  )
+  if (viteClient !== undefined)
+    html = html.replace('</head>', `  <script type="module" src="${escapeAttribute(viteClient)}"></script>\n</head>`)
   return html
 }
 
@@ -66,7 +70,12 @@ export function mountDevPage(server: ViteDevServer, endpoint: string): void {
       return next()
     }
     // The page calls tools: no other site may frame it (clickjacking).
-    res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" })
+    res.writeHead(200, {
+      'content-type': type,
+      'cache-control': 'no-store',
+      'x-frame-options': 'DENY',
+      'content-security-policy': "frame-ancestors 'none'",
+    })
     res.end(req.method === 'HEAD' ? undefined : body)
   })
 }

@@ -81,124 +81,142 @@ export interface ProtoMcpUnplugin extends Omit<Instance, 'vite' | 'rollup' | 'ro
  * The plugin for every supported bundler: `unpluginProtoMcp.vite(options)`,
  * `.rollup`, `.rolldown`, `.esbuild`, `.webpack`, `.rspack`.
  */
-export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undefined, false>(
-  (given, meta) => {
-    checkPluginOptions(PLUGIN_NAME, given)
-    const options = given ?? {}
-    // esbuild keeps a hook's watch files and reads `loc` only from reported
-    // errors (a thrown one loses both: no rebuild once the .proto is fixed,
-    // a location inside this plugin); reported errors fail its build too.
-    const reportInsteadOfThrow = meta.framework === 'esbuild'
-    let root = ''
-    let filter: (id: string) => boolean = () => false
-    // The project root anchors relative importPaths and include/exclude globs.
-    const setRoot = (dir: string): void => {
-      root = dir
-      filter = createFilter(options.include, options.exclude, { resolve: root })
-    }
-    setRoot(process.cwd())
-    const importPaths = (): string[] => (options.importPaths ?? []).map((dir) => resolve(root, dir))
-    // The `dts` file, once the root is known (it is relative to the root).
-    let dts: DeclarationFile | undefined
-    const declarationFile = (): DeclarationFile | undefined => {
-      const path = resolveDtsFile(options.dts, root)
-      if (path !== undefined && dts?.file !== path) dts = new DeclarationFile(path)
-      return path === undefined ? undefined : dts
-    }
-    // Vite's dev server, while serving: `?mcp` modules get the hot-reload code.
-    let devServer: ViteDevServer | undefined
-    // The close of each dev server's mount, by the server's client environment (see closeBundle).
-    const mounts = new WeakMap<object, () => Promise<void>>()
-    // `?mcp` ids whose last dev-server build failed: fixing one clears the overlay.
-    const failedInDev = new Set<string>()
+export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undefined, false>((given, meta) => {
+  checkPluginOptions(PLUGIN_NAME, given)
+  const options = given ?? {}
+  // esbuild keeps a hook's watch files and reads `loc` only from reported
+  // errors (a thrown one loses both: no rebuild once the .proto is fixed,
+  // a location inside this plugin); reported errors fail its build too.
+  const reportInsteadOfThrow = meta.framework === 'esbuild'
+  let root = ''
+  let filter: (id: string) => boolean = () => false
+  // The project root anchors relative importPaths and include/exclude globs.
+  const setRoot = (dir: string): void => {
+    root = dir
+    filter = createFilter(options.include, options.exclude, { resolve: root })
+  }
+  setRoot(process.cwd())
+  const importPaths = (): string[] => (options.importPaths ?? []).map((dir) => resolve(root, dir))
+  // The `dts` file, once the root is known (it is relative to the root).
+  let dts: DeclarationFile | undefined
+  const declarationFile = (): DeclarationFile | undefined => {
+    const path = resolveDtsFile(options.dts, root)
+    if (path !== undefined && dts?.file !== path) dts = new DeclarationFile(path)
+    return path === undefined ? undefined : dts
+  }
+  // Vite's dev server, while serving: `?mcp` modules get the hot-reload code.
+  let devServer: ViteDevServer | undefined
+  // The close of each dev server's mount, by the server's client environment (see closeBundle).
+  const mounts = new WeakMap<object, () => Promise<void>>()
+  // `?mcp` ids whose last dev-server build failed: fixing one clears the overlay.
+  const failedInDev = new Set<string>()
 
-    return {
-      name: PLUGIN_NAME,
-      // Vite must see `?mcp` before its own resolver strips or rejects it.
-      enforce: 'pre',
+  return {
+    name: PLUGIN_NAME,
+    // Vite must see `?mcp` before its own resolver strips or rejects it.
+    enforce: 'pre',
 
-      resolveId: {
-        filter: { id: MCP_ID_RE },
-        handler(id, importer) {
-          // The filter above already says so where the bundler supports hook filters.
-          if (!MCP_ID_RE.test(id)) return null
-          const file = locateProto(stripQuery(id), importer, root, importPaths())
-          if (file === undefined || !filter(file)) return null
-          return file + MCP_QUERY
-        },
+    resolveId: {
+      filter: { id: MCP_ID_RE },
+      handler(id, importer) {
+        // The filter above already says so where the bundler supports hook filters.
+        if (!MCP_ID_RE.test(id)) return null
+        const file = locateProto(stripQuery(id), importer, root, importPaths())
+        if (file === undefined || !filter(file)) return null
+        return file + MCP_QUERY
       },
+    },
 
-      load: {
-        filter: { id: MCP_ID_RE },
-        handler(id) {
-          const file = stripQuery(id)
-          if (!MCP_ID_RE.test(id) || !filter(file)) return null
-          // Only the dev server's environments run in 'dev' mode; a build has none.
-          const hmr = devServer !== undefined && (this as { environment?: { mode?: string } }).environment?.mode !== 'build'
-          let built
+    load: {
+      filter: { id: MCP_ID_RE },
+      handler(id) {
+        const file = stripQuery(id)
+        if (!MCP_ID_RE.test(id) || !filter(file)) return null
+        // Only the dev server's environments run in 'dev' mode; a build has none.
+        const hmr = devServer !== undefined && (this as { environment?: { mode?: string } }).environment?.mode !== 'build'
+        let built
+        try {
+          built = buildMcpModule(file, {
+            ...toolOptions(options),
+            importPaths: importPaths(),
+            profile: options.profile ?? 'portable',
+            hmr,
+            declarations: Boolean(options.dts),
+          })
+        } catch (cause) {
+          const error = toPluginError(cause, id, file)
+          if (devServer) {
+            failedInDev.add(id)
+            sendToOverlay(devServer, error, PLUGIN_NAME)
+          }
+          // Watch the broken file and every import read before the failure
+          // (a → b → c broken in c: editing b to drop the import must rebuild too).
+          const watched = new Set([file, ...(error.loc ? [error.loc.file] : []), ...(isProtoError(cause) ? (cause.files ?? []) : [])])
+          for (const path of watched) this.addWatchFile(path)
+          if (reportInsteadOfThrow) {
+            // A plain object: unplugin hands esbuild `message`, `id` and `loc`.
+            this.error({ message: error.message, id, ...(error.loc ? { loc: error.loc } : {}) })
+            return { code: 'export default undefined', map: null }
+          }
+          // Thrown: `this.error(...)` does not stop webpack or Rspack.
+          throw error
+        }
+        if (devServer && failedInDev.delete(id)) clearOverlay(devServer)
+        for (const watched of built.watchFiles) this.addWatchFile(watched)
+        for (const warning of built.warnings) this.warn(`${file}: ${warning.message}`)
+        if (options.verbose) for (const note of built.notes) this.warn(`${file}: ${note}`)
+        if (built.declarations !== undefined) {
+          const target = declarationFile()!
+          // Types are a convenience: a failed write warns, the build goes on.
           try {
-            built = buildMcpModule(file, { ...toolOptions(options), importPaths: importPaths(), profile: options.profile ?? 'portable', hmr, declarations: Boolean(options.dts) })
+            target.update(file, built.declarations)
           } catch (cause) {
-            const error = toPluginError(cause, id, file)
-            if (devServer) {
-              failedInDev.add(id)
-              sendToOverlay(devServer, error, PLUGIN_NAME)
-            }
-            // Watch the broken file and every import read before the failure
-            // (a → b → c broken in c: editing b to drop the import must rebuild too).
-            const watched = new Set([file, ...(error.loc ? [error.loc.file] : []), ...(isProtoError(cause) ? cause.files ?? [] : [])])
-            for (const path of watched) this.addWatchFile(path)
-            if (reportInsteadOfThrow) {
-              // A plain object: unplugin hands esbuild `message`, `id` and `loc`.
-              this.error({ message: error.message, id, ...(error.loc ? { loc: error.loc } : {}) })
-              return { code: 'export default undefined', map: null }
-            }
-            // Thrown: `this.error(...)` does not stop webpack or Rspack.
-            throw error
+            this.warn(`cannot write "${target.file}": ${(cause as Error).message}`)
           }
-          if (devServer && failedInDev.delete(id)) clearOverlay(devServer)
-          for (const watched of built.watchFiles) this.addWatchFile(watched)
-          for (const warning of built.warnings) this.warn(`${file}: ${warning.message}`)
-          if (options.verbose) for (const note of built.notes) this.warn(`${file}: ${note}`)
-          if (built.declarations !== undefined) {
-            const target = declarationFile()!
-            // Types are a convenience: a failed write warns, the build goes on.
-            try { target.update(file, built.declarations) } catch (cause) { this.warn(`cannot write "${target.file}": ${(cause as Error).message}`) }
-          }
-          return { code: built.code, map: null }
-        },
+        }
+        return { code: built.code, map: null }
       },
+    },
 
-      // The resolved id ends in `.proto?mcp`, an extension esbuild has no loader for.
-      esbuild: {
-        loader: 'js',
-        onResolveFilter: MCP_ID_RE,
-        onLoadFilter: MCP_ID_RE,
-        config(build) { if (build.absWorkingDir) setRoot(build.absWorkingDir) },
+    // The resolved id ends in `.proto?mcp`, an extension esbuild has no loader for.
+    esbuild: {
+      loader: 'js',
+      onResolveFilter: MCP_ID_RE,
+      onLoadFilter: MCP_ID_RE,
+      config(build) {
+        if (build.absWorkingDir) setRoot(build.absWorkingDir)
       },
-      vite: {
-        configResolved(config) { setRoot(config.root) },
-        configureServer(server) {
-          devServer = server
-          server.httpServer?.once('close', () => { devServer = undefined })
-          if (!options.dev) return
-          mounts.set(server.environments.client, mountDevServer(server, options.dev, PLUGIN_NAME))
-          mountDevPage(server, options.dev.path ?? DEFAULT_DEV_PATH)
-        },
-        // Vite closes each environment's plugins when its dev server closes
-        // or restarts (the new server mounts afresh): the client one's
-        // closeBundle ends that server's MCP sessions. One plugin object may
-        // serve an old and a new server during a restart, hence the map.
-        async closeBundle() {
-          const environment = (this as { environment?: object }).environment
-          const close = environment === undefined ? undefined : mounts.get(environment)
-          if (close === undefined) return
-          mounts.delete(environment!)
-          await close()
-        },
+    },
+    vite: {
+      configResolved(config) {
+        setRoot(config.root)
       },
-      webpack(compiler) { if (compiler.options.context) setRoot(compiler.options.context) },
-      rspack(compiler) { if (compiler.options.context) setRoot(compiler.options.context) },
-    }
-  },
-)
+      configureServer(server) {
+        devServer = server
+        server.httpServer?.once('close', () => {
+          devServer = undefined
+        })
+        if (!options.dev) return
+        mounts.set(server.environments.client, mountDevServer(server, options.dev, PLUGIN_NAME))
+        mountDevPage(server, options.dev.path ?? DEFAULT_DEV_PATH)
+      },
+      // Vite closes each environment's plugins when its dev server closes
+      // or restarts (the new server mounts afresh): the client one's
+      // closeBundle ends that server's MCP sessions. One plugin object may
+      // serve an old and a new server during a restart, hence the map.
+      async closeBundle() {
+        const environment = (this as { environment?: object }).environment
+        const close = environment === undefined ? undefined : mounts.get(environment)
+        if (close === undefined) return
+        mounts.delete(environment!)
+        await close()
+      },
+    },
+    webpack(compiler) {
+      if (compiler.options.context) setRoot(compiler.options.context)
+    },
+    rspack(compiler) {
+      if (compiler.options.context) setRoot(compiler.options.context)
+    },
+  }
+})

@@ -63,7 +63,10 @@ export function addBundled(
       result: { imports: result.imports, weakImports: result.weakImports },
     }
   }
-  for (const [root, json] of [[model, hit.parsed.model], [runtime, hit.parsed.runtime]] as const) {
+  for (const [root, json] of [
+    [model, hit.parsed.model],
+    [runtime, hit.parsed.runtime],
+  ] as const) {
     root.addJSON(json)
     stampFilename(root, json, '', path)
   }

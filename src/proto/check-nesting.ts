@@ -58,9 +58,14 @@ export function checkNesting(root: protobuf.Root, sources: Sources): void {
           const decl = scanned.declarations.get(declarationKey('message', name))
           if (decl) at = { file, line: decl.line, column: decl.column }
         }
-        throw protoError('PROTO_TYPE', at.file, at.line, at.column,
-          `message "${name}" (of rpc ${service.name}.${method.name}) nests more than ${MAX_MESSAGE_NESTING} messages deep, `
-          + 'more than the build compiles (protobuf JSON decodes 100 levels at most); flatten the chain or make it recursive')
+        throw protoError(
+          'PROTO_TYPE',
+          at.file,
+          at.line,
+          at.column,
+          `message "${name}" (of rpc ${service.name}.${method.name}) nests more than ${MAX_MESSAGE_NESTING} messages deep, ` +
+            'more than the build compiles (protobuf JSON decodes 100 levels at most); flatten the chain or make it recursive',
+        )
       }
     }
   }

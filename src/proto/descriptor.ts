@@ -77,11 +77,10 @@ function typeJson(obj: protobuf.Type | protobuf.Enum): Json {
 }
 
 function sortDescriptor(value: unknown, keepOrder = false): unknown {
-  if (Array.isArray(value)) return value.map(v => sortDescriptor(v))
+  if (Array.isArray(value)) return value.map((v) => sortDescriptor(v))
   if (value === null || typeof value !== 'object') return value
   const keys = Object.keys(value)
   const out: Json = {}
-  for (const key of keepOrder ? keys : keys.sort())
-    out[key] = sortDescriptor((value as Json)[key], !keepOrder && ORDERED_KEYS.has(key))
+  for (const key of keepOrder ? keys : keys.sort()) out[key] = sortDescriptor((value as Json)[key], !keepOrder && ORDERED_KEYS.has(key))
   return out
 }

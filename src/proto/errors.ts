@@ -27,18 +27,8 @@ export interface ProtoError extends Error {
 /**
  * Creates a {@link ProtoError}: `cannot parse "<file>": <reason> (line N)`.
  */
-export function protoError(
-  code: ProtoErrorCode,
-  file: string,
-  line: number,
-  column: number,
-  reason: string,
-  cause?: unknown,
-): ProtoError {
-  const error = new Error(
-    `cannot parse "${file}": ${reason} (line ${line})`,
-    cause === undefined ? undefined : { cause },
-  ) as ProtoError
+export function protoError(code: ProtoErrorCode, file: string, line: number, column: number, reason: string, cause?: unknown): ProtoError {
+  const error = new Error(`cannot parse "${file}": ${reason} (line ${line})`, cause === undefined ? undefined : { cause }) as ProtoError
   error.name = PROTO_ERROR_NAME
   error.code = code
   error.file = file
@@ -50,6 +40,5 @@ export function protoError(
 /** Tells whether `value` is a {@link ProtoError} (by name, so it works across bundle copies). */
 export function isProtoError(value: unknown): value is ProtoError {
   const candidate = value as Partial<ProtoError> | null
-  return typeof candidate === 'object' && candidate !== null
-    && candidate.name === PROTO_ERROR_NAME && typeof candidate.code === 'string'
+  return typeof candidate === 'object' && candidate !== null && candidate.name === PROTO_ERROR_NAME && typeof candidate.code === 'string'
 }

@@ -35,7 +35,11 @@ const SERVICE_METHOD = 2
 
 type Json = Record<string, unknown>
 type DecodedFile = descriptorExt.IFileDescriptorProto & { sourceCodeInfo?: { location?: Location[] } }
-interface Location { path?: number[]; span?: number[]; leadingComments?: string }
+interface Location {
+  path?: number[]
+  span?: number[]
+  leadingComments?: string
+}
 
 /** A file whose comments are no descriptions, as a shipped or protobufjs-bundled file is when loaded from disk. */
 const isBundled = (name: string): boolean => name.startsWith('google/') || SHIPPED_FILES.has(name)
@@ -50,9 +54,10 @@ const isBundled = (name: string): boolean => name.startsWith('google/') || SHIPP
  * extension is among `files`. Throws on a missing dependency or unknown type.
  */
 export function modelFromDescriptors(files: readonly Uint8Array[], options: FromDescriptorsOptions = {}): ProtoModel {
-  const decoded = files.map(bytes => descriptorExt.FileDescriptorProto.decode(bytes) as unknown as DecodedFile)
+  const decoded = files.map((bytes) => descriptorExt.FileDescriptorProto.decode(bytes) as unknown as DecodedFile)
   const byName = new Map<string, { decoded: DecodedFile; bytes: Uint8Array }>()
-  for (const [i, file] of decoded.entries()) if (file.name && !byName.has(file.name)) byName.set(file.name, { decoded: file, bytes: files[i]! })
+  for (const [i, file] of decoded.entries())
+    if (file.name && !byName.has(file.name)) byName.set(file.name, { decoded: file, bytes: files[i]! })
   for (const { decoded: file } of byName.values()) {
     for (const dep of file.dependency ?? []) {
       if (!byName.has(dep)) throw new Error(`file "${file.name}" imports "${dep}", which the descriptors do not include`)
@@ -67,7 +72,7 @@ export function modelFromDescriptors(files: readonly Uint8Array[], options: From
   }
   for (const name of byName.keys()) visit(name)
 
-  const decodedInOrder = order.map(name => byName.get(name)!.decoded)
+  const decodedInOrder = order.map((name) => byName.get(name)!.decoded)
   const model = rootOf(decodedInOrder, true, order)
   const runtime = rootOf(decodedInOrder, false, order)
   // Types from protobufjs's bundled JSON belong to no file, as for a `.proto` importing them.
@@ -83,20 +88,24 @@ export function modelFromDescriptors(files: readonly Uint8Array[], options: From
     if (isBundled(name)) sources.bundledFiles.add(name)
   }
 
-  const wanted = options.services ?? order.flatMap(name => (byName.get(name)!.decoded.service ?? [])
-    .map(s => qualify(byName.get(name)!.decoded.package ?? '', s.name ?? '')))
-  const serviceFiles = order.filter(name => (byName.get(name)!.decoded.service ?? [])
-    .some(s => wanted.includes(qualify(byName.get(name)!.decoded.package ?? '', s.name ?? ''))))
-  const models = serviceFiles.map(name => toModel(model, name, sources))
-  const services = models.flatMap(m => m.services)
+  const wanted =
+    options.services ??
+    order.flatMap((name) =>
+      (byName.get(name)!.decoded.service ?? []).map((s) => qualify(byName.get(name)!.decoded.package ?? '', s.name ?? '')),
+    )
+  const serviceFiles = order.filter((name) =>
+    (byName.get(name)!.decoded.service ?? []).some((s) => wanted.includes(qualify(byName.get(name)!.decoded.package ?? '', s.name ?? ''))),
+  )
+  const models = serviceFiles.map((name) => toModel(model, name, sources))
+  const services = models.flatMap((m) => m.services)
   for (const name of wanted) {
-    if (!services.some(s => s.fullName === name)) throw new Error(`service "${name}" is not declared in the descriptors`)
+    if (!services.some((s) => s.fullName === name)) throw new Error(`service "${name}" is not declared in the descriptors`)
   }
   services.sort((a, b) => wanted.indexOf(a.fullName) - wanted.indexOf(b.fullName))
   // With no service at all, the model still carries every message (an empty scan stands for the root file).
   if (models.length === 0) sources.scanned.set('', emptyScan())
   const first = models[0] ?? toModel(model, '', sources)
-  const kept = services.filter(s => wanted.includes(s.fullName))
+  const kept = services.filter((s) => wanted.includes(s.fullName))
   const importers = new Map<string, Set<string>>()
   for (const name of order) {
     for (const dep of byName.get(name)!.decoded.dependency ?? []) {
@@ -104,7 +113,7 @@ export function modelFromDescriptors(files: readonly Uint8Array[], options: From
       importers.get(dep)!.add(name)
     }
   }
-  const shipped = new Set(order.filter(name => SHIPPED_FILES.has(name)))
+  const shipped = new Set(order.filter((name) => SHIPPED_FILES.has(name)))
   const optionOnly = new Set<string>()
   for (const file of serviceFiles.length > 0 ? serviceFiles : ['']) {
     for (const name of optionOnlyFiles(file, importers, shipped)) optionOnly.add(name)
@@ -134,8 +143,10 @@ const emptyScan = (): ScannedFile => ({ declarations: new Map(), imports: [], pa
  * importing them gets them. Not resolved.
  */
 function rootOf(files: DecodedFile[], keepCase: boolean, order: string[]): protobuf.Root {
-  const copies = files.map(file => descriptorExt.FileDescriptorProto.fromObject(
-    descriptorExt.FileDescriptorProto.toObject(file as never)) as unknown as DecodedFile)
+  const copies = files.map(
+    (file) =>
+      descriptorExt.FileDescriptorProto.fromObject(descriptorExt.FileDescriptorProto.toObject(file as never)) as unknown as DecodedFile,
+  )
   const explicit = new Map<string, string>()
   const fields = (m: descriptorExt.IDescriptorProto, scope: string): void => {
     const fullName = qualify(scope, m.name ?? '')
@@ -149,7 +160,7 @@ function rootOf(files: DecodedFile[], keepCase: boolean, order: string[]): proto
     if (!keepCase) {
       for (const [i, o] of (m.oneofDecl ?? []).entries()) {
         // An unset oneof_index reads as 0 from the prototype.
-        const members = (m.field ?? []).filter(f => Object.prototype.hasOwnProperty.call(f, 'oneofIndex') && f.oneofIndex === i)
+        const members = (m.field ?? []).filter((f) => Object.prototype.hasOwnProperty.call(f, 'oneofIndex') && f.oneofIndex === i)
         if (members.length === 1 && members[0]!.proto3Optional) o.name = `_${protobuf.util.camelCase(members[0]!.name ?? '')}`
       }
     }
@@ -165,12 +176,13 @@ function rootOf(files: DecodedFile[], keepCase: boolean, order: string[]): proto
   const json = built.toJSON({ keepComments: false })
   // The parser leaves jsonName unset but for an explicit json_name (set below).
   dropJsonNames(json)
-  const wellKnown = order.filter(name => Boolean(protobuf.common.get(name)))
+  const wellKnown = order.filter((name) => Boolean(protobuf.common.get(name)))
   if (!keepCase) for (const name of WELL_KNOWN_FILES) if (!wellKnown.includes(name)) wellKnown.push(name)
   const protobufNs = (json.nested?.google as protobuf.INamespace | undefined)?.nested?.protobuf as protobuf.INamespace | undefined
   for (const name of wellKnown) {
     const bundled = protobuf.common.get(name)?.nested ?? {}
-    const declared = ((bundled.google as protobuf.INamespace | undefined)?.nested?.protobuf as protobuf.INamespace | undefined)?.nested ?? {}
+    const declared =
+      ((bundled.google as protobuf.INamespace | undefined)?.nested?.protobuf as protobuf.INamespace | undefined)?.nested ?? {}
     for (const type of Object.keys(declared)) delete protobufNs?.nested?.[type]
   }
   // Root.fromJSON would resolve before the well-known types are in.
@@ -180,7 +192,7 @@ function rootOf(files: DecodedFile[], keepCase: boolean, order: string[]): proto
   for (const [key, jsonName] of explicit) {
     const [type, name] = key.split('#') as [string, string]
     const obj = root.lookup(type)
-    const field = obj instanceof protobuf.Type ? Object.values(obj.fields).find(f => (f.protoName ?? f.name) === name) : undefined
+    const field = obj instanceof protobuf.Type ? Object.values(obj.fields).find((f) => (f.protoName ?? f.name) === name) : undefined
     if (field) {
       ;(field as { jsonName: string }).jsonName = jsonName
       field.setOption('json_name', jsonName)
@@ -205,7 +217,9 @@ function protocJsonName(name: string): string {
 /** Sets `filename` on each declaration of `file`, nested ones too, as the parser does (protobufjs's reader stamps only the package). */
 function stampFiles(model: protobuf.Root, runtime: protobuf.Root, file: DecodedFile): void {
   const pkg = file.package ?? ''
-  const names = [...(file.messageType ?? []), ...(file.enumType ?? []), ...(file.service ?? []), ...(file.extension ?? [])].map(d => d.name ?? '')
+  const names = [...(file.messageType ?? []), ...(file.enumType ?? []), ...(file.service ?? []), ...(file.extension ?? [])].map(
+    (d) => d.name ?? '',
+  )
   const stamp = (obj: protobuf.ReflectionObject): void => {
     obj.filename = file.name ?? null
     if (obj instanceof protobuf.Type) for (const nested of obj.nestedArray) stamp(nested)
@@ -230,7 +244,7 @@ function scanDescriptor(file: DecodedFile): ScannedFile {
     const loc = locations.get(path.join('.'))
     const span = loc?.span ?? []
     // protoc leaves leading_comments unset when there is none; an empty comment line is "\n".
-    const comment = loc && Object.prototype.hasOwnProperty.call(loc, 'leadingComments') ? loc.leadingComments ?? null : null
+    const comment = loc && Object.prototype.hasOwnProperty.call(loc, 'leadingComments') ? (loc.leadingComments ?? null) : null
     declarations.set(key, { line: (span[0] ?? 0) + 1, column: (span[1] ?? 0) + 1, comment })
   }
   const pkg = file.package ?? ''
@@ -253,7 +267,8 @@ function scanDescriptor(file: DecodedFile): ScannedFile {
   for (const [i, s] of (file.service ?? []).entries()) {
     const fullName = qualify(pkg, s.name ?? '')
     record(declarationKey('service', fullName), [FILE_SERVICE, i])
-    for (const [j, m] of (s.method ?? []).entries()) record(declarationKey('method', fullName, m.name ?? ''), [FILE_SERVICE, i, SERVICE_METHOD, j])
+    for (const [j, m] of (s.method ?? []).entries())
+      record(declarationKey('method', fullName, m.name ?? ''), [FILE_SERVICE, i, SERVICE_METHOD, j])
   }
   return { declarations, imports: (file.dependency ?? []).map((path: string) => ({ path, line: 1, column: 1 })), packageName: pkg }
 }
@@ -285,13 +300,15 @@ function applyCustomOptions(root: protobuf.Root, runtime: protobuf.Root, bytes: 
   const file = fileType.toObject(fileType.decode(bytes), { enums: String, longs: Number, bytes: String, defaults: false }) as Json
   const statements = (options: unknown): Json[] => {
     if (options === null || typeof options !== 'object') return []
-    return Object.entries(options as Json).filter(([key]) => key.startsWith('.')).map(([key, value]) => ({ [`(${key.slice(1)})`]: value }))
+    return Object.entries(options as Json)
+      .filter(([key]) => key.startsWith('.'))
+      .map(([key, value]) => ({ [`(${key.slice(1)})`]: value }))
   }
   const apply = (obj: protobuf.ReflectionObject | null, options: unknown): void => {
     const parsed = statements(options)
     if (obj && parsed.length > 0) obj.parsedOptions = parsed
   }
-  const list = (value: unknown): Json[] => (Array.isArray(value) ? value as Json[] : [])
+  const list = (value: unknown): Json[] => (Array.isArray(value) ? (value as Json[]) : [])
   const pkg = (file.package as string | undefined) ?? ''
   const message = (m: Json, scope: string): void => {
     const fullName = qualify(scope, m.name as string)
@@ -302,7 +319,7 @@ function applyCustomOptions(root: protobuf.Root, runtime: protobuf.Root, bytes: 
       apply(type.fields[f.name as string] ?? null, f.options)
       // The runtime's descriptor keeps a field's custom options flat, as the parser sets them.
       const twin = runtime.lookup(fullName)
-      const field = twin instanceof protobuf.Type ? twin.fieldsArray.find(x => (x.protoName ?? x.name) === f.name) : undefined
+      const field = twin instanceof protobuf.Type ? twin.fieldsArray.find((x) => (x.protoName ?? x.name) === f.name) : undefined
       if (field) for (const statement of statements(f.options)) flatten(statement, '', (key, value) => field.setOption(key, value))
     }
     for (const o of list(m.oneof_decl)) apply(type.oneofs?.[o.name as string] ?? null, o.options)

@@ -26,8 +26,9 @@ export interface LoadProtoOptions {
 }
 
 /** The well-known types every descriptor carries (bundled with protobufjs). */
-export const WELL_KNOWN_FILES = ['any', 'duration', 'empty', 'field_mask', 'struct', 'timestamp', 'wrappers']
-  .map(name => `google/protobuf/${name}.proto`)
+export const WELL_KNOWN_FILES = ['any', 'duration', 'empty', 'field_mask', 'struct', 'timestamp', 'wrappers'].map(
+  (name) => `google/protobuf/${name}.proto`,
+)
 
 /** The largest `.proto` file read, in bytes (16 MiB). */
 export const MAX_PROTO_BYTES = 16 * 1024 * 1024
@@ -73,8 +74,7 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
       if (!stat.isFile()) throw new Error('not a regular file (a .proto must be a file)')
       if (stat.size > MAX_PROTO_BYTES) throw new Error(`${stat.size} bytes, more than the ${MAX_PROTO_BYTES} a .proto may have`)
       text = readFileSync(path, 'utf8')
-    }
-    catch (cause) {
+    } catch (cause) {
       throw new Error(`cannot read "${path}": ${(cause as Error).message}`, { cause })
     }
     read.push(path)
@@ -89,30 +89,39 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     for (const importPath of [...(parsed.imports ?? []), ...(parsed.weakImports ?? [])]) {
       const found = resolveImport(importPath, path, rootFile, importPaths)
       if (found?.kind === 'refused') {
-        const at = scanned.imports.find(i => i.path === importPath)
+        const at = scanned.imports.find((i) => i.path === importPath)
         throw protoError('PROTO_IMPORT', path, at?.line ?? 1, at?.column ?? 1, found.reason)
       }
       if (!found) {
-        const at = scanned.imports.find(i => i.path === importPath)
-        throw protoError('PROTO_IMPORT', path, at?.line ?? 1, at?.column ?? 1,
-          `import "${importPath}" not found next to the importing file, next to "${rootFile}" or in importPaths `
-          + '(add the directory it is relative to to importPaths)')
+        const at = scanned.imports.find((i) => i.path === importPath)
+        throw protoError(
+          'PROTO_IMPORT',
+          path,
+          at?.line ?? 1,
+          at?.column ?? 1,
+          `import "${importPath}" not found next to the importing file, next to "${rootFile}" or in importPaths ` +
+            '(add the directory it is relative to to importPaths)',
+        )
       }
-      const cycleStart = found.kind === 'file' ? importing.findIndex(f => f.path === found.path) : -1
+      const cycleStart = found.kind === 'file' ? importing.findIndex((f) => f.path === found.path) : -1
       if (cycleStart !== -1) {
         // protoc rejects a cycle ("File recursively imports itself"); protobufjs would load it silently.
-        const chain = [...importing.slice(cycleStart).map(f => f.name), importPath]
-        const at = scanned.imports.find(i => i.path === importPath)
-        throw protoError('PROTO_IMPORT', path, at?.line ?? 1, at?.column ?? 1,
-          `file recursively imports itself: ${chain.join(' -> ')} (remove one of these imports)`)
+        const chain = [...importing.slice(cycleStart).map((f) => f.name), importPath]
+        const at = scanned.imports.find((i) => i.path === importPath)
+        throw protoError(
+          'PROTO_IMPORT',
+          path,
+          at?.line ?? 1,
+          at?.column ?? 1,
+          `file recursively imports itself: ${chain.join(' -> ')} (remove one of these imports)`,
+        )
       }
       if (found.kind === 'bundled') {
         if (loadedBundles.has(found.name)) continue
         loadedBundles.add(found.name)
         model.addJSON(found.json.nested ?? {})
         runtime.addJSON(found.json.nested ?? {})
-      }
-      else {
+      } else {
         if (!importers.has(found.path)) importers.set(found.path, new Set())
         importers.get(found.path)!.add(path)
         if (found.shipped) shipped.add(found.path)
@@ -139,8 +148,7 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     const result = toModel(model, rootFile, sources)
     result.descriptor = buildDescriptor(runtime, optionOnlyFiles(rootFile, importers, shipped))
     return result
-  }
-  catch (error) {
+  } catch (error) {
     if (isProtoError(error)) error.files = [...read].sort()
     throw error
   }
@@ -174,10 +182,15 @@ export function optionOnlyFiles(rootFile: string, importers: Map<string, Set<str
  */
 function checkReservedNames(path: string, text: string): void {
   if (!text.includes('__proto__')) return
-  const at = tokenize(text).find(t => t.text === '__proto__')
+  const at = tokenize(text).find((t) => t.text === '__proto__')
   if (at === undefined) return
-  throw protoError('PROTO_SYNTAX', path, at.line, at.column,
-    'the name "__proto__" cannot be used: JavaScript objects cannot hold it as a key, so its declaration would vanish (rename it)')
+  throw protoError(
+    'PROTO_SYNTAX',
+    path,
+    at.line,
+    at.column,
+    'the name "__proto__" cannot be used: JavaScript objects cannot hold it as a key, so its declaration would vanish (rename it)',
+  )
 }
 
 /** Parses one file's text into both roots, turning protobufjs errors into `PROTO_SYNTAX`. */
@@ -193,11 +206,9 @@ function parseOne(root: protobuf.Root, keepCase: boolean, text: string, path: st
   try {
     holdParseFilename(path)
     return protobuf.parse(text, root, { keepCase, alternateCommentMode: true })
-  }
-  catch (cause) {
+  } catch (cause) {
     throw syntaxError(path, text, cause)
-  }
-  finally {
+  } finally {
     releaseParseFilename()
   }
 }
@@ -212,19 +223,21 @@ function syntaxError(path: string, text: string, cause: unknown): Error {
   let column: number | undefined
   const offending = OFFENDING_TOKEN_RE.exec(reason)?.[1]
   if (line !== undefined) {
-    column = tokens.find(t => t.line === line && t.text === offending)?.column
-      ?? tokens.find(t => t.line === line)?.column
-  }
-  else {
+    column = tokens.find((t) => t.line === line && t.text === offending)?.column ?? tokens.find((t) => t.line === line)?.column
+  } else {
     // "duplicate name 'X' in ..." carries no line: point at the declaration of X.
     const name = DUPLICATE_NAME_RE.exec(reason)?.[1]
-    const at = tokens.findIndex((t, i) => t.text === name
-      && ((i > 0 && DECLARING_RE.test(tokens[i - 1]!.text)) || tokens[i + 1]?.text === '='))
+    const at = tokens.findIndex(
+      (t, i) => t.text === name && ((i > 0 && DECLARING_RE.test(tokens[i - 1]!.text)) || tokens[i + 1]?.text === '='),
+    )
     line = tokens[at]?.line
     column = tokens[at]?.column
   }
   // The offending text is the file's content (which may not be a .proto at all): point at it instead of quoting it.
-  const shown = offending === undefined ? reason : reason.replace(OFFENDING_TOKEN_RE, (whole) => `${whole.slice(0, whole.indexOf("'")).trimEnd()} at column ${column ?? 1}`)
+  const shown =
+    offending === undefined
+      ? reason
+      : reason.replace(OFFENDING_TOKEN_RE, (whole) => `${whole.slice(0, whole.indexOf("'")).trimEnd()} at column ${column ?? 1}`)
   return protoError('PROTO_SYNTAX', path, line ?? 1, column ?? 1, shown, cause)
 }
 
@@ -254,15 +267,17 @@ function checkTypes(root: protobuf.Root, sources: Sources, built: string[]): voi
     // Extension fields (`extend X { ... }`) sit among the nested objects.
     for (const nested of ns.nestedArray) if (nested instanceof protobuf.Field) fields.push(nested)
     for (const field of fields) {
-      try { field.resolve() }
-      catch (cause) {
+      try {
+        field.resolve()
+      } catch (cause) {
         fail(field, [declarationKey('field', name, field.name), declarationKey('message', name)], field.type, cause)
       }
     }
     if (ns instanceof protobuf.Service) {
       for (const method of ns.methodsArray) {
-        try { method.resolve() }
-        catch (cause) {
+        try {
+          method.resolve()
+        } catch (cause) {
           const missing = safeLookup(ns, method.requestType) ? method.responseType : method.requestType
           fail(method, [declarationKey('method', name, method.name), declarationKey('service', name)], missing, cause)
         }
@@ -281,15 +296,17 @@ function checkTypes(root: protobuf.Root, sources: Sources, built: string[]): voi
 function resolveOrThrow(root: protobuf.Root, file: string): void {
   try {
     root.resolveAll()
-  }
-  catch (cause) {
+  } catch (cause) {
     throw protoError('PROTO_TYPE', file, 1, 1, (cause as Error).message, cause)
   }
 }
 
 function safeLookup(from: protobuf.Service, name: string): boolean {
-  try { return from.lookupType(name) !== null }
-  catch { return false }
+  try {
+    return from.lookupType(name) !== null
+  } catch {
+    return false
+  }
 }
 
 /**

@@ -13,16 +13,24 @@ export interface SourceLoc {
 
 /** Scalar kinds, spelled as in `.proto` files. */
 export type ScalarType =
-  | 'double' | 'float'
-  | 'int32' | 'int64' | 'uint32' | 'uint64'
-  | 'sint32' | 'sint64' | 'fixed32' | 'fixed64' | 'sfixed32' | 'sfixed64'
-  | 'bool' | 'string' | 'bytes'
+  | 'double'
+  | 'float'
+  | 'int32'
+  | 'int64'
+  | 'uint32'
+  | 'uint64'
+  | 'sint32'
+  | 'sint64'
+  | 'fixed32'
+  | 'fixed64'
+  | 'sfixed32'
+  | 'sfixed64'
+  | 'bool'
+  | 'string'
+  | 'bytes'
 
 /** What a single value of a field is: a scalar, an enum or a message (by full name, no leading dot). */
-export type ValueType =
-  | { kind: 'scalar'; scalar: ScalarType }
-  | { kind: 'enum'; typeName: string }
-  | { kind: 'message'; typeName: string }
+export type ValueType = { kind: 'scalar'; scalar: ScalarType } | { kind: 'enum'; typeName: string } | { kind: 'message'; typeName: string }
 
 /** One field of a message. */
 export interface FieldModel {

@@ -57,9 +57,12 @@ export function resolveImport(
   const json = protobuf.common.get(importPath)
   if (json) return { kind: 'bundled', name: importPath, json }
   if (isAbsolute(importPath) || /^[A-Za-z]:[\\/]/.test(importPath)) {
-    return { kind: 'refused', reason: `import "${importPath}" is an absolute path: imports are relative to the importing file's folder or an import path` }
+    return {
+      kind: 'refused',
+      reason: `import "${importPath}" is an absolute path: imports are relative to the importing file's folder or an import path`,
+    }
   }
-  const dirs = [dirname(importer), dirname(rootFile), ...importPaths.map(p => resolve(p))]
+  const dirs = [dirname(importer), dirname(rootFile), ...importPaths.map((p) => resolve(p))]
   let escaped = false
   for (const dir of dirs) {
     const candidate = join(dir, importPath)
@@ -69,7 +72,10 @@ export function resolveImport(
     escaped = true
   }
   if (escaped) {
-    return { kind: 'refused', reason: `import "${importPath}" resolves outside the importing file's folder and every import path (through ".." or a symlink)` }
+    return {
+      kind: 'refused',
+      reason: `import "${importPath}" resolves outside the importing file's folder and every import path (through ".." or a symlink)`,
+    }
   }
   const shipped = shippedProtosDir()
   if (shipped !== null) {

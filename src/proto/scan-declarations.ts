@@ -51,8 +51,7 @@ export function scanDeclarations(source: string): ScannedFile {
   // Keywords are legal type names (`message message = 1;`): a declaration is `keyword Name {`.
   const opensBlock = (): boolean => at(2) === '{'
   const record = (key: string, token: Token | undefined): void => {
-    if (token && !declarations.has(key))
-      declarations.set(key, { line: token.line, column: token.column, comment: token.leading })
+    if (token && !declarations.has(key)) declarations.set(key, { line: token.line, column: token.column, comment: token.leading })
   }
   const qualify = (scope: string, name: string): string => (scope ? `${scope}.${name}` : name)
 
@@ -66,9 +65,11 @@ export function scanDeclarations(source: string): ScannedFile {
       if (t === '{' || t === '[' || t === '(') depth++
       else if (t === '}' || t === ']' || t === ')') {
         depth--
-        if (depth === 0 && t === '}') { if (at() === ';') i++; return }
-      }
-      else if (t === ';' && depth === 0) return
+        if (depth === 0 && t === '}') {
+          if (at() === ';') i++
+          return
+        }
+      } else if (t === ';' && depth === 0) return
     }
   }
   /** Index of the `=` of the statement starting at `i` (before any `;` or `{`), or -1. */
@@ -126,7 +127,7 @@ export function scanDeclarations(source: string): ScannedFile {
     const eq = equalsIndex()
     if (eq < 1) return skipStatement()
     const name = tokens[eq - 1]!.text
-    const isGroup = tokens.slice(i, eq).some(t => t.text === 'group')
+    const isGroup = tokens.slice(i, eq).some((t) => t.text === 'group')
     if (isGroup) {
       // proto2 group: a nested message `Name` and a field named as protobufjs names it (first letter lowered).
       record(declarationKey('field', fullName, name.charAt(0).toLowerCase() + name.slice(1)), start)
@@ -175,15 +176,13 @@ export function scanDeclarations(source: string): ScannedFile {
       while (i < tokens.length && at() !== ';') parts.push(tokens[i++]!.text)
       pkg = parts.join('')
       i++
-    }
-    else if (t === 'import') {
+    } else if (t === 'import') {
       let k = i + 1
       while (k < tokens.length && !/^["']/.test(tokens[k]!.text) && tokens[k]!.text !== ';') k++
       const literal = tokens[k]?.text ?? ''
       if (/^["']/.test(literal)) imports.push({ path: unquote(literal), line: start.line, column: start.column })
       skipStatement()
-    }
-    else if (t === 'message' && opensBlock()) parseMessage(pkg, modifier)
+    } else if (t === 'message' && opensBlock()) parseMessage(pkg, modifier)
     else if (t === 'enum' && opensBlock()) parseEnum(pkg, modifier)
     else if (t === 'service') parseService()
     else if (t === ';') i++

@@ -4,7 +4,15 @@
  */
 import protobuf from 'protobufjs'
 import type {
-  EnumModel, FieldModel, MessageModel, MethodModel, ProtoModel, ScalarType, ServiceModel, SourceLoc, ValueType,
+  EnumModel,
+  FieldModel,
+  MessageModel,
+  MethodModel,
+  ProtoModel,
+  ScalarType,
+  ServiceModel,
+  SourceLoc,
+  ValueType,
 } from './model.ts'
 import { customOptions } from './custom-options.ts'
 import { protoError } from './errors.ts'
@@ -26,10 +34,8 @@ export interface Sources {
 export function collectSources(ns: protobuf.NamespaceBase): (protobuf.Type | protobuf.Enum | protobuf.Service)[] {
   const out: (protobuf.Type | protobuf.Enum | protobuf.Service)[] = []
   for (const nested of ns.nestedArray) {
-    if (nested instanceof protobuf.Type || nested instanceof protobuf.Enum || nested instanceof protobuf.Service)
-      out.push(nested)
-    if (nested instanceof protobuf.Namespace || nested instanceof protobuf.Type)
-      out.push(...collectSources(nested))
+    if (nested instanceof protobuf.Type || nested instanceof protobuf.Enum || nested instanceof protobuf.Service) out.push(nested)
+    if (nested instanceof protobuf.Namespace || nested instanceof protobuf.Type) out.push(...collectSources(nested))
   }
   return out
 }
@@ -38,8 +44,7 @@ export function collectSources(ns: protobuf.NamespaceBase): (protobuf.Type | pro
 export function toModel(root: protobuf.Root, rootFile: string, sources: Sources): ProtoModel {
   const found = new Map<string, { file: string; decl: Declaration }>()
   for (const file of sources.order) {
-    for (const [key, decl] of sources.scanned.get(file)!.declarations)
-      if (!found.has(key)) found.set(key, { file, decl })
+    for (const [key, decl] of sources.scanned.get(file)!.declarations) if (!found.has(key)) found.set(key, { file, decl })
   }
   const lookup = (key: string): { comment: string | null; loc?: SourceLoc } => {
     const hit = found.get(key)
@@ -67,7 +72,7 @@ export function toModel(root: protobuf.Root, rootFile: string, sources: Sources)
       name: obj.name,
       fullName,
       ...lookup(declarationKey('service', fullName)),
-      methods: obj.methodsArray.map(m => methodModel(m, fullName, lookup)),
+      methods: obj.methodsArray.map((m) => methodModel(m, fullName, lookup)),
     })
   }
   checkNoServiceLost(scannedRoot, services, rootFile)
@@ -90,12 +95,17 @@ export function toModel(root: protobuf.Root, rootFile: string, sources: Sources)
  * editions `reserved foo;`) must fail the build, never silently give fewer tools.
  */
 function checkNoServiceLost(scanned: ScannedFile, services: ServiceModel[], rootFile: string): void {
-  const found = new Set(services.map(s => declarationKey('service', s.fullName)))
+  const found = new Set(services.map((s) => declarationKey('service', s.fullName)))
   for (const [key, decl] of scanned.declarations) {
     if (!key.startsWith('service:') || found.has(key)) continue
-    throw protoError('PROTO_SYNTAX', rootFile, decl.line, decl.column,
-      `service "${key.slice('service:'.length)}" was declared but protobufjs did not load it into this file `
-      + '(a parser problem: please report it with the file)')
+    throw protoError(
+      'PROTO_SYNTAX',
+      rootFile,
+      decl.line,
+      decl.column,
+      `service "${key.slice('service:'.length)}" was declared but protobufjs did not load it into this file ` +
+        '(a parser problem: please report it with the file)',
+    )
   }
 }
 
@@ -105,12 +115,12 @@ function messageModel(type: protobuf.Type, fullName: string, lookup: Lookup): Me
   return {
     fullName,
     ...lookup(declarationKey('message', fullName)),
-    fields: type.fieldsArray.map(f => fieldModel(f, fullName, lookup)),
+    fields: type.fieldsArray.map((f) => fieldModel(f, fullName, lookup)),
     oneofs: type.oneofsArray
-      .filter(o => !o.isProto3Optional)
+      .filter((o) => !o.isProto3Optional)
       .map((o) => {
         const custom = customOptions(o)
-        const fields = o.fieldsArray.map(f => f.protoName ?? f.name)
+        const fields = o.fieldsArray.map((f) => f.protoName ?? f.name)
         return Object.keys(custom).length > 0 ? { name: o.name, fields, customOptions: custom } : { name: o.name, fields }
       }),
     customOptions: customOptions(type),
@@ -177,9 +187,10 @@ export function streamingWarnings(services: ServiceModel[]): BuildWarning[] {
   const named: string[] = []
   for (const service of services) {
     for (const m of service.methods) {
-      if (m.requestStream)
-        named.push(`${service.fullName}.${m.name} (${m.responseStream ? 'bidi' : 'client-streaming'})`)
+      if (m.requestStream) named.push(`${service.fullName}.${m.name} (${m.responseStream ? 'bidi' : 'client-streaming'})`)
     }
   }
-  return named.length === 0 ? [] : [buildWarning('STREAMING_RPC_SKIPPED', `client-streaming and bidi RPCs get no tool: ${named.join(', ')}`)]
+  return named.length === 0
+    ? []
+    : [buildWarning('STREAMING_RPC_SKIPPED', `client-streaming and bidi RPCs get no tool: ${named.join(', ')}`)]
 }

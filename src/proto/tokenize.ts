@@ -34,17 +34,22 @@ export function tokenize(source: string): Token[] {
 
   const peek = (offset = 0): string => source.charAt(pos + offset)
   const advance = (): void => {
-    if (source.charAt(pos) === '\n') { line++; column = 1 }
-    else column++
+    if (source.charAt(pos) === '\n') {
+      line++
+      column = 1
+    } else column++
     pos++
   }
-  const skipBlanks = (): void => { while (pos < source.length && BLANK_RE.test(peek())) advance() }
+  const skipBlanks = (): void => {
+    while (pos < source.length && BLANK_RE.test(peek())) advance()
+  }
   const commentStart = (): 'line' | 'block' | null =>
     peek() === '/' && peek(1) === '/' ? 'line' : peek() === '/' && peek(1) === '*' ? 'block' : null
 
   /** Reads `//...` up to and including its newline; returns the text after `//`. */
   const readLineComment = (): string => {
-    advance(); advance()
+    advance()
+    advance()
     const start = pos
     while (pos < source.length && peek() !== '\n') advance()
     if (pos < source.length) advance()
@@ -52,7 +57,8 @@ export function tokenize(source: string): Token[] {
   }
   /** Reads a block comment the way protoc records it: continuation lines lose leading blanks and one `*`. */
   const readBlockComment = (): string => {
-    advance(); advance()
+    advance()
+    advance()
     let text = ''
     let start = pos
     while (pos < source.length) {
@@ -62,16 +68,18 @@ export function tokenize(source: string): Token[] {
         skipBlanks()
         if (peek() === '*') {
           advance()
-          if (peek() === '/') { advance(); return text }
+          if (peek() === '/') {
+            advance()
+            return text
+          }
         }
         start = pos
-      }
-      else if (peek() === '*' && peek(1) === '/') {
+      } else if (peek() === '*' && peek(1) === '/') {
         text += source.slice(start, pos)
-        advance(); advance()
+        advance()
+        advance()
         return text
-      }
-      else advance()
+      } else advance()
     }
     return text + source.slice(start, pos)
   }
@@ -84,43 +92,40 @@ export function tokenize(source: string): Token[] {
     const c = peek()
     if (IDENT_START_RE.test(c)) {
       while (pos < source.length && IDENT_PART_RE.test(peek())) advance()
-    }
-    else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(peek(1)))) {
+    } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(peek(1)))) {
       while (pos < source.length) {
         const d = peek()
         if (NUMBER_PART_RE.test(d)) advance()
         else if ((d === '+' || d === '-') && /[eE]/.test(source.charAt(pos - 1)) && !/^0[xX]/.test(source.slice(start, pos))) advance()
         else break
       }
-    }
-    else if (c === '"' || c === '\'') {
+    } else if (c === '"' || c === "'") {
       advance()
       while (pos < source.length && peek() !== c && peek() !== '\n') {
         if (peek() === '\\') advance()
         advance()
       }
       if (peek() === c) advance()
-    }
-    else advance()
+    } else advance()
     tokens.push({ text: source.slice(start, pos), line: startLine, column: startColumn, leading })
   }
 
-  if (source.charCodeAt(0) === 0xFEFF) pos = 1
+  if (source.charCodeAt(0) === 0xfeff) pos = 1
   let first = true
   while (true) {
     // protoc's Tokenizer::NextWithComments, keeping only what ends up leading.
     if (!first) {
       skipBlanks()
       const kind = commentStart()
-      if (kind === 'line') readLineComment() // trailing comment of the previous token
+      if (kind === 'line')
+        readLineComment() // trailing comment of the previous token
       else if (kind === 'block') {
         readBlockComment()
         skipBlanks()
         if (peek() === '\n') advance()
         else if (!nextTokenNoComment()) break
         else continue // next token on the same line: the comment belongs to no one
-      }
-      else if (peek() === '\n') advance()
+      } else if (peek() === '\n') advance()
       else if (!nextTokenNoComment()) break
       else continue
     }
@@ -136,19 +141,16 @@ export function tokenize(source: string): Token[] {
         if (!bufferIsLine) buffer = null
         buffer = (buffer ?? '') + readLineComment()
         bufferIsLine = true
-      }
-      else if (kind === 'block') {
+      } else if (kind === 'block') {
         buffer = readBlockComment()
         bufferIsLine = false
         skipBlanks()
         if (peek() === '\n') advance()
-      }
-      else if (peek() === '\n') {
+      } else if (peek() === '\n') {
         // A blank line: what came before is trailing or detached, never leading.
         advance()
         buffer = null
-      }
-      else if (pos < source.length) {
+      } else if (pos < source.length) {
         const c = peek()
         // At the end of a scope a comment attaches to nothing after it.
         readToken(c === '}' || c === ']' || c === ')' ? null : buffer)

@@ -39,7 +39,6 @@ export const ajvValidationError = function (errors: unknown[]) {
   return new (validationError())(errors)
 } as unknown as new (errors: unknown[]) => Error
 /** ajv-formats' full format set (`require("ajv-formats/dist/formats").fullFormats`). */
-export const ajvFormats: Record<string, unknown> = (
+export const ajvFormats: Record<string, unknown> =
   (formatsModule as { fullFormats?: Record<string, unknown> }).fullFormats ??
   (formatsModule as unknown as { default: { fullFormats: Record<string, unknown> } }).default.fullFormats
-)

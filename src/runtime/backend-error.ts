@@ -36,5 +36,11 @@ export function backendErrorResult(error: unknown): ToolResult {
   const details = statusDetailsOf(error)
   const extra = details === undefined ? undefined : detailsText(details)
   if (extra === undefined) return { content: [{ type: 'text', text }], isError: true }
-  return { content: [{ type: 'text', text }, { type: 'text', text: extra }], isError: true }
+  return {
+    content: [
+      { type: 'text', text },
+      { type: 'text', text: extra },
+    ],
+    isError: true,
+  }
 }

@@ -63,18 +63,26 @@ export function isBackend(value: unknown): value is Backend {
  */
 export function bindBackend(table: ToolTable, service: string, backend: Backend): string {
   if (!isBackend(backend)) {
-    throw runtimeError('BAD_IMPLEMENTATION', `the backend of "${service}" must have a bind() method: use grpc(...) or grpcImplementation(...) from unplugin-proto-mcp/grpc, or implement() for plain handlers`)
+    throw runtimeError(
+      'BAD_IMPLEMENTATION',
+      `the backend of "${service}" must have a bind() method: use grpc(...) or grpcImplementation(...) from unplugin-proto-mcp/grpc, or implement() for plain handlers`,
+    )
   }
   const full = resolveService(table, service)
   const cap = backend.streamCap ?? DEFAULT_STREAM_CAP
-  if (!Number.isInteger(cap) || cap < 1) throw runtimeError('BAD_IMPLEMENTATION', `the streamCap of the backend of "${full}" must be a positive integer, got ${String(cap)}`)
+  if (!Number.isInteger(cap) || cap < 1)
+    throw runtimeError('BAD_IMPLEMENTATION', `the streamCap of the backend of "${full}" must be a positive integer, got ${String(cap)}`)
   const tools = toolsOf(table, full)
   // The reflected types as getters: read at binding, they would load protobufjs before any call needs it.
   const methods: BackendMethod[] = tools.map((tool) => ({
     name: tool.spec.method,
     path: `/${full}/${tool.spec.method}`,
-    get requestType() { return tool.requestType },
-    get responseType() { return tool.responseType },
+    get requestType() {
+      return tool.requestType
+    },
+    get responseType() {
+      return tool.responseType
+    },
     serverStreaming: tool.spec.serverStreaming === true,
   }))
   const handlers = backend.bind({ name: full, methods })

@@ -62,4 +62,3 @@ export function encodeReply(tool: CompiledTool, response: unknown): ToolResult |
   const missing = missingRequired(tool.responseType, json)
   return missing === undefined ? { json } : toolError(`encoding response: ${describeFailure(missing)}`)
 }
-

@@ -5,14 +5,7 @@
 
 /** Codes of errors the runtime and server throw at their callers. */
 export type RuntimeErrorCode =
-  | 'UNKNOWN_SERVICE'
-  | 'SERVICE_AMBIGUOUS'
-  | 'UNKNOWN_METHOD'
-  | 'BAD_IMPLEMENTATION'
-  | 'BAD_SPEC'
-  | 'BAD_OPTION'
-  | 'NODE_ONLY'
-  | 'NOT_LOADED'
+  'UNKNOWN_SERVICE' | 'SERVICE_AMBIGUOUS' | 'UNKNOWN_METHOD' | 'BAD_IMPLEMENTATION' | 'BAD_SPEC' | 'BAD_OPTION' | 'NODE_ONLY' | 'NOT_LOADED'
 
 /** An error of the runtime: `name` is `ProtoMcpError`, `code` says which. */
 export interface RuntimeError extends Error {
@@ -31,7 +24,8 @@ export function runtimeError(code: RuntimeErrorCode, message: string, cause?: un
 /** Whether `error` is a runtime error (of the given code). */
 export function isRuntimeError(error: unknown, code?: RuntimeErrorCode): error is RuntimeError {
   return (
-    error !== null && typeof error === 'object' &&
+    error !== null &&
+    typeof error === 'object' &&
     (error as { name?: unknown }).name === 'ProtoMcpError' &&
     (code === undefined || (error as { code?: unknown }).code === code)
   )

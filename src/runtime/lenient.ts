@@ -26,7 +26,7 @@ const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' &
 const own = (o: Obj, key: string): boolean => Object.hasOwn(o, key)
 // Type names are data: a message called `toString` must not find Object.prototype's.
 const fieldsOf = (plan: LenientPlan, type: string): LenientField[] | undefined =>
-  (Object.hasOwn(plan.messages, type) ? plan.messages[type] : undefined)
+  Object.hasOwn(plan.messages, type) ? plan.messages[type] : undefined
 
 function setOwn(target: Obj, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
@@ -38,7 +38,7 @@ function parsed(text: string, wantArray: boolean): unknown {
   if (first !== (wantArray ? '[' : '{')) return undefined
   try {
     const value: unknown = JSON.parse(text)
-    return wantArray ? (Array.isArray(value) ? value : undefined) : (isObject(value) ? value : undefined)
+    return wantArray ? (Array.isArray(value) ? value : undefined) : isObject(value) ? value : undefined
   } catch {
     return undefined
   }
@@ -108,7 +108,7 @@ function coerceMessage(plan: LenientPlan, type: string, value: unknown, stack: s
 function coerceField(plan: LenientPlan, f: LenientField, v: unknown, stack: string[]): unknown {
   if (f.m !== undefined) return coerceMap(plan, f, v, stack)
   if (f.r) {
-    const list = typeof v === 'string' ? parsed(v, true) ?? v : v
+    const list = typeof v === 'string' ? (parsed(v, true) ?? v) : v
     if (!Array.isArray(list)) return list
     let changed = list !== v
     const items = list.map((item) => {
@@ -136,9 +136,7 @@ function coerceMap(plan: LenientPlan, f: LenientField, v: unknown, stack: string
     }
     return changed ? out : v
   }
-  const entries = isObject(value)
-    ? Object.entries(value).map(([key, item]) => ({ key: coerceKey(f.m!, key), value: item }))
-    : value
+  const entries = isObject(value) ? Object.entries(value).map(([key, item]) => ({ key: coerceKey(f.m!, key), value: item })) : value
   if (!Array.isArray(entries)) return value
   let changed = entries !== v
   const out = entries.map((entry) => {
@@ -167,17 +165,22 @@ function coerceValue(plan: LenientPlan, f: LenientField, v: unknown, stack: stri
       if (isPlaceholder(plan, f.t!, stack)) return typeof v === 'string' ? v : JSON.stringify(v)
       return coerceMessage(plan, f.t!, v, [...stack, f.t!])
     }
-    case 'json': return typeof v === 'string' ? v : JSON.stringify(v)
-    case 'i64': case 'u64':
+    case 'json':
+      return typeof v === 'string' ? v : JSON.stringify(v)
+    case 'i64':
+    case 'u64':
       return plan.portable && typeof v === 'number' && Number.isInteger(v) ? BigInt(v).toString() : v
-    case 'float': return typeof v === 'string' && FLOAT_TEXT_RE.test(v) ? Number(v) : v
-    case 'int': return typeof v === 'string' && INT_TEXT_RE.test(v) ? Number(v) : v
+    case 'float':
+      return typeof v === 'string' && FLOAT_TEXT_RE.test(v) ? Number(v) : v
+    case 'int':
+      return typeof v === 'string' && INT_TEXT_RE.test(v) ? Number(v) : v
     case 'enum': {
       if (typeof v !== 'number') return v
       const names = Object.hasOwn(plan.enums, f.t!) ? plan.enums[f.t!] : undefined
       return names !== undefined && Object.hasOwn(names, String(v)) ? names[String(v)] : v
     }
-    case 'null': return v === null || v === 0 ? 'NULL_VALUE' : v
+    case 'null':
+      return v === null || v === 0 ? 'NULL_VALUE' : v
   }
   return v
 }
@@ -185,7 +188,10 @@ function coerceValue(plan: LenientPlan, f: LenientField, v: unknown, stack: stri
 /** A value that is not valid JSON text, at a field path (`notes.0`). */
 export class JsonTextError extends Error {
   override name = 'JsonTextError'
-  constructor(readonly path: string, cause: unknown) {
+  constructor(
+    readonly path: string,
+    cause: unknown,
+  ) {
     super(`${path}: not valid JSON text`, { cause })
   }
 }
@@ -232,7 +238,10 @@ function messageToJson(plan: LenientPlan, type: string, value: unknown, stack: s
     const v = out[f.j]
     const at = path ? `${path}.${f.j}` : f.j
     // Strict mode's null is "not set" (a NullValue is set by its name); elsewhere null is NullValue's value.
-    if (v === null && (plan.strict || f.k !== 'null')) { delete out[f.j]; continue }
+    if (v === null && (plan.strict || f.k !== 'null')) {
+      delete out[f.j]
+      continue
+    }
     if (f.m !== undefined && Array.isArray(v)) {
       const map: Obj = {}
       for (const entry of v as Obj[]) setOwn(map, String(entry.key), valueToJson(plan, f, entry.value, stack, `${at}.${String(entry.key)}`))

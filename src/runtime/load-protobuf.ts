@@ -34,7 +34,10 @@ export function preloadProtobuf(): Promise<void> {
 /** `{ protobuf, protojson }`, evaluated the first time; throws before {@link preloadProtobuf} has resolved. */
 export function loadProtobuf(): Loaded {
   if (load === undefined) {
-    throw runtimeError('NOT_LOADED', 'protobufjs is not loaded yet: reflected types are available inside tool calls, or after `await preloadProtobuf()`')
+    throw runtimeError(
+      'NOT_LOADED',
+      'protobufjs is not loaded yet: reflected types are available inside tool calls, or after `await preloadProtobuf()`',
+    )
   }
   return load()
 }

@@ -14,15 +14,34 @@ const BASE64_RE = /^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0
 const ANY = '.google.protobuf.Any'
 const BYTES_VALUE = '.google.protobuf.BytesValue'
 // Well-known types packed in an Any as `{"@type": ..., "value": <their JSON>}` (protojson's own list).
-const VALUE_FORM = new Set(['Duration', 'Timestamp', 'FieldMask', 'Struct', 'Value', 'ListValue', 'Any',
-  'DoubleValue', 'FloatValue', 'Int64Value', 'UInt64Value', 'Int32Value', 'UInt32Value', 'BoolValue', 'StringValue', 'BytesValue']
-  .map(name => `.google.protobuf.${name}`))
+const VALUE_FORM = new Set(
+  [
+    'Duration',
+    'Timestamp',
+    'FieldMask',
+    'Struct',
+    'Value',
+    'ListValue',
+    'Any',
+    'DoubleValue',
+    'FloatValue',
+    'Int64Value',
+    'UInt64Value',
+    'Int32Value',
+    'UInt32Value',
+    'BoolValue',
+    'StringValue',
+    'BytesValue',
+  ].map((name) => `.google.protobuf.${name}`),
+)
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** The field a key names, and whether the key is a spelling protobuf JSON does not allow. */
-interface KeyEntry { field: Field; alias: boolean }
+interface KeyEntry {
+  field: Field
+  alias: boolean
+}
 
 const keysOf = new WeakMap<Type, Map<string, KeyEntry>>()
 

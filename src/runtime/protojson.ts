@@ -185,7 +185,11 @@ export function locateFailure(type: Type, json: unknown, path = ''): DecodeFailu
 }
 
 const base64 = (bytes: Uint8Array): string =>
-  (loadProtobuf().protobuf.util as unknown as { base64: { encode(b: Uint8Array, start: number, end: number): string } }).base64.encode(bytes, 0, bytes.length)
+  (loadProtobuf().protobuf.util as unknown as { base64: { encode(b: Uint8Array, start: number, end: number): string } }).base64.encode(
+    bytes,
+    0,
+    bytes.length,
+  )
 
 /** Thrown by {@link jsonFromJs} for a value that contains itself. */
 export class CyclicValueError extends Error {

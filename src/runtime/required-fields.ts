@@ -11,12 +11,11 @@ import type { DecodeFailure } from './protojson.ts'
 /** The reason of a required field missing from a reply. */
 export const REQUIRED_NOT_SET = 'required field not set'
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`)
 
 /** Whether a message of `type` can lack a required field: one of its own or of a message it nests (one lookup once known). */
-const reachesRequired = reachPredicate((t) => !isWellKnown(t) && t.fieldsArray.some(f => f.required))
+const reachesRequired = reachPredicate((t) => !isWellKnown(t) && t.fieldsArray.some((f) => f.required))
 
 /**
  * The first required field missing from `json`, the canonical protobuf JSON
@@ -37,7 +36,8 @@ export function missingRequired(type: Type, json: unknown, path = ''): DecodeFai
     if (!isType(nested) || !reachesRequired(nested)) continue
     let found: DecodeFailure | undefined
     if (field.map && isObject(value)) {
-      for (const [key, item] of Object.entries(value)) if ((found = missingRequired(nested, item, `${at}[${JSON.stringify(key)}]`))) return found
+      for (const [key, item] of Object.entries(value))
+        if ((found = missingRequired(nested, item, `${at}[${JSON.stringify(key)}]`))) return found
     } else if (field.repeated && Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) if ((found = missingRequired(nested, value[i], `${at}[${i}]`))) return found
     } else if ((found = missingRequired(nested, value, at))) return found

@@ -16,9 +16,17 @@ export function toolError(text: string): ToolResult {
  */
 export function toolResult(json: unknown, structured: boolean, note?: string): ToolResult {
   const text = JSON.stringify(json)
-  const result: ToolResult = note === undefined
-    ? { content: [{ type: 'text', text }], isError: false }
-    : { content: [{ type: 'text', text }, { type: 'text', text: note }], isError: false }
-  if (structured && json !== null && typeof json === 'object' && !Array.isArray(json)) result.structuredContent = json as Record<string, unknown>
+  const result: ToolResult =
+    note === undefined
+      ? { content: [{ type: 'text', text }], isError: false }
+      : {
+          content: [
+            { type: 'text', text },
+            { type: 'text', text: note },
+          ],
+          isError: false,
+        }
+  if (structured && json !== null && typeof json === 'object' && !Array.isArray(json))
+    result.structuredContent = json as Record<string, unknown>
   return result
 }

@@ -5,9 +5,22 @@
 
 /** grpc-go's code names, indexed by the numeric code. */
 export const STATUS_NAMES = [
-  'OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound',
-  'AlreadyExists', 'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition',
-  'Aborted', 'OutOfRange', 'Unimplemented', 'Internal', 'Unavailable', 'DataLoss',
+  'OK',
+  'Canceled',
+  'Unknown',
+  'InvalidArgument',
+  'DeadlineExceeded',
+  'NotFound',
+  'AlreadyExists',
+  'PermissionDenied',
+  'ResourceExhausted',
+  'FailedPrecondition',
+  'Aborted',
+  'OutOfRange',
+  'Unimplemented',
+  'Internal',
+  'Unavailable',
+  'DataLoss',
   'Unauthenticated',
 ] as const
 

@@ -52,8 +52,14 @@ function nextStep(iterator: AnyIterator, signal: AbortSignal | undefined): Promi
     const onAbort = (): void => resolve(undefined)
     signal.addEventListener('abort', onAbort, { once: true })
     next.then(
-      (step) => { signal.removeEventListener('abort', onAbort); resolve(step) },
-      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error) },
+      (step) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(step)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
     )
   })
 }
@@ -107,7 +113,10 @@ export async function callStreamingTool(tool: CompiledTool, request: unknown, co
     messages.push(encoded.json)
     // A client gone away must not fail the call: its result is simply never read.
     const progress = context.progress
-    if (progress) await Promise.resolve().then(() => progress(messages.length, JSON.stringify(encoded.json))).catch(() => {})
+    if (progress)
+      await Promise.resolve()
+        .then(() => progress(messages.length, JSON.stringify(encoded.json)))
+        .catch(() => {})
   }
   return toolResult({ messages }, tool.structured, cut ? streamCutNote(cap) : undefined)
 }

@@ -62,7 +62,9 @@ export function compileToolTable(spec: ProtoServerSpec): ToolTable {
       handler: undefined,
       unbound: statusText(12, `no backend for ${stripDot(tool.service)}`),
       target: undefined,
-      ...(spec.lenient === undefined ? { rewrites: false } : { lenient: spec.lenient, rewrites: needsProtoJson(spec.lenient, tool.requestType) }),
+      ...(spec.lenient === undefined
+        ? { rewrites: false }
+        : { lenient: spec.lenient, rewrites: needsProtoJson(spec.lenient, tool.requestType) }),
     } as Omit<CompiledTool, 'requestType' | 'responseType'> as CompiledTool
     let requestType: Type | undefined
     let responseType: Type | undefined
@@ -98,7 +100,6 @@ export function resolveService(table: ToolTable, service: string): string {
   throw runtimeError('UNKNOWN_SERVICE', `unknown service "${service}": ${known}`)
 }
 
-
 /**
  * The member `key` of an implementation: own or inherited (class instances),
  * but never from `Object.prototype` or `Function.prototype`, so an RPC named
@@ -124,8 +125,13 @@ function methodNames(table: ToolTable, service: string): string[] {
  * without a tool (streaming, or a name another service's tool took) are
  * accepted and never called.
  */
-export function bindImplementation(table: ToolTable, service: string, impl: ServiceImplementation, options: { lenient?: boolean } = {}): string {
-  if (impl === null || typeof impl !== 'object' && typeof impl !== 'function') {
+export function bindImplementation(
+  table: ToolTable,
+  service: string,
+  impl: ServiceImplementation,
+  options: { lenient?: boolean } = {},
+): string {
+  if (impl === null || (typeof impl !== 'object' && typeof impl !== 'function')) {
     throw runtimeError('BAD_IMPLEMENTATION', `the implementation of "${service}" must be an object with one method per RPC`)
   }
   const full = resolveService(table, service)
@@ -134,7 +140,10 @@ export function bindImplementation(table: ToolTable, service: string, impl: Serv
   for (const key of Object.keys(impl)) {
     // Lenient: re-binding after the proto changed, a method whose RPC is gone is ignored.
     if (typeof (impl as Record<string, unknown>)[key] === 'function' && !accepted.has(key) && !options.lenient) {
-      throw runtimeError('UNKNOWN_METHOD', `unknown method "${key}" in the implementation of "${full}": its RPCs are ${methods.map((m) => `"${m}"`).join(', ')}`)
+      throw runtimeError(
+        'UNKNOWN_METHOD',
+        `unknown method "${key}" in the implementation of "${full}": its RPCs are ${methods.map((m) => `"${m}"`).join(', ')}`,
+      )
     }
   }
   for (const tool of toolsOf(table, full)) {

@@ -35,13 +35,18 @@ export function reachPredicate(direct: (type: Type) => boolean): (type: Type) =>
       }
     }
     visit(type)
-    const result = new Map(reach.map(t => [t, direct(t)]))
+    const result = new Map(reach.map((t) => [t, direct(t)]))
     const get = (t: Type): boolean => result.get(t) ?? cache.get(t) ?? false
     for (let changed = true; changed;) {
       changed = false
       for (const t of reach) {
         if (result.get(t) || isWellKnown(t)) continue
-        if (t.fieldsArray.some(f => { const r = f.resolvedType; return isType(r) && get(r) })) {
+        if (
+          t.fieldsArray.some((f) => {
+            const r = f.resolvedType
+            return isType(r) && get(r)
+          })
+        ) {
           result.set(t, true)
           changed = true
         }

@@ -37,9 +37,7 @@ export function validationMessage(error: ValidationError, valueOf: (error: Valid
   switch (error.keyword) {
     case 'type': {
       const types = typeNames(error)
-      return types.length === 1
-        ? `${v} is not of type "${types[0]}"`
-        : `${v} is not of types ${types.map((t) => `"${t}"`).join(', ')}`
+      return types.length === 1 ? `${v} is not of type "${types[0]}"` : `${v} is not of types ${types.map((t) => `"${t}"`).join(', ')}`
     }
     case 'additionalProperties':
       return `Additional properties are not allowed ('${String(params.additionalProperty)}' was unexpected)`
@@ -99,7 +97,10 @@ export function validationMessage(error: ValidationError, valueOf: (error: Valid
 }
 
 /** A failed `anyOf`/`oneOf`: its branches' errors are at `prefix` of its schema, at `at` or under it in the data. */
-interface Combiner { prefix: string; at: string }
+interface Combiner {
+  prefix: string
+  at: string
+}
 
 /**
  * Whether `error` comes from inside a failing `anyOf`/`oneOf` branch (those
@@ -116,7 +117,6 @@ function isBranchError(error: ValidationError, combiners: readonly Combiner[]): 
 
 /** Most validation errors a tool error renders; the rest are counted (`; ... and N more errors`). */
 export const MAX_RENDERED_ERRORS = 100
-
 
 /** The value at `pointer` (an error's `instancePath`) in `data`, own keys only. */
 export function valueAt(data: unknown, pointer: string): unknown {
@@ -150,11 +150,15 @@ export function renderValidationErrors(errors: readonly ValidationError[], data?
   for (let j = 0; j < errors.length; j++) {
     const names = errors[j]!
     if (names.keyword !== 'propertyNames') continue
-    for (let i = j - 1; i >= 0 && errors[i]!.schemaPath.startsWith(`${names.schemaPath}/`) && errors[i]!.instancePath === names.instancePath; i--) {
+    for (
+      let i = j - 1;
+      i >= 0 && errors[i]!.schemaPath.startsWith(`${names.schemaPath}/`) && errors[i]!.instancePath === names.instancePath;
+      i--
+    ) {
       keys.set(errors[i]!, names.params.propertyName)
     }
   }
-  const valueOf = (error: ValidationError): unknown => keys.has(error) ? keys.get(error) : valueAt(data, error.instancePath)
+  const valueOf = (error: ValidationError): unknown => (keys.has(error) ? keys.get(error) : valueAt(data, error.instancePath))
   // One entry per message; rendered only for the first MAX_RENDERED_ERRORS.
   const entries: Array<{ error: ValidationError; names?: string[] }> = []
   const extras = new Map<string, string[]>()

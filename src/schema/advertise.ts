@@ -15,8 +15,22 @@ type Json = Record<string, any>
 // Keywords every client of the `portable` rule sets accepts (Gemini's
 // `parameters` allow-list is the narrowest: an unknown field fails the request).
 const KEPT = new Set([
-  'type', 'format', 'description', 'enum', 'minItems', 'maxItems', 'properties', 'required',
-  'minProperties', 'maxProperties', 'minLength', 'maxLength', 'pattern', 'items', 'minimum', 'maximum',
+  'type',
+  'format',
+  'description',
+  'enum',
+  'minItems',
+  'maxItems',
+  'properties',
+  'required',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'items',
+  'minimum',
+  'maximum',
 ])
 // Gemini's `parameters` accepts only `date-time` (and `enum`) as a string format.
 const KEPT_FORMATS = new Set(['date-time'])
@@ -59,9 +73,16 @@ function advertiseNode(node: Json, strict: boolean): Json {
       out.properties = properties
       continue
     }
-    if (key === 'items') { out.items = advertiseNode(value, strict); continue }
+    if (key === 'items') {
+      out.items = advertiseNode(value, strict)
+      continue
+    }
     if (key === 'additionalProperties' && strict && value === false) continue
-    if (key === 'format' && !KEPT_FORMATS.has(value)) { notes.push(`format ${value}`); delete out.format; continue }
+    if (key === 'format' && !KEPT_FORMATS.has(value)) {
+      notes.push(`format ${value}`)
+      delete out.format
+      continue
+    }
     if ((key === 'minimum' || key === 'maximum') && !numeric) {
       notes.push(`${key === 'minimum' ? 'at least' : 'at most'} ${value}`)
       delete out[key]
@@ -69,7 +90,10 @@ function advertiseNode(node: Json, strict: boolean): Json {
     }
     if (key === 'enum') {
       const strings = (value as unknown[]).filter((v) => v !== null)
-      if (strings.every((v) => typeof v === 'string') && (out.type === 'string' || (Array.isArray(out.type) && out.type.includes('string')))) {
+      if (
+        strings.every((v) => typeof v === 'string') &&
+        (out.type === 'string' || (Array.isArray(out.type) && out.type.includes('string')))
+      ) {
         // Codex keeps no `enum`: the names are said again.
         notes.push(`one of ${strings.join(', ')}`)
         continue
@@ -94,17 +118,32 @@ function advertiseNode(node: Json, strict: boolean): Json {
 function keywordNote(key: string, value: unknown, out: Json): string | undefined {
   switch (key) {
     case 'exclusiveMinimum':
-      if (out.type === 'integer') { out.minimum = Math.max(out.minimum ?? -Infinity, Math.floor(value as number) + 1); return undefined }
+      if (out.type === 'integer') {
+        out.minimum = Math.max(out.minimum ?? -Infinity, Math.floor(value as number) + 1)
+        return undefined
+      }
       return `greater than ${value}`
     case 'exclusiveMaximum':
-      if (out.type === 'integer') { out.maximum = Math.min(out.maximum ?? Infinity, Math.ceil(value as number) - 1); return undefined }
+      if (out.type === 'integer') {
+        out.maximum = Math.min(out.maximum ?? Infinity, Math.ceil(value as number) - 1)
+        return undefined
+      }
       return `less than ${value}`
     case 'const':
-      if (typeof value === 'string') { out.enum = [value]; return `must be ${show(value)}` }
-      if (typeof value === 'number' && isNumeric(out.type)) { out.minimum = value; out.maximum = value; return undefined }
+      if (typeof value === 'string') {
+        out.enum = [value]
+        return `must be ${show(value)}`
+      }
+      if (typeof value === 'number' && isNumeric(out.type)) {
+        out.minimum = value
+        out.maximum = value
+        return undefined
+      }
       return `must be ${show(value)}`
-    case 'contentEncoding': return value === 'base64' ? 'base64' : `${value} encoded`
-    case 'uniqueItems': return value === true ? 'items are unique' : undefined
+    case 'contentEncoding':
+      return value === 'base64' ? 'base64' : `${value} encoded`
+    case 'uniqueItems':
+      return value === true ? 'items are unique' : undefined
     case 'not': {
       const excluded = (value as Json).enum
       return Array.isArray(excluded) ? `not one of ${excluded.map(show).join(', ')}` : undefined
@@ -115,7 +154,9 @@ function keywordNote(key: string, value: unknown, out: Json): string | undefined
       return patterns.length > 0 ? `must also match ${patterns.map((p) => `/${p}/`).join(' and ')}` : undefined
     }
     // Validator-only: unknown fields stay errors, `__proto__` keys validate.
-    case 'additionalProperties': case 'patternProperties': return undefined
+    case 'additionalProperties':
+    case 'patternProperties':
+      return undefined
   }
   return undefined
 }
@@ -141,12 +182,15 @@ function flattenAnyOf(node: Json, notes: string[]): Json {
 
 /** `at most 1 or at least 5` for `anyOf` branches of bounds. */
 function boundsText(branches: Json[]): string {
-  return branches.map((b) => {
-    const parts: string[] = []
-    if (b.minimum !== undefined) parts.push(`at least ${b.minimum}`)
-    if (b.exclusiveMinimum !== undefined) parts.push(`greater than ${b.exclusiveMinimum}`)
-    if (b.maximum !== undefined) parts.push(`at most ${b.maximum}`)
-    if (b.exclusiveMaximum !== undefined) parts.push(`less than ${b.exclusiveMaximum}`)
-    return parts.join(' and ')
-  }).filter(Boolean).join(' or ')
+  return branches
+    .map((b) => {
+      const parts: string[] = []
+      if (b.minimum !== undefined) parts.push(`at least ${b.minimum}`)
+      if (b.exclusiveMinimum !== undefined) parts.push(`greater than ${b.exclusiveMinimum}`)
+      if (b.maximum !== undefined) parts.push(`at most ${b.maximum}`)
+      if (b.exclusiveMaximum !== undefined) parts.push(`less than ${b.exclusiveMaximum}`)
+      return parts.join(' and ')
+    })
+    .filter(Boolean)
+    .join(' or ')
 }

@@ -111,7 +111,9 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
   const tools: ToolSchema[] = []
   const warnings: BuildWarning[] = []
   const notes = new Set<string>()
-  const note = (text: string): void => { notes.add(text) }
+  const note = (text: string): void => {
+    notes.add(text)
+  }
   for (const service of model.services) {
     for (const method of service.methods) {
       if (method.requestStream || (method.responseStream && !extended)) continue
@@ -130,13 +132,26 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       const limit = options.shortenToolNames && budget !== false ? budget - serverName.length : undefined
       const name = extended ? shortenToolName(wanted, portable, limit) : wanted
       if (name !== wanted) {
-        warnings.push(buildWarning('TOOL_NAME_SHORTENED', `tool name "${wanted}" of ${rpc.fullName} breaks ${nameRe.source}${fits(wanted) ? '' : ` or the name budget (${budget})`}; shortened to "${name}"`))
+        warnings.push(
+          buildWarning(
+            'TOOL_NAME_SHORTENED',
+            `tool name "${wanted}" of ${rpc.fullName} breaks ${nameRe.source}${fits(wanted) ? '' : ` or the name budget (${budget})`}; shortened to "${name}"`,
+          ),
+        )
       } else if (!nameRe.test(name)) {
-        warnings.push(buildWarning('TOOL_NAME_PATTERN', `tool name "${name}" of ${rpc.fullName} breaks ${nameRe.source}; some clients will reject it`))
+        warnings.push(
+          buildWarning('TOOL_NAME_PATTERN', `tool name "${name}" of ${rpc.fullName} breaks ${nameRe.source}; some clients will reject it`),
+        )
       }
       if (extended && !fits(name)) {
-        warnings.push(buildWarning('TOOL_NAME_BUDGET', `server "${serverName}" + tool "${name}" is ${serverName.length + name.length} characters, over the name budget of ${budget}: `
-          + 'Claude Code and Cursor will not offer the tool', 'set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name'))
+        warnings.push(
+          buildWarning(
+            'TOOL_NAME_BUDGET',
+            `server "${serverName}" + tool "${name}" is ${serverName.length + name.length} characters, over the name budget of ${budget}: ` +
+              'Claude Code and Cursor will not offer the tool',
+            'set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name',
+          ),
+        )
       }
       const depth = options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
       let shape = messageSchema(model, method.requestType, { profile, mode: 'input', note, recursionDepth: depth })
@@ -145,8 +160,13 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         shape = messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: d })
         depths.set(method.requestType, d)
         if (d === 1 || objectCount(shape) <= MAX_INLINED_OBJECTS) {
-          warnings.push(buildWarning('RECURSION_SHALLOWER', `tool "${name}": ${method.requestType} recurses through many fields; inlined ${d} deep instead of ${depth} `
-            + `to keep its schema under ${MAX_INLINED_OBJECTS} objects (deeper levels are JSON text)`))
+          warnings.push(
+            buildWarning(
+              'RECURSION_SHALLOWER',
+              `tool "${name}": ${method.requestType} recurses through many fields; inlined ${d} deep instead of ${depth} ` +
+                `to keep its schema under ${MAX_INLINED_OBJECTS} objects (deeper levels are JSON text)`,
+            ),
+          )
         }
       }
       const inputSchema = sortKeys(advertise(shape, profile))
@@ -174,20 +194,30 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         // Value) is answered as text only.
         else if (output.type === 'object') tool.outputSchema = output
       }
-      const clash = tools.findIndex(t => t.name === tool.name)
+      const clash = tools.findIndex((t) => t.name === tool.name)
       if (clash >= 0) {
         const other = tools[clash]!
-        warnings.push(buildWarning('TOOL_NAME_CLASH', `tool "${tool.name}" is declared by both ${other.service} and ${service.fullName}; `
-          + `the one of ${service.fullName} wins`,
-        options.toolNames === undefined || options.toolNames === 'method'
-          ? 'set the toolNames option to \'service\' or \'qualified\' to keep both'
-          : undefined))
+        warnings.push(
+          buildWarning(
+            'TOOL_NAME_CLASH',
+            `tool "${tool.name}" is declared by both ${other.service} and ${service.fullName}; ` + `the one of ${service.fullName} wins`,
+            options.toolNames === undefined || options.toolNames === 'method'
+              ? "set the toolNames option to 'service' or 'qualified' to keep both"
+              : undefined,
+          ),
+        )
         tools.splice(clash, 1)
       }
       tools.push(tool)
     }
   }
-  const lenient = lenientPlan(model, tools.map(t => t.requestType), profile, options.recursionDepth, depths)
+  const lenient = lenientPlan(
+    model,
+    tools.map((t) => t.requestType),
+    profile,
+    options.recursionDepth,
+    depths,
+  )
   return { tools, warnings, notes: [...notes], ...(lenient === undefined ? {} : { lenient }) }
 }
 

@@ -4,7 +4,17 @@
  * breach is, and the public reports or documentation it is based on.
  */
 import Ajv2020 from 'ajv/dist/2020.js'
-import { COMBINATORS, hasCombinator, hasRefCycle, isArrayNode, isObjectNode, isSchemaNode, resolveLocalRef, schemaStats, walkSchema } from './walk-schema.ts'
+import {
+  COMBINATORS,
+  hasCombinator,
+  hasRefCycle,
+  isArrayNode,
+  isObjectNode,
+  isSchemaNode,
+  resolveLocalRef,
+  schemaStats,
+  walkSchema,
+} from './walk-schema.ts'
 import type { NodeVisit, SchemaNode } from './walk-schema.ts'
 import { allowOnlyRule, keywordRules, listRule, nameRule, nodeRule, rootRule, toolRule } from './define-client-rules.ts'
 import type { ClientDialect, ClientRule, Finding } from './define-client-rules.ts'
@@ -58,8 +68,10 @@ const EV = {
   gemAnyOfAlone: 'https://github.com/vercel/ai/pull/19000',
   gemEmptyObject: 'https://github.com/pipecat-ai/pipecat-flows/issues/110',
   gemParamNames: 'https://cloud.google.com/vertex-ai/docs/reference/rest/v1beta1/FunctionDeclaration',
-  gemFnName: 'https://googleapis.dev/dotnet/Google.Apis.Aiplatform.v1/latest/api/Google.Apis.Aiplatform.v1.Data.GoogleCloudAiplatformV1FunctionDeclaration.html',
-  gemJsonDoc: 'https://googleapis.github.io/java-genai/javadoc/google-genai/com.google.genai.types/-function-declaration/parameters-json-schema.html',
+  gemFnName:
+    'https://googleapis.dev/dotnet/Google.Apis.Aiplatform.v1/latest/api/Google.Apis.Aiplatform.v1.Data.GoogleCloudAiplatformV1FunctionDeclaration.html',
+  gemJsonDoc:
+    'https://googleapis.github.io/java-genai/javadoc/google-genai/com.google.genai.types/-function-declaration/parameters-json-schema.html',
   gemJsonRefSiblings: 'https://github.com/anomalyco/opencode/issues/12295',
   gemJsonRefSiblings2: 'https://github.com/su-kaka/gcli2api/pull/374',
   gemJsonRefUndefined: 'https://github.com/google-gemini/gemini-cli/issues/13326',
@@ -99,19 +111,85 @@ const CODEX_QUALIFIED_RE = /^[a-zA-Z0-9_-]+$/
 const OPENAI_STRICT_FORMATS = ['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']
 
 /** The formats Gemini's `parameters` accepts, by type. */
-const GEMINI_FORMATS: Record<string, readonly string[]> = { string: ['enum', 'date-time'], number: ['float', 'double'], integer: ['int32', 'int64'] }
+const GEMINI_FORMATS: Record<string, readonly string[]> = {
+  string: ['enum', 'date-time'],
+  number: ['float', 'double'],
+  integer: ['int32', 'int64'],
+}
 
 /** The fields of Gemini's `Schema` message: anything else fails the request. */
-const GEMINI_SCHEMA_FIELDS = ['type', 'format', 'title', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required',
-  'minProperties', 'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering', 'default', 'items', 'minimum', 'maximum']
+const GEMINI_SCHEMA_FIELDS = [
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'maxItems',
+  'minItems',
+  'properties',
+  'required',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'example',
+  'anyOf',
+  'propertyOrdering',
+  'default',
+  'items',
+  'minimum',
+  'maximum',
+]
 
 /** The keywords Gemini's `parametersJsonSchema` documents; it ignores the others. */
-const GEMINI_JSON_KEYWORDS = ['$id', '$defs', '$ref', '$anchor', '$schema', 'type', 'format', 'title', 'description', 'enum', 'items', 'prefixItems',
-  'minItems', 'maxItems', 'minimum', 'maximum', 'anyOf', 'oneOf', 'properties', 'additionalProperties', 'required', 'propertyOrdering', 'nullable', 'default']
+const GEMINI_JSON_KEYWORDS = [
+  '$id',
+  '$defs',
+  '$ref',
+  '$anchor',
+  '$schema',
+  'type',
+  'format',
+  'title',
+  'description',
+  'enum',
+  'items',
+  'prefixItems',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'anyOf',
+  'oneOf',
+  'properties',
+  'additionalProperties',
+  'required',
+  'propertyOrdering',
+  'nullable',
+  'default',
+]
 
 /** Keywords Anthropic's strict tool use does not take. */
-const ANTHROPIC_STRICT_UNSUPPORTED = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'maxItems',
-  'uniqueItems', 'propertyNames', 'patternProperties', 'minProperties', 'maxProperties', 'not', 'oneOf', 'if']
+const ANTHROPIC_STRICT_UNSUPPORTED = [
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'maxItems',
+  'uniqueItems',
+  'propertyNames',
+  'patternProperties',
+  'minProperties',
+  'maxProperties',
+  'not',
+  'oneOf',
+  'if',
+]
 
 /** Constraints Codex's schema subset has no room for. */
 const CODEX_DROPPED = ['enum', 'const', 'pattern', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems']
@@ -125,7 +203,9 @@ const typeless = (n: SchemaNode): boolean =>
   n.type === undefined && !('$ref' in n) && !hasCombinator(n) && !('enum' in n) && !('const' in n)
 const missingItems = (at: NodeVisit): boolean => isArrayNode(at.node) && !('items' in at.node)
 const notFalse = (n: SchemaNode): Finding =>
-  isObjectNode(n) && n.additionalProperties !== false ? `an object with additionalProperties ${JSON.stringify(n.additionalProperties)}; it must be false` : null
+  isObjectNode(n) && n.additionalProperties !== false
+    ? `an object with additionalProperties ${JSON.stringify(n.additionalProperties)}; it must be false`
+    : null
 const rootObject = (n: SchemaNode): Finding => (n.type === 'object' ? null : `the root's type is ${JSON.stringify(n.type)}, not "object"`)
 const emptyObject = (n: SchemaNode): boolean =>
   n.type === 'object' && (!isSchemaNode(n.properties) || Object.keys(n.properties).length === 0)
@@ -147,17 +227,25 @@ const OPENAI_BASE: readonly ClientRule[] = [
   rootRule('root-type-object', 'reject', [EV.oaiRootObject], rootObject),
   rootRule('root-no-combinator', 'reject', [EV.oaiRootComb, EV.oaiRootComb2], (n) => {
     const found = ['oneOf', 'anyOf', 'allOf', 'enum', 'not'].filter((k) => k in n)
-    return found.length > 0 ? `the root uses ${found.join(', ')}; OpenAI takes none of oneOf, anyOf, allOf, enum, not at the top level` : null
+    return found.length > 0
+      ? `the root uses ${found.join(', ')}; OpenAI takes none of oneOf, anyOf, allOf, enum, not at the top level`
+      : null
   }),
   rootRule('root-properties', 'reject', [EV.oaiMissingProps, EV.oaiMissingProps2], (n) =>
-    isSchemaNode(n.properties) ? null : 'the root object has no "properties"'),
+    isSchemaNode(n.properties) ? null : 'the root object has no "properties"',
+  ),
   nodeRule('array-items', 'reject', [EV.oaiMissingItems, EV.oaiMissingItems2], (at) =>
-    missingItems(at) && REPORTED_ARRAY_POSITIONS.has(at.via) ? 'an array without "items"' : null),
+    missingItems(at) && REPORTED_ARRAY_POSITIONS.has(at.via) ? 'an array without "items"' : null,
+  ),
   nodeRule('array-items-nested', 'risk', [EV.oaiMissingItems, EV.oaiMissingItems2], (at) =>
-    missingItems(at) && !REPORTED_ARRAY_POSITIONS.has(at.via) ? `an array without "items" under ${at.via} (failures were reported for properties)` : null),
+    missingItems(at) && !REPORTED_ARRAY_POSITIONS.has(at.via)
+      ? `an array without "items" under ${at.via} (failures were reported for properties)`
+      : null,
+  ),
   nameRule('name', 'reject', [EV.oaiNamePattern, EV.oaiNameLen], OPENAI_NAME_RE, 'OpenAI function names'),
   listRule('max-128-tools', 'reject', [EV.oaiMaxTools], (tools) =>
-    tools.length > 128 ? `${tools.length} tools in one request; OpenAI takes at most 128` : null),
+    tools.length > 128 ? `${tools.length} tools in one request; OpenAI takes at most 128` : null,
+  ),
 ]
 
 /** The client rule sets by name. */
@@ -168,12 +256,14 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
   },
 
   'openai-strict': {
-    about: 'OpenAI function calling with strict: true (the Structured Outputs subset), which Responses also tries first when strict is not set',
+    about:
+      'OpenAI function calling with strict: true (the Structured Outputs subset), which Responses also tries first when strict is not set',
     rules: [
       ...OPENAI_BASE,
       nodeRule('object-additionalProperties-false', 'reject', [EV.oaiStrictAddl, EV.oaiAgentsStrict], (at) => notFalse(at.node)),
       nodeRule('object-properties', 'reject', [EV.oaiStrictPropsObj], (at) =>
-        isObjectNode(at.node) && !isSchemaNode(at.node.properties) ? 'an object without "properties"' : null),
+        isObjectNode(at.node) && !isSchemaNode(at.node.properties) ? 'an object without "properties"' : null,
+      ),
       nodeRule('all-required', 'reject', [EV.oaiStrictReq, EV.oaiAgentsStrict], ({ node: n }) => {
         if (!isSchemaNode(n.properties)) return null
         const required = new Set(Array.isArray(n.required) ? n.required : [])
@@ -182,9 +272,14 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
           ? `${optional.length} properties are not required (${optional.slice(0, 5).join(', ')}${optional.length > 5 ? ', ...' : ''}); strict mode wants every property required, optional ones nullable`
           : null
       }),
-      nodeRule('node-type', 'reject', [EV.oaiStrictType, EV.oaiStrictType2], (at) => (typeless(at.node) ? 'a schema without "type"' : null)),
+      nodeRule('node-type', 'reject', [EV.oaiStrictType, EV.oaiStrictType2], (at) =>
+        typeless(at.node) ? 'a schema without "type"' : null,
+      ),
       nodeRule('format', 'reject', [EV.oaiStrictFormat, EV.redpanda44], ({ node: n }) =>
-        typeof n.format === 'string' && !OPENAI_STRICT_FORMATS.includes(n.format) ? `format "${n.format}" is not one of ${OPENAI_STRICT_FORMATS.join(', ')}` : null),
+        typeof n.format === 'string' && !OPENAI_STRICT_FORMATS.includes(n.format)
+          ? `format "${n.format}" is not one of ${OPENAI_STRICT_FORMATS.join(', ')}`
+          : null,
+      ),
       ...keywordRules({
         allOf: { sev: 'reject', evidence: [EV.oaiStrictAllOf, EV.oaiStrictDoc], why: 'refused in strict mode' },
         not: { sev: 'reject', evidence: [EV.oaiStrictDoc], why: 'documented as unsupported' },
@@ -194,22 +289,40 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
         dependentRequired: { sev: 'reject', evidence: [EV.oaiStrictDoc], why: 'documented as unsupported' },
         dependentSchemas: { sev: 'reject', evidence: [EV.oaiStrictDoc], why: 'documented as unsupported' },
         propertyNames: { sev: 'reject', evidence: [EV.oaiStrictPropNames, EV.redpanda44], why: 'refused in strict mode' },
-        patternProperties: { sev: 'risk', evidence: [EV.oaiStrictDoc], why: 'listed as unsupported; newer docs limit that to fine-tuned models' },
+        patternProperties: {
+          sev: 'risk',
+          evidence: [EV.oaiStrictDoc],
+          why: 'listed as unsupported; newer docs limit that to fine-tuned models',
+        },
         unevaluatedProperties: { sev: 'risk', evidence: [EV.oaiStrictDoc], why: 'listed as unsupported' },
         minProperties: { sev: 'risk', evidence: [EV.oaiStrictDoc], why: 'listed as unsupported' },
         maxProperties: { sev: 'risk', evidence: [EV.oaiStrictDoc], why: 'listed as unsupported' },
-        oneOf: { sev: 'risk', evidence: [EV.oaiAgentsStrict], why: 'the OpenAI Agents SDK rewrites it to anyOf, calling it unsupported when nested' },
+        oneOf: {
+          sev: 'risk',
+          evidence: [EV.oaiAgentsStrict],
+          why: 'the OpenAI Agents SDK rewrites it to anyOf, calling it unsupported when nested',
+        },
         minLength: { sev: 'risk', evidence: [EV.oaiStrictDoc], why: 'missing from the supported list' },
         maxLength: { sev: 'risk', evidence: [EV.oaiStrictDoc], why: 'missing from the supported list' },
         uniqueItems: { sev: 'risk', evidence: [EV.oaiStrictDoc], why: 'missing from the supported list' },
         contains: { sev: 'risk', evidence: [EV.oaiStrictDoc], why: 'missing from the supported list' },
         prefixItems: { sev: 'risk', evidence: [EV.oaiStrictDoc], why: 'missing from the supported list' },
-        contentEncoding: { sev: 'risk', evidence: [EV.redpanda44], why: 'stripped for OpenAI by another generator; a refusal is not confirmed' },
-        default: { sev: 'risk', evidence: [EV.oaiStrictDefault, EV.oaiStrictDefault2026], why: 'refused in 2024, accepted by api.openai.com since, still refused by Azure' },
+        contentEncoding: {
+          sev: 'risk',
+          evidence: [EV.redpanda44],
+          why: 'stripped for OpenAI by another generator; a refusal is not confirmed',
+        },
+        default: {
+          sev: 'risk',
+          evidence: [EV.oaiStrictDefault, EV.oaiStrictDefault2026],
+          why: 'refused in 2024, accepted by api.openai.com since, still refused by Azure',
+        },
       }),
       nodeRule('ref-siblings', 'risk', [EV.oaiAgentsStrict], ({ node: n }) => {
         const siblings = Object.keys(n).filter((k) => k !== '$ref')
-        return '$ref' in n && siblings.length > 0 ? `$ref beside ${siblings.join(', ')} (the OpenAI Agents SDK inlines such references)` : null
+        return '$ref' in n && siblings.length > 0
+          ? `$ref beside ${siblings.join(', ')} (the OpenAI Agents SDK inlines such references)`
+          : null
       }),
       toolRule('limits', 'reject', [EV.oaiStrictDoc], (t) => {
         const s = schemaStats(t.inputSchema)
@@ -227,7 +340,13 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
   anthropic: {
     about: 'Anthropic Messages API input_schema without strict tool use, as Claude Code and Claude Desktop send it',
     rules: [
-      nameRule('name', 'reject', [EV.antName128, EV.antNamePattern], ANTHROPIC_NAME_RE, 'Anthropic tool names; 64 characters before mid-2025'),
+      nameRule(
+        'name',
+        'reject',
+        [EV.antName128, EV.antNamePattern],
+        ANTHROPIC_NAME_RE,
+        'Anthropic tool names; 64 characters before mid-2025',
+      ),
       rootRule('root-no-combinator', 'reject', [EV.antRootComb, EV.antRootComb2], (n) => {
         const found = COMBINATORS.filter((k) => k in n)
         return found.length > 0 ? `the root uses ${found.join(', ')}; Anthropic takes none of them at the top level` : null
@@ -238,7 +357,8 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
         return problem === null ? null : `not a valid draft 2020-12 schema: ${problem}`
       }),
       nodeRule('typeless-leaf', 'risk', [EV.redpanda44], (at) =>
-        !at.isRoot && typeless(at.node) ? 'a schema without "type" (said to be refused; not confirmed)' : null),
+        !at.isRoot && typeless(at.node) ? 'a schema without "type" (said to be refused; not confirmed)' : null,
+      ),
     ],
   },
 
@@ -247,10 +367,17 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
     rules: [
       nodeRule('object-additionalProperties-false', 'reject', [EV.antStrictDoc, EV.antStrictLimits], (at) => notFalse(at.node)),
       toolRule('recursion', 'reject', [EV.antStrictDoc], (t) => (hasRefCycle(t.inputSchema) ? 'a recursive schema (a $ref cycle)' : null)),
-      ...keywordRules(Object.fromEntries(ANTHROPIC_STRICT_UNSUPPORTED.map((kw) =>
-        [kw, { sev: 'reject' as const, evidence: [EV.antStrictDoc, EV.antStrictLimits], why: 'outside the strict subset' }]))),
+      ...keywordRules(
+        Object.fromEntries(
+          ANTHROPIC_STRICT_UNSUPPORTED.map((kw) => [
+            kw,
+            { sev: 'reject' as const, evidence: [EV.antStrictDoc, EV.antStrictLimits], why: 'outside the strict subset' },
+          ]),
+        ),
+      ),
       nodeRule('minItems', 'reject', [EV.antStrictLimits], ({ node: n }) =>
-        typeof n.minItems === 'number' && n.minItems > 1 ? `minItems ${n.minItems}; only 0 or 1 is taken` : null),
+        typeof n.minItems === 'number' && n.minItems > 1 ? `minItems ${n.minItems}; only 0 or 1 is taken` : null,
+      ),
       toolRule('optional-and-union-budget', 'risk', [EV.antStrictLimits], (t) => {
         const s = schemaStats(t.inputSchema)
         const over: string[] = []
@@ -262,17 +389,29 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
   },
 
   'gemini-legacy': {
-    about: 'Gemini FunctionDeclaration.parameters (an OpenAPI 3.0 subset read into a protobuf message): one unknown field fails the whole request',
+    about:
+      'Gemini FunctionDeclaration.parameters (an OpenAPI 3.0 subset read into a protobuf message): one unknown field fails the whole request',
     rules: [
       nameRule('name', 'reject', [EV.gemFnName], GEMINI_NAME_RE, 'Gemini function names'),
-      allowOnlyRule('unknown-field', 'reject', [EV.gemAllowList, EV.gemUnknownField, EV.gemUnknownField2, EV.gemUnknownField3, EV.gemConst, EV.gemRef, EV.gemSchemaPropNames],
-        GEMINI_SCHEMA_FIELDS, 'fields Gemini\'s Schema does not have'),
-      nodeRule('type-list', 'reject', [EV.gemTypeList], ({ node: n }) => (Array.isArray(n.type) ? `type is a list, ${JSON.stringify(n.type)}` : null)),
-      nodeRule('type-required', 'reject', [EV.gemTypeMissing], ({ node: n }) => (n.type === undefined && !('anyOf' in n) ? 'a schema without "type" or "anyOf"' : null)),
+      allowOnlyRule(
+        'unknown-field',
+        'reject',
+        [EV.gemAllowList, EV.gemUnknownField, EV.gemUnknownField2, EV.gemUnknownField3, EV.gemConst, EV.gemRef, EV.gemSchemaPropNames],
+        GEMINI_SCHEMA_FIELDS,
+        "fields Gemini's Schema does not have",
+      ),
+      nodeRule('type-list', 'reject', [EV.gemTypeList], ({ node: n }) =>
+        Array.isArray(n.type) ? `type is a list, ${JSON.stringify(n.type)}` : null,
+      ),
+      nodeRule('type-required', 'reject', [EV.gemTypeMissing], ({ node: n }) =>
+        n.type === undefined && !('anyOf' in n) ? 'a schema without "type" or "anyOf"' : null,
+      ),
       nodeRule('enum-strings', 'reject', [EV.gemEnumString], ({ node: n }) =>
-        Array.isArray(n.enum) && n.enum.some((v) => typeof v !== 'string') ? 'an enum with values that are not strings' : null),
+        Array.isArray(n.enum) && n.enum.some((v) => typeof v !== 'string') ? 'an enum with values that are not strings' : null,
+      ),
       nodeRule('enum-on-string', 'reject', [EV.gemEnumType], ({ node: n }) =>
-        Array.isArray(n.enum) && n.type !== 'string' ? `an enum on type ${JSON.stringify(n.type)}; only strings take one` : null),
+        Array.isArray(n.enum) && n.type !== 'string' ? `an enum on type ${JSON.stringify(n.type)}; only strings take one` : null,
+      ),
       nodeRule('format', 'reject', [EV.gemFormat], ({ node: n }) => {
         if (typeof n.format !== 'string') return null
         const allowed = (typeof n.type === 'string' ? GEMINI_FORMATS[n.type] : undefined) ?? []
@@ -283,13 +422,21 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
         return 'anyOf' in n && beside.length > 0 ? `anyOf beside ${beside.join(', ')}; it must be the only field` : null
       }),
       nodeRule('anyOf-alone-doc', 'risk', [EV.gemAnyOfAlone], ({ node: n }) =>
-        'anyOf' in n && ('description' in n || 'title' in n) ? 'anyOf beside a description or title (the error asks for anyOf alone)' : null),
+        'anyOf' in n && ('description' in n || 'title' in n)
+          ? 'anyOf beside a description or title (the error asks for anyOf alone)'
+          : null,
+      ),
       nodeRule('object-nonempty-root', 'reject', [EV.gemEmptyObject], (at) =>
-        at.isRoot && emptyObject(at.node) ? 'the root object has no properties' : null),
+        at.isRoot && emptyObject(at.node) ? 'the root object has no properties' : null,
+      ),
       nodeRule('object-nonempty', 'risk', [EV.gemEmptyObject], (at) =>
-        !at.isRoot && emptyObject(at.node) ? 'a nested object without properties (refused at the root; assumed here)' : null),
+        !at.isRoot && emptyObject(at.node) ? 'a nested object without properties (refused at the root; assumed here)' : null,
+      ),
       nodeRule('param-names', 'risk', [EV.gemParamNames], (at) =>
-        at.prop !== undefined && !GEMINI_PARAM_NAME_RE.test(at.prop) ? `property name "${at.prop}" breaks the documented ${GEMINI_PARAM_NAME_RE.source}` : null),
+        at.prop !== undefined && !GEMINI_PARAM_NAME_RE.test(at.prop)
+          ? `property name "${at.prop}" breaks the documented ${GEMINI_PARAM_NAME_RE.source}`
+          : null,
+      ),
     ],
   },
 
@@ -303,10 +450,20 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
         return '$ref' in n && beside.length > 0 ? `$ref beside ${beside.join(', ')}; only description and default may be` : null
       }),
       nodeRule('ref', 'risk', [EV.gemJsonRefUndefined], ({ node: n }) =>
-        '$ref' in n ? `$ref ${String(n.$ref)} (valid references were reported as undefined)` : null),
+        '$ref' in n ? `$ref ${String(n.$ref)} (valid references were reported as undefined)` : null,
+      ),
       toolRule('required-cycle', 'risk', [EV.gemJsonCycles], (t) =>
-        hasRefCycle(t.inputSchema, { requiredOnly: true }) ? 'a $ref cycle through required properties; cycles may only pass optional ones' : null),
-      allowOnlyRule('ignored-keyword', 'lossy', [EV.gemJsonIgnores, EV.gemJsonCycles], GEMINI_JSON_KEYWORDS, 'keywords Gemini ignores, so the model never sees them'),
+        hasRefCycle(t.inputSchema, { requiredOnly: true })
+          ? 'a $ref cycle through required properties; cycles may only pass optional ones'
+          : null,
+      ),
+      allowOnlyRule(
+        'ignored-keyword',
+        'lossy',
+        [EV.gemJsonIgnores, EV.gemJsonCycles],
+        GEMINI_JSON_KEYWORDS,
+        'keywords Gemini ignores, so the model never sees them',
+      ),
     ],
   },
 
@@ -329,7 +486,13 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
     about: 'Tool-name rules of MCP clients (prefixes, characters, lengths), given the configured server name',
     rules: [
       nameRule('mcp-spec', 'risk', [EV.sep986], MCP_SPEC_NAME_RE, 'what the MCP specification recommends'),
-      nameRule('provider-common', 'reject', [EV.oaiNamePattern, EV.antNamePattern], OPENAI_NAME_RE, 'the pattern OpenAI, Anthropic and Gemini all accept'),
+      nameRule(
+        'provider-common',
+        'reject',
+        [EV.oaiNamePattern, EV.antNamePattern],
+        OPENAI_NAME_RE,
+        'the pattern OpenAI, Anthropic and Gemini all accept',
+      ),
       nameRule('vscode-chars', 'risk', [EV.vscodeChars], VSCODE_NAME_RE, 'VS Code warns about other characters'),
       toolRule('vscode-prefixed-64', 'risk', [EV.vscodeLen], (t, env) => {
         const qualified = `mcp_${env.server}_${t.name}`
@@ -358,11 +521,15 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
     rules: [
       nodeRule('combinator-to-string', 'lossy', [EV.codexLowering, EV.codexLoweringSrc], ({ node: n }) =>
         n.type === undefined && hasCombinator(n) && !isSchemaNode(n.properties) && !('items' in n) && !('enum' in n)
-          ? `a ${COMBINATORS.filter((k) => k in n).join(', ')} without "type" is sent as a string` : null),
+          ? `a ${COMBINATORS.filter((k) => k in n).join(', ')} without "type" is sent as a string`
+          : null,
+      ),
       nodeRule('ref-to-string', 'lossy', [EV.codexLoweringSrc], ({ node: n }) =>
-        '$ref' in n && n.type === undefined ? `$ref ${String(n.$ref)} is sent as a string (references are not followed)` : null),
+        '$ref' in n && n.type === undefined ? `$ref ${String(n.$ref)} is sent as a string (references are not followed)` : null,
+      ),
       nodeRule('type-list', 'lossy', [EV.codexLoweringSrc], ({ node: n }) =>
-        Array.isArray(n.type) ? `type ${JSON.stringify(n.type)} is sent as "${String(n.type.find((x) => x !== 'null'))}"` : null),
+        Array.isArray(n.type) ? `type ${JSON.stringify(n.type)} is sent as "${String(n.type.find((x) => x !== 'null'))}"` : null,
+      ),
       nodeRule('dropped-constraints', 'lossy', [EV.codexLoweringSrc], ({ node: n }) => {
         const dropped = CODEX_DROPPED.filter((k) => k in n)
         return dropped.length > 0 ? `${dropped.join(', ')} dropped; only a description reaches the model` : null
@@ -374,22 +541,37 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
     about: 'What MCP clients check before a provider sees the schema (the official SDKs, VS Code, Ajv-based clients)',
     rules: [
       toolRule('input-root-object', 'reject', [EV.sdkObjectRoot, EV.antNonObject], (t) =>
-        isSchemaNode(t.inputSchema) && t.inputSchema.type === 'object' ? null : 'inputSchema\'s type is not "object"; the SDKs refuse the whole tools/list'),
+        isSchemaNode(t.inputSchema) && t.inputSchema.type === 'object'
+          ? null
+          : 'inputSchema\'s type is not "object"; the SDKs refuse the whole tools/list',
+      ),
       toolRule('output-root-object', 'reject', [EV.sdkObjectRoot], (t) =>
-        t.outputSchema === undefined || (isSchemaNode(t.outputSchema) && t.outputSchema.type === 'object') ? null : 'outputSchema\'s type is not "object"'),
+        t.outputSchema === undefined || (isSchemaNode(t.outputSchema) && t.outputSchema.type === 'object')
+          ? null
+          : 'outputSchema\'s type is not "object"',
+      ),
       nodeRule('array-items', 'reject', [EV.vscodeItems], (at) =>
-        missingItems(at) && REPORTED_ARRAY_POSITIONS.has(at.via) ? 'an array without "items"; VS Code refuses the tool' : null),
+        missingItems(at) && REPORTED_ARRAY_POSITIONS.has(at.via) ? 'an array without "items"; VS Code refuses the tool' : null,
+      ),
       nodeRule('array-items-nested', 'risk', [EV.vscodeItems], (at) =>
-        missingItems(at) && !REPORTED_ARRAY_POSITIONS.has(at.via) ? `an array without "items" under ${at.via} (VS Code's refusal was reported for properties)` : null),
+        missingItems(at) && !REPORTED_ARRAY_POSITIONS.has(at.via)
+          ? `an array without "items" under ${at.via} (VS Code's refusal was reported for properties)`
+          : null,
+      ),
       nodeRule('dynamic-ref', 'reject', [EV.vscodeDynRef], ({ node: n }) =>
-        '$dynamicRef' in n || '$recursiveRef' in n ? 'a dynamic reference, which VS Code\'s validator cannot follow' : null),
+        '$dynamicRef' in n || '$recursiveRef' in n ? "a dynamic reference, which VS Code's validator cannot follow" : null,
+      ),
       toolRule('refs-resolve', 'reject', [EV.ajvUnresolved], (t) => {
         const unresolved: string[] = []
-        for (const [key, schema] of [['inputSchema', t.inputSchema], ['outputSchema', t.outputSchema]] as const) {
+        for (const [key, schema] of [
+          ['inputSchema', t.inputSchema],
+          ['outputSchema', t.outputSchema],
+        ] as const) {
           if (!isSchemaNode(schema)) continue
           walkSchema(schema, `/${key}`, (at) => {
             const ref = at.node.$ref
-            if (typeof ref === 'string' && resolveLocalRef(schema, ref) === undefined) unresolved.push(`${at.ptr}: reference ${ref} does not resolve`)
+            if (typeof ref === 'string' && resolveLocalRef(schema, ref) === undefined)
+              unresolved.push(`${at.ptr}: reference ${ref} does not resolve`)
           })
         }
         return unresolved

@@ -83,7 +83,7 @@ export function checkClientRules(tools: readonly CheckedTool[], options: ClientR
     const dialect = CLIENT_DIALECTS[name]!
     const violations: ClientRuleViolation[] = []
     const report = (toolName: string, rule: ClientRule, ptr: string, finding: string | readonly string[] | null): void => {
-      for (const msg of typeof finding === 'string' ? [finding] : finding ?? []) {
+      for (const msg of typeof finding === 'string' ? [finding] : (finding ?? [])) {
         if (msg) violations.push({ tool: toolName, ptr, rule: rule.id, sev: rule.sev, msg, evidence: rule.evidence })
       }
     }

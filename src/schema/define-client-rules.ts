@@ -38,11 +38,20 @@ interface RuleBase {
 }
 
 /** A rule checked at every node of the input schema. */
-export interface NodeRule extends RuleBase { kind: 'node'; test: (at: NodeVisit) => Finding }
+export interface NodeRule extends RuleBase {
+  kind: 'node'
+  test: (at: NodeVisit) => Finding
+}
 /** A rule checked once per tool. */
-export interface ToolRule extends RuleBase { kind: 'tool'; test: (tool: CheckedTool, env: RuleEnv) => Finding }
+export interface ToolRule extends RuleBase {
+  kind: 'tool'
+  test: (tool: CheckedTool, env: RuleEnv) => Finding
+}
 /** A rule checked once over the whole list (it is about the request, not a tool). */
-export interface ListRule extends RuleBase { kind: 'list'; test: (tools: readonly CheckedTool[], env: RuleEnv) => Finding }
+export interface ListRule extends RuleBase {
+  kind: 'list'
+  test: (tools: readonly CheckedTool[], env: RuleEnv) => Finding
+}
 /** One rule of a dialect. */
 export type ClientRule = NodeRule | ToolRule | ListRule
 
@@ -53,26 +62,48 @@ export interface ClientDialect {
 }
 
 /** A rule checked at every node of the input schema. */
-export const nodeRule = (id: string, sev: RuleSeverity, evidence: readonly string[], test: (at: NodeVisit) => Finding): NodeRule =>
-  ({ kind: 'node', id, sev, evidence, test })
+export const nodeRule = (id: string, sev: RuleSeverity, evidence: readonly string[], test: (at: NodeVisit) => Finding): NodeRule => ({
+  kind: 'node',
+  id,
+  sev,
+  evidence,
+  test,
+})
 /** A rule checked at the input schema's root only. */
 export const rootRule = (id: string, sev: RuleSeverity, evidence: readonly string[], test: (n: SchemaNode) => Finding): NodeRule =>
   nodeRule(id, sev, evidence, (at) => (at.isRoot ? test(at.node) : null))
 /** A rule checked once per tool. */
-export const toolRule = (id: string, sev: RuleSeverity, evidence: readonly string[], test: ToolRule['test']): ToolRule =>
-  ({ kind: 'tool', id, sev, evidence, test })
+export const toolRule = (id: string, sev: RuleSeverity, evidence: readonly string[], test: ToolRule['test']): ToolRule => ({
+  kind: 'tool',
+  id,
+  sev,
+  evidence,
+  test,
+})
 /** A rule checked once over the whole list. */
-export const listRule = (id: string, sev: RuleSeverity, evidence: readonly string[], test: ListRule['test']): ListRule =>
-  ({ kind: 'list', id, sev, evidence, test })
+export const listRule = (id: string, sev: RuleSeverity, evidence: readonly string[], test: ListRule['test']): ListRule => ({
+  kind: 'list',
+  id,
+  sev,
+  evidence,
+  test,
+})
 /** A rule on the tool name: it must match `re`; `who` says whose pattern it is. */
 export const nameRule = (id: string, sev: RuleSeverity, evidence: readonly string[], re: RegExp, who: string): ToolRule =>
   toolRule(id, sev, evidence, (t) => (re.test(t.name) ? null : `tool name "${t.name}" breaks ${re.source} (${who})`))
 /** One `keyword:<name>` rule per keyword: using it at all is the breach. */
 export const keywordRules = (table: Record<string, { sev: RuleSeverity; evidence: readonly string[]; why: string }>): NodeRule[] =>
   Object.entries(table).map(([kw, { sev, evidence, why }]) =>
-    nodeRule(`keyword:${kw}`, sev, evidence, (at) => (kw in at.node ? `uses "${kw}" (${why})` : null)))
+    nodeRule(`keyword:${kw}`, sev, evidence, (at) => (kw in at.node ? `uses "${kw}" (${why})` : null)),
+  )
 /** Reports the keys of a node outside `allowed`, all in one finding. */
-export const allowOnlyRule = (id: string, sev: RuleSeverity, evidence: readonly string[], allowed: readonly string[], what: string): NodeRule => {
+export const allowOnlyRule = (
+  id: string,
+  sev: RuleSeverity,
+  evidence: readonly string[],
+  allowed: readonly string[],
+  what: string,
+): NodeRule => {
   const known = new Set(allowed)
   return nodeRule(id, sev, evidence, (at) => {
     const extra = Object.keys(at.node).filter((k) => !known.has(k))

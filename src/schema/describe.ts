@@ -19,7 +19,7 @@ export function describeComment(raw: string | null): string | null {
   if (text.endsWith(' */')) text = text.slice(0, -3)
   return text
     .split('\n')
-    .map(line => (line.startsWith('// ') ? line.slice(3) : line))
+    .map((line) => (line.startsWith('// ') ? line.slice(3) : line))
     .join(' ')
     .trim()
     .replace(WHITESPACE_RUN_RE, ' ')
@@ -31,7 +31,7 @@ export function describeComment(raw: string | null): string | null {
  * `SetVibeDetails` → `Set Vibe Details`, `GetVibe2Array` → `Get Vibe 2Array`.
  */
 export function splitName(name: string): string {
-  return name.replace(NAME_BOUNDARY_RE, pair => `${pair[0]} ${pair[1]}`)
+  return name.replace(NAME_BOUNDARY_RE, (pair) => `${pair[0]} ${pair[1]}`)
 }
 
 /** The description of a comment, or undefined when it is absent or normalises to `""` (then no `description` key). */

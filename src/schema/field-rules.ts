@@ -30,10 +30,27 @@ export interface RuleContext {
 }
 
 const STRING_FORMATS: Record<string, string> = {
-  email: 'email', hostname: 'hostname', ipv4: 'ipv4', ipv6: 'ipv6', uri: 'uri', uri_ref: 'uri-reference', uuid: 'uuid',
+  email: 'email',
+  hostname: 'hostname',
+  ipv4: 'ipv4',
+  ipv6: 'ipv6',
+  uri: 'uri',
+  uri_ref: 'uri-reference',
+  uuid: 'uuid',
 }
 const NUMERIC = new Set<string>([
-  'float', 'double', 'int32', 'int64', 'uint32', 'uint64', 'sint32', 'sint64', 'fixed32', 'fixed64', 'sfixed32', 'sfixed64',
+  'float',
+  'double',
+  'int32',
+  'int64',
+  'uint32',
+  'uint64',
+  'sint32',
+  'sint64',
+  'fixed32',
+  'fixed64',
+  'sfixed32',
+  'sfixed64',
 ])
 // Documentation-only keys of the rule messages: nothing to enforce.
 const SILENT = new Set(['example', 'defined_only', 'strict'])
@@ -61,8 +78,7 @@ export function isOutputOnly(field: FieldModel): boolean {
  */
 export function isRequiredField(field: FieldModel): boolean {
   const rules = rulesOf(field)
-  return behaviors(field).includes('REQUIRED') || field.legacyRequired
-    || (rules.required === true && rules.ignore !== 'IGNORE_ALWAYS')
+  return behaviors(field).includes('REQUIRED') || field.legacyRequired || (rules.required === true && rules.ignore !== 'IGNORE_ALWAYS')
 }
 
 /**
@@ -94,7 +110,8 @@ export function applyFieldRules(schema: JsonSchema, field: FieldModel, ctx: Rule
     if (typeof map.max_pairs === 'number') out.maxProperties = map.max_pairs
     if (map.values) out.additionalProperties = value(field.type, out.additionalProperties, map.values, 'map.values')
     if (map.keys) {
-      if (field.mapKey === 'string') out.propertyNames = value({ kind: 'scalar', scalar: 'string' }, { type: 'string' }, map.keys, 'map.keys')
+      if (field.mapKey === 'string')
+        out.propertyNames = value({ kind: 'scalar', scalar: 'string' }, { type: 'string' }, map.keys, 'map.keys')
       else unsaid('map.keys', 'JSON object keys are strings')
     }
     for (const key of Object.keys(map)) if (!['min_pairs', 'max_pairs', 'keys', 'values'].includes(key)) unsaid(`map.${key}`)
@@ -133,7 +150,11 @@ function kindOf(type: ValueType): Kind {
 
 /** Applies the rule families of one value (`string`, `int64`, `enum`, ...) of `rules` to `schema`. */
 function applyValueRules(
-  schema: JsonSchema, kind: Kind, rules: Json, path: string, ctx: RuleContext,
+  schema: JsonSchema,
+  kind: Kind,
+  rules: Json,
+  path: string,
+  ctx: RuleContext,
   unsaid: (rule: string, why?: string) => void,
 ): JsonSchema {
   let out: Json = { ...schema }
@@ -147,14 +168,12 @@ function applyValueRules(
     if (family === 'string' && kind === 'string') out = stringRules(out, r, (k) => unsaid(at(`string.${k}`)))
     else if (family === 'bool' && kind === 'bool') {
       if (typeof r.const === 'boolean') out.const = r.const
-    }
-    else if (family === 'enum' && typeof kind === 'object' && 'enum' in kind)
+    } else if (family === 'enum' && typeof kind === 'object' && 'enum' in kind)
       out = enumRules(out, kind.enum, r, ctx, (k) => unsaid(at(`enum.${k}`)))
     else if (NUMERIC.has(family) && family === kind) out = numericRules(out, family, r, (k) => unsaid(at(`${family}.${k}`)))
     else if (typeof kind === 'string' && family === kind) {
       for (const key of Object.keys(r)) if (!SILENT.has(key)) unsaid(at(`${family}.${key}`))
-    }
-    else if (typeof kind === 'object' && 'message' in kind) unsaid(at(family), `rules of ${kind.message}`)
+    } else if (typeof kind === 'object' && 'message' in kind) unsaid(at(family), `rules of ${kind.message}`)
     else unsaid(at(family), 'it does not apply to this field')
   }
   return out
@@ -166,8 +185,10 @@ function stringRules(schema: Json, r: Json, unsaid: (key: string) => void): Json
   for (const [key, value] of Object.entries(r)) {
     if (SILENT.has(key)) continue
     if (key === 'const') out.const = value
-    else if (key === 'len') { out.minLength = value; out.maxLength = value }
-    else if (key === 'min_len') out.minLength = value
+    else if (key === 'len') {
+      out.minLength = value
+      out.maxLength = value
+    } else if (key === 'min_len') out.minLength = value
     else if (key === 'max_len') out.maxLength = value
     else if (key === 'in') out.enum = asArray(value)
     else if (key === 'not_in') out.not = { enum: asArray(value) }
@@ -182,14 +203,12 @@ function stringRules(schema: Json, r: Json, unsaid: (key: string) => void): Json
       } catch {
         unsaid('pattern')
       }
-    }
-    else if (key in STRING_FORMATS) {
+    } else if (key in STRING_FORMATS) {
       if (value === true) {
         if (out.format === undefined) out.format = STRING_FORMATS[key]
         else unsaid(key)
       }
-    }
-    else unsaid(key)
+    } else unsaid(key)
   }
   // One `pattern` per schema: more than one go in an `allOf`.
   if (patterns.length === 1) out.pattern = patterns[0]
@@ -214,7 +233,15 @@ function enumRules(schema: Json, enumName: string, r: Json, ctx: RuleContext, un
   return { ...schema, enum: keep }
 }
 
-interface Bounds { gt?: number; gte?: number; lt?: number; lte?: number; const?: number; in?: number[]; notIn?: number[] }
+interface Bounds {
+  gt?: number
+  gte?: number
+  lt?: number
+  lte?: number
+  const?: number
+  in?: number[]
+  notIn?: number[]
+}
 
 /** Whether a number satisfies all of `b` (used for NaN and the infinities of floats). */
 function satisfies(x: number, b: Bounds): boolean {
@@ -259,8 +286,7 @@ function numericRules(schema: Json, family: string, r: Json, unsaid: (key: strin
       const list = asArray(value).map(Number)
       if (list.every(Number.isFinite)) b[key === 'in' ? 'in' : 'notIn'] = list
       else unsaid(key)
-    }
-    else if (['gt', 'gte', 'lt', 'lte', 'const'].includes(key) && Number.isFinite(n)) b[key as 'gt'] = n
+    } else if (['gt', 'gte', 'lt', 'lte', 'const'].includes(key) && Number.isFinite(n)) b[key as 'gt'] = n
     else unsaid(key)
   }
   const keywords = boundKeywords(b)

@@ -3,7 +3,15 @@
  */
 export { buildTools } from './build-tools.ts'
 export type { BuildToolsOptions, BuiltTools, ToolSchema } from './build-tools.ts'
-export { goCamelCase, nameTool, shortenToolName, TOOL_NAME_RE, TOOL_NAME_MAX_LENGTH, TOOL_NAME_HASH_LENGTH, TOOL_NAME_TAIL_LENGTH } from './tool-name.ts'
+export {
+  goCamelCase,
+  nameTool,
+  shortenToolName,
+  TOOL_NAME_RE,
+  TOOL_NAME_MAX_LENGTH,
+  TOOL_NAME_HASH_LENGTH,
+  TOOL_NAME_TAIL_LENGTH,
+} from './tool-name.ts'
 export type { RpcName, ToolNames } from './tool-name.ts'
 export { toolMetadata, PROTO_MCP_TOOL } from './tool-options.ts'
 export type { ToolAnnotations, ToolMetadata } from './tool-options.ts'

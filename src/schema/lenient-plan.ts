@@ -68,7 +68,10 @@ function valueKind(type: ValueType, portable: boolean): { k: LenientKind; t?: st
 
 /** The lenient plan of the requests of `requestTypes` in `profile`; `undefined` for `topeka` (which validates as Topeka does). */
 export function lenientPlan(
-  model: ProtoModel, requestTypes: readonly string[], profile: Profile, recursionDepth = DEFAULT_RECURSION_DEPTH,
+  model: ProtoModel,
+  requestTypes: readonly string[],
+  profile: Profile,
+  recursionDepth = DEFAULT_RECURSION_DEPTH,
   depths: ReadonlyMap<string, number> = new Map(),
 ): LenientPlan | undefined {
   if (profile === 'topeka') return undefined
@@ -98,7 +101,8 @@ export function lenientPlan(
       if (entry.k === 'enum' && !Object.hasOwn(enums, entry.t!)) {
         const values: Record<string, string> = {}
         // The first name of a number wins, as protojson writes it.
-        for (const v of model.enums.get(entry.t!)?.values ?? []) if (!Object.hasOwn(values, String(v.number))) values[String(v.number)] = v.name
+        for (const v of model.enums.get(entry.t!)?.values ?? [])
+          if (!Object.hasOwn(values, String(v.number))) values[String(v.number)] = v.name
         setOwn(enums, entry.t!, values)
       }
     }

@@ -95,7 +95,7 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
     if (known) return known
     if (portable) {
       // Inlined again while it recurses fewer than `depth` times, then JSON text.
-      const seen = building.filter(n => n === name).length
+      const seen = building.filter((n) => n === name).length
       return seen >= depth ? jsonTextSchema(name) : objectSchema(name)
     }
     if (recursive.has(name)) return { $ref: defsRef(name) }
@@ -120,7 +120,7 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
     if (!enm) throw new Error(`unknown enum "${name}"`)
     const known = wellKnownEnumSchema(name, profile, mode)
     if (known) return known
-    const names: JsonSchema = { type: 'string', enum: enm.values.map(v => v.name) }
+    const names: JsonSchema = { type: 'string', enum: enm.values.map((v) => v.name) }
     // protojson writes a value the enum does not declare as its number.
     const schema: JsonSchema = mode === 'output' ? { anyOf: [names, { type: 'integer' }] } : names
     const description = descriptionOf(enm.comment)
@@ -130,9 +130,12 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
 
   const fieldSchema = (field: FieldModel): JsonSchema => {
     const value = valueSchema(field.type)
-    let schema: JsonSchema = field.mapKey !== undefined
-      ? { type: 'object', additionalProperties: value }
-      : field.repeated ? { type: 'array', items: value } : value
+    let schema: JsonSchema =
+      field.mapKey !== undefined
+        ? { type: 'object', additionalProperties: value }
+        : field.repeated
+          ? { type: 'array', items: value }
+          : value
     // The field's comment goes on its outermost schema, replacing a message's or enum's own.
     const description = descriptionOf(field.comment)
     if (description !== undefined) schema = { ...schema, description }

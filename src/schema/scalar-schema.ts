@@ -33,12 +33,21 @@ export const isPortable = (profile: Profile): boolean => profile === 'portable' 
 /** The schema of one scalar value, for a profile and a side. */
 export function scalarSchema(scalar: ScalarType, profile: Profile, mode: SchemaMode): JsonSchema {
   switch (scalar) {
-    case 'bool': return { type: 'boolean' }
-    case 'string': return { type: 'string' }
-    case 'bytes': return { type: 'string', contentEncoding: 'base64' }
-    case 'int32': case 'sint32': case 'sfixed32': return { type: 'integer' }
-    case 'uint32': case 'fixed32': return { type: 'integer', minimum: 0 }
-    case 'float': case 'double': {
+    case 'bool':
+      return { type: 'boolean' }
+    case 'string':
+      return { type: 'string' }
+    case 'bytes':
+      return { type: 'string', contentEncoding: 'base64' }
+    case 'int32':
+    case 'sint32':
+    case 'sfixed32':
+      return { type: 'integer' }
+    case 'uint32':
+    case 'fixed32':
+      return { type: 'integer', minimum: 0 }
+    case 'float':
+    case 'double': {
       const float: JsonSchema = { anyOf: [{ type: 'number' }, { type: 'string', enum: [...NON_FINITE_FLOATS] }] }
       if (isPortable(profile) && mode === 'input') float[ADVERTISED_BRANCH] = 0
       return float

@@ -16,8 +16,7 @@ export function sortKeys<T>(value: T): T {
   if (Array.isArray(value)) return value.map(sortKeys) as T
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {}
-    for (const key of Object.keys(value).sort())
-      setOwn(out, key, sortKeys((value as Record<string, unknown>)[key]))
+    for (const key of Object.keys(value).sort()) setOwn(out, key, sortKeys((value as Record<string, unknown>)[key]))
     return out as T
   }
   return value

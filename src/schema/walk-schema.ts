@@ -12,11 +12,27 @@ type Holder = 'map' | 'one' | 'list' | 'one-or-list'
 
 /** Keywords holding subschemas, in the order they are visited. */
 const SUBSCHEMA_KEYWORDS: ReadonlyArray<readonly [string, Holder]> = [
-  ['properties', 'map'], ['patternProperties', 'map'], ['$defs', 'map'], ['definitions', 'map'], ['dependentSchemas', 'map'],
-  ['items', 'one-or-list'], ['prefixItems', 'list'], ['additionalItems', 'one'], ['unevaluatedItems', 'one'], ['contains', 'one'],
-  ['additionalProperties', 'one'], ['unevaluatedProperties', 'one'], ['propertyNames', 'one'],
-  ['not', 'one'], ['if', 'one'], ['then', 'one'], ['else', 'one'], ['contentSchema', 'one'],
-  ['anyOf', 'list'], ['oneOf', 'list'], ['allOf', 'list'],
+  ['properties', 'map'],
+  ['patternProperties', 'map'],
+  ['$defs', 'map'],
+  ['definitions', 'map'],
+  ['dependentSchemas', 'map'],
+  ['items', 'one-or-list'],
+  ['prefixItems', 'list'],
+  ['additionalItems', 'one'],
+  ['unevaluatedItems', 'one'],
+  ['contains', 'one'],
+  ['additionalProperties', 'one'],
+  ['unevaluatedProperties', 'one'],
+  ['propertyNames', 'one'],
+  ['not', 'one'],
+  ['if', 'one'],
+  ['then', 'one'],
+  ['else', 'one'],
+  ['contentSchema', 'one'],
+  ['anyOf', 'list'],
+  ['oneOf', 'list'],
+  ['allOf', 'list'],
 ]
 
 /** The composition keywords. */
@@ -83,7 +99,12 @@ export function walkSchema(root: unknown, base: string, visit: (at: NodeVisit) =
       if (holder === 'map' && isSchemaNode(value)) {
         const inDefs = keyword === '$defs' || keyword === 'definitions'
         for (const [key, child] of Object.entries(value)) {
-          const where: Omit<NodeVisit, 'node'> = { ptr: `${ptr}/${escapeToken(key)}`, isRoot: false, via: keyword, depth: inDefs ? 0 : depth }
+          const where: Omit<NodeVisit, 'node'> = {
+            ptr: `${ptr}/${escapeToken(key)}`,
+            isRoot: false,
+            via: keyword,
+            depth: inDefs ? 0 : depth,
+          }
           if (keyword === 'properties') where.prop = key
           if (inDefs) where.defName = key
           step(child, where)
@@ -148,7 +169,8 @@ export function schemaStats(schema: unknown): SchemaStats {
         stats.properties++
         stats.chars += key.length
         if (!required.has(key)) stats.optional++
-        if (isSchemaNode(property) && (hasCombinator(property) || (Array.isArray(property.type) && property.type.length > 1))) stats.unions++
+        if (isSchemaNode(property) && (hasCombinator(property) || (Array.isArray(property.type) && property.type.length > 1)))
+          stats.unions++
       }
     }
     if (Array.isArray(node.enum)) {

@@ -22,10 +22,7 @@ export const WRAPPERS: Record<string, ScalarType> = {
 /** Any JSON value, written so single-`type` clients accept it (`full`, docs/mapping.md §5). */
 function portableValue(): JsonSchema {
   return {
-    anyOf: [
-      { type: 'object' }, { type: 'array' }, { type: 'string' },
-      { type: 'number' }, { type: 'boolean' }, { type: 'null' },
-    ],
+    anyOf: [{ type: 'object' }, { type: 'array' }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }],
   }
 }
 
@@ -55,13 +52,20 @@ export function wellKnownSchema(fullName: string, profile: Profile, mode: Schema
   if (isPortable(profile) && mode === 'input') return portableWellKnown(fullName)
   const portable = profile !== 'topeka'
   switch (fullName) {
-    case 'google.protobuf.Timestamp': return { type: 'string', format: 'date-time' }
-    case 'google.protobuf.Duration': return { type: 'string' }
-    case 'google.protobuf.FieldMask': return { type: 'string' }
-    case 'google.protobuf.Struct': return { type: 'object' }
-    case 'google.protobuf.Value': return portable ? portableValue() : {}
-    case 'google.protobuf.ListValue': return portable ? { type: 'array', items: portableValue() } : { type: 'array' }
-    case 'google.protobuf.Empty': return { type: 'object', additionalProperties: false }
+    case 'google.protobuf.Timestamp':
+      return { type: 'string', format: 'date-time' }
+    case 'google.protobuf.Duration':
+      return { type: 'string' }
+    case 'google.protobuf.FieldMask':
+      return { type: 'string' }
+    case 'google.protobuf.Struct':
+      return { type: 'object' }
+    case 'google.protobuf.Value':
+      return portable ? portableValue() : {}
+    case 'google.protobuf.ListValue':
+      return portable ? { type: 'array', items: portableValue() } : { type: 'array' }
+    case 'google.protobuf.Empty':
+      return { type: 'object', additionalProperties: false }
     case 'google.protobuf.Any': {
       const schema: JsonSchema = { type: 'object', properties: { '@type': { type: 'string' } } }
       // protojson writes an Any with no type URL as `{}`, so a result may lack `@type`.
@@ -77,10 +81,14 @@ function portableWellKnown(fullName: string): JsonSchema | undefined {
   const jsonText = JSON_TEXT_TYPES[fullName]
   if (jsonText !== undefined) return jsonTextSchema(jsonText)
   switch (fullName) {
-    case 'google.protobuf.Timestamp': return { type: 'string', format: 'date-time' }
-    case 'google.protobuf.Duration': return { type: 'string', pattern: DURATION_PATTERN, [NOTE]: 'seconds, e.g. "1.5s"' }
-    case 'google.protobuf.FieldMask': return { type: 'string', [NOTE]: 'comma-separated field paths' }
-    case 'google.protobuf.Empty': return { type: 'object', properties: {}, additionalProperties: false }
+    case 'google.protobuf.Timestamp':
+      return { type: 'string', format: 'date-time' }
+    case 'google.protobuf.Duration':
+      return { type: 'string', pattern: DURATION_PATTERN, [NOTE]: 'seconds, e.g. "1.5s"' }
+    case 'google.protobuf.FieldMask':
+      return { type: 'string', [NOTE]: 'comma-separated field paths' }
+    case 'google.protobuf.Empty':
+      return { type: 'object', properties: {}, additionalProperties: false }
   }
   return undefined
 }

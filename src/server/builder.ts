@@ -9,11 +9,22 @@ import { coreOf } from './handle.ts'
 import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
 import { checkPageSize } from './pagination.ts'
 import {
-  checkTemplate, type ResourceTemplateDefinition, type ResourceTemplateOptions, type TemplateEntry, type TemplateReader,
+  checkTemplate,
+  type ResourceTemplateDefinition,
+  type ResourceTemplateOptions,
+  type TemplateEntry,
+  type TemplateReader,
 } from './resource-templates.ts'
 import {
-  checkPrompt, checkResource, type PromptDefinition, type PromptEntry, type PromptGetter, type PromptOptions,
-  type ResourceDefinition, type ResourceEntry, type ResourceReader,
+  checkPrompt,
+  checkResource,
+  type PromptDefinition,
+  type PromptEntry,
+  type PromptGetter,
+  type PromptOptions,
+  type ResourceDefinition,
+  type ResourceEntry,
+  type ResourceReader,
 } from './resources.ts'
 import { ServingCore, type Binder } from './serving-core.ts'
 import { adoptEntries, type ToolEntry } from './tool-set.ts'

@@ -30,9 +30,13 @@ function logOf(ctx: ServerContext): NonNullable<CallContext['log']> {
  * handled; the SDK refuses it on a 2026-07-28 request, whose answer to
  * "ask the client" is an `input_required` result, so say that.
  */
-async function ask<T>(ctx: ServerContext, method: 'elicitation/create' | 'sampling/createMessage', params: Record<string, unknown>): Promise<T> {
+async function ask<T>(
+  ctx: ServerContext,
+  method: 'elicitation/create' | 'sampling/createMessage',
+  params: Record<string, unknown>,
+): Promise<T> {
   try {
-    return await ctx.mcpReq.send({ method, params }, { signal: ctx.mcpReq.signal }) as T
+    return (await ctx.mcpReq.send({ method, params }, { signal: ctx.mcpReq.signal })) as T
   } catch (error) {
     if (ctx.mcpReq.envelope !== undefined && !(error as { code?: unknown }).code) {
       throw new Error(`${method} cannot be sent on a 2026-07-28 request: return an input_required result instead`, { cause: error })
@@ -70,7 +74,9 @@ export function isAnswersState(payload: unknown): boolean {
 /** The rounds of a 2026-07-28 `tools/call` (a request with an envelope; `state`: its opened requestState), `undefined` in the initialize era. */
 export function startRounds(ctx: ServerContext, tool: string, state: unknown): Rounds | undefined {
   if (ctx.mcpReq.envelope === undefined) return undefined
-  const earlier = isAnswersState(state) ? (state as Record<string, { tool?: unknown; answers?: Record<string, unknown> }>)[ANSWERS] : undefined
+  const earlier = isAnswersState(state)
+    ? (state as Record<string, { tool?: unknown; answers?: Record<string, unknown> }>)[ANSWERS]
+    : undefined
   const answers = { ...(earlier?.tool === tool ? earlier.answers : {}), ...ctx.mcpReq.inputResponses }
   return { tool, answers, asked: 0 }
 }

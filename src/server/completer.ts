@@ -9,5 +9,6 @@ import type { CallContext } from '../runtime/types.ts'
  * far (`value`); `context.arguments` holds the ones already filled in.
  */
 export type Completer<State = unknown> = (
-  value: string, context: CallContext & { state: State; arguments: Record<string, string> },
+  value: string,
+  context: CallContext & { state: State; arguments: Record<string, string> },
 ) => readonly string[] | Promise<readonly string[]>

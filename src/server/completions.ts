@@ -49,7 +49,7 @@ export async function complete(
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown completion reference type "${ref.type}"`)
   }
   if (completer === undefined) return { completion: { values: [], total: 0, hasMore: false } }
-  const all = [...await completer(argument.value, { ...context, arguments: params.context?.arguments ?? {} })]
+  const all = [...(await completer(argument.value, { ...context, arguments: params.context?.arguments ?? {} }))]
   const values = all.slice(0, MAX_VALUES)
   return { completion: { values, total: all.length, hasMore: all.length > values.length } }
 }

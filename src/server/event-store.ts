@@ -142,7 +142,10 @@ export class MemoryEventStore implements EventStore {
     return this.#events.get(eventId)?.streamId
   }
 
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
     const last = this.#events.get(lastEventId)
     if (last === undefined) throw new Error(`event "${lastEventId}" is unknown or too old to resume from`)
     let after = false

@@ -107,7 +107,8 @@ export function handToolEntry<State>(tool: ToolDefinition, handler: ToolHandler<
       return toolError(`invalid arguments: ${error instanceof Error ? error.message : 'unreadable value'}`)
     }
     // Ajv adds an `if` error after the failing `then`/`else` branch's own errors; it repeats them, so it goes.
-    if (!valid) return toolError(renderValidationErrors((validate.errors ?? []).filter((e) => e.keyword !== 'if') as ValidationError[], input))
+    if (!valid)
+      return toolError(renderValidationErrors((validate.errors ?? []).filter((e) => e.keyword !== 'if') as ValidationError[], input))
     try {
       const result = await handler(input, { ...context, state: state() })
       if (result === null || typeof result !== 'object') {

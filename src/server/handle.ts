@@ -7,8 +7,15 @@ import { runtimeError } from '../runtime/errors.ts'
 import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
 import { checkTemplate, type ResourceTemplateDefinition, type ResourceTemplateOptions, type TemplateReader } from './resource-templates.ts'
 import {
-  checkPrompt, checkResource, withEntry, withoutEntry,
-  type PromptDefinition, type PromptGetter, type PromptOptions, type ResourceDefinition, type ResourceReader,
+  checkPrompt,
+  checkResource,
+  withEntry,
+  withoutEntry,
+  type PromptDefinition,
+  type PromptGetter,
+  type PromptOptions,
+  type ResourceDefinition,
+  type ResourceReader,
 } from './resources.ts'
 import { announceResourceUpdated } from './subscriptions.ts'
 import type { ServingCore } from './serving-core.ts'

@@ -5,8 +5,14 @@
  * session, idle timeout, DELETE, resumable SSE), the rest statelessly.
  */
 import {
-  createMcpHandler, isInitializeRequest, isLegacyRequest, legacyStatelessFallback, readRequestBody,
-  WebStandardStreamableHTTPServerTransport, type AuthInfo, type Server as SdkServer,
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  legacyStatelessFallback,
+  readRequestBody,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type Server as SdkServer,
 } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_EVENT_BYTES, EventBudget, MemoryEventStore } from './event-store.ts'
 import { DEFAULT_MAX_SESSIONS, MAX_BODY_BYTES } from './limits.ts'
@@ -58,13 +64,14 @@ interface Session {
   streams: number
 }
 
-const jsonRpcError = (status: number, code: number, message: string): Response =>
-  Response.json(jsonRpcErrorBody(code, message), { status })
+const jsonRpcError = (status: number, code: number, message: string): Response => Response.json(jsonRpcErrorBody(code, message), { status })
 
 /** The SDK's `onerror` of a handler: the error, told to `log`. */
-const report = (core: ServingCore, log: Log, where: ErrorSource) => (error: Error): void => {
-  log.error(`${core.info.name}: ${error.message}`, error, where)
-}
+const report =
+  (core: ServingCore, log: Log, where: ErrorSource) =>
+  (error: Error): void => {
+    log.error(`${core.info.name}: ${error.message}`, error, where)
+  }
 
 /** Tells a 2026-07-28 handler's listen streams that `kind` changed. */
 function notifyModern(mcp: ReturnType<typeof createMcpHandler>, kind: ListKind): void {
@@ -147,16 +154,20 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
   const makeRoom = (): boolean => {
     if (sessions.size + opening < maxSessions) return true
     let oldest: [string, Session] | undefined
-    for (const entry of sessions) if (entry[1].streams === 0 && (oldest === undefined || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry
+    for (const entry of sessions)
+      if (entry[1].streams === 0 && (oldest === undefined || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry
     if (oldest === undefined) return false
     free(oldest[0])
     return sessions.size + opening < maxSessions
   }
 
-  const sweep = setInterval(() => {
-    const now = Date.now()
-    for (const [id, session] of sessions) if (session.streams === 0 && now - session.lastSeen >= idleMs) free(id)
-  }, Math.max(10, Math.min(idleMs / 4, 30_000)))
+  const sweep = setInterval(
+    () => {
+      const now = Date.now()
+      for (const [id, session] of sessions) if (session.streams === 0 && now - session.lastSeen >= idleMs) free(id)
+    },
+    Math.max(10, Math.min(idleMs / 4, 30_000)),
+  )
   sweep.unref()
 
   /**
@@ -267,7 +278,8 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
       if (id !== null) {
         const session = sessions.get(id)
         // Another caller's session (a GET with Last-Event-ID, a DELETE, a POST) is answered as an unknown one.
-        if (session === undefined || session.principal !== principal) return jsonRpcError(404, -32001, 'Session not found: initialize a new session')
+        if (session === undefined || session.principal !== principal)
+          return jsonRpcError(404, -32001, 'Session not found: initialize a new session')
         session.lastSeen = Date.now()
         return tracked(session, request, await session.transport.handleRequest(request, handled))
       }

@@ -6,15 +6,17 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import {
-  hostHeaderValidation, localhostHostValidation, localhostOriginValidation, originValidation, toNodeHandler,
+  hostHeaderValidation,
+  localhostHostValidation,
+  localhostOriginValidation,
+  originValidation,
+  toNodeHandler,
 } from '@modelcontextprotocol/node'
 import { DEFAULT_HTTP_HOST, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import { Log, type LoggingOptions } from './logging.ts'
-import {
-  DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES,
-} from './limits.ts'
+import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES } from './limits.ts'
 import { hostHeaderName, isLoopbackHost } from './loopback.ts'
 import type { ServingCore } from './serving-core.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
@@ -130,10 +132,16 @@ const pathOf = (url: string): string => {
  * guard (a non-loopback bind with `allowAnyHost`), a string also accepts
  * that loopback address (`127.0.0.2`) next to the localhost names.
  */
-export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions = {}, hostCheck: boolean | string = true, log = new Log(options, core.log)): McpNodeHandler {
+export function createNodeHandler(
+  core: ServingCore,
+  options: NodeHandlerOptions = {},
+  hostCheck: boolean | string = true,
+  log = new Log(options, core.log),
+): McpNodeHandler {
   const guards: Guard[] = []
   if (options.allowedHosts) guards.push(hostHeaderValidation(options.allowedHosts))
-  else if (typeof hostCheck === 'string') guards.push(hostHeaderValidation([...new Set([...LOOPBACK_HOSTNAMES, hostHeaderName(hostCheck)])]))
+  else if (typeof hostCheck === 'string')
+    guards.push(hostHeaderValidation([...new Set([...LOOPBACK_HOSTNAMES, hostHeaderName(hostCheck)])]))
   else if (hostCheck) guards.push(localhostHostValidation())
   guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
   const http = createHttpCore(core, options, log)
@@ -176,27 +184,38 @@ export function createNodeHandler(core: ServingCore, options: NodeHandlerOptions
 /** Serves `core` over Streamable HTTP (options checked by `Server.serveHttp`); resolves once listening. */
 export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
   const {
-    host = DEFAULT_HTTP_HOST, port = 3000, path = '/mcp', allowAnyHost = false,
-    headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, maxConnections = DEFAULT_MAX_CONNECTIONS,
+    host = DEFAULT_HTTP_HOST,
+    port = 3000,
+    path = '/mcp',
+    allowAnyHost = false,
+    headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+    maxConnections = DEFAULT_MAX_CONNECTIONS,
     ...handlerOptions
   } = options
   const loopback = isLoopbackHost(host)
   const log = new Log(options, core.log)
   if (!loopback && !options.allowedHosts) {
     if (!allowAnyHost) {
-      throw runtimeError('BAD_OPTION', `serveHttp(): refusing to serve non-loopback address ${host} without allowedHosts: `
-        + 'any web page could reach it through DNS rebinding; pass allowedHosts (the names clients use), or allowAnyHost: true to accept any Host')
+      throw runtimeError(
+        'BAD_OPTION',
+        `serveHttp(): refusing to serve non-loopback address ${host} without allowedHosts: ` +
+          'any web page could reach it through DNS rebinding; pass allowedHosts (the names clients use), or allowAnyHost: true to accept any Host',
+      )
     }
     log.warn(`${core.info.name}: serving on non-loopback address ${host} with allowAnyHost: the Host header is not checked (DNS rebinding)`)
   }
   const handler = createNodeHandler(core, { ...handlerOptions, path }, loopback ? host : false, log)
-  const server = createServer({
-    // Node requires headersTimeout <= requestTimeout.
-    headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
-    requestTimeout: requestTimeoutMs,
-    // Node checks both timeouts this often (30 s by default, far past a short timeout).
-    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 4))),
-  }, (req, res) => handler(req, res))
+  const server = createServer(
+    {
+      // Node requires headersTimeout <= requestTimeout.
+      headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
+      requestTimeout: requestTimeoutMs,
+      // Node checks both timeouts this often (30 s by default, far past a short timeout).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 4))),
+    },
+    (req, res) => handler(req, res),
+  )
   server.maxConnections = maxConnections
   // Node hands CONNECT to this event, not to the handler; without a listener it drops the socket unanswered.
   server.on('connect', (_req: IncomingMessage, socket: import('node:stream').Duplex) => {

@@ -31,7 +31,15 @@ export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions }
 export type { ServeReport, ServeStdioOptions } from './stdio.ts'
 export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tool-set.ts'
 export type { ToolContext, ToolDefinition, ToolHandler } from './hand-tool.ts'
-export type { PromptDefinition, PromptGetter, PromptMessage, PromptOptions, ResourceContents, ResourceDefinition, ResourceReader } from './resources.ts'
+export type {
+  PromptDefinition,
+  PromptGetter,
+  PromptMessage,
+  PromptOptions,
+  ResourceContents,
+  ResourceDefinition,
+  ResourceReader,
+} from './resources.ts'
 export type { ResourceTemplateDefinition, ResourceTemplateOptions, TemplateReader, TemplateVariables } from './resource-templates.ts'
 export type { Completer } from './completer.ts'
 export type { ToolWithHandler } from './handle.ts'
@@ -53,7 +61,8 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
 
   /** Not for users: a `Server` comes from `Server.builder(name)` or a `?mcp` import. */
   constructor(core: ServingCore) {
-    if (!(core instanceof ServingCore)) throw runtimeError('BAD_SPEC', 'a Server is made with Server.builder(name) or by importing a ".proto?mcp" module')
+    if (!(core instanceof ServingCore))
+      throw runtimeError('BAD_SPEC', 'a Server is made with Server.builder(name) or by importing a ".proto?mcp" module')
     this[CORE] = core
   }
 
@@ -111,7 +120,10 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * generated types, each handler's request and reply are checked (an
    * unknown key in a reply is a type error).
    */
-  implement<K extends keyof S & string, I extends Partial<S[K]> & ServiceImplementation>(service: K, impl: I & CheckedImplementation<I, S[K]>): this {
+  implement<K extends keyof S & string, I extends Partial<S[K]> & ServiceImplementation>(
+    service: K,
+    impl: I & CheckedImplementation<I, S[K]>,
+  ): this {
     // Strict now (a typo in a method name throws); lenient when re-applied after the proto changed.
     this.#bindService(service, (table, name, again) => bindImplementation(table, name, impl, { lenient: again }))
     return this
@@ -144,7 +156,11 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
     const core = this[CORE]
     // A hand-written tool's `input_required` result comes back as is (see `InputRequiredResult`).
     const principal = principalOf(context?.authInfo, undefined)
-    return core.dispatch(name, args, { sealRequestState: (payload) => core.sealState(payload, name, { principal }), ...context, tool: name }) as Promise<ToolResult>
+    return core.dispatch(name, args, {
+      sealRequestState: (payload) => core.sealState(payload, name, { principal }),
+      ...context,
+      tool: name,
+    }) as Promise<ToolResult>
   }
 
   /**
@@ -235,11 +251,14 @@ function lazyNodeHandler(core: ServingCore, options: NodeHandlerOptions | undefi
   ready.catch(() => {})
   const handler = ((req, res, next) => {
     if (loaded) return loaded(req, res, next)
-    ready.then((h) => h(req, res, next), (error: unknown) => {
-      if (next) return next(error)
-      res.writeHead(500, { 'content-type': 'application/json' })
-      res.end(JSON.stringify(jsonRpcErrorBody(-32000, (error as Error).message)))
-    })
+    ready.then(
+      (h) => h(req, res, next),
+      (error: unknown) => {
+        if (next) return next(error)
+        res.writeHead(500, { 'content-type': 'application/json' })
+        res.end(JSON.stringify(jsonRpcErrorBody(-32000, (error as Error).message)))
+      },
+    )
   }) as McpNodeHandler
   Object.defineProperty(handler, 'sessionCount', { get: () => loaded?.sessionCount ?? 0 })
   handler.close = async () => (await ready).close()

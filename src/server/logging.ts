@@ -38,7 +38,8 @@ const STDERR_LOGGER: Logger = {
 
 /** Only the logging options of a transport's options. */
 const pick = ({ logger, onError }: LoggingOptions): LoggingOptions => ({
-  ...(logger === undefined ? {} : { logger }), ...(onError === undefined ? {} : { onError }),
+  ...(logger === undefined ? {} : { logger }),
+  ...(onError === undefined ? {} : { onError }),
 })
 
 /**
@@ -89,8 +90,12 @@ const isFunction = (v: unknown): boolean => typeof v === 'function'
 export const LOGGING_RULES: Record<keyof LoggingOptions, OptionRule> = {
   logger: {
     accepts: 'false or an object with warn and error functions (either may be left out)',
-    test: (v) => v === false || (v !== null && typeof v === 'object' && !Array.isArray(v)
-      && ['warn', 'error'].every((k) => (v as Record<string, unknown>)[k] === undefined || isFunction((v as Record<string, unknown>)[k]))),
+    test: (v) =>
+      v === false ||
+      (v !== null &&
+        typeof v === 'object' &&
+        !Array.isArray(v) &&
+        ['warn', 'error'].every((k) => (v as Record<string, unknown>)[k] === undefined || isFunction((v as Record<string, unknown>)[k]))),
   },
   onError: { accepts: 'a function (error, where)', test: isFunction },
 }

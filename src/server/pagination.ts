@@ -17,7 +17,11 @@ function cursorOf(offset: number): string {
 /** The offset a cursor stands for; `-32602` for one this server did not give. */
 function offsetOf(cursor: string): number {
   const match = CURSOR_RE.exec(fromBase64url(cursor) ?? '')
-  if (match === null) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid cursor ${JSON.stringify(cursor)}: pass a nextCursor this server returned`)
+  if (match === null)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `invalid cursor ${JSON.stringify(cursor)}: pass a nextCursor this server returned`,
+    )
   return Number(match[1])
 }
 
@@ -27,7 +31,8 @@ function offsetOf(cursor: string): number {
  * page. A cursor past the end (the list shrank) gives an empty last page.
  */
 export function page<T>(items: readonly T[], cursor: unknown, pageSize: number | undefined): { items: T[]; nextCursor?: string } {
-  if (cursor !== undefined && typeof cursor !== 'string') throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'invalid cursor: it must be a string')
+  if (cursor !== undefined && typeof cursor !== 'string')
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'invalid cursor: it must be a string')
   const start = cursor === undefined ? 0 : offsetOf(cursor)
   if (pageSize === undefined) return { items: start === 0 ? [...items] : items.slice(start) }
   const end = start + pageSize

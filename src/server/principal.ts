@@ -12,7 +12,9 @@ type NodeCrypto = typeof import('node:crypto')
 // Looked up on first digest, not at import: loading `node:crypto` costs every server start a few ms, and stdio has no caller to digest.
 let nodeCrypto: NodeCrypto | null | undefined
 const cryptoModule = (): NodeCrypto | null =>
-  (nodeCrypto ??= ((globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null)
+  (nodeCrypto ??=
+    ((globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as
+      NodeCrypto | undefined) ?? null)
 
 /** A digest of the caller's identity (`''` for an anonymous caller); never the token itself where the runtime has `node:crypto`. */
 export function principalOf(authInfo: unknown, authorization: string | null | undefined): string {

@@ -28,7 +28,9 @@ export type TemplateVariables = Record<string, string | string[]>
  * string is its text, otherwise `{ contents }` as `resources/read` answers.
  */
 export type TemplateReader<State = unknown> = (
-  uri: string, variables: TemplateVariables, context: CallContext & { state: State },
+  uri: string,
+  variables: TemplateVariables,
+  context: CallContext & { state: State },
 ) => string | { contents: ResourceContents[] } | Promise<string | { contents: ResourceContents[] }>
 
 /** Options of a resource template. */
@@ -48,8 +50,12 @@ export interface TemplateEntry {
 }
 
 /** Checks and compiles a resource template before it is added. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
-export function checkTemplate(template: ResourceTemplateDefinition, read: unknown, options: ResourceTemplateOptions<any> = {}): TemplateEntry {
+export function checkTemplate(
+  template: ResourceTemplateDefinition,
+  read: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
+  options: ResourceTemplateOptions<any> = {},
+): TemplateEntry {
   if (typeof template?.uriTemplate !== 'string' || template.uriTemplate === '') {
     throw runtimeError('BAD_SPEC', 'a resource template needs a non-empty "uriTemplate"')
   }
@@ -66,14 +72,16 @@ export function checkTemplate(template: ResourceTemplateDefinition, read: unknow
     if (!matcher.variableNames.includes(name)) {
       throw runtimeError('BAD_SPEC', `resource template "${template.uriTemplate}" has no variable "${name}" to complete`)
     }
-    if (typeof completer !== 'function') throw runtimeError('BAD_SPEC', `resource template "${template.uriTemplate}": the completer of "${name}" is not a function`)
+    if (typeof completer !== 'function')
+      throw runtimeError('BAD_SPEC', `resource template "${template.uriTemplate}": the completer of "${name}" is not a function`)
   }
   return { template: { ...template }, matcher, read: read as TemplateReader, complete: { ...complete } }
 }
 
 /** The first template (in order of addition) matching `uri`, with its variables. */
 export function matchTemplate(
-  templates: ReadonlyMap<string, TemplateEntry>, uri: string,
+  templates: ReadonlyMap<string, TemplateEntry>,
+  uri: string,
 ): { entry: TemplateEntry; variables: TemplateVariables } | undefined {
   for (const entry of templates.values()) {
     let variables: TemplateVariables | null

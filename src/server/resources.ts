@@ -27,7 +27,8 @@ export interface ResourceContents {
 
 /** Reads a resource: a string is its text, otherwise `{ contents }` as `resources/read` answers. */
 export type ResourceReader<State = unknown> = (
-  uri: string, context: CallContext & { state: State },
+  uri: string,
+  context: CallContext & { state: State },
 ) => string | { contents: ResourceContents[] } | Promise<string | { contents: ResourceContents[] }>
 
 /** A prompt as `prompts/list` shows it. */
@@ -47,7 +48,8 @@ export interface PromptMessage {
 
 /** Gets a prompt: a string is one user text message, otherwise `{ messages }` as `prompts/get` answers. */
 export type PromptGetter<State = unknown> = (
-  args: Record<string, string>, context: CallContext & { state: State },
+  args: Record<string, string>,
+  context: CallContext & { state: State },
 ) => string | { description?: string; messages: PromptMessage[] } | Promise<string | { description?: string; messages: PromptMessage[] }>
 
 /** A resource with its reader. */
@@ -94,7 +96,8 @@ export function checkPrompt(prompt: PromptDefinition, get: unknown, options: Pro
   const names = new Set((prompt.arguments ?? []).map((a) => a.name))
   for (const [name, completer] of Object.entries(options.complete)) {
     if (!names.has(name)) throw runtimeError('BAD_SPEC', `prompt "${prompt.name}" has no argument "${name}" to complete`)
-    if (typeof completer !== 'function') throw runtimeError('BAD_SPEC', `prompt "${prompt.name}": the completer of "${name}" is not a function`)
+    if (typeof completer !== 'function')
+      throw runtimeError('BAD_SPEC', `prompt "${prompt.name}": the completer of "${name}" is not a function`)
   }
   return { prompt: { ...prompt }, get: get as PromptGetter, complete: { ...options.complete } }
 }
@@ -126,7 +129,9 @@ export function readResult(resource: ResourceDefinition, value: unknown): { cont
 /** The `prompts/get` result of a getter's return value. */
 export function promptResult(prompt: PromptDefinition, value: unknown): { description?: string; messages: PromptMessage[] } {
   if (typeof value === 'string') {
-    const result: { description?: string; messages: PromptMessage[] } = { messages: [{ role: 'user', content: { type: 'text', text: value } }] }
+    const result: { description?: string; messages: PromptMessage[] } = {
+      messages: [{ role: 'user', content: { type: 'text', text: value } }],
+    }
     if (prompt.description !== undefined) result.description = prompt.description
     return result
   }

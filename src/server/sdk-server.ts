@@ -5,7 +5,12 @@
  */
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server as SdkServer } from '@modelcontextprotocol/server'
 import type {
-  CallToolResult, JSONRPCRequest, McpServerFactory, Result, ServerContext, jsonSchemaValidator,
+  CallToolResult,
+  JSONRPCRequest,
+  McpServerFactory,
+  Result,
+  ServerContext,
+  jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
 import type { CallContext } from '../runtime/types.ts'
 import type { Log } from './logging.ts'
@@ -46,7 +51,9 @@ const CAPABILITIES = {
 function headersOf(req: Request | undefined): Record<string, string> | undefined {
   if (!req) return undefined
   const out: Record<string, string> = {}
-  req.headers.forEach((value, key) => { out[key] = value })
+  req.headers.forEach((value, key) => {
+    out[key] = value
+  })
   return out
 }
 
@@ -57,7 +64,13 @@ function openedState(core: ServingCore, name: string, ctx: ServerContext): unkno
 }
 
 /** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, elicit, sample, requestState. */
-export function callContext(core: ServingCore, name: string, ctx: ServerContext, rounds?: Rounds, opened?: { state: unknown }): CallContext {
+export function callContext(
+  core: ServingCore,
+  name: string,
+  ctx: ServerContext,
+  rounds?: Rounds,
+  opened?: { state: unknown },
+): CallContext {
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined
   const context: CallContext = {
     tool: name,
@@ -75,12 +88,16 @@ export function callContext(core: ServingCore, name: string, ctx: ServerContext,
   if (state !== undefined && !isAnswersState(state)) context.requestState = state
   const token = meta?.progressToken
   if (typeof token === 'string' || typeof token === 'number') {
-    context.progress = (progress, message, total) => ctx.mcpReq.notify({
-      method: 'notifications/progress',
-      params: {
-        progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }),
-      },
-    })
+    context.progress = (progress, message, total) =>
+      ctx.mcpReq.notify({
+        method: 'notifications/progress',
+        params: {
+          progressToken: token,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        },
+      })
   }
   return context
 }
@@ -112,7 +129,12 @@ class ProtoSdkServer extends SdkServer {
 /** Sends one list_changed notification on a connected SDK instance (initialize era: unsolicited; 2026-07-28 stdio: to its listen subscriptions). */
 export function notifyInstance(server: SdkServer, kind: ListKind): void {
   if (!server.transport) return
-  const sent = kind === 'tools' ? server.sendToolListChanged() : kind === 'resources' ? server.sendResourceListChanged() : server.sendPromptListChanged()
+  const sent =
+    kind === 'tools'
+      ? server.sendToolListChanged()
+      : kind === 'resources'
+        ? server.sendResourceListChanged()
+        : server.sendPromptListChanged()
   sent.catch(() => {
     // A connection closing while we announce: nothing to tell it any more.
   })
@@ -142,7 +164,9 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     jsonSchemaValidator: PASS_THROUGH,
     requestState: { verify: (state, ctx) => core.codec().verify(state, ctx) },
   })
-  server.setRequestHandler('tools/list', (request, ctx) => listPage('tools', core.listTools(ctx.http?.authInfo), request.params?.cursor, core.pageSize))
+  server.setRequestHandler('tools/list', (request, ctx) =>
+    listPage('tools', core.listTools(ctx.http?.authInfo), request.params?.cursor, core.pageSize),
+  )
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params
     if (stats) stats.toolCalls++
@@ -152,16 +176,26 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     const rounds = startRounds(ctx, name, opened.state)
     const result = await entry.call(args, callContext(core, name, ctx, rounds, opened))
     // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
-    if (rounds?.pending) return await inputRequiredOf(rounds, (payload) => core.sealState(payload, name, ctx as StateBinding)) as never
+    if (rounds?.pending) return (await inputRequiredOf(rounds, (payload) => core.sealState(payload, name, ctx as StateBinding))) as never
     if ('resultType' in result && result.resultType === 'input_required') return result as never
     if (stats && result.isError) stats.errors++
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
   })
   server.setRequestHandler('resources/list', (request) => {
-    return listPage('resources', [...core.resources.values()].map((r) => r.resource), request.params?.cursor, core.pageSize)
+    return listPage(
+      'resources',
+      [...core.resources.values()].map((r) => r.resource),
+      request.params?.cursor,
+      core.pageSize,
+    )
   })
   server.setRequestHandler('resources/templates/list', (request) => {
-    return listPage('resourceTemplates', [...core.templates.values()].map((t) => t.template), request.params?.cursor, core.pageSize)
+    return listPage(
+      'resourceTemplates',
+      [...core.templates.values()].map((t) => t.template),
+      request.params?.cursor,
+      core.pageSize,
+    )
   })
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params
@@ -172,14 +206,24 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     const matched = matchTemplate(core.templates, uri)
     if (matched === undefined) throw new ResourceNotFoundError(uri)
     const { entry: template, variables } = matched
-    const shown = template.template.mimeType === undefined ? { uri, name: template.template.name } : { uri, name: template.template.name, mimeType: template.template.mimeType }
+    const shown =
+      template.template.mimeType === undefined
+        ? { uri, name: template.template.name }
+        : { uri, name: template.template.name, mimeType: template.template.mimeType }
     return readResult(shown, await template.read(uri, variables, context)) as never
   })
   server.setRequestHandler('completion/complete', async (request, ctx) => {
     const context = { ...callContext(core, 'completion/complete', ctx), state: core.state }
-    return await complete(request.params as CompleteParams, core, context) as never
+    return (await complete(request.params as CompleteParams, core, context)) as never
   })
-  server.setRequestHandler('prompts/list', (request) => listPage('prompts', [...core.prompts.values()].map((p) => p.prompt), request.params?.cursor, core.pageSize))
+  server.setRequestHandler('prompts/list', (request) =>
+    listPage(
+      'prompts',
+      [...core.prompts.values()].map((p) => p.prompt),
+      request.params?.cursor,
+      core.pageSize,
+    ),
+  )
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const { name, arguments: args = {} } = request.params
     const entry = core.prompts.get(name)

@@ -106,7 +106,9 @@ export class ServingCore {
     const entry = set.byName.get(name)
     if (entry === undefined) return undefined
     if (!set.gated || isVisible(entry, scopesOf(authInfo), this.features)) return entry
-    log.warn(`${this.info.name}: call to tool "${name}" hidden from this caller (requires ${JSON.stringify(entry.requires)}), answered as unknown`)
+    log.warn(
+      `${this.info.name}: call to tool "${name}" hidden from this caller (requires ${JSON.stringify(entry.requires)}), answered as unknown`,
+    )
     return undefined
   }
 
@@ -158,8 +160,13 @@ export class ServingCore {
   codec(): RequestStateCodec {
     if (this.#codec) return this.#codec
     this.#key ??= globalThis.crypto.getRandomValues(new Uint8Array(32))
-    const bind = (ctx: StateBinding): string => `${ctx.principal ?? principalOf(ctx.http?.authInfo, ctx.http?.req?.headers.get('authorization'))}\0${ctx.sessionId ?? ''}`
-    this.#codec = createRequestStateCodec({ key: this.#key, bind: bind as never, ...(this.#ttl === undefined ? {} : { ttlSeconds: this.#ttl }) })
+    const bind = (ctx: StateBinding): string =>
+      `${ctx.principal ?? principalOf(ctx.http?.authInfo, ctx.http?.req?.headers.get('authorization'))}\0${ctx.sessionId ?? ''}`
+    this.#codec = createRequestStateCodec({
+      key: this.#key,
+      bind: bind as never,
+      ...(this.#ttl === undefined ? {} : { ttlSeconds: this.#ttl }),
+    })
     return this.#codec
   }
 
@@ -168,7 +175,12 @@ export class ServingCore {
    * caller and session of `binding`.
    */
   sealState(payload: unknown, tool: string, binding: StateBinding): Promise<string> {
-    const sealed: SealedState = { v: payload, t: tool, n: toBase64url(globalThis.crypto.getRandomValues(new Uint8Array(12))), e: Date.now() + (this.#ttl ?? 600) * 1000 }
+    const sealed: SealedState = {
+      v: payload,
+      t: tool,
+      n: toBase64url(globalThis.crypto.getRandomValues(new Uint8Array(12))),
+      e: Date.now() + (this.#ttl ?? 600) * 1000,
+    }
     return this.codec().mint(sealed, binding as never)
   }
 

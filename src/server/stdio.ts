@@ -44,7 +44,11 @@ class CountingTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void
   setProtocolVersion?: (version: string) => void
 
-  constructor(private readonly inner: Transport, private readonly stats: ServeStats, onclosed: () => void) {
+  constructor(
+    private readonly inner: Transport,
+    private readonly stats: ServeStats,
+    onclosed: () => void,
+  ) {
     inner.onmessage = (message, extra) => {
       if ('method' in message && 'id' in message) stats.requests++
       this.onmessage?.(message, extra)

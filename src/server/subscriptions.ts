@@ -47,14 +47,18 @@ export function serveSubscriptions(server: SdkServer, core: ServingCore, log: Lo
   }
   server.setRequestHandler('resources/subscribe', (request) => {
     uris.add(request.params.uri)
-    off ??= onResourceUpdated(core, (uri) => {
-      // An instance that went away without closing (a stateless request's) stops listening here.
-      if (!server.transport) return stop()
-      if (!uris.has(uri)) return
-      server.sendResourceUpdated({ uri }).catch(() => {
-        // The connection is closing: nothing to tell it any more.
-      })
-    }, log)
+    off ??= onResourceUpdated(
+      core,
+      (uri) => {
+        // An instance that went away without closing (a stateless request's) stops listening here.
+        if (!server.transport) return stop()
+        if (!uris.has(uri)) return
+        server.sendResourceUpdated({ uri }).catch(() => {
+          // The connection is closing: nothing to tell it any more.
+        })
+      },
+      log,
+    )
     return {}
   })
   server.setRequestHandler('resources/unsubscribe', (request) => {

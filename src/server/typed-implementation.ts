@@ -10,16 +10,23 @@
 type Fielded<T> = T extends (...args: never[]) => unknown ? never : T extends Uint8Array ? never : T extends object ? T : never
 // The object (non-array) members of an allowed type.
 type ObjectPart<A> = Exclude<Fielded<NonNullable<A>>, readonly unknown[]>
-type ArrayItem<A> = NonNullable<A> extends infer U ? U extends readonly (infer E)[] ? E : never : never
+type ArrayItem<A> = NonNullable<A> extends infer U ? (U extends readonly (infer E)[] ? E : never) : never
 
 /** `V` with each key the allowed type `A` does not declare, at any depth, as `never`. */
-export type ExactReply<V, A> =
-  V extends readonly (infer E)[] ? ([ArrayItem<A>] extends [never] ? V : readonly ExactReply<E, ArrayItem<A>>[])
-    : V extends Uint8Array ? V
-      // A stream (a server-streaming reply): its items are checked where it is typed.
-      : V extends Iterable<unknown> | AsyncIterable<unknown> ? V
-        : V extends object ? ([ObjectPart<A>] extends [never] ? V : { [P in keyof V]: P extends keyof ObjectPart<A> ? ExactReply<V[P], ObjectPart<A>[P]> : never })
-          : V
+export type ExactReply<V, A> = V extends readonly (infer E)[]
+  ? [ArrayItem<A>] extends [never]
+    ? V
+    : readonly ExactReply<E, ArrayItem<A>>[]
+  : V extends Uint8Array
+    ? V
+    : // A stream (a server-streaming reply): its items are checked where it is typed.
+      V extends Iterable<unknown> | AsyncIterable<unknown>
+      ? V
+      : V extends object
+        ? [ObjectPart<A>] extends [never]
+          ? V
+          : { [P in keyof V]: P extends keyof ObjectPart<A> ? ExactReply<V[P], ObjectPart<A>[P]> : never }
+        : V
 
 // `any` (an untyped server's default) or a type with no keys (`object`).
 type IsUntyped<T> = 0 extends 1 & T ? true : [keyof T] extends [never] ? true : false
@@ -32,11 +39,16 @@ type ReplyOf<F> = F extends (...args: any) => infer R ? Awaited<R> : never
  * each handler's reply exact (no key its response type lacks), and no
  * function under a name that is not an RPC. Untyped `T` (`any`, or no keys) checks nothing.
  */
-export type CheckedImplementation<I, T> = true extends IsUntyped<T> ? unknown : {
-  [M in keyof I]: M extends keyof T
-    ? I[M] extends (...args: infer P) => infer R
-      ? (...args: P) => ExactReply<Awaited<R>, ReplyOf<T[M]>> | Promise<ExactReply<Awaited<R>, ReplyOf<T[M]>>>
-      : I[M]
-    // A text type, so the error names the key: no function is assignable to it.
-    : I[M] extends (...args: never[]) => unknown ? `${M & string} is not an RPC of this service` : I[M]
-}
+export type CheckedImplementation<I, T> =
+  true extends IsUntyped<T>
+    ? unknown
+    : {
+        [M in keyof I]: M extends keyof T
+          ? I[M] extends (...args: infer P) => infer R
+            ? (...args: P) => ExactReply<Awaited<R>, ReplyOf<T[M]>> | Promise<ExactReply<Awaited<R>, ReplyOf<T[M]>>>
+            : I[M]
+          : // A text type, so the error names the key: no function is assignable to it.
+            I[M] extends (...args: never[]) => unknown
+            ? `${M & string} is not an RPC of this service`
+            : I[M]
+      }

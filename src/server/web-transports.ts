@@ -6,7 +6,10 @@
 import { runtimeError, type RuntimeError } from '../runtime/errors.ts'
 
 const nodeOnly = (method: string): RuntimeError =>
-  runtimeError('NODE_ONLY', `${method}() needs Node, Bun or Deno (node:http, stdio): in this runtime, answer requests with server.fetch(request)`)
+  runtimeError(
+    'NODE_ONLY',
+    `${method}() needs Node, Bun or Deno (node:http, stdio): in this runtime, answer requests with server.fetch(request)`,
+  )
 
 /** Rejects: stdio needs Node. */
 export const loadStdio = (): Promise<typeof import('./stdio.ts')> => Promise.reject(nodeOnly('serveStdio'))

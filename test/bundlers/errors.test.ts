@@ -21,7 +21,7 @@ beforeAll(() => {
 function errorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error)
   // esbuild puts each message on `errors`; the webpack harness joins them into the message.
-  const extra = (error as { errors?: { text?: string }[] }).errors?.map((e) => (typeof e === 'string' ? e : e.text ?? '')) ?? []
+  const extra = (error as { errors?: { text?: string }[] }).errors?.map((e) => (typeof e === 'string' ? e : (e.text ?? ''))) ?? []
   return [error.message, ...extra].join('\n')
 }
 
@@ -29,7 +29,10 @@ describe.each(BUNDLERS)('%s', (bundler) => {
   it.each(CASES)('fails on the $fixture fixture, naming the .proto file and the line', async ({ fixture: name, line, reason }) => {
     const dir = join(ws, 'fixtures', 'apps', 'errors')
     const result = bundle(bundler, join(dir, `${name}.mjs`), join(ws, 'out', `${bundler}-${name}`))
-    const error = await result.then(() => undefined, (e: unknown) => e)
+    const error = await result.then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error, 'the build must fail').toBeDefined()
     const text = errorText(error)
     expect(text).toContain(join(dir, `${name}.proto`))
@@ -41,8 +44,10 @@ describe.each(BUNDLERS)('%s', (bundler) => {
 describe('the thrown error points into the .proto (rollup)', () => {
   it('carries id, loc and a frame', async () => {
     const dir = join(ws, 'fixtures', 'apps', 'errors')
-    const error = await bundle('rollup', join(dir, 'syntax.mjs'), join(ws, 'out', 'rollup-loc')).then(() => undefined, (e: unknown) => e) as
-      { id?: string; loc?: unknown; frame?: string; pluginCode?: string }
+    const error = (await bundle('rollup', join(dir, 'syntax.mjs'), join(ws, 'out', 'rollup-loc')).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as { id?: string; loc?: unknown; frame?: string; pluginCode?: string }
     expect(error.id).toBe(`${join(dir, 'syntax.proto')}?mcp`)
     expect(error.loc).toEqual({ file: join(dir, 'syntax.proto'), line: 7, column: 2 })
     expect(error.pluginCode).toBe('PROTO_SYNTAX')

@@ -66,7 +66,16 @@ export async function installRuntimePackage(ws: string, options: { dts?: boolean
   mkdirSync(pkg, { recursive: true })
   cpSync(join(REPO, 'package.json'), join(pkg, 'package.json'))
   if (options.dts) cpSync(join(REPO, 'client.d.ts'), join(pkg, 'client.d.ts'))
-  const common = { config: false, cwd: REPO, entry: RUNTIME_ENTRIES, outDir: join(pkg, 'dist'), format: 'esm', platform: 'node', target: 'node20', logLevel: 'error' } as const
+  const common = {
+    config: false,
+    cwd: REPO,
+    entry: RUNTIME_ENTRIES,
+    outDir: join(pkg, 'dist'),
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'error',
+  } as const
   // As the package build does: its lazily `require`d dependencies are inlined.
   await tsdown({ ...common, dts: false, clean: true, deps: { alwaysBundle: INLINED } })
   // The declarations apart, as tsdown.config.ts builds them: they keep referring to the packages' own types.
@@ -140,7 +149,9 @@ export async function bundle(bundler: BundlerName, entry: string, outDir: string
         input: entry,
         plugins: [unpluginProtoMcp.rollup(options)],
         external: isBare,
-        onwarn: (w) => { warnings.push(w.message) },
+        onwarn: (w) => {
+          warnings.push(w.message)
+        },
       })
       await build.write({ file, format: 'es' })
       const watchFiles = build.watchFiles
@@ -153,7 +164,9 @@ export async function bundle(bundler: BundlerName, entry: string, outDir: string
         platform: 'node',
         plugins: [unpluginProtoMcp.rolldown(options)],
         external: isBare,
-        onLog: (_level, log) => { warnings.push(log.message) },
+        onLog: (_level, log) => {
+          warnings.push(log.message)
+        },
       })
       await build.write({ file, format: 'esm' })
       await build.close()
@@ -194,12 +207,12 @@ export async function bundle(bundler: BundlerName, entry: string, outDir: string
       return { file, warnings }
     }
     case 'webpack': {
-      warnings.push(...await runCompiler(webpack(webpackConfig(entry, outDir, unpluginProtoMcp.webpack(options)))))
+      warnings.push(...(await runCompiler(webpack(webpackConfig(entry, outDir, unpluginProtoMcp.webpack(options))))))
       return { file, warnings }
     }
     case 'rspack': {
       const config = webpackConfig(entry, outDir, unpluginProtoMcp.rspack(options))
-      warnings.push(...await runCompiler(rspack(config as Parameters<typeof rspack>[0])))
+      warnings.push(...(await runCompiler(rspack(config as Parameters<typeof rspack>[0]))))
       return { file, warnings }
     }
   }

@@ -31,7 +31,9 @@ export async function connectStdio(flavour: ClientName, file: string, args: stri
   let err = ''
   if (flavour === 'sdk-v1') {
     const transport = new StdioV1(params)
-    transport.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString() })
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString()
+    })
     const client = new ClientV1(info)
     await client.connect(transport)
     return {
@@ -43,7 +45,9 @@ export async function connectStdio(flavour: ClientName, file: string, args: stri
     }
   }
   const transport = new StdioV2(params)
-  transport.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString() })
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString()
+  })
   const client = new ClientV2(info, flavour === 'sdk-v2-2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {})
   await client.connect(transport)
   return {

@@ -42,7 +42,10 @@ describe.each(CLIENTS)('the %s client', (flavour) => {
       const { tools } = await session.listTools()
       expect(tools.map((t) => t.name)).toEqual(['SaveNote', 'GetNote', 'DropNote'])
       const saved = await session.callTool('SaveNote', { text: 'hi', mood: 'MOOD_GOOD', tags: [{ label: 'a' }] })
-      expect(saved).toMatchObject({ isError: false, content: [{ type: 'text', text: '{"text":"hi","mood":"MOOD_GOOD","tags":[{"label":"a"}]}' }] })
+      expect(saved).toMatchObject({
+        isError: false,
+        content: [{ type: 'text', text: '{"text":"hi","mood":"MOOD_GOOD","tags":[{"label":"a"}]}' }],
+      })
       const got = await session.callTool('GetNote', { id: '7' })
       expect(got).toMatchObject({ isError: false, content: [{ type: 'text', text: '{"text":"note 7"}' }] })
       // A reserved name is no field.
@@ -71,7 +74,10 @@ describe.each(CLIENTS)('the %s client', (flavour) => {
   it('topeka: monitorHealth and get_vibe are the tools MonitorHealth and GetVibe, implemented by the names as written', async () => {
     await withSession(flavour, builds.topeka, 'go-names', async (session) => {
       const { tools } = await session.listTools()
-      expect(tools.map((t) => [t.name, t.description])).toEqual([['MonitorHealth', 'Monitor Health'], ['GetVibe', 'Tells the vibe of a target.']])
+      expect(tools.map((t) => [t.name, t.description])).toEqual([
+        ['MonitorHealth', 'Monitor Health'],
+        ['GetVibe', 'Tells the vibe of a target.'],
+      ])
       expect(await session.callTool('GetVibe', { target: 'prod' })).toMatchObject({
         isError: false,
         content: [{ type: 'text', text: '{"status":"prod is chill"}' }],
@@ -110,8 +116,10 @@ describe.each(CLIENTS)('the %s client', (flavour) => {
       expect(again.isError, JSON.stringify(again.content)).toBe(false)
       expect(json(again)).toEqual(json(drawn))
       const bad = await session.callTool('Draw', { radius: 'wide' })
-      expect(bad).toMatchObject({ isError: true, content: [{ type: 'text', text: 'invalid arguments: /radius: "wide" is not of type "number"' }] })
+      expect(bad).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'invalid arguments: /radius: "wide" is not of type "number"' }],
+      })
     })
   })
-
 })

@@ -52,9 +52,7 @@ async function driveVibeService(flavour: ClientName, file: string): Promise<void
   try {
     if (flavour === 'sdk-v2-2026') expect(session.protocolVersion()).toBe('2026-07-28')
     const { tools } = await session.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(
-      ['GetVibe', 'SetVibe', 'SetVibeArray', 'SetVibeDetails', 'SetVibeObjects'],
-    )
+    expect(tools.map((t) => t.name).sort()).toEqual(['GetVibe', 'SetVibe', 'SetVibeArray', 'SetVibeDetails', 'SetVibeObjects'])
 
     const ok = await session.callTool('SetVibe', { vibe: 'chill' })
     expect(ok.isError ?? false).toBe(false)

@@ -33,7 +33,7 @@ type Tools = { name: string; inputSchema: { properties: Record<string, unknown> 
 
 describe('vite dev server', () => {
   it('loads the ?mcp module and reloads it when an imported .proto changes', async () => {
-    const mod = await server!.ssrLoadModule('/vibe.proto?mcp') as { tools: Tools; default: { name: string } }
+    const mod = (await server!.ssrLoadModule('/vibe.proto?mcp')) as { tools: Tools; default: { name: string } }
     expect(mod.default.name).toBe('vibe')
     expect(mod.tools.map((t) => t.name)).toEqual(['Echo'])
     expect(Object.keys(mod.tools[0]!.inputSchema.properties)).toEqual(['text'])
@@ -42,7 +42,7 @@ describe('vite dev server', () => {
     writeFileSync(common, readFileSync(common, 'utf8').replace('  string text = 1;\n', '  string text = 1;\n  int32 watch_count = 2;\n'))
     const until = Date.now() + 20_000
     for (;;) {
-      const again = await server!.ssrLoadModule('/vibe.proto?mcp') as { tools: Tools }
+      const again = (await server!.ssrLoadModule('/vibe.proto?mcp')) as { tools: Tools }
       if (Object.keys(again.tools[0]!.inputSchema.properties).includes('watchCount')) break
       if (Date.now() > until) throw new Error('the ?mcp module was not invalidated after editing common.proto')
       await new Promise((r) => setTimeout(r, 100))

@@ -49,7 +49,13 @@ function breakCommonProto(): () => void {
   return () => writeFileSync(file, good.replace('  string text = 1;\n', `  string text = 1;\n${ADDED_FIELD}`))
 }
 
-const read = (file: string): string => { try { return readFileSync(file, 'utf8') } catch { return '' } }
+const read = (file: string): string => {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return ''
+  }
+}
 
 describe('watch files', () => {
   it('rollup: watchFiles has the imported .proto and the .proto it imports', async () => {
@@ -69,7 +75,12 @@ describe('watch files', () => {
       logLevel: 'silent',
       plugins: [
         unpluginProtoMcp.esbuild(),
-        { name: 'on-end', setup: (build) => { build.onEnd(onEnd) } },
+        {
+          name: 'on-end',
+          setup: (build) => {
+            build.onEnd(onEnd)
+          },
+        },
       ],
     })
     cleanups.push(() => ctx.dispose())
@@ -79,7 +90,9 @@ describe('watch files', () => {
   it('esbuild: context().watch() rebuilds when an imported .proto changes', async () => {
     const outfile = join(ws, 'out', 'esbuild', 'main.mjs')
     let builds = 0
-    await watchWithEsbuild(outfile, () => { builds++ })
+    await watchWithEsbuild(outfile, () => {
+      builds++
+    })
     await waitFor('the first build', () => builds >= 1 && read(outfile).includes('"Echo"'))
     expect(read(outfile)).not.toContain('watchCount')
     editCommonProto()
@@ -113,7 +126,9 @@ describe('watch files', () => {
     const mend = breakCommonProto()
     const outfile = join(ws, 'out', 'esbuild', 'main.mjs')
     const ends: { errors: { text: string; location: { file: string; line: number } | null }[] }[] = []
-    await watchWithEsbuild(outfile, (result) => { ends.push(result as (typeof ends)[number]) })
+    await watchWithEsbuild(outfile, (result) => {
+      ends.push(result as (typeof ends)[number])
+    })
     await waitFor('the first build', () => ends.length >= 1)
     const [error] = ends[0]!.errors
     expect(error?.text).toContain('common.proto')
@@ -137,6 +152,9 @@ describe('watch files', () => {
     expect(runs[0]!.join('\n')).toMatch(/common\.proto.*line 8/)
     await new Promise((r) => setTimeout(r, 300))
     mend()
-    await waitFor('a good rebuild', () => runs.length >= 2 && runs.at(-1)!.length === 0 && read(join(outDir, 'main.mjs')).includes('watchCount'))
+    await waitFor(
+      'a good rebuild',
+      () => runs.length >= 2 && runs.at(-1)!.length === 0 && read(join(outDir, 'main.mjs')).includes('watchCount'),
+    )
   })
 })

@@ -28,7 +28,8 @@ describe('buildServerSpec', () => {
   it('gathers validation errors linearly: no quadratic vErrors.concat in the compiled validators', async () => {
     // A recursive message: its schema is a $ref'd validator whose errors the caller gathers per item.
     const dir = writeProtos({
-      'tree.proto': 'syntax = "proto3";\npackage tree.v1;\nmessage Node { string s = 1; repeated Node kids = 2; }\n' +
+      'tree.proto':
+        'syntax = "proto3";\npackage tree.v1;\nmessage Node { string s = 1; repeated Node kids = 2; }\n' +
         'message Req { repeated Node nodes = 1; }\nservice T { rpc Plant(Req) returns (Req); }\n',
     })
     const { spec } = buildServerSpec(join(dir, 'tree.proto'))
@@ -42,7 +43,13 @@ describe('buildServerSpec', () => {
   })
 
   it('compiles every fixture proto with services (the rewrite accepts all the code Ajv makes for them)', () => {
-    const protos = ['topeka/fixture.proto', 'protos/grpc/shapes.proto', 'protos/runtime/echo.proto', 'protos/protojson/corpus.proto', 'protos/bench/bench500.proto']
+    const protos = [
+      'topeka/fixture.proto',
+      'protos/grpc/shapes.proto',
+      'protos/runtime/echo.proto',
+      'protos/protojson/corpus.proto',
+      'protos/bench/bench500.proto',
+    ]
     for (const proto of protos) {
       const { spec } = buildServerSpec(join(REPO, 'fixtures', proto))
       expect(spec.tools.length, proto).toBeGreaterThan(0)
@@ -52,7 +59,8 @@ describe('buildServerSpec', () => {
 
   it('keeps the verbose report and Ajv warnings apart from the console', () => {
     const dir = writeProtos({
-      'cel.proto': 'syntax = "proto3";\npackage cel.v1;\nimport "buf/validate/validate.proto";\n' +
+      'cel.proto':
+        'syntax = "proto3";\npackage cel.v1;\nimport "buf/validate/validate.proto";\n' +
         'message M { int32 a = 1 [(buf.validate.field).cel = { id: "pos", expression: "this > 0" }]; }\n' +
         'service S { rpc Do(M) returns (M); }\n',
     })
@@ -61,7 +69,10 @@ describe('buildServerSpec', () => {
   })
 
   it('names tools as toolNames says', () => {
-    const dir = writeProtos({ 'two.proto': 'syntax = "proto3";\npackage two.v1;\nmessage M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }\n' })
+    const dir = writeProtos({
+      'two.proto':
+        'syntax = "proto3";\npackage two.v1;\nmessage M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }\n',
+    })
     const method = buildServerSpec(join(dir, 'two.proto'))
     expect(method.spec.tools.map((t) => t.name)).toEqual(['Ping'])
     expect(method.warnings.map((w) => w.message).join('\n')).toMatch(/Ping/)

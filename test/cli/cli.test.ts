@@ -37,7 +37,9 @@ const text = (result: unknown) => (result as { content: Array<{ text: string }> 
 async function stdioClient(args: string[]): Promise<{ client: Client; stderr: () => string; wire: unknown[] }> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'serve', ...args], cwd: REPO, stderr: 'pipe' })
   let err = ''
-  transport.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString() })
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString()
+  })
   const client = new Client({ name: 'cli-test', version: '1.0.0' })
   await client.connect(transport)
   return { client, stderr: () => err, wire: recordWire(transport) }
@@ -57,7 +59,9 @@ describe('proto-mcp serve over stdio, forwarding to a real grpc-js server', () =
       expect(vibe.received.slice(before).map((c) => c.request)).toEqual([{ vibe: 'radical' }])
       const invalid = await client.callTool({ name: 'SetVibe', arguments: { vibe: 5 } })
       expect(text(invalid)).toBe('invalid arguments: /vibe: 5 is not of type "string"')
-      expect(stderr()).toContain(`proto-mcp: serving 5 tools from fixtures/topeka/example.proto, forwarding to ${grpcServer.address} over stdio`)
+      expect(stderr()).toContain(
+        `proto-mcp: serving 5 tools from fixtures/topeka/example.proto, forwarding to ${grpcServer.address} over stdio`,
+      )
     } finally {
       await client.close()
     }
@@ -94,9 +98,18 @@ describe('proto-mcp serve over stdio, forwarding to a real grpc-js server', () =
     const dir = writeProtos({
       'lib/a/common.proto': 'syntax = "proto3";\npackage lib;\nmessage Word { string text = 1; }\n',
       'lib/b/extra.proto': 'syntax = "proto3";\npackage extra;\nmessage Count { int32 n = 1; }\n',
-      'api.proto': 'syntax = "proto3";\npackage api;\nimport "common.proto";\nimport "extra.proto";\nservice Api { rpc Say(lib.Word) returns (extra.Count); }\n',
+      'api.proto':
+        'syntax = "proto3";\npackage api;\nimport "common.proto";\nimport "extra.proto";\nservice Api { rpc Say(lib.Word) returns (extra.Count); }\n',
     })
-    const { client } = await stdioClient([join(dir, 'api.proto'), '--grpc', grpcServer.address, '-I', join(dir, 'lib/a'), '--import-path', join(dir, 'lib/b')])
+    const { client } = await stdioClient([
+      join(dir, 'api.proto'),
+      '--grpc',
+      grpcServer.address,
+      '-I',
+      join(dir, 'lib/a'),
+      '--import-path',
+      join(dir, 'lib/b'),
+    ])
     try {
       const { tools } = await client.listTools()
       expect(tools.map((t) => [t.name, t.inputSchema.properties])).toEqual([['Say', { text: { type: 'string' } }]])
@@ -107,12 +120,15 @@ describe('proto-mcp serve over stdio, forwarding to a real grpc-js server', () =
 })
 
 describe('proto-mcp serve: naming and the verbose report', () => {
-  const TWO_SERVICES = 'syntax = "proto3";\npackage two.v1;\nmessage M { string s = 1; }\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }\n'
+  const TWO_SERVICES =
+    'syntax = "proto3";\npackage two.v1;\nmessage M { string s = 1; }\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }\n'
 
   it('--tool-names service names tools Service_Method, and the collision warning is gone', async () => {
     const dir = writeProtos({ 'two.proto': TWO_SERVICES })
     const plain = await runCli(cli, ['serve', join(dir, 'two.proto'), '--grpc', grpcServer.address])
-    expect(plain.stderr).toMatch(/^proto-mcp: warning: tool "Ping" is declared by both two\.v1\.A and two\.v1\.B; .*\(pass --tool-names service or qualified to keep both\)$/m)
+    expect(plain.stderr).toMatch(
+      /^proto-mcp: warning: tool "Ping" is declared by both two\.v1\.A and two\.v1\.B; .*\(pass --tool-names service or qualified to keep both\)$/m,
+    )
     const { client, stderr } = await stdioClient([join(dir, 'two.proto'), '--grpc', grpcServer.address, '--tool-names', 'service'])
     try {
       const { tools } = await client.listTools()
@@ -126,14 +142,17 @@ describe('proto-mcp serve: naming and the verbose report', () => {
 
   it('--verbose prints the rules the schemas leave out; without it they stay quiet', async () => {
     const dir = writeProtos({
-      'cel.proto': 'syntax = "proto3";\npackage cel.v1;\nimport "buf/validate/validate.proto";\n' +
+      'cel.proto':
+        'syntax = "proto3";\npackage cel.v1;\nimport "buf/validate/validate.proto";\n' +
         'message M { int32 a = 1 [(buf.validate.field).cel = { id: "pos", expression: "this > 0" }]; }\n' +
         'service S { rpc Do(M) returns (M); }\n',
     })
     // stdin is closed at once (runCli ignores it), so the server starts, logs, and ends with stdin.
     const verbose = await runCli(cli, ['serve', join(dir, 'cel.proto'), '--grpc', grpcServer.address, '--verbose'])
     expect(verbose.code).toBe(0)
-    expect(verbose.stderr).toContain('proto-mcp: note: cel.v1.M.a: (buf.validate.field).cel is left out of the input schema (a CEL expression)\n')
+    expect(verbose.stderr).toContain(
+      'proto-mcp: note: cel.v1.M.a: (buf.validate.field).cel is left out of the input schema (a CEL expression)\n',
+    )
     const quiet = await runCli(cli, ['serve', join(dir, 'cel.proto'), '--grpc', grpcServer.address])
     expect(quiet.code).toBe(0)
     expect(quiet.stderr).not.toContain('note:')
@@ -142,10 +161,15 @@ describe('proto-mcp serve: naming and the verbose report', () => {
 
 describe('proto-mcp serve --http', () => {
   it('serves Streamable HTTP and forwards the authorization header as metadata', async () => {
-    const child = spawn(process.execPath, [cli, 'serve', EXAMPLE_PROTO, '--grpc', grpcServer.address, '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [cli, 'serve', EXAMPLE_PROTO, '--grpc', grpcServer.address, '--http', '0'], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stderr = ''
     let stdout = ''
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+    })
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString()
@@ -183,18 +207,36 @@ describe('proto-mcp: help and failures', () => {
     for (const [name, option] of options) {
       // Each flag on a line of its own: `  -I, --import-path <dir>` or `  --verbose   ...`.
       const spelled = `${option.short ? `-${option.short}, ` : ''}--${name}${option.type === 'string' ? ' <' : ' '}`
-      expect(run.stdout.split('\n').some((line) => line.startsWith(`  ${spelled}`)), spelled).toBe(true)
+      expect(
+        run.stdout.split('\n').some((line) => line.startsWith(`  ${spelled}`)),
+        spelled,
+      ).toBe(true)
     }
     expect(run.stderr).toBe('')
   })
 
   const failures: Array<[string, string[], number, RegExp]> = [
     ['a bad flag', ['serve', 'x.proto', '--grpc', 'a:1', '--bogus'], 2, /^proto-mcp: unknown option '--bogus'$/],
-    ['a bad --http', ['serve', 'x.proto', '--grpc', 'a:1', '--http', 'eighty'], 2, /^proto-mcp: --http must be an integer from 0 to 65535, got "eighty"$/],
-    ['a bad --tool-names', ['serve', 'x.proto', '--grpc', 'a:1', '--tool-names', 'full'], 2, /^proto-mcp: --tool-names must be method, service or qualified, got "full"$/],
+    [
+      'a bad --http',
+      ['serve', 'x.proto', '--grpc', 'a:1', '--http', 'eighty'],
+      2,
+      /^proto-mcp: --http must be an integer from 0 to 65535, got "eighty"$/,
+    ],
+    [
+      'a bad --tool-names',
+      ['serve', 'x.proto', '--grpc', 'a:1', '--tool-names', 'full'],
+      2,
+      /^proto-mcp: --tool-names must be method, service or qualified, got "full"$/,
+    ],
     ['no --grpc', ['serve', 'fixtures/topeka/example.proto'], 2, /^proto-mcp: --grpc <target> is required/],
     ['an unknown command', ['run', 'x.proto'], 2, /^proto-mcp: unknown command "run"/],
-    ['an unreadable proto', ['serve', 'missing/nope.proto', '--grpc', 'a:1'], 1, /^proto-mcp: cannot read ".*missing\/nope\.proto": ENOENT/],
+    [
+      'an unreadable proto',
+      ['serve', 'missing/nope.proto', '--grpc', 'a:1'],
+      1,
+      /^proto-mcp: cannot read ".*missing\/nope\.proto": ENOENT/,
+    ],
   ]
   for (const [what, args, code, line] of failures) {
     it(`${what} exits ${code} with a one-line reason`, async () => {
@@ -223,7 +265,9 @@ describe('proto-mcp: help and failures', () => {
       const run = await runCli(cli, ['serve', EXAMPLE_PROTO, '--grpc', grpcServer.address, '--http', String(port)])
       expect(run.code).toBe(1)
       expect(run.stderr.trimEnd().split('\n')).toHaveLength(1)
-      expect(run.stderr).toMatch(new RegExp(`^proto-mcp: cannot serve HTTP on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*pick another --http port`))
+      expect(run.stderr).toMatch(
+        new RegExp(`^proto-mcp: cannot serve HTTP on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*pick another --http port`),
+      )
     } finally {
       await new Promise((resolve) => taken.close(resolve))
     }

@@ -40,7 +40,9 @@ afterAll(async () => {
 async function stdioClient(args: string[]): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'serve', ...args], cwd: REPO, stderr: 'pipe' })
   let err = ''
-  transport.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString() })
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString()
+  })
   const client = new Client({ name: 'reflect-test', version: '1.0.0' })
   await client.connect(transport)
   return { client, stderr: () => err }
@@ -49,20 +51,24 @@ async function stdioClient(args: string[]): Promise<{ client: Client; stderr: ()
 const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
 
 describe('proto-mcp serve --reflect', () => {
-  it('over stdio: tools/list equals the file-based gateway\'s, and calls are forwarded', async () => {
+  it("over stdio: tools/list equals the file-based gateway's, and calls are forwarded", async () => {
     const reflected = await stdioClient(['--grpc', reflecting.address, '--reflect'])
     const file = await stdioClient([TOPEKA, '--grpc', reflecting.address])
     try {
       const tools = await reflected.client.listTools()
       expect(JSON.stringify(tools)).toBe(JSON.stringify(await file.client.listTools()))
-      expect(tools.tools.map(t => t.name)).toEqual(['SetVibe', 'GetVibe', 'SetVibeDetails', 'SetVibeArray', 'SetVibeObjects'])
+      expect(tools.tools.map((t) => t.name)).toEqual(['SetVibe', 'GetVibe', 'SetVibeDetails', 'SetVibeArray', 'SetVibeObjects'])
       const before = vibe.received.length
       const result = await reflected.client.callTool({ name: 'SetVibe', arguments: { vibe: 'reflected' } })
       expect(result).toMatchObject({ isError: false, structuredContent: { vibe: 'reflected' } })
-      expect(vibe.received.slice(before).map(c => c.request)).toEqual([{ vibe: 'reflected' }])
-      expect(text(await reflected.client.callTool({ name: 'SetVibe', arguments: { vibe: 5 } }))).toBe('invalid arguments: /vibe: 5 is not of type "string"')
+      expect(vibe.received.slice(before).map((c) => c.request)).toEqual([{ vibe: 'reflected' }])
+      expect(text(await reflected.client.callTool({ name: 'SetVibe', arguments: { vibe: 5 } }))).toBe(
+        'invalid arguments: /vibe: 5 is not of type "string"',
+      )
       expect(reflected.stderr()).toMatch(/^proto-mcp: built 5 tools in \d+ ms \(\d+ ms with discovery\)$/m)
-      expect(reflected.stderr()).toContain(`proto-mcp: serving 5 tools from service examples.v1.VibeService (reflection), forwarding to ${reflecting.address} over stdio`)
+      expect(reflected.stderr()).toContain(
+        `proto-mcp: serving 5 tools from service examples.v1.VibeService (reflection), forwarding to ${reflecting.address} over stdio`,
+      )
     } finally {
       await reflected.client.close()
       await file.client.close()
@@ -73,7 +79,7 @@ describe('proto-mcp serve --reflect', () => {
     it(`over stdio with ${flavour}: lists and calls the reflected tools`, async () => {
       const session = await connectStdio(flavour, cli, ['serve', '--grpc', reflecting.address, '--reflect', '--service', 'VibeService'])
       try {
-        expect((await session.listTools()).tools.map(t => t.name)).toContain('SetVibeArray')
+        expect((await session.listTools()).tools.map((t) => t.name)).toContain('SetVibeArray')
         const result = await session.callTool('SetVibe', { vibe: flavour })
         expect(result.isError).toBe(false)
         expect(text(result)).toContain(`"vibe":"${flavour}"`)
@@ -85,7 +91,11 @@ describe('proto-mcp serve --reflect', () => {
   }
 
   it('over HTTP, with --service and --profile: the tools of that service, forwarded', async () => {
-    const child = spawn(process.execPath, [cli, 'serve', '--grpc', reflecting.address, '--reflect', '--service', 'examples.v1.VibeService', '--profile', 'full', '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(
+      process.execPath,
+      [cli, 'serve', '--grpc', reflecting.address, '--reflect', '--service', 'examples.v1.VibeService', '--profile', 'full', '--http', '0'],
+      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
     let stderr = ''
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr.on('data', (chunk: Buffer) => {
@@ -128,18 +138,24 @@ describe('proto-mcp serve --reflect', () => {
     const dir = mkdtempSync(join(REPO, '.tmp', 'deploy-'))
     cpSync(join(REPO, TOPEKA), join(dir, 'example.proto'))
     const source = readFileSync(join(dir, 'example.proto'), 'utf8')
-    const extended = source.replace(/service VibeService \{/, 'service VibeService {\n  // Says hello, added by the deploy.\n  rpc SayHello(GetVibeRequest) returns (GetVibeResponse);')
+    const extended = source.replace(
+      /service VibeService \{/,
+      'service VibeService {\n  // Says hello, added by the deploy.\n  rpc SayHello(GetVibeRequest) returns (GetVibeResponse);',
+    )
     expect(extended).not.toBe(source)
     writeFileSync(join(dir, 'example.proto'), extended)
     return {
       deploy: async () => {
         await backend.stop()
         const next = vibeService({
-          SayHello: (_call: grpcJs.ServerUnaryCall<unknown, unknown>, done: grpcJs.sendUnaryData<unknown>) => done(null, { vibe: 'hello from the deploy' }),
+          SayHello: (_call: grpcJs.ServerUnaryCall<unknown, unknown>, done: grpcJs.sendUnaryData<unknown>) =>
+            done(null, { vibe: 'hello from the deploy' }),
         })
         backend = await startReflectionServer(
           [{ definition: serviceDefinition(join(dir, 'example.proto'), 'examples.v1.VibeService'), impl: next.impl }],
-          { files: bufBuild(dir, 'example.proto') }, port)
+          { files: bufBuild(dir, 'example.proto') },
+          port,
+        )
       },
       stop: async () => {
         await backend.stop()
@@ -153,13 +169,15 @@ describe('proto-mcp serve --reflect', () => {
     const backend = await deployable(port)
     const { client, stderr } = await stdioClient(['--grpc', `127.0.0.1:${port}`, '--reflect', '--watch-interval', '1'])
     let changed = 0
-    client.setNotificationHandler('notifications/tools/list_changed', () => { changed++ })
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      changed++
+    })
     try {
-      expect((await client.listTools()).tools.map(t => t.name)).not.toContain('SayHello')
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('SayHello')
       await backend.deploy()
       await vi.waitFor(() => expect(changed).toBeGreaterThan(0), { timeout: 30_000, interval: 100 })
       const tools = (await client.listTools()).tools
-      expect(tools.find(t => t.name === 'SayHello')?.description).toBe('Says hello, added by the deploy.')
+      expect(tools.find((t) => t.name === 'SayHello')?.description).toBe('Says hello, added by the deploy.')
       expect(text(await client.callTool({ name: 'SayHello', arguments: {} }))).toBe('{"vibe":"hello from the deploy"}')
       expect(stderr()).toContain("proto-mcp: the gRPC server's descriptors changed: now serving 6 tools")
     } finally {
@@ -171,7 +189,11 @@ describe('proto-mcp serve --reflect', () => {
   it('re-discovery over HTTP: an initialize-era session hears list_changed on its stream', async () => {
     const port = await freePort()
     const backend = await deployable(port)
-    const child = spawn(process.execPath, [cli, 'serve', '--grpc', `127.0.0.1:${port}`, '--reflect', '--watch-interval', '1', '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(
+      process.execPath,
+      [cli, 'serve', '--grpc', `127.0.0.1:${port}`, '--reflect', '--watch-interval', '1', '--http', '0'],
+      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
     let stderr = ''
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr.on('data', (chunk: Buffer) => {
@@ -183,7 +205,9 @@ describe('proto-mcp serve --reflect', () => {
     })
     const client = new Client({ name: 'reflect-http-watch', version: '1.0.0' })
     let changed = 0
-    client.setNotificationHandler('notifications/tools/list_changed', () => { changed++ })
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      changed++
+    })
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(url)))
       expect((await client.listTools()).tools).toHaveLength(5)
@@ -209,7 +233,13 @@ describe('proto-mcp serve --reflect: failures', () => {
 
   it('a server without reflection exits 1 with a one-line reason', async () => {
     const run = await runCli(cli, ['serve', '--grpc', plain.address, '--reflect'])
-    expectOneLine(run, 1, new RegExp(`^proto-mcp: the gRPC server at ${plain.address} does not offer server reflection \\(grpc\\.reflection\\.v1 or v1alpha\\)$`))
+    expectOneLine(
+      run,
+      1,
+      new RegExp(
+        `^proto-mcp: the gRPC server at ${plain.address} does not offer server reflection \\(grpc\\.reflection\\.v1 or v1alpha\\)$`,
+      ),
+    )
   })
 
   it('a target that is down exits 1 with a one-line reason', async () => {
@@ -223,14 +253,32 @@ describe('proto-mcp serve --reflect: failures', () => {
 
   it('an unknown --service exits 1 naming the services there are', async () => {
     const run = await runCli(cli, ['serve', '--grpc', reflecting.address, '--reflect', '--service', 'NopeService'])
-    expectOneLine(run, 1, new RegExp(`^proto-mcp: service "NopeService" is not offered by the gRPC server at ${reflecting.address} \\(it offers examples\\.v1\\.VibeService\\)$`))
+    expectOneLine(
+      run,
+      1,
+      new RegExp(
+        `^proto-mcp: service "NopeService" is not offered by the gRPC server at ${reflecting.address} \\(it offers examples\\.v1\\.VibeService\\)$`,
+      ),
+    )
   })
 
   const usage: Array<[string, string[], RegExp]> = [
-    ['a file with --reflect', ['serve', TOPEKA, '--grpc', 'a:1', '--reflect'], /^proto-mcp: unexpected argument ".*example\.proto": --reflect reads no \.proto file$/],
+    [
+      'a file with --reflect',
+      ['serve', TOPEKA, '--grpc', 'a:1', '--reflect'],
+      /^proto-mcp: unexpected argument ".*example\.proto": --reflect reads no \.proto file$/,
+    ],
     ['--service without --reflect', ['serve', TOPEKA, '--grpc', 'a:1', '--service', 'X'], /^proto-mcp: --service needs --reflect/],
-    ['--watch-interval without --reflect', ['serve', TOPEKA, '--grpc', 'a:1', '--watch-interval', '5'], /^proto-mcp: --watch-interval needs --reflect/],
-    ['a bad --watch-interval', ['serve', '--grpc', 'a:1', '--reflect', '--watch-interval', '0'], /^proto-mcp: --watch-interval must be an integer from 1 to 86400, got "0"$/],
+    [
+      '--watch-interval without --reflect',
+      ['serve', TOPEKA, '--grpc', 'a:1', '--watch-interval', '5'],
+      /^proto-mcp: --watch-interval needs --reflect/,
+    ],
+    [
+      'a bad --watch-interval',
+      ['serve', '--grpc', 'a:1', '--reflect', '--watch-interval', '0'],
+      /^proto-mcp: --watch-interval must be an integer from 1 to 86400, got "0"$/,
+    ],
     ['neither a file nor --reflect', ['serve', '--grpc', 'a:1'], /^proto-mcp: serve needs a \.proto file or --reflect/],
   ]
   for (const [what, args, line] of usage) {

@@ -46,8 +46,12 @@ export function runCli(cli: string, args: string[]): Promise<CliRun> {
     const child = spawn(process.execPath, [cli, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
   })

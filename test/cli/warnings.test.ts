@@ -9,7 +9,8 @@ import { cliWarning } from '../../src/cli/main.ts'
 import { buildWarning } from '../../src/proto/index.ts'
 import { writeProtos } from '../proto/compile.ts'
 
-const TWO_SERVICES = 'syntax = "proto3";\npackage two.v1;\nmessage M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }\n'
+const TWO_SERVICES =
+  'syntax = "proto3";\npackage two.v1;\nmessage M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }\n'
 const PLUGIN_FIX = "set the toolNames option to 'service' or 'qualified' to keep both"
 
 describe('cliWarning', () => {
@@ -20,12 +21,13 @@ describe('cliWarning', () => {
     // The build's code is the one the command keys on: renaming it fails here.
     expect(cliWarning(clash!)).toEqual({
       code: 'TOOL_NAME_CLASH',
-      message: 'tool "Ping" is declared by both two.v1.A and two.v1.B; the one of two.v1.B wins (pass --tool-names service or qualified to keep both)',
+      message:
+        'tool "Ping" is declared by both two.v1.A and two.v1.B; the one of two.v1.B wins (pass --tool-names service or qualified to keep both)',
       fix: 'pass --tool-names service or qualified to keep both',
     })
   })
 
-  it('keys on the code: the plugin\'s fix text under another code is left as it is', () => {
+  it("keys on the code: the plugin's fix text under another code is left as it is", () => {
     const other = buildWarning('TOOL_NAME_BUDGET', 'tool "Ping" is too long', PLUGIN_FIX)
     expect(cliWarning(other)).toBe(other)
   })

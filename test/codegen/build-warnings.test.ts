@@ -25,16 +25,28 @@ function outputWarnings(built: BuiltProto): BuildWarning[] {
   return emitted
 }
 
-const MANY_FIELDS = 'abcdefghijklmnopqrstuvwx'.split('').map((n, i) => `Expr ${n} = ${i + 2};`).join(' ')
+const MANY_FIELDS = 'abcdefghijklmnopqrstuvwx'
+  .split('')
+  .map((n, i) => `Expr ${n} = ${i + 2};`)
+  .join(' ')
 
 /** For each code, a build that reports it. */
 const CASES: Record<BuildWarningCode, () => BuildWarning[]> = {
   STREAMING_RPC_SKIPPED: () => outputWarnings(fromFile('message M {}\nservice S { rpc Up(stream M) returns (M); }')),
-  TOOL_NAME_SHORTENED: () => outputWarnings(fromFile('message M {}\nservice S { rpc R(M) returns (M); }', { toolNames: (rpc) => `get-${rpc.method}` })),
-  TOOL_NAME_PATTERN: () => outputWarnings(fromFile('message M {}\nservice S { rpc R(M) returns (M); }', { profile: 'topeka', toolNames: (rpc) => `${rpc.method}!` })),
-  TOOL_NAME_BUDGET: () => outputWarnings(fromModel('message M {}\nservice S { rpc ReconcileWarehouseStockAcrossEveryRegionNow(M) returns (M); }', 'inventory-service')),
-  RECURSION_SHALLOWER: () => outputWarnings(fromFile(`message Expr { string id = 1; ${MANY_FIELDS} }\nservice S { rpc Eval(Expr) returns (Expr); }`)),
-  TOOL_NAME_CLASH: () => outputWarnings(fromFile('message M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }')),
+  TOOL_NAME_SHORTENED: () =>
+    outputWarnings(fromFile('message M {}\nservice S { rpc R(M) returns (M); }', { toolNames: (rpc) => `get-${rpc.method}` })),
+  TOOL_NAME_PATTERN: () =>
+    outputWarnings(
+      fromFile('message M {}\nservice S { rpc R(M) returns (M); }', { profile: 'topeka', toolNames: (rpc) => `${rpc.method}!` }),
+    ),
+  TOOL_NAME_BUDGET: () =>
+    outputWarnings(
+      fromModel('message M {}\nservice S { rpc ReconcileWarehouseStockAcrossEveryRegionNow(M) returns (M); }', 'inventory-service'),
+    ),
+  RECURSION_SHALLOWER: () =>
+    outputWarnings(fromFile(`message Expr { string id = 1; ${MANY_FIELDS} }\nservice S { rpc Eval(Expr) returns (Expr); }`)),
+  TOOL_NAME_CLASH: () =>
+    outputWarnings(fromFile('message M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }')),
   AJV_LOG: () => {
     // No `.proto` gives a format Ajv does not know: the schema is given one.
     const built = fromFile('message M { string s = 1; }\nservice S { rpc R(M) returns (M); }')
@@ -67,7 +79,9 @@ describe('build warnings', () => {
 
   it('a clash has the toolNames fix only while tools are named by method', () => {
     const source = 'message M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }'
-    expect(fromModel(source, 'w').warnings).toEqual([expect.objectContaining({ code: 'TOOL_NAME_CLASH', fix: "set the toolNames option to 'service' or 'qualified' to keep both" })])
+    expect(fromModel(source, 'w').warnings).toEqual([
+      expect.objectContaining({ code: 'TOOL_NAME_CLASH', fix: "set the toolNames option to 'service' or 'qualified' to keep both" }),
+    ])
     const byFunction = fromModel(source, 'w', { toolNames: () => 'Same' }).warnings
     expect(byFunction).toEqual([expect.objectContaining({ code: 'TOOL_NAME_CLASH' })])
     expect(byFunction[0]!.fix).toBeUndefined()

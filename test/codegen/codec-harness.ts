@@ -72,24 +72,47 @@ function scalarArb(type: string): fc.Arbitrary<unknown> {
         fc.constantFrom<unknown>('QR==', 'QQ', '!!!!', 'QQ==', 'QUI=', 'QUJ=', '', 'AAAA'),
         junk,
       )
-    case 'double': case 'float':
+    case 'double':
+    case 'float':
       return fc.oneof(
-        fc.double(), fc.integer(),
+        fc.double(),
+        fc.integer(),
         fc.constantFrom<unknown>('NaN', 'Infinity', '-Infinity', '1.5', '1e3', -0, 3.5e38, -3.5e38, 3.4e38, Infinity, NaN, 'nan'),
         junk,
       )
-    case 'int32': case 'sint32': case 'sfixed32': case 'uint32': case 'fixed32':
+    case 'int32':
+    case 'sint32':
+    case 'sfixed32':
+    case 'uint32':
+    case 'fixed32':
       return fc.oneof(
-        fc.integer(), fc.integer({ min: 0, max: 4294967295 }), fc.integer().map(String),
+        fc.integer(),
+        fc.integer({ min: 0, max: 4294967295 }),
+        fc.integer().map(String),
         fc.constantFrom<unknown>(-0, '007', '+5', '1e3', '-0', 2147483648, -1, 4294967296, '4294967295', 1e3, 2.5),
         junk,
       )
     default: // 64-bit
       return fc.oneof(
-        fc.maxSafeInteger(), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 64n - 1n }).map(String),
+        fc.maxSafeInteger(),
+        fc.bigInt({ min: -(2n ** 63n), max: 2n ** 64n - 1n }).map(String),
         fc.integer({ min: -99999, max: 99999 }).map(String),
-        // eslint-disable-next-line no-loss-of-precision -- a number past 2^53, as JSON.parse gives it, is the point
-        fc.constantFrom<unknown>(-0, '0', '-0', '00', '007', '+5', '1e3', 1e20, -1, '-1', '18446744073709551615', 9007199254740993, '123456789012345'),
+        fc.constantFrom<unknown>(
+          -0,
+          '0',
+          '-0',
+          '00',
+          '007',
+          '+5',
+          '1e3',
+          1e20,
+          -1,
+          '-1',
+          '18446744073709551615',
+          // eslint-disable-next-line no-loss-of-precision -- a number past 2^53, as JSON.parse gives it, is the point
+          9007199254740993,
+          '123456789012345',
+        ),
         junk,
       )
   }
@@ -122,25 +145,30 @@ export function messageArb(type: Type, depth: number): fc.Arbitrary<unknown> {
     let value: fc.Arbitrary<unknown>
     if (field.map) {
       const keyType = (field as Field & { keyType: string }).keyType
-      const key = keyType === 'string'
-        ? fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', '\uD800'))
-        : keyType === 'bool' ? fc.constantFrom('true', 'false', 'yes')
-          : fc.oneof(fc.integer().map(String), fc.constantFrom('-0', '007', 'x', '4294967296', '18446744073709551615'))
+      const key =
+        keyType === 'string'
+          ? fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', '\uD800'))
+          : keyType === 'bool'
+            ? fc.constantFrom('true', 'false', 'yes')
+            : fc.oneof(fc.integer().map(String), fc.constantFrom('-0', '007', 'x', '4294967296', '18446744073709551615'))
       value = fc.oneof(fc.dictionary(key, single(field), { maxKeys: 3 }), fc.constantFrom<unknown>(null, [], 'x'))
     } else if (field.repeated) {
       value = fc.oneof({ weight: 4, arbitrary: fc.array(single(field), { maxLength: 4 }) }, fc.constantFrom<unknown>(null, [null], 'x', {}))
     } else {
       value = fc.oneof({ weight: 6, arbitrary: single(field) }, fc.constant(null))
     }
-    const spelling = field.name === field.jsonName
-      ? fc.constant(field.jsonName)
-      : fc.oneof({ weight: 8, arbitrary: fc.constant(field.jsonName) }, fc.constant(field.name))
+    const spelling =
+      field.name === field.jsonName
+        ? fc.constant(field.jsonName)
+        : fc.oneof({ weight: 8, arbitrary: fc.constant(field.jsonName) }, fc.constant(field.name))
     return fc.option(fc.tuple(spelling, value), { nil: undefined, freq: 2 })
   })
-  const message = fc.tuple(fc.tuple(...parts), fc.option(fc.constantFrom('unknownKey', '__proto__'), { freq: 10, nil: undefined }))
+  const message = fc
+    .tuple(fc.tuple(...parts), fc.option(fc.constantFrom('unknownKey', '__proto__'), { freq: 10, nil: undefined }))
     .map(([entries, extra]) => {
       const out: Record<string, unknown> = {}
-      for (const entry of entries) if (entry) Object.defineProperty(out, entry[0], { value: entry[1], enumerable: true, writable: true, configurable: true })
+      for (const entry of entries)
+        if (entry) Object.defineProperty(out, entry[0], { value: entry[1], enumerable: true, writable: true, configurable: true })
       if (extra) Object.defineProperty(out, extra, { value: 1, enumerable: true, writable: true, configurable: true })
       return out
     })

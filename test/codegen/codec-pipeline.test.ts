@@ -22,7 +22,11 @@ function tables(file: string): { fast: Map<string, CompiledTool>; slow: Map<stri
   const codecs = loadCodecs(file)
   const withCodecs: ProtoServerSpec = {
     ...spec,
-    tools: spec.tools.map((tool) => ({ ...tool, decode: codecs.codecs.get(tool.requestType), encode: codecs.codecs.get(tool.responseType) })),
+    tools: spec.tools.map((tool) => ({
+      ...tool,
+      decode: codecs.codecs.get(tool.requestType),
+      encode: codecs.codecs.get(tool.responseType),
+    })),
   }
   return { fast: new Map(compileToolTable(withCodecs).byName), slow: new Map(compileToolTable(spec).byName), codecs }
 }
@@ -39,7 +43,11 @@ function bind(tool: CompiledTool, response: unknown, seen: unknown[]): void {
 // proto2 `required` fields: a reply without one is an error on both paths.
 const REQUIRED_PROTO = fileURLToPath(new URL('../../fixtures/protos/runtime/required.proto', import.meta.url))
 
-describe.each([['topeka example', EXAMPLE_PROTO], ['echo', ECHO_PROTO], ['required', REQUIRED_PROTO]])('%s: codecs change no result', (_title, file) => {
+describe.each([
+  ['topeka example', EXAMPLE_PROTO],
+  ['echo', ECHO_PROTO],
+  ['required', REQUIRED_PROTO],
+])('%s: codecs change no result', (_title, file) => {
   const { fast, slow, codecs } = tables(file)
   it.each([...fast.keys()])('%s', async (name) => {
     const fastTool = fast.get(name)!

@@ -66,14 +66,30 @@ describe('common shapes take the fast path', () => {
   const cases: [ReturnType<typeof loadCodecs>, string, unknown][] = [
     [topeka, 'examples.v1.SetVibeRequest', { vibe: 'chill' }],
     [topeka, 'examples.v1.SetVibeResponse', { previousVibe: '', vibe: 'x' }],
-    [topeka, 'examples.v1.SetVibeDetailsRequest', {
-      vibe: 'details',
-      vibeScalar: {
-        vibeDouble: 1.5, vibeFloat: 'NaN', vibeInt32: -3, vibeInt64: '42', vibeUint32: 0, vibeUint64: 7,
-        vibeSint32: 5, vibeSint64: '-9', vibeFixed32: 4000000000, vibeFixed64: '12', vibeSfixed32: -1,
-        vibeSfixed64: -2, vibeBool: true, vibeBytes: 'aGVsbG8=', vibeEnum: ['VIBE_GOOD', 0, 1],
+    [
+      topeka,
+      'examples.v1.SetVibeDetailsRequest',
+      {
+        vibe: 'details',
+        vibeScalar: {
+          vibeDouble: 1.5,
+          vibeFloat: 'NaN',
+          vibeInt32: -3,
+          vibeInt64: '42',
+          vibeUint32: 0,
+          vibeUint64: 7,
+          vibeSint32: 5,
+          vibeSint64: '-9',
+          vibeFixed32: 4000000000,
+          vibeFixed64: '12',
+          vibeSfixed32: -1,
+          vibeSfixed64: -2,
+          vibeBool: true,
+          vibeBytes: 'aGVsbG8=',
+          vibeEnum: ['VIBE_GOOD', 0, 1],
+        },
       },
-    }],
+    ],
     [topeka, 'examples.v1.SetVibeObjectsRequest', { vibeObject: [{ vibe: 'a' }, {}, { vibe: '' }] }],
     [echo, 'runtime.v1.EchoResponse', { scalars: { counts: { a: 1, b: 0 }, moods: ['MOOD_GOOD'] }, number: 0 }],
   ]

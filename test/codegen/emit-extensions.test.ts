@@ -37,7 +37,10 @@ describe('extension fields in the emitted tools', () => {
 
   it('tools/list shows title and annotations', () => {
     const server = createProtoServer({
-      name: 'x', version: '0.0.0', profile: 'full', descriptor: model.descriptor,
+      name: 'x',
+      version: '0.0.0',
+      profile: 'full',
+      descriptor: model.descriptor,
       tools: tools.filter((t) => !t.serverStreaming).map((t) => ({ ...t, validate: (() => true) as ValidateFunction })),
       services: { 't.S': ['Read', 'Watch', 'Secret'] },
     })

@@ -22,7 +22,8 @@ function emitExample(profile: 'full' | 'portable'): string {
 }
 
 // Every module specifier of a static import/export, or of a dynamic import().
-const SPECIFIER_RE = /^\s*(?:import|export)\b[^'"\n]*?from\s*(['"])([^'"]+)\1|^\s*import\s*(['"])([^'"]+)\3|\bimport\(\s*(['"])([^'"]+)\5\s*\)/gm
+const SPECIFIER_RE =
+  /^\s*(?:import|export)\b[^'"\n]*?from\s*(['"])([^'"]+)\1|^\s*import\s*(['"])([^'"]+)\3|\bimport\(\s*(['"])([^'"]+)\5\s*\)/gm
 
 describe.each(['full', 'portable'] as const)('golden: fixtures/golden/example.%s.mjs', (profile) => {
   const code = emitExample(profile)

@@ -52,8 +52,7 @@ describe('json_name = "__proto__" end to end', () => {
 
   it('the emitted tools keep the property in inputSchema', () => {
     const code = emitModule(model, tools, { name: 'test' })
-    const literal = /export const tools = (\[[\s\S]*?\n\])\n/.exec(code)![1]!
-      .replace(/"(validate|decode|encode)": \w+/g, '"$1": null')
+    const literal = /export const tools = (\[[\s\S]*?\n\])\n/.exec(code)![1]!.replace(/"(validate|decode|encode)": \w+/g, '"$1": null')
     // The schemas tools share are constants declared before the table.
     const shared = /\/\/ Schemas that several tools share, emitted once\.\n([\s\S]*?)\n\nexport const tools/.exec(code)?.[1] ?? ''
     // eslint-disable-next-line no-new-func -- evaluates emitted literals

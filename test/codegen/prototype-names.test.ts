@@ -26,7 +26,12 @@ const servers: [string, () => Promise<Server>][] = [
 describe.each(servers)('prototype member names (%s)', (_title, make) => {
   it('lists every RPC as a tool', async () => {
     const server = await make()
-    expect(server.listTools().map((t) => t.name).sort()).toEqual(['Echo', 'constructor', 'toString'])
+    expect(
+      server
+        .listTools()
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['Echo', 'constructor', 'toString'])
   })
 
   it('accepts a call that leaves the fields out, at any depth, and echoes what was set', async () => {
@@ -38,32 +43,60 @@ describe.each(servers)('prototype member names (%s)', (_title, make) => {
     }
     const nested = await server.call('Echo', { inner: { vibe: 'x' } })
     expect(nested.content[0].text).toBe('{"inner":{"vibe":"x"}}')
-    const set = await server.call('Echo', { constructor: 'c', toString: 't', valueOf: 'v', inner: { hasOwnProperty: 'h' }, isPrototypeOf: { a: 'b' } })
-    expect(JSON.parse(set.content[0].text)).toEqual({ constructor: 'c', toString: 't', valueOf: 'v', inner: { hasOwnProperty: 'h' }, isPrototypeOf: { a: 'b' } })
+    const set = await server.call('Echo', {
+      constructor: 'c',
+      toString: 't',
+      valueOf: 'v',
+      inner: { hasOwnProperty: 'h' },
+      isPrototypeOf: { a: 'b' },
+    })
+    expect(JSON.parse(set.content[0].text)).toEqual({
+      constructor: 'c',
+      toString: 't',
+      valueOf: 'v',
+      inner: { hasOwnProperty: 'h' },
+      isPrototypeOf: { a: 'b' },
+    })
   })
 
   it('still checks the fields when they are set', async () => {
     const server = await make()
     server.implement('NamedService', { Echo: echo })
-    expect((await server.call('Echo', { constructor: 5 })).content[0].text).toBe('invalid arguments: /constructor: 5 is not of type "string"')
+    expect((await server.call('Echo', { constructor: 5 })).content[0].text).toBe(
+      'invalid arguments: /constructor: 5 is not of type "string"',
+    )
   })
 
   it('answers a reply that leaves them out, and an unimplemented toString as unimplemented', async () => {
     const server = await make()
     server.implement('NamedService', { Echo: () => ({ inner: {} }) })
     expect((await server.call('Echo', {})).content[0].text).toBe('{"inner":{}}')
-    expect((await server.call('toString', {})).content[0].text).toBe('rpc error: code = Unimplemented desc = method toString not implemented')
+    expect((await server.call('toString', {})).content[0].text).toBe(
+      'rpc error: code = Unimplemented desc = method toString not implemented',
+    )
   })
 })
 
 describe('a hand-written tool with such property names', () => {
   it('accepts arguments that leave them out, and checks them when set', async () => {
-    const server = Server.builder('hand').tool({
-      name: 'Hand', inputSchema: { type: 'object', properties: { constructor: { type: 'string' }, toString: { type: 'string' } }, required: ['toString'] },
-    }, (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }], isError: false })).build()
+    const server = Server.builder('hand')
+      .tool(
+        {
+          name: 'Hand',
+          inputSchema: {
+            type: 'object',
+            properties: { constructor: { type: 'string' }, toString: { type: 'string' } },
+            required: ['toString'],
+          },
+        },
+        (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }], isError: false }),
+      )
+      .build()
     expect((await server.call('Hand', { toString: 't' })).content[0].text).toBe('{"toString":"t"}')
     expect((await server.call('Hand', {})).content[0].text).toMatch(/^invalid arguments: .*toString/)
-    expect((await server.call('Hand', { toString: 't', constructor: 5 })).content[0].text).toBe('invalid arguments: /constructor: 5 is not of type "string"')
+    expect((await server.call('Hand', { toString: 't', constructor: 5 })).content[0].text).toBe(
+      'invalid arguments: /constructor: 5 is not of type "string"',
+    )
   })
 })
 
@@ -78,7 +111,9 @@ describe('__proto__ as a name', () => {
     const file = join(dir, 'p.proto')
     const line = body.split('\n').findIndex((l) => l.includes('__proto__')) + 3
     for (const build of [() => buildMcpModule(file), () => buildServerSpec(file)]) {
-      expect(build).toThrow(`cannot parse "${file}": the name "__proto__" cannot be used: JavaScript objects cannot hold it as a key, so its declaration would vanish (rename it) (line ${line})`)
+      expect(build).toThrow(
+        `cannot parse "${file}": the name "__proto__" cannot be used: JavaScript objects cannot hold it as a key, so its declaration would vanish (rename it) (line ${line})`,
+      )
     }
   })
 })

@@ -31,16 +31,17 @@ describe('rewriteErrorConcat', () => {
       'vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);',
       'vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);',
     ].join('\n')
-    expect(rewriteErrorConcat(code)).toBe([
-      'if(vErrors === null){vErrors = validate21.errors;}else{for(let i = 0, e = validate21.errors; i < e.length; i++){vErrors.push(e[i]);}}',
-      'if(vErrors === null){vErrors = wrapper0.validate.errors;}else{for(let i = 0, e = wrapper0.validate.errors; i < e.length; i++){vErrors.push(e[i]);}}',
-    ].join('\n'))
+    expect(rewriteErrorConcat(code)).toBe(
+      [
+        'if(vErrors === null){vErrors = validate21.errors;}else{for(let i = 0, e = validate21.errors; i < e.length; i++){vErrors.push(e[i]);}}',
+        'if(vErrors === null){vErrors = wrapper0.validate.errors;}else{for(let i = 0, e = wrapper0.validate.errors; i < e.length; i++){vErrors.push(e[i]);}}',
+      ].join('\n'),
+    )
   })
 
   it('fails loudly on a concat it does not know', () => {
     expect(() => rewriteErrorConcat('vErrors = vErrors.concat(other.errors);')).toThrow(/unknown `\.concat\(`/)
-    expect(() => rewriteErrorConcat('vErrors = vErrors === null ? a.errors : vErrors.concat(b.errors);'))
-      .toThrow(/unknown `\.concat\(`/)
+    expect(() => rewriteErrorConcat('vErrors = vErrors === null ? a.errors : vErrors.concat(b.errors);')).toThrow(/unknown `\.concat\(`/)
   })
 
   it('leaves text inside embedded schemas alone', () => {
@@ -50,7 +51,9 @@ describe('rewriteErrorConcat', () => {
 })
 
 describe('validating many failing $ref items is linear', () => {
-  afterEach(() => { vi.restoreAllMocks() })
+  afterEach(() => {
+    vi.restoreAllMocks()
+  })
 
   it('the generated code has no error-array concat', () => {
     const { code } = treeValidator()

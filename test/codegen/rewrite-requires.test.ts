@@ -21,8 +21,9 @@ describe('rewriteRequires', () => {
   })
 
   it('fails loudly on a require it does not know', () => {
-    expect(() => rewriteRequires('const func3 = require("ajv/dist/runtime/re2").default;'))
-      .toThrow(/unknown helper `require\("ajv\/dist\/runtime\/re2"\)\.default`/)
+    expect(() => rewriteRequires('const func3 = require("ajv/dist/runtime/re2").default;')).toThrow(
+      /unknown helper `require\("ajv\/dist\/runtime\/re2"\)\.default`/,
+    )
   })
 
   it('leaves text inside embedded schemas alone', () => {

@@ -37,9 +37,21 @@ const CASES: { title: string; schema: JsonSchema; inputs: unknown[] }[] = [
       },
     },
     inputs: [
-      {}, { vibe: 'chill' }, { vibe: 5 }, { vibe: '😀' }, { vibe: 'A' }, { at: '2024-01-02T03:04:05Z' },
-      { at: 'yesterday' }, { mail: 'a@b.co' }, { mail: 'nope' }, { site: 'https://x.test/a' }, { site: 'not a uri' },
-      { previous_vibe: 'x' }, null, [], 'str',
+      {},
+      { vibe: 'chill' },
+      { vibe: 5 },
+      { vibe: '😀' },
+      { vibe: 'A' },
+      { at: '2024-01-02T03:04:05Z' },
+      { at: 'yesterday' },
+      { mail: 'a@b.co' },
+      { mail: 'nope' },
+      { site: 'https://x.test/a' },
+      { site: 'not a uri' },
+      { previous_vibe: 'x' },
+      null,
+      [],
+      'str',
     ],
   },
   {
@@ -55,8 +67,15 @@ const CASES: { title: string; schema: JsonSchema; inputs: unknown[] }[] = [
       },
     },
     inputs: [
-      { mood: 'VIBE_GOOD' }, { mood: 1 }, { pick: { a: 1 } }, { pick: { a: 2 } }, { fixed: { k: [1] } }, { fixed: { k: [2] } },
-      { set: [{ a: 1 }, { a: 1 }] }, { set: [{ a: 1 }, { a: 2 }] }, { moods: ['A', 'E', 3] },
+      { mood: 'VIBE_GOOD' },
+      { mood: 1 },
+      { pick: { a: 1 } },
+      { pick: { a: 2 } },
+      { fixed: { k: [1] } },
+      { fixed: { k: [2] } },
+      { set: [{ a: 1 }, { a: 1 }] },
+      { set: [{ a: 1 }, { a: 2 }] },
+      { moods: ['A', 'E', 3] },
     ],
   },
   {
@@ -65,14 +84,28 @@ const CASES: { title: string; schema: JsonSchema; inputs: unknown[] }[] = [
       type: 'object',
       properties: {
         big: { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] },
-        ubig: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }] },
+        ubig: {
+          anyOf: [
+            { type: 'integer', minimum: 0 },
+            { type: 'string', pattern: '^[0-9]+$' },
+          ],
+        },
         ratio: { anyOf: [{ type: 'number' }, { type: 'string', enum: ['NaN', 'Infinity', '-Infinity'] }] },
         small: { type: 'integer', minimum: 0, maximum: 4294967295 },
       },
     },
     inputs: [
-      { big: 1 }, { big: '-12' }, { big: 'x' }, { big: 1.5 }, { ubig: -1 }, { ubig: '-1' }, { ratio: 'NaN' },
-      { ratio: 'nan' }, { ratio: 0.5 }, { small: -1 }, { small: 2 ** 33 },
+      { big: 1 },
+      { big: '-12' },
+      { big: 'x' },
+      { big: 1.5 },
+      { ubig: -1 },
+      { ubig: '-1' },
+      { ratio: 'NaN' },
+      { ratio: 'nan' },
+      { ratio: 0.5 },
+      { small: -1 },
+      { small: 2 ** 33 },
     ],
   },
   {
@@ -117,15 +150,20 @@ function treeCases(): typeof CASES {
     message Node { string name = 1; Node child = 2; repeated Node kids = 3; }
     service S { rpc Tree(Node) returns (Node); }
   `)
-  const bad = (depth: number): unknown => depth === 0
-    ? { name: 1, kids: [1, { name: 2 }, 'x'] }
-    : { name: depth, child: bad(depth - 1), kids: [bad(depth - 1), 3, { kids: [4, bad(depth - 1)] }] }
+  const bad = (depth: number): unknown =>
+    depth === 0
+      ? { name: 1, kids: [1, { name: 2 }, 'x'] }
+      : { name: depth, child: bad(depth - 1), kids: [bad(depth - 1), 3, { kids: [4, bad(depth - 1)] }] }
   return buildTools(model, { profile: 'full' }).tools.map((tool) => ({
     title: 'recursive Node (root $ref): failing items at several depths',
     schema: sortKeys(tool.inputSchema),
     inputs: [
-      {}, { kids: [1, 1, 1] }, { child: { kids: [1, { kids: [2, 3] }] }, kids: [4] },
-      bad(1), bad(3), { name: 'ok', kids: [{ name: 'a' }, { name: 'b', child: { name: 'c' } }] },
+      {},
+      { kids: [1, 1, 1] },
+      { child: { kids: [1, { kids: [2, 3] }] }, kids: [4] },
+      bad(1),
+      bad(3),
+      { name: 'ok', kids: [{ name: 'a' }, { name: 'b', child: { name: 'c' } }] },
     ],
   }))
 }
@@ -134,7 +172,11 @@ function treeCases(): typeof CASES {
 function exampleCases(): typeof CASES {
   const model = loadProto(topekaFixture('example.proto'))
   const inputs = [
-    {}, { vibe: 'chill' }, { vibe: 5 }, { previous_vibe: 'x' }, null,
+    {},
+    { vibe: 'chill' },
+    { vibe: 5 },
+    { previous_vibe: 'x' },
+    null,
     { vibe: 'details', vibeScalar: { vibeEnum: [1] } },
     { vibeScalar: { vibeInt64: '12', vibeUint64: '-1', vibeDouble: 'NaN', vibeFloat: 'nan', vibeBytes: 'aGk=', vibeUint32: -1 } },
     { vibeArray: { vibeInt64s: [1, '2', 'x'], vibeBools: [true, 'no'], vibeDoubles: ['Infinity', {}] } },
@@ -145,7 +187,8 @@ function exampleCases(): typeof CASES {
       title: `example.proto ${profile}: ${tool.name}`,
       schema: sortKeys(tool.inputSchema),
       inputs,
-    })))
+    })),
+  )
 }
 
 describe('generated validators agree with freshly compiled ones', () => {

@@ -5,7 +5,14 @@
  * error says.
  */
 import { describe, expect, it } from 'vitest'
-import { compileValidators, compileValidatorsInProcess, createAjv, shareSchemas, validatorSchema, type JsonSchema } from '../../src/codegen/index.ts'
+import {
+  compileValidators,
+  compileValidatorsInProcess,
+  createAjv,
+  shareSchemas,
+  validatorSchema,
+  type JsonSchema,
+} from '../../src/codegen/index.ts'
 import { renderValidationErrors } from '../../src/runtime/validation-text.ts'
 import type { ValidationError } from '../../src/runtime/types.ts'
 
@@ -23,12 +30,25 @@ function texts(schema: JsonSchema, data: unknown): string | undefined {
 
 describe('validatorSchema', () => {
   it('drops annotations at schema positions only: a property named "description" stays', () => {
-    const schema = { type: 'object', title: 'T', description: 'd', properties: { description: { type: 'string', description: 'x', default: 'y' } }, required: ['description'] }
+    const schema = {
+      type: 'object',
+      title: 'T',
+      description: 'd',
+      properties: { description: { type: 'string', description: 'x', default: 'y' } },
+      required: ['description'],
+    }
     expect(validatorSchema(schema)).toEqual({ type: 'object', properties: { description: { type: 'string' } }, required: ['description'] })
   })
 
   it('writes an advertised float as one keyword, `null` included in strict', () => {
-    const float = { anyOf: [{ type: 'number', exclusiveMinimum: 5 }, { type: 'string', enum: ['Infinity'] }], 'x-advertised-branch': 0, description: 'd' }
+    const float = {
+      anyOf: [
+        { type: 'number', exclusiveMinimum: 5 },
+        { type: 'string', enum: ['Infinity'] },
+      ],
+      'x-advertised-branch': 0,
+      description: 'd',
+    }
     expect(validatorSchema(float)).toEqual({ exclusiveMinimum: 5, 'x-proto-float': ['Infinity'] })
     const strict = { ...float, anyOf: [...float.anyOf, { type: 'null' }] }
     expect(validatorSchema(strict)).toEqual({ exclusiveMinimum: 5, 'x-proto-float': ['Infinity', null] })
@@ -38,7 +58,18 @@ describe('validatorSchema', () => {
   })
 
   it('the float keyword accepts what the anyOf accepts, and says what the advertised branch says', () => {
-    const raw = { type: 'object', properties: { f: { anyOf: [{ type: 'number', exclusiveMinimum: 5 }, { type: 'string', enum: ['Infinity'] }], 'x-advertised-branch': 0 } } }
+    const raw = {
+      type: 'object',
+      properties: {
+        f: {
+          anyOf: [
+            { type: 'number', exclusiveMinimum: 5 },
+            { type: 'string', enum: ['Infinity'] },
+          ],
+          'x-advertised-branch': 0,
+        },
+      },
+    }
     const plain = createAjv().compile({ ...raw, properties: { f: { anyOf: raw.properties.f.anyOf } } })
     const [validate] = compileValidatorsInProcess([raw]).validators
     for (const f of [6, 5, 4, 'Infinity', 'NaN', '-Infinity', 'x', true, null, {}, [], 5.5]) {
@@ -57,7 +88,9 @@ describe('validatorSchema', () => {
     for (const value of ['a', 'b', 'c', 1, 2, 3, '1', null]) {
       expect(validate!({ s: value, n: value }), JSON.stringify(value)).toBe(plain({ s: value, n: value }))
     }
-    expect(texts(raw, { s: 'a', n: 2 })).toBe('invalid arguments: /s: "a" should not be valid under {"enum":["a","b"]}; /n: 2 should not be valid under {"enum":[1,2]}')
+    expect(texts(raw, { s: 'a', n: 2 })).toBe(
+      'invalid arguments: /s: "a" should not be valid under {"enum":["a","b"]}; /n: 2 should not be valid under {"enum":[1,2]}',
+    )
   })
 })
 
@@ -68,13 +101,19 @@ describe('shared message schemas', () => {
   it('moves an object schema used twice into one schema, not inside anyOf branches', () => {
     const { roots, shared } = shareSchemas([validatorSchema(toolA) as JsonSchema, validatorSchema(toolB) as JsonSchema])
     expect(shared).toEqual([{ $id: 'shared:0', ...(validatorSchema(item) as JsonSchema) }])
-    expect(roots[0]).toEqual({ type: 'object', properties: { item: { $ref: 'shared:0' }, items: { type: 'array', items: { $ref: 'shared:0' } } } })
+    expect(roots[0]).toEqual({
+      type: 'object',
+      properties: { item: { $ref: 'shared:0' }, items: { type: 'array', items: { $ref: 'shared:0' } } },
+    })
     expect((roots[1]!.properties as JsonSchema).other).toEqual({ $ref: 'shared:0' })
     expect(((roots[1]!.properties as JsonSchema).f as JsonSchema).anyOf).toEqual([validatorSchema(item), { type: 'string' }])
   })
 
   it('leaves a schema with a $ref into its tool where it is', () => {
-    const recursive = { type: 'object', properties: { child: { $ref: '#/$defs/N' }, name: { type: 'string', description: 'long enough to be worth sharing, surely' } } }
+    const recursive = {
+      type: 'object',
+      properties: { child: { $ref: '#/$defs/N' }, name: { type: 'string', description: 'long enough to be worth sharing, surely' } },
+    }
     const { shared } = shareSchemas([{ $defs: { N: recursive }, properties: { a: recursive, b: recursive } }])
     expect(shared).toEqual([])
   })

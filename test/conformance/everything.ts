@@ -32,172 +32,288 @@ export function implementCount(proto: Server): Server {
 
 /** The fixture server: `ServerClass` is the runtime's `Server`, `proto` the `?mcp` server of conformance.proto (bound). */
 export function everythingServer(ServerClass: typeof Server, proto: Server): Server {
-  return ServerClass.builder('mcp-conformance-test-server')
-    .version('1.0.0')
-    .include(proto)
-    // Content types.
-    .tool({ name: 'test_simple_text', description: 'Tests simple text content response', inputSchema: NO_ARGS },
-      () => text('This is a simple text response for testing.'))
-    .tool({ name: 'test_image_content', description: 'Tests image content response', inputSchema: NO_ARGS },
-      () => ({ content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] }))
-    .tool({ name: 'test_audio_content', description: 'Tests audio content response', inputSchema: NO_ARGS },
-      () => ({ content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }] }))
-    .tool({ name: 'test_embedded_resource', description: 'Tests embedded resource content response', inputSchema: NO_ARGS },
-      () => ({
-        content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
+  return (
+    ServerClass.builder('mcp-conformance-test-server')
+      .version('1.0.0')
+      .include(proto)
+      // Content types.
+      .tool({ name: 'test_simple_text', description: 'Tests simple text content response', inputSchema: NO_ARGS }, () =>
+        text('This is a simple text response for testing.'),
+      )
+      .tool({ name: 'test_image_content', description: 'Tests image content response', inputSchema: NO_ARGS }, () => ({
+        content: [{ type: 'image', data: PNG, mimeType: 'image/png' }],
       }))
-    .tool({ name: 'test_multiple_content_types', description: 'Tests response with multiple content types (text, image, resource)', inputSchema: NO_ARGS },
-      () => ({
+      .tool({ name: 'test_audio_content', description: 'Tests audio content response', inputSchema: NO_ARGS }, () => ({
+        content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }],
+      }))
+      .tool({ name: 'test_embedded_resource', description: 'Tests embedded resource content response', inputSchema: NO_ARGS }, () => ({
         content: [
-          { type: 'text', text: 'Multiple content types test:' },
-          { type: 'image', data: PNG, mimeType: 'image/png' },
-          { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
-          { type: 'resource_link', uri: 'test://static-text', name: 'static-text', mimeType: 'text/plain' },
+          {
+            type: 'resource',
+            resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+          },
         ],
       }))
-    // Logging and progress.
-    .tool({ name: 'test_tool_with_logging', description: 'Tests tool that emits log messages during execution', inputSchema: NO_ARGS },
-      async (_args, ctx) => {
-        await ctx.log?.('info', 'Tool execution started')
-        await sleep(50)
-        await ctx.log?.('info', 'Tool processing data')
-        await sleep(50)
-        await ctx.log?.('info', 'Tool execution completed')
-        return text('Tool with logging executed successfully')
-      })
-    .tool({ name: 'test_tool_with_progress', description: 'Tests tool that reports progress notifications', inputSchema: NO_ARGS },
-      async (_args, ctx) => {
-        for (const step of [0, 50, 100]) {
-          await ctx.progress?.(step, `Completed step ${step} of 100`, 100)
-          if (step < 100) await sleep(50)
-        }
-        return text(String(ctx.meta?.progressToken ?? 'no progress token'))
-      })
-    .tool({ name: 'test_error_handling', description: 'Tests error response handling', inputSchema: NO_ARGS }, () => {
-      throw new Error('This tool intentionally returns an error for testing')
-    })
-    // Asking the client: sampling and elicitation.
-    .tool({
-      name: 'test_sampling',
-      description: 'Tests server-initiated sampling (LLM completion request)',
-      inputSchema: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } }, required: ['prompt'] },
-    }, async (args: { prompt: string }, ctx) => {
-      const answer = await ctx.sample!({ messages: [{ role: 'user', content: { type: 'text', text: args.prompt } }], maxTokens: 100 })
-      const content = Array.isArray(answer.content) ? answer.content[0] : answer.content
-      return text(`LLM response: ${content?.text ?? ''}`)
-    })
-    .tool({
-      name: 'test_elicitation',
-      description: 'Tests server-initiated elicitation (user input request)',
-      inputSchema: { type: 'object', properties: { message: { type: 'string', description: 'The message to show the user' } }, required: ['message'] },
-    }, async (args: { message: string }, ctx) => {
-      const answer = await ctx.elicit!({
-        message: args.message,
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            username: { type: 'string', description: "User's response" },
-            email: { type: 'string', description: "User's email address" },
-          },
-          required: ['username', 'email'],
+      .tool(
+        {
+          name: 'test_multiple_content_types',
+          description: 'Tests response with multiple content types (text, image, resource)',
+          inputSchema: NO_ARGS,
         },
-      })
-      return text(`User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)
-    })
-    .tool({ name: 'test_elicitation_sep1034_defaults', description: 'Tests elicitation with default values per SEP-1034', inputSchema: NO_ARGS },
-      async (_args, ctx) => {
-        const answer = await ctx.elicit!({
-          message: 'Please review and update the form fields with defaults',
-          requestedSchema: {
-            type: 'object',
-            properties: {
-              name: { type: 'string', description: 'User name', default: 'John Doe' },
-              age: { type: 'integer', description: 'User age', default: 30 },
-              score: { type: 'number', description: 'User score', default: 95.5 },
-              status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
-              verified: { type: 'boolean', description: 'Verification status', default: true },
-            },
-            required: [],
-          },
-        })
-        return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)
-      })
-    .tool({ name: 'test_elicitation_sep1330_enums', description: 'Tests elicitation with enum schema improvements per SEP-1330', inputSchema: NO_ARGS },
-      async (_args, ctx) => {
-        const titled = (prefix: string, word: string) =>
-          [1, 2, 3].map((i) => ({ const: `${prefix}${i}`, title: `${['First', 'Second', 'Third'][i - 1]} ${word}` }))
-        const answer = await ctx.elicit!({
-          message: 'Please select options from the enum fields',
-          requestedSchema: {
-            type: 'object',
-            properties: {
-              untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
-              titledSingle: { type: 'string', description: 'Select one option with titles', oneOf: titled('value', 'Option') },
-              legacyEnum: {
-                type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'],
-                enumNames: ['Option One', 'Option Two', 'Option Three'],
-              },
-              untitledMulti: {
-                type: 'array', description: 'Select multiple options', minItems: 1, maxItems: 3,
-                items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
-              },
-              titledMulti: {
-                type: 'array', description: 'Select multiple options with titles', minItems: 1, maxItems: 3,
-                items: { anyOf: titled('value', 'Choice') },
+        () => ({
+          content: [
+            { type: 'text', text: 'Multiple content types test:' },
+            { type: 'image', data: PNG, mimeType: 'image/png' },
+            {
+              type: 'resource',
+              resource: {
+                uri: 'test://mixed-content-resource',
+                mimeType: 'application/json',
+                text: JSON.stringify({ test: 'data', value: 123 }),
               },
             },
-            required: [],
-          },
-        })
-        return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)
+            { type: 'resource_link', uri: 'test://static-text', name: 'static-text', mimeType: 'text/plain' },
+          ],
+        }),
+      )
+      // Logging and progress.
+      .tool(
+        { name: 'test_tool_with_logging', description: 'Tests tool that emits log messages during execution', inputSchema: NO_ARGS },
+        async (_args, ctx) => {
+          await ctx.log?.('info', 'Tool execution started')
+          await sleep(50)
+          await ctx.log?.('info', 'Tool processing data')
+          await sleep(50)
+          await ctx.log?.('info', 'Tool execution completed')
+          return text('Tool with logging executed successfully')
+        },
+      )
+      .tool(
+        { name: 'test_tool_with_progress', description: 'Tests tool that reports progress notifications', inputSchema: NO_ARGS },
+        async (_args, ctx) => {
+          for (const step of [0, 50, 100]) {
+            await ctx.progress?.(step, `Completed step ${step} of 100`, 100)
+            if (step < 100) await sleep(50)
+          }
+          return text(String(ctx.meta?.progressToken ?? 'no progress token'))
+        },
+      )
+      .tool({ name: 'test_error_handling', description: 'Tests error response handling', inputSchema: NO_ARGS }, () => {
+        throw new Error('This tool intentionally returns an error for testing')
       })
-    .tool({
-      name: 'json_schema_2020_12_tool',
-      description: 'Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)',
-      inputSchema: {
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
-        type: 'object',
-        $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
-        additionalProperties: false,
-      },
-    }, (args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`))
-    // Resources.
-    .resource({ uri: 'test://static-text', name: 'static-text', title: 'Static Text Resource', description: 'A static text resource for testing', mimeType: 'text/plain' },
-      () => 'This is the content of the static text resource.')
-    .resource({ uri: 'test://static-binary', name: 'static-binary', title: 'Static Binary Resource', description: 'A static binary resource (image) for testing', mimeType: 'image/png' },
-      (uri) => ({ contents: [{ uri, mimeType: 'image/png', blob: PNG }] }))
-    .resource({ uri: 'test://watched-resource', name: 'watched-resource', title: 'Watched Resource', description: 'A resource clients may subscribe to', mimeType: 'text/plain' },
-      () => 'Watched resource content')
-    .resourceTemplate({
-      uriTemplate: 'test://template/{id}/data', name: 'template', title: 'Resource Template',
-      description: 'A resource template with parameter substitution', mimeType: 'application/json',
-    }, (_uri, { id }) => JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }), {
-      complete: { id: (value) => ['123', '456', '789'].filter((id) => id.startsWith(value)) },
-    })
-    // Prompts.
-    .prompt({ name: 'test_simple_prompt', title: 'Simple Test Prompt', description: 'A simple prompt without arguments' },
-      () => 'This is a simple prompt for testing.')
-    .prompt({
-      name: 'test_prompt_with_arguments', title: 'Prompt With Arguments', description: 'A prompt with required arguments',
-      arguments: [{ name: 'arg1', description: 'First test argument', required: true }, { name: 'arg2', description: 'Second test argument', required: true }],
-    }, ({ arg1, arg2 }) => `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`, {
-      complete: { arg1: (value) => ['paris', 'park', 'party'].filter((word) => word.startsWith(value)) },
-    })
-    .prompt({
-      name: 'test_prompt_with_embedded_resource', title: 'Prompt With Embedded Resource', description: 'A prompt that includes an embedded resource',
-      arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
-    }, ({ resourceUri }) => ({
-      messages: [
-        { role: 'user', content: { type: 'resource', resource: { uri: resourceUri!, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
-        { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
-      ],
-    }))
-    .prompt({ name: 'test_prompt_with_image', title: 'Prompt With Image', description: 'A prompt that includes image content' }, () => ({
-      messages: [
-        { role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
-        { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
-      ],
-    }))
-    .build()
+      // Asking the client: sampling and elicitation.
+      .tool(
+        {
+          name: 'test_sampling',
+          description: 'Tests server-initiated sampling (LLM completion request)',
+          inputSchema: {
+            type: 'object',
+            properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } },
+            required: ['prompt'],
+          },
+        },
+        async (args: { prompt: string }, ctx) => {
+          const answer = await ctx.sample!({ messages: [{ role: 'user', content: { type: 'text', text: args.prompt } }], maxTokens: 100 })
+          const content = Array.isArray(answer.content) ? answer.content[0] : answer.content
+          return text(`LLM response: ${content?.text ?? ''}`)
+        },
+      )
+      .tool(
+        {
+          name: 'test_elicitation',
+          description: 'Tests server-initiated elicitation (user input request)',
+          inputSchema: {
+            type: 'object',
+            properties: { message: { type: 'string', description: 'The message to show the user' } },
+            required: ['message'],
+          },
+        },
+        async (args: { message: string }, ctx) => {
+          const answer = await ctx.elicit!({
+            message: args.message,
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                username: { type: 'string', description: "User's response" },
+                email: { type: 'string', description: "User's email address" },
+              },
+              required: ['username', 'email'],
+            },
+          })
+          return text(`User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)
+        },
+      )
+      .tool(
+        {
+          name: 'test_elicitation_sep1034_defaults',
+          description: 'Tests elicitation with default values per SEP-1034',
+          inputSchema: NO_ARGS,
+        },
+        async (_args, ctx) => {
+          const answer = await ctx.elicit!({
+            message: 'Please review and update the form fields with defaults',
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                name: { type: 'string', description: 'User name', default: 'John Doe' },
+                age: { type: 'integer', description: 'User age', default: 30 },
+                score: { type: 'number', description: 'User score', default: 95.5 },
+                status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+                verified: { type: 'boolean', description: 'Verification status', default: true },
+              },
+              required: [],
+            },
+          })
+          return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)
+        },
+      )
+      .tool(
+        {
+          name: 'test_elicitation_sep1330_enums',
+          description: 'Tests elicitation with enum schema improvements per SEP-1330',
+          inputSchema: NO_ARGS,
+        },
+        async (_args, ctx) => {
+          const titled = (prefix: string, word: string) =>
+            [1, 2, 3].map((i) => ({ const: `${prefix}${i}`, title: `${['First', 'Second', 'Third'][i - 1]} ${word}` }))
+          const answer = await ctx.elicit!({
+            message: 'Please select options from the enum fields',
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+                titledSingle: { type: 'string', description: 'Select one option with titles', oneOf: titled('value', 'Option') },
+                legacyEnum: {
+                  type: 'string',
+                  description: 'Select one option (legacy)',
+                  enum: ['opt1', 'opt2', 'opt3'],
+                  enumNames: ['Option One', 'Option Two', 'Option Three'],
+                },
+                untitledMulti: {
+                  type: 'array',
+                  description: 'Select multiple options',
+                  minItems: 1,
+                  maxItems: 3,
+                  items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+                },
+                titledMulti: {
+                  type: 'array',
+                  description: 'Select multiple options with titles',
+                  minItems: 1,
+                  maxItems: 3,
+                  items: { anyOf: titled('value', 'Choice') },
+                },
+              },
+              required: [],
+            },
+          })
+          return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)
+        },
+      )
+      .tool(
+        {
+          name: 'json_schema_2020_12_tool',
+          description: 'Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)',
+          inputSchema: {
+            $schema: 'https://json-schema.org/draft/2020-12/schema',
+            type: 'object',
+            $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+            properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+            additionalProperties: false,
+          },
+        },
+        (args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`),
+      )
+      // Resources.
+      .resource(
+        {
+          uri: 'test://static-text',
+          name: 'static-text',
+          title: 'Static Text Resource',
+          description: 'A static text resource for testing',
+          mimeType: 'text/plain',
+        },
+        () => 'This is the content of the static text resource.',
+      )
+      .resource(
+        {
+          uri: 'test://static-binary',
+          name: 'static-binary',
+          title: 'Static Binary Resource',
+          description: 'A static binary resource (image) for testing',
+          mimeType: 'image/png',
+        },
+        (uri) => ({ contents: [{ uri, mimeType: 'image/png', blob: PNG }] }),
+      )
+      .resource(
+        {
+          uri: 'test://watched-resource',
+          name: 'watched-resource',
+          title: 'Watched Resource',
+          description: 'A resource clients may subscribe to',
+          mimeType: 'text/plain',
+        },
+        () => 'Watched resource content',
+      )
+      .resourceTemplate(
+        {
+          uriTemplate: 'test://template/{id}/data',
+          name: 'template',
+          title: 'Resource Template',
+          description: 'A resource template with parameter substitution',
+          mimeType: 'application/json',
+        },
+        (_uri, { id }) => JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }),
+        {
+          complete: { id: (value) => ['123', '456', '789'].filter((id) => id.startsWith(value)) },
+        },
+      )
+      // Prompts.
+      .prompt(
+        { name: 'test_simple_prompt', title: 'Simple Test Prompt', description: 'A simple prompt without arguments' },
+        () => 'This is a simple prompt for testing.',
+      )
+      .prompt(
+        {
+          name: 'test_prompt_with_arguments',
+          title: 'Prompt With Arguments',
+          description: 'A prompt with required arguments',
+          arguments: [
+            { name: 'arg1', description: 'First test argument', required: true },
+            { name: 'arg2', description: 'Second test argument', required: true },
+          ],
+        },
+        ({ arg1, arg2 }) => `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`,
+        {
+          complete: { arg1: (value) => ['paris', 'park', 'party'].filter((word) => word.startsWith(value)) },
+        },
+      )
+      .prompt(
+        {
+          name: 'test_prompt_with_embedded_resource',
+          title: 'Prompt With Embedded Resource',
+          description: 'A prompt that includes an embedded resource',
+          arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
+        },
+        ({ resourceUri }) => ({
+          messages: [
+            {
+              role: 'user',
+              content: {
+                type: 'resource',
+                resource: { uri: resourceUri!, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+              },
+            },
+            { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
+          ],
+        }),
+      )
+      .prompt({ name: 'test_prompt_with_image', title: 'Prompt With Image', description: 'A prompt that includes image content' }, () => ({
+        messages: [
+          { role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
+          { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+        ],
+      }))
+      .build()
+  )
 }

@@ -19,13 +19,36 @@ const here = (file: string): string => fileURLToPath(new URL(file, import.meta.u
 
 /** The scenarios of the default suite of 0.1.16. */
 const ACTIVE = [
-  'server-initialize', 'logging-set-level', 'ping', 'completion-complete', 'tools-list', 'tools-call-simple-text',
-  'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content',
-  'tools-call-with-logging', 'tools-call-error', 'tools-call-with-progress', 'tools-call-sampling',
-  'tools-call-elicitation', 'elicitation-sep1034-defaults', 'server-sse-multiple-streams', 'elicitation-sep1330-enums',
-  'resources-list', 'resources-read-text', 'resources-read-binary', 'resources-templates-read', 'resources-subscribe',
-  'resources-unsubscribe', 'prompts-list', 'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource',
-  'prompts-get-with-image', 'dns-rebinding-protection',
+  'server-initialize',
+  'logging-set-level',
+  'ping',
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-with-logging',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'tools-call-sampling',
+  'tools-call-elicitation',
+  'elicitation-sep1034-defaults',
+  'server-sse-multiple-streams',
+  'elicitation-sep1330-enums',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'dns-rebinding-protection',
 ]
 
 function expectAllGreen(run: SuiteRun): void {
@@ -46,13 +69,16 @@ beforeAll(async () => {
     prepare: (root) => {
       copyFileSync(here('./everything.ts'), join(root, 'everything.ts'))
       copyFileSync(here('./conformance.proto'), join(root, 'conformance.proto'))
-      writeFileSync(join(root, 'conformance-mcp.ts'), [
-        `import { Server } from 'unplugin-proto-mcp/runtime'`,
-        `import proto from './conformance.proto?mcp'`,
-        `import { everythingServer, implementCount } from './everything.ts'`,
-        `export default everythingServer(Server, implementCount(proto))`,
-        '',
-      ].join('\n'))
+      writeFileSync(
+        join(root, 'conformance-mcp.ts'),
+        [
+          `import { Server } from 'unplugin-proto-mcp/runtime'`,
+          `import proto from './conformance.proto?mcp'`,
+          `import { everythingServer, implementCount } from './everything.ts'`,
+          `export default everythingServer(Server, implementCount(proto))`,
+          '',
+        ].join('\n'),
+      )
     },
   })
 })

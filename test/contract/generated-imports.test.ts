@@ -26,15 +26,20 @@ const IMPORT_RE = /^import\s*\{([^}]*)\}\s*from\s*"([^"]+)"/gm
 function importsOf(code: string): Map<string, string[]> {
   const found = new Map<string, string[]>()
   for (const [, names, from] of code.matchAll(IMPORT_RE)) {
-    const list = names!.split(',').map((n) => n.trim().split(/\s+as\s+/)[0]!).filter(Boolean)
+    const list = names!
+      .split(',')
+      .map((n) => n.trim().split(/\s+as\s+/)[0]!)
+      .filter(Boolean)
     found.set(from!, [...(found.get(from!) ?? []), ...list])
   }
   return found
 }
 
 /** What a generated module outside the table would look like: the check below refuses it. */
-const outside = (code: string): string[] => [...importsOf(code)].flatMap(([from, names]) =>
-  from === INTERNAL_MODULE ? names.filter((n) => !GENERATED_IMPORTS.includes(n as never)) : [`${from} (module)`])
+const outside = (code: string): string[] =>
+  [...importsOf(code)].flatMap(([from, names]) =>
+    from === INTERNAL_MODULE ? names.filter((n) => !GENERATED_IMPORTS.includes(n as never)) : [`${from} (module)`],
+  )
 
 describe('the generated-import table', () => {
   it('names each export of the internal entry, and nothing more', () => {
@@ -77,7 +82,8 @@ describe('the generated-import table', () => {
   })
 
   it('the check refuses a name outside the table and another module', () => {
-    expect(outside(`import { createProtoServer, Server } from "${INTERNAL_MODULE}"\nimport { x } from "unplugin-proto-mcp/runtime"`))
-      .toEqual(['Server', 'unplugin-proto-mcp/runtime (module)'])
+    expect(
+      outside(`import { createProtoServer, Server } from "${INTERNAL_MODULE}"\nimport { x } from "unplugin-proto-mcp/runtime"`),
+    ).toEqual(['Server', 'unplugin-proto-mcp/runtime (module)'])
   })
 })

@@ -65,8 +65,14 @@ export async function startDevApp(name: string, options: DevAppOptions = {}): Pr
   const base = createLogger(process.env.DEV_LOG ? 'info' : 'warn')
   const logger: Logger = {
     ...base,
-    warn: (msg, options) => { errors.push(msg); base.warn(msg, options) },
-    error: (msg, options) => { errors.push(msg); base.error(msg, options) },
+    warn: (msg, options) => {
+      errors.push(msg)
+      base.warn(msg, options)
+    },
+    error: (msg, options) => {
+      errors.push(msg)
+      base.error(msg, options)
+    },
   }
   const server = await createServer({
     configFile: false,
@@ -75,7 +81,10 @@ export async function startDevApp(name: string, options: DevAppOptions = {}): Pr
     appType: 'custom',
     clearScreen: false,
     server: {
-      host: options.host ?? '127.0.0.1', port: 0, strictPort: true, watch: { usePolling: true, interval: 50 },
+      host: options.host ?? '127.0.0.1',
+      port: 0,
+      strictPort: true,
+      watch: { usePolling: true, interval: 50 },
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     },
     plugins: [unpluginProtoMcp.vite({ dev: { server: options.server ?? './mcp.ts' } })],

@@ -28,12 +28,15 @@ describe('browser origins on /mcp', () => {
     }
   })
 
-  it('the dev server\'s own origin, and clients sending none, are served', async () => {
+  it("the dev server's own origin, and clients sending none, are served", async () => {
     const own = await rawRequest(`${app.origin}/mcp`, { body: INITIALIZE, headers: { origin: app.origin } })
     expect(own.status).toBe(200)
     expect(own.body).toContain('protocolVersion')
     const port = new URL(app.origin).port
-    const byName = await rawRequest(`${app.origin}/mcp`, { body: INITIALIZE, headers: { host: `localhost:${port}`, origin: `http://localhost:${port}` } })
+    const byName = await rawRequest(`${app.origin}/mcp`, {
+      body: INITIALIZE,
+      headers: { host: `localhost:${port}`, origin: `http://localhost:${port}` },
+    })
     expect(byName.status).toBe(200)
     expect((await rawRequest(`${app.origin}/mcp`, { body: INITIALIZE })).status).toBe(200)
   })
@@ -63,7 +66,8 @@ describe('sessions on the dev mount', () => {
     const id = opened.headers['mcp-session-id']!
     expect(id).toBeDefined()
     const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
-    const as = (authorization: string) => rawRequest(url, { body: list, headers: { authorization, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } })
+    const as = (authorization: string) =>
+      rawRequest(url, { body: list, headers: { authorization, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } })
     expect((await as('Bearer bob')).status).toBe(404)
     expect((await rawRequest(url, { method: 'DELETE', headers: { authorization: 'Bearer bob', 'mcp-session-id': id } })).status).toBe(404)
     expect((await as('Bearer alice')).status).toBe(200)

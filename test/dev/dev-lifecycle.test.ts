@@ -25,7 +25,8 @@ server.nodeHandler = (options) => {
 export default server
 `
 
-const handlers = (): { sessionCount: number }[] => (globalThis as { devLifecycleHandlers?: { sessionCount: number }[] }).devLifecycleHandlers ?? []
+const handlers = (): { sessionCount: number }[] =>
+  (globalThis as { devLifecycleHandlers?: { sessionCount: number }[] }).devLifecycleHandlers ?? []
 
 let app: DevApp
 
@@ -48,7 +49,9 @@ describe('the dev mount', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Secret', arguments: {} } }),
     })
     expect(await res.text()).toContain('Tool Secret not found')
-    expect(app.errors).toContain('dev-lifecycle: call to tool "Secret" hidden from this caller (requires {"scopes":["admin"]}), answered as unknown')
+    expect(app.errors).toContain(
+      'dev-lifecycle: call to tool "Secret" hidden from this caller (requires {"scopes":["admin"]}), answered as unknown',
+    )
   })
 
   it('closes its MCP sessions when the dev server closes', async () => {

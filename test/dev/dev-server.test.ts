@@ -21,7 +21,9 @@ let listChanged = 0
 beforeAll(async () => {
   app = await startDevApp('dev-server')
   client = new Client({ name: 'dev-test', version: '1.0.0' })
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => { listChanged++ })
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    listChanged++
+  })
   await client.connect(new StreamableHTTPClientTransport(new URL(`${app.origin}/mcp`)))
 })
 
@@ -40,7 +42,7 @@ async function toolNames(): Promise<string[]> {
 }
 
 async function echo(text: string): Promise<string> {
-  const result = await client.callTool({ name: 'Echo', arguments: { text } }) as { content: { text: string }[]; isError?: boolean }
+  const result = (await client.callTool({ name: 'Echo', arguments: { text } })) as { content: { text: string }[]; isError?: boolean }
   expect(result.isError ?? false).toBe(false)
   return JSON.parse(result.content[0]!.text).text as string
 }
@@ -66,7 +68,11 @@ describe('editing while a client stays connected', () => {
     const before = listChanged
     const evaluations = evaluationsOfMcp()
     const session = (client.transport as StreamableHTTPClientTransport).sessionId
-    await app.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n')
+    await app.edit(
+      'notes.proto',
+      '  rpc Echo(Note) returns (Note) {}\n',
+      '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n',
+    )
     await vi.waitFor(async () => expect(await toolNames()).toEqual(['Echo', 'Shout']), WAIT)
     await vi.waitFor(() => expect(listChanged).toBeGreaterThan(before), WAIT)
     expect((client.transport as StreamableHTTPClientTransport).sessionId).toBe(session)
@@ -74,7 +80,7 @@ describe('editing while a client stays connected', () => {
     // implementation module did not run again (its state survives).
     expect(await echo('again')).toBe('v1:again')
     expect(evaluationsOfMcp()).toBe(evaluations)
-    const shout = await client.callTool({ name: 'Shout', arguments: { text: 'x' } }) as { content: { text: string }[]; isError?: boolean }
+    const shout = (await client.callTool({ name: 'Shout', arguments: { text: 'x' } })) as { content: { text: string }[]; isError?: boolean }
     expect(shout.isError).toBe(true)
     expect(shout.content[0]!.text).toContain('code = Unimplemented')
   })
@@ -125,7 +131,12 @@ describe('a .proto broken from the start', () => {
       const res = await fetch(`${broken.origin}/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
       })
       expect(res.status).toBe(500)
       expect((await res.json()).error.message).toMatch(/^the MCP server module "\.\/mcp\.ts" failed to load: .*notes\.proto:\d+:\d+/)
@@ -146,7 +157,9 @@ describe('a server the module builds itself (include)', () => {
     const composite = await startDevApp('dev-composite', { server: './app.ts' })
     const c = new Client({ name: 'dev-test', version: '1.0.0' })
     let heard = 0
-    c.setNotificationHandler(ToolListChangedNotificationSchema, () => { heard++ })
+    c.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      heard++
+    })
     const names = async () => (await c.listTools()).tools.map((t) => t.name).sort()
     const call = async (name: string, args: Record<string, unknown>) =>
       ((await c.callTool({ name, arguments: args })) as { content: { text: string }[] }).content[0]!.text
@@ -154,7 +167,11 @@ describe('a server the module builds itself (include)', () => {
       await c.connect(new StreamableHTTPClientTransport(new URL(`${composite.origin}/mcp`)))
       const session = (c.transport as StreamableHTTPClientTransport).sessionId
       expect(await names()).toEqual(['Echo', 'Ping'])
-      await composite.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  rpc Shout(Note) returns (Note) {}\n')
+      await composite.edit(
+        'notes.proto',
+        '  rpc Echo(Note) returns (Note) {}\n',
+        '  rpc Echo(Note) returns (Note) {}\n  rpc Shout(Note) returns (Note) {}\n',
+      )
       // No request in between: the rebuilt server is swapped in and announced on its own.
       await vi.waitFor(() => expect(heard).toBeGreaterThan(0), WAIT)
       expect(await names()).toEqual(['Echo', 'Ping', 'Shout'])
@@ -176,18 +193,37 @@ describe('a server the module builds itself (include)', () => {
 
 describe('Host and Origin on the dev mount', () => {
   /** A raw initialize with the given Host and Origin (fetch cannot set Host). */
-  const initializeAs = (origin: string, host: string, from: string | undefined): Promise<number> => new Promise((resolve, reject) => {
-    const url = new URL(`${origin}/mcp`)
-    const req = httpRequest({
-      host: url.hostname, port: url.port, path: url.pathname, method: 'POST',
-      headers: { host, ...(from ? { origin: from } : {}), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(res.statusCode ?? 0))
+  const initializeAs = (origin: string, host: string, from: string | undefined): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const url = new URL(`${origin}/mcp`)
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: {
+            host,
+            ...(from ? { origin: from } : {}),
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        },
+        (res) => {
+          res.resume()
+          res.on('end', () => resolve(res.statusCode ?? 0))
+        },
+      )
+      req.on('error', reject)
+      req.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
+      )
     })
-    req.on('error', reject)
-    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }))
-  })
 
   it('on loopback: localhost only', async () => {
     const port = new URL(app.origin).port

@@ -20,7 +20,9 @@ beforeAll(async () => {
   const { executablePath, args } = await findChromium()
   browser = await chromium.launch({ executablePath, args })
   page = await browser.newPage({ viewport: { width: 1200, height: 800 } })
-  page.on('pageerror', (error) => { pageErrors.push(error.message) })
+  page.on('pageerror', (error) => {
+    pageErrors.push(error.message)
+  })
 })
 
 afterAll(async () => {
@@ -49,15 +51,18 @@ describe('the /__mcp/ page', () => {
   it('shows a tool and calls it from the JSON editor', async () => {
     await page.locator('#tools li[data-tool="Echo"]').click()
     expect(await page.locator('#tool-description').textContent()).toBe('Echo the note back')
-    expect(JSON.parse(await page.locator('#input-schema').textContent() ?? '')).toMatchObject({ type: 'object', properties: { text: { type: 'string' } } })
+    expect(JSON.parse((await page.locator('#input-schema').textContent()) ?? '')).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+    })
     // The form mirrors into the editor.
     await page.locator('#field-text').fill('from the form')
     expect(JSON.parse(await page.locator('#args').inputValue())).toEqual({ text: 'from the form' })
     await page.locator('#args').fill('{ "text": "hello page" }')
     await page.locator('#call').click()
     await page.locator('#result[data-outcome="ok"]').waitFor()
-    expect(JSON.parse(await page.locator('#content pre').first().textContent() ?? '')).toEqual({ text: 'v1:hello page' })
-    expect(JSON.parse(await page.locator('#structured').textContent() ?? '')).toEqual({ text: 'v1:hello page' })
+    expect(JSON.parse((await page.locator('#content pre').first().textContent()) ?? '')).toEqual({ text: 'v1:hello page' })
+    expect(JSON.parse((await page.locator('#structured').textContent()) ?? '')).toEqual({ text: 'v1:hello page' })
   })
 
   it('shows a tool error, and arguments that are not JSON', async () => {
@@ -71,8 +76,14 @@ describe('the /__mcp/ page', () => {
   })
 
   it('shows a new tool after the .proto is edited, without a reload', async () => {
-    await page.evaluate(() => { (window as unknown as { marker: boolean }).marker = true })
-    await app.edit('notes.proto', '  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n')
+    await page.evaluate(() => {
+      ;(window as unknown as { marker: boolean }).marker = true
+    })
+    await app.edit(
+      'notes.proto',
+      '  rpc Echo(Note) returns (Note) {}\n',
+      '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n',
+    )
     await page.locator('#tools li[data-tool="Shout"].new').waitFor({ timeout: 20_000 })
     expect(await page.evaluate(() => (window as unknown as { marker?: boolean }).marker)).toBe(true)
     expect(await page.locator('#tools li[data-tool="Shout"] .summary').textContent()).toBe('Shout the note back')
@@ -84,7 +95,9 @@ describe('the /__mcp/ page', () => {
     await overlay.waitFor({ state: 'attached', timeout: 20_000 })
     expect(await overlay.evaluate((el) => el.shadowRoot?.textContent ?? '')).toMatch(/notes\.proto/)
     // The overlay covers the page; put it aside to keep using the page.
-    await overlay.evaluate((el) => { (el as HTMLElement).style.display = 'none' })
+    await overlay.evaluate((el) => {
+      ;(el as HTMLElement).style.display = 'none'
+    })
     await page.locator('#tools li[data-tool="Echo"]').click()
     await page.locator('#args').fill('{ "text": "still" }')
     await page.locator('#call').click()

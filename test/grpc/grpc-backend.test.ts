@@ -20,7 +20,10 @@ async function forwarded(overrides: grpcJs.UntypedServiceImplementation = {}, op
   const vibe = vibeService(overrides)
   const grpcServer = await startGrpcServer([vibe])
   const backend = grpc(grpcServer.address, options)
-  cleanups.push(() => grpcServer.stop(), () => backend.close())
+  cleanups.push(
+    () => grpcServer.stop(),
+    () => backend.close(),
+  )
   const server = createProtoServer(spec).forward('VibeService', backend)
   return { server, received: vibe.received, grpcServer, backend }
 }
@@ -47,7 +50,8 @@ describe('the gRPC backend against a real grpc-js server (Topeka cases)', () => 
   it('SetVibeDetails carries bool, double and int32 in binary', async () => {
     const { server, received } = await forwarded()
     const result = await server.call('SetVibeDetails', {
-      vibe: 'details', vibeScalar: { vibeBool: true, vibeDouble: 2.5, vibeInt32: -7, vibeInt64: '9007199254740993' },
+      vibe: 'details',
+      vibeScalar: { vibeBool: true, vibeDouble: 2.5, vibeInt32: -7, vibeInt64: '9007199254740993' },
     })
     expect(text(result)).toBe('{"previousVibe":"chill","vibe":"details:true:2.5:-7"}')
     const scalar = received[0]!.request.vibeScalar
@@ -57,9 +61,20 @@ describe('the gRPC backend against a real grpc-js server (Topeka cases)', () => 
   it('SetVibeArray round-trips every repeated scalar kind', async () => {
     const { server, received } = await forwarded()
     const vibeArray = {
-      vibeDoubles: [1.5, -2], vibeFloats: [0.5], vibeInt32s: [1, -2], vibeInt64s: ['-9007199254740993'], vibeUint32s: [4294967295],
-      vibeUint64s: ['18446744073709551615'], vibeSint32s: [-3], vibeSint64s: ['-4'], vibeFixed32s: [5], vibeFixed64s: ['6'],
-      vibeSfixed32s: [-7], vibeSfixed64s: ['-8'], vibeBools: [true, false], vibeByteses: ['aGk='],
+      vibeDoubles: [1.5, -2],
+      vibeFloats: [0.5],
+      vibeInt32s: [1, -2],
+      vibeInt64s: ['-9007199254740993'],
+      vibeUint32s: [4294967295],
+      vibeUint64s: ['18446744073709551615'],
+      vibeSint32s: [-3],
+      vibeSint64s: ['-4'],
+      vibeFixed32s: [5],
+      vibeFixed64s: ['6'],
+      vibeSfixed32s: [-7],
+      vibeSfixed64s: ['-8'],
+      vibeBools: [true, false],
+      vibeByteses: ['aGk='],
     }
     const result = await server.call('SetVibeArray', { vibeArray })
     expect(JSON.parse(text(result))).toEqual({ vibeArray })
@@ -78,8 +93,14 @@ describe('statuses', () => {
     const errorInfo = rpcType('ErrorInfo')
     const badRequest = rpcType('BadRequest')
     const details = encodeStatus(5, 'vibe not found', [
-      { typeUrl: 'type.googleapis.com/google.rpc.ErrorInfo', value: errorInfo.encode(errorInfo.fromObject({ reason: 'NO_VIBE', domain: 'vibes.example', metadata: { vibe: 'lost' } })).finish() },
-      { typeUrl: 'type.googleapis.com/google.rpc.BadRequest', value: badRequest.encode(badRequest.fromObject({ field_violations: [{ field: 'vibe', description: 'unknown vibe' }] })).finish() },
+      {
+        typeUrl: 'type.googleapis.com/google.rpc.ErrorInfo',
+        value: errorInfo.encode(errorInfo.fromObject({ reason: 'NO_VIBE', domain: 'vibes.example', metadata: { vibe: 'lost' } })).finish(),
+      },
+      {
+        typeUrl: 'type.googleapis.com/google.rpc.BadRequest',
+        value: badRequest.encode(badRequest.fromObject({ field_violations: [{ field: 'vibe', description: 'unknown vibe' }] })).finish(),
+      },
       { typeUrl: 'type.googleapis.com/examples.v1.GetVibeResponse', value: new Uint8Array([10, 3, 0x61, 0x62, 0x63]) },
       { typeUrl: 'type.example/acme.Unknown', value: new Uint8Array([1, 2, 3]) },
     ])
@@ -108,7 +129,8 @@ describe('statuses', () => {
 
   it('a status without details is one text item with the code name', async () => {
     const { server } = await forwarded({
-      SetVibe: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) => callback({ code: grpcJs.status.PERMISSION_DENIED, details: 'no "vibes"\nfor you' }),
+      SetVibe: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) =>
+        callback({ code: grpcJs.status.PERMISSION_DENIED, details: 'no "vibes"\nfor you' }),
     })
     expect(await server.call('SetVibe', { vibe: 'x' })).toEqual({
       content: [{ type: 'text', text: 'rpc error: code = PermissionDenied desc = no "vibes"\nfor you' }],
@@ -118,9 +140,14 @@ describe('statuses', () => {
 
   it('a handler slower than the deadline gives DeadlineExceeded', async () => {
     let release: (() => void) | undefined
-    const { server } = await forwarded({
-      GetVibe: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) => { release = () => callback(null, { vibe: 'late' }) },
-    }, { deadlineMs: 200 })
+    const { server } = await forwarded(
+      {
+        GetVibe: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) => {
+          release = () => callback(null, { vibe: 'late' })
+        },
+      },
+      { deadlineMs: 200 },
+    )
     const started = Date.now()
     const result = await server.call('GetVibe', {})
     expect(text(result)).toMatch(/^rpc error: code = DeadlineExceeded desc = /)
@@ -159,9 +186,17 @@ describe('headers, cancellation', () => {
     cleanups.push(() => handle.close())
     const client = new Client({ name: 'grpc-test', version: '1.0.0' })
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client')
-    await client.connect(new StreamableHTTPClientTransport(new URL(handle.url), {
-      requestInit: { headers: { authorization: 'Bearer vibes-token', 'x-secret': 'not forwarded', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } },
-    }))
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(handle.url), {
+        requestInit: {
+          headers: {
+            authorization: 'Bearer vibes-token',
+            'x-secret': 'not forwarded',
+            traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+          },
+        },
+      }),
+    )
     cleanups.push(() => client.close())
     const result = await client.callTool({ name: 'SetVibe', arguments: { vibe: 'authorized' } })
     expect(result.isError).toBe(false)
@@ -182,13 +217,18 @@ describe('headers, cancellation', () => {
   it('cancelling the MCP request (a real client over stdio framing) cancels the gRPC call', async () => {
     let observed: Promise<boolean> | undefined
     let started!: () => void
-    const running = new Promise<void>((resolve) => { started = resolve })
-    const { server } = await forwarded({
-      GetVibe: (call: grpcJs.ServerUnaryCall<unknown, unknown>) => {
-        observed = new Promise((resolve) => call.on('cancelled', () => resolve(call.cancelled)))
-        started()
+    const running = new Promise<void>((resolve) => {
+      started = resolve
+    })
+    const { server } = await forwarded(
+      {
+        GetVibe: (call: grpcJs.ServerUnaryCall<unknown, unknown>) => {
+          observed = new Promise((resolve) => call.on('cancelled', () => resolve(call.cancelled)))
+          started()
+        },
       },
-    }, { deadlineMs: 600_000 }) // far past the test's timeout: only the MCP cancel can end the call
+      { deadlineMs: 600_000 },
+    ) // far past the test's timeout: only the MCP cancel can end the call
     const { stdin, stdout, transport } = streamPair()
     const serving = server.serveStdio({ stdin, stdout })
     const client = new Client({ name: 'grpc-cancel', version: '1.0.0' })
@@ -211,7 +251,11 @@ describe('targets', () => {
     const channel = new grpcJs.Channel(grpcServer.address, grpcJs.credentials.createInsecure(), {})
     const client = new grpcJs.Client(grpcServer.address, grpcJs.credentials.createInsecure())
     const backends: GrpcBackend[] = [grpc(channel), grpc(client)]
-    cleanups.push(() => grpcServer.stop(), () => channel.close(), () => client.close())
+    cleanups.push(
+      () => grpcServer.stop(),
+      () => channel.close(),
+      () => client.close(),
+    )
     for (const backend of backends) {
       const server = createProtoServer(spec).forward('examples.v1.VibeService', backend)
       expect(text(await server.call('GetVibe', {}))).toBe('{"vibe":"chill"}')

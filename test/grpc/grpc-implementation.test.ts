@@ -15,8 +15,17 @@ const text = (result: { content: Array<{ text: string }> }, i = 0) => result.con
 const DETAILS_REQUEST = {
   vibe: 'details',
   vibeScalar: {
-    vibeDouble: 'NaN', vibeFloat: 1.5, vibeInt32: -3, vibeInt64: '9007199254740993', vibeUint32: 0, vibeUint64: '18446744073709551615',
-    vibeSint64: '-5', vibeFixed64: '7', vibeBool: true, vibeBytes: 'aGk=', vibeEnum: ['VIBE_GOOD', 'VIBE_UNSET'],
+    vibeDouble: 'NaN',
+    vibeFloat: 1.5,
+    vibeInt32: -3,
+    vibeInt64: '9007199254740993',
+    vibeUint32: 0,
+    vibeUint64: '18446744073709551615',
+    vibeSint64: '-5',
+    vibeFixed64: '7',
+    vibeBool: true,
+    vibeBytes: 'aGk=',
+    vibeEnum: ['VIBE_GOOD', 'VIBE_UNSET'],
   },
 }
 
@@ -31,33 +40,65 @@ describe('grpc-js implementations in process', () => {
 
   it('call.request is what @grpc/proto-loader deserialises from the same bytes', async () => {
     let request: unknown
-    const server = createProtoServer(spec).forward('VibeService', grpcImplementation({
-      setVibeDetails: (call: grpcJs.ServerUnaryCall<unknown, unknown>, callback: grpcJs.sendUnaryData<unknown>) => {
-        request = call.request
-        callback(null, {})
-      },
-    }))
+    const server = createProtoServer(spec).forward(
+      'VibeService',
+      grpcImplementation({
+        setVibeDetails: (call: grpcJs.ServerUnaryCall<unknown, unknown>, callback: grpcJs.sendUnaryData<unknown>) => {
+          request = call.request
+          callback(null, {})
+        },
+      }),
+    )
     expect((await server.call('SetVibeDetails', DETAILS_REQUEST)).isError).toBe(false)
     // The oracle: proto-loader's own deserializer over the binary of the same request.
     const root = protobuf.loadSync(EXAMPLE_PROTO)
     const type = root.lookupType('examples.v1.SetVibeDetailsRequest')
-    const bytes = Buffer.from(type.encode(type.fromObject({
-      vibe: 'details',
-      vibeScalar: { vibeDouble: NaN, vibeFloat: 1.5, vibeInt32: -3, vibeInt64: '9007199254740993', vibeUint32: 0, vibeUint64: '18446744073709551615', vibeSint64: '-5', vibeFixed64: '7', vibeBool: true, vibeBytes: Buffer.from('hi'), vibeEnum: [1, 0] },
-    })).finish())
+    const bytes = Buffer.from(
+      type
+        .encode(
+          type.fromObject({
+            vibe: 'details',
+            vibeScalar: {
+              vibeDouble: NaN,
+              vibeFloat: 1.5,
+              vibeInt32: -3,
+              vibeInt64: '9007199254740993',
+              vibeUint32: 0,
+              vibeUint64: '18446744073709551615',
+              vibeSint64: '-5',
+              vibeFixed64: '7',
+              vibeBool: true,
+              vibeBytes: Buffer.from('hi'),
+              vibeEnum: [1, 0],
+            },
+          }),
+        )
+        .finish(),
+    )
     const expected = serviceDefinition(EXAMPLE_PROTO, 'examples.v1.VibeService').SetVibeDetails!.requestDeserialize(bytes)
     expect(request).toEqual(expected)
-    expect(request).toMatchObject({ vibeScalar: { vibeInt64: '9007199254740993', vibeEnum: ['VIBE_GOOD', 'VIBE_UNSET'], vibeBytes: Buffer.from('hi'), vibeUint32: 0, _vibeUint32: 'vibeUint32' } })
+    expect(request).toMatchObject({
+      vibeScalar: {
+        vibeInt64: '9007199254740993',
+        vibeEnum: ['VIBE_GOOD', 'VIBE_UNSET'],
+        vibeBytes: Buffer.from('hi'),
+        vibeUint32: 0,
+        _vibeUint32: 'vibeUint32',
+      },
+    })
   })
 
   it('call.metadata is a grpc-js Metadata of the allowed headers', async () => {
     let metadata: grpcJs.Metadata | undefined
-    const server = createProtoServer(spec).forward('VibeService', grpcImplementation({
-      GetVibe: (call: grpcJs.ServerUnaryCall<unknown, unknown>, callback: grpcJs.sendUnaryData<unknown>) => {
-        metadata = call.metadata
-        callback(null, { vibe: 'ok' })
-      },
-    }))
+    const server = createProtoServer(spec).forward(
+      'VibeService',
+      grpcImplementation({
+        GetVibe: (call: grpcJs.ServerUnaryCall<unknown, unknown>, callback: grpcJs.sendUnaryData<unknown>) => {
+          metadata = call.metadata
+          callback(null, { vibe: 'ok' })
+        },
+      }),
+    )
     await server.call('GetVibe', {}, { headers: { authorization: 'Bearer t', traceparent: 'tp', cookie: 'c=1' } })
     expect(metadata).toBeInstanceOf(grpcJs.Metadata)
     expect(metadata!.getMap()).toEqual({ authorization: 'Bearer t', traceparent: 'tp' })
@@ -66,14 +107,29 @@ describe('grpc-js implementations in process', () => {
   it('callback({ code, details }) is that status; a thrown error is Unknown; trailers carry details', async () => {
     const errorInfo = rpcType('ErrorInfo')
     const trailer = new grpcJs.Metadata()
-    trailer.set('grpc-status-details-bin', Buffer.from(encodeStatus(5, 'vibe not found', [
-      { typeUrl: 'type.googleapis.com/google.rpc.ErrorInfo', value: errorInfo.encode(errorInfo.fromObject({ reason: 'GONE' })).finish() },
-    ])))
-    const server = createProtoServer(spec).forward('VibeService', grpcImplementation({
-      SetVibe: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) => callback({ code: grpcJs.status.NOT_FOUND, details: 'vibe not found', metadata: trailer }),
-      GetVibe: () => { throw new Error('handler bug') },
-      SetVibeArray: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) => callback({ code: grpcJs.status.INVALID_ARGUMENT, details: 'bad array' }),
-    }))
+    trailer.set(
+      'grpc-status-details-bin',
+      Buffer.from(
+        encodeStatus(5, 'vibe not found', [
+          {
+            typeUrl: 'type.googleapis.com/google.rpc.ErrorInfo',
+            value: errorInfo.encode(errorInfo.fromObject({ reason: 'GONE' })).finish(),
+          },
+        ]),
+      ),
+    )
+    const server = createProtoServer(spec).forward(
+      'VibeService',
+      grpcImplementation({
+        SetVibe: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) =>
+          callback({ code: grpcJs.status.NOT_FOUND, details: 'vibe not found', metadata: trailer }),
+        GetVibe: () => {
+          throw new Error('handler bug')
+        },
+        SetVibeArray: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) =>
+          callback({ code: grpcJs.status.INVALID_ARGUMENT, details: 'bad array' }),
+      }),
+    )
     const notFound = await server.call('SetVibe', { vibe: 'x' })
     expect(notFound.content).toEqual([
       { type: 'text', text: 'rpc error: code = NotFound desc = vibe not found' },
@@ -81,22 +137,34 @@ describe('grpc-js implementations in process', () => {
     ])
     expect(text(await server.call('GetVibe', {}))).toBe('rpc error: code = Unknown desc = handler bug')
     expect(text(await server.call('SetVibeArray', {}))).toBe('rpc error: code = InvalidArgument desc = bad array')
-    expect(text(await server.call('SetVibeObjects', {}))).toBe('rpc error: code = Unimplemented desc = method SetVibeObjects not implemented')
+    expect(text(await server.call('SetVibeObjects', {}))).toBe(
+      'rpc error: code = Unimplemented desc = method SetVibeObjects not implemented',
+    )
   })
 
   it('responses go through fromObject as proto-loader serialises them (Buffer bytes, enum names, Long strings)', async () => {
-    const server = createProtoServer(spec).forward('VibeService', grpcImplementation({
-      SetVibeArray: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) =>
-        callback(null, { vibeArray: { vibeByteses: [Buffer.from('yo')], vibeInt64s: ['-42'], vibeDoubles: [0.25] } }),
-    }))
-    expect(text(await server.call('SetVibeArray', {}))).toBe('{"vibeArray":{"vibeDoubles":[0.25],"vibeInt64s":["-42"],"vibeByteses":["eW8="]}}')
+    const server = createProtoServer(spec).forward(
+      'VibeService',
+      grpcImplementation({
+        SetVibeArray: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) =>
+          callback(null, { vibeArray: { vibeByteses: [Buffer.from('yo')], vibeInt64s: ['-42'], vibeDoubles: [0.25] } }),
+      }),
+    )
+    expect(text(await server.call('SetVibeArray', {}))).toBe(
+      '{"vibeArray":{"vibeDoubles":[0.25],"vibeInt64s":["-42"],"vibeByteses":["eW8="]}}',
+    )
   })
 
   it('an MCP cancel marks the call cancelled and emits "cancelled"', async () => {
     let call: grpcJs.ServerUnaryCall<unknown, unknown> | undefined
-    const server = createProtoServer(spec).forward('VibeService', grpcImplementation({
-      GetVibe: (c: grpcJs.ServerUnaryCall<unknown, unknown>) => { call = c },
-    }))
+    const server = createProtoServer(spec).forward(
+      'VibeService',
+      grpcImplementation({
+        GetVibe: (c: grpcJs.ServerUnaryCall<unknown, unknown>) => {
+          call = c
+        },
+      }),
+    )
     const abort = new AbortController()
     void server.call('GetVibe', {}, { signal: abort.signal })
     await expect.poll(() => call).toBeDefined()
@@ -142,7 +210,9 @@ describe('grpc-js server-streaming implementations and cancellation', () => {
     let observed = false
     const handlers = {
       Count: (call: grpcJs.ServerWritableStream<any, any>) => {
-        call.on('cancelled', () => { observed = true })
+        call.on('cancelled', () => {
+          observed = true
+        })
         call.write({ n: 1 })
         // Never ends: only the cancel can finish this call.
       },
@@ -150,7 +220,16 @@ describe('grpc-js server-streaming implementations and cancellation', () => {
     const server = createProtoServer(counterSpec()).forward('CounterService', grpcImplementation(handlers))
     const abort = new AbortController()
     // Cancelled once the tool has collected the first message and waits for the next.
-    const result = await server.call('Count', { to: 5 }, { signal: abort.signal, progress: async () => { setImmediate(() => abort.abort()) } })
+    const result = await server.call(
+      'Count',
+      { to: 5 },
+      {
+        signal: abort.signal,
+        progress: async () => {
+          setImmediate(() => abort.abort())
+        },
+      },
+    )
     expect(result).toMatchObject({ isError: true })
     expect(text(result)).toBe('rpc error: code = Canceled desc = the request was cancelled')
     expect(observed).toBe(true)

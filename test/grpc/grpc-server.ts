@@ -43,13 +43,18 @@ export async function startGrpcServer(
     const next = new grpc.Server()
     for (const { definition, impl } of services) next.addService(definition, impl)
     bound = await new Promise<number>((resolve, reject) =>
-      next.bindAsync(`127.0.0.1:${bound}`, grpc.ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))))
+      next.bindAsync(`127.0.0.1:${bound}`, grpc.ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))),
+    )
     server = next
   }
   await start()
   return {
-    get port() { return bound },
-    get address() { return `127.0.0.1:${bound}` },
+    get port() {
+      return bound
+    },
+    get address() {
+      return `127.0.0.1:${bound}`
+    },
     start,
     stop: async () => {
       server?.forceShutdown()
@@ -114,7 +119,9 @@ export function counterService(): {
   cancelled: Promise<number>
 } {
   let onCancel!: (written: number) => void
-  const cancelled = new Promise<number>((resolve) => { onCancel = resolve })
+  const cancelled = new Promise<number>((resolve) => {
+    onCancel = resolve
+  })
   const impl: grpc.UntypedServiceImplementation = {
     Count: (call: grpc.ServerWritableStream<any, any>) => {
       const { to, label } = call.request

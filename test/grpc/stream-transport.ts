@@ -58,7 +58,8 @@ export function recordWire(transport: Transport): unknown[] {
  */
 export function progressBeforeResult(wire: readonly unknown[]): Array<[number, string | undefined]> {
   const end = wire.findIndex((m) => (m as { result?: unknown }).result !== undefined && (m as { id?: unknown }).id !== undefined)
-  const notes = wire.slice(0, end === -1 ? wire.length : end)
+  const notes = wire
+    .slice(0, end === -1 ? wire.length : end)
     .filter((m) => (m as { method?: string }).method === 'notifications/progress')
     .map((m) => (m as { params: { progressToken: unknown; progress: number; message?: string } }).params)
   if (end === -1) throw new Error('no result on the wire')

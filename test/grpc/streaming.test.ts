@@ -28,7 +28,10 @@ describe('server-streaming tools, in process', () => {
     const sources = {
       array: () => [{ n: 1 }, { n: 2, big: 3 }],
       iterable: () => new Set([{ n: 1 }, { n: 2, big: 3 }]),
-      asyncIterable: async function* () { yield { n: 1 }; yield { n: 2, big: 3 } },
+      asyncIterable: async function* () {
+        yield { n: 1 }
+        yield { n: 2, big: 3 }
+      },
     }
     for (const [kind, source] of Object.entries(sources)) {
       const server = createProtoServer(counterSpec()).implement('CounterService', { Count: source })
@@ -51,10 +54,24 @@ describe('server-streaming tools, in process', () => {
   })
 
   it('each message is reported through context.progress, in order', async () => {
-    const server = createProtoServer(counterSpec()).implement('CounterService', { Count: (r: { to: number }) => range(r.to).map((n) => ({ n })) })
+    const server = createProtoServer(counterSpec()).implement('CounterService', {
+      Count: (r: { to: number }) => range(r.to).map((n) => ({ n })),
+    })
     const seen: Array<[number, string | undefined]> = []
-    await server.call('Count', { to: 3 }, { progress: async (p, m) => { seen.push([p, m]) } })
-    expect(seen).toEqual([[1, '{"n":1}'], [2, '{"n":2}'], [3, '{"n":3}']])
+    await server.call(
+      'Count',
+      { to: 3 },
+      {
+        progress: async (p, m) => {
+          seen.push([p, m])
+        },
+      },
+    )
+    expect(seen).toEqual([
+      [1, '{"n":1}'],
+      [2, '{"n":2}'],
+      [3, '{"n":3}'],
+    ])
   })
 
   it('the cap ends the stream (closing the iterator) with the messages so far and a note; exactly the cap is not cut', async () => {
@@ -73,7 +90,9 @@ describe('server-streaming tools, in process', () => {
     })
     const big = await server.call('Count', { to: 5000 })
     expect(JSON.parse(text(big)).messages).toHaveLength(1000)
-    expect(text(big, 1)).toBe('stream cut at 1000 messages (the stream cap): the remaining messages were not collected and the stream was cancelled')
+    expect(text(big, 1)).toBe(
+      'stream cut at 1000 messages (the stream cap): the remaining messages were not collected and the stream was cancelled',
+    )
     expect(closed).toBe(true)
     const exact = await server.call('Count', { to: 1000 })
     expect(exact.content).toHaveLength(1)
@@ -86,7 +105,9 @@ describe('server-streaming tools, in process', () => {
       Count: async function* () {
         try {
           yield { n: 1 }
-          await new Promise<void>((resolve) => { wake = resolve })
+          await new Promise<void>((resolve) => {
+            wake = resolve
+          })
           yield { n: 2 }
         } finally {
           closed = true
@@ -94,8 +115,20 @@ describe('server-streaming tools, in process', () => {
       },
     })
     const abort = new AbortController()
-    const result = await server.call('Count', { to: 2 }, { signal: abort.signal, progress: async () => { setImmediate(() => abort.abort()) } })
-    expect(result).toEqual({ content: [{ type: 'text', text: 'rpc error: code = Canceled desc = the request was cancelled' }], isError: true })
+    const result = await server.call(
+      'Count',
+      { to: 2 },
+      {
+        signal: abort.signal,
+        progress: async () => {
+          setImmediate(() => abort.abort())
+        },
+      },
+    )
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'rpc error: code = Canceled desc = the request was cancelled' }],
+      isError: true,
+    })
     expect(closed).toBe(false)
     wake()
     await vi.waitFor(() => expect(closed).toBe(true))
@@ -110,7 +143,10 @@ describe('server-streaming tools, in process', () => {
         throw Object.assign(new Error('lost count'), { code: 'DataLoss' })
       },
     })
-    expect(await server.call('Count', {})).toEqual({ content: [{ type: 'text', text: 'rpc error: code = DataLoss desc = lost count' }], isError: true })
+    expect(await server.call('Count', {})).toEqual({
+      content: [{ type: 'text', text: 'rpc error: code = DataLoss desc = lost count' }],
+      isError: true,
+    })
     expect(text(await server.call('Count', { label: 'bad' }))).toMatch(/^encoding response: message 2 of the stream: n: /)
     const notStream = createProtoServer(counterSpec()).implement('CounterService', { Count: () => ({ n: 1 }) })
     expect(text(await notStream.call('Count', {}))).toBe(
@@ -166,9 +202,14 @@ describe('server-streaming tools over gRPC', () => {
     await client.connect(transport)
     const wire = recordWire(transport)
     const progress: number[] = []
-    const result = await client.callTool({ name: 'Count', arguments: { to: 4, label: 'p' } }, {
-      onprogress: (p) => { progress.push(p.progress) },
-    })
+    const result = await client.callTool(
+      { name: 'Count', arguments: { to: 4, label: 'p' } },
+      {
+        onprogress: (p) => {
+          progress.push(p.progress)
+        },
+      },
+    )
     const messages = range(4).map((n) => ({ n, label: 'p', big: String(2n ** 60n + BigInt(n)) }))
     expect(result.structuredContent).toEqual({ messages })
     // Every notification is on the wire, in order, before the result (the client may run the last handler too late).

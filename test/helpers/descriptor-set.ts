@@ -21,7 +21,11 @@ export function bufBuild(dir: string, file: string, options: BufBuildOptions = {
   const out = join(mkdtempSync(join(REPO, '.tmp', 'buf-')), 'set.binpb')
   const bin = join(REPO, 'node_modules', '.bin', 'buf')
   try {
-    execFileSync(bin, ['build', dir, '--path', join(dir, file), '-o', out, ...(options.sourceInfo === false ? ['--exclude-source-info'] : [])], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] })
+    execFileSync(
+      bin,
+      ['build', dir, '--path', join(dir, file), '-o', out, ...(options.sourceInfo === false ? ['--exclude-source-info'] : [])],
+      { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] },
+    )
     return splitDescriptorSet(readFileSync(out))
   } finally {
     rmSync(dirname(out), { recursive: true, force: true })

@@ -14,7 +14,10 @@ const OUT = join(import.meta.dirname, '..', '..', '.tmp', 'modules')
 let count = 0
 
 /** The default export (a `Server`) of the `?mcp` module of `file`, with its build warnings. */
-export async function loadMcpModule(file: string, options: BuildMcpModuleOptions = {}): Promise<{ server: Server; warnings: BuildWarning[]; code: string }> {
+export async function loadMcpModule(
+  file: string,
+  options: BuildMcpModuleOptions = {},
+): Promise<{ server: Server; warnings: BuildWarning[]; code: string }> {
   const built = buildMcpModule(file, options)
   mkdirSync(OUT, { recursive: true })
   const out = join(OUT, `m${process.pid}-${count++}.mjs`)

@@ -77,12 +77,19 @@ export async function rawRequest(url: string, options: RawRequestOptions = {}): 
   const socket = await openSocket(url)
   const body = options.body ?? ''
   const headers: Record<string, string> = {
-    host: target.host, connection: 'close', accept: 'application/json, text/event-stream', 'content-type': 'application/json',
+    host: target.host,
+    connection: 'close',
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
     ...(body === '' ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
     ...options.headers,
   }
-  const head = `${options.method ?? 'POST'} ${target.pathname}${target.search} HTTP/1.1\r\n`
-    + Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') + '\r\n'
+  const head =
+    `${options.method ?? 'POST'} ${target.pathname}${target.search} HTTP/1.1\r\n` +
+    Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('') +
+    '\r\n'
   return new Promise((resolve, reject) => {
     let raw = ''
     const timer = setTimeout(() => {
@@ -111,7 +118,9 @@ export async function rawRequest(url: string, options: RawRequestOptions = {}): 
 
 /** A JSON-RPC initialize request body (initialize era). */
 export const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0', id: 1, method: 'initialize',
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
 })
 
@@ -134,7 +143,9 @@ export function startCli(cli: string, args: string[], cwd: string): Promise<Runn
       const match = / at (http:\/\/\S+\/mcp)/.exec(stderr)
       if (match) {
         resolve({
-          url: match[1]!, child, stderr: () => stderr,
+          url: match[1]!,
+          child,
+          stderr: () => stderr,
           stop: async () => {
             child.kill('SIGTERM')
             await exited

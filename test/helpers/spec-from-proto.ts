@@ -40,9 +40,10 @@ export function specFromProto(file: string, options: SpecOptions = {}): ProtoSer
   const { tools, lenient } = buildTools(model, { profile })
   const schemas = tools.map((tool) => tool.validationSchema ?? tool.inputSchema)
   const { ajv } = options
-  const validators = ajv === undefined
-    ? compileValidatorsInProcess(schemas).validators
-    : schemas.map((schema) => ajv.compile(validatorSchema(schema) as object))
+  const validators =
+    ajv === undefined
+      ? compileValidatorsInProcess(schemas).validators
+      : schemas.map((schema) => ajv.compile(validatorSchema(schema) as object))
   return {
     name: basename(file, '.proto'),
     version: '0.0.0',

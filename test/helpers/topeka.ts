@@ -6,11 +6,14 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 /** A tool as go-v0.3.0-tools.json lists it. */
-export interface GoTool { name: string; description: string; inputSchema: Record<string, unknown> }
+export interface GoTool {
+  name: string
+  description: string
+  inputSchema: Record<string, unknown>
+}
 
 /** Path of a file of fixtures/topeka/. */
-export const topekaFixture = (name: string): string =>
-  fileURLToPath(new URL(`../../fixtures/topeka/${name}`, import.meta.url))
+export const topekaFixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/topeka/${name}`, import.meta.url))
 
 /** go-v0.3.0-tools.json's tools, sorted by name. */
 export function goTools(): GoTool[] {

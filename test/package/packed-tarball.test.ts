@@ -54,8 +54,17 @@ beforeAll(() => {
   writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'packed-app', private: true, type: 'module' }, null, 2)}\n`)
   const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', app], REPO)) as { filename: string }[]
   // The same bundler versions as the repository's: npm takes them from its cache.
-  npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `./${packed[0]!.filename}`,
-    ...['vite', 'esbuild', 'webpack'].map((name) => `${name}@${repoVersion(name)}`)], app)
+  npm(
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      `./${packed[0]!.filename}`,
+      ...['vite', 'esbuild', 'webpack'].map((name) => `${name}@${repoVersion(name)}`),
+    ],
+    app,
+  )
   for (const args of Object.values(BUILDS)) node(args)
 }, 300_000)
 
@@ -71,9 +80,14 @@ async function driveLedger(flavour: ClientName, file: string): Promise<void> {
     expect(tools.map((t) => t.name)).toEqual(['Record'])
     const ok = await session.callTool('Record', { account: 'a', amount: '9007199254740993', at: '2026-11-29T10:20:30.500Z' })
     expect(ok.isError ?? false).toBe(false)
-    expect(ok.content).toEqual([{ type: 'text', text: '{"account":"a","amount":"9007199254740993","at":"2026-11-29T10:20:30.500Z","total":"9007199254740993"}' }])
+    expect(ok.content).toEqual([
+      { type: 'text', text: '{"account":"a","amount":"9007199254740993","at":"2026-11-29T10:20:30.500Z","total":"9007199254740993"}' },
+    ])
     const badType = await session.callTool('Record', { account: 5 })
-    expect(badType).toMatchObject({ isError: true, content: [{ type: 'text', text: 'invalid arguments: /account: 5 is not of type "string"' }] })
+    expect(badType).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'invalid arguments: /account: 5 is not of type "string"' }],
+    })
     const badTime = await session.callTool('Record', { at: 'yesterday' })
     expect(badTime.isError).toBe(true)
     expect(JSON.stringify(badTime.content)).toMatch(/invalid arguments: \/at/)
@@ -91,7 +105,8 @@ describe.each(Object.keys(BUILDS) as Build[])('the tarball built by %s', (build)
 })
 
 describe('the tarball type-checks', () => {
-  const tsc = (project: string) => spawnSync(process.execPath, [TSC, '-p', project, '--pretty', 'false'], { cwd: app, encoding: 'utf8', timeout: 60_000 })
+  const tsc = (project: string) =>
+    spawnSync(process.execPath, [TSC, '-p', project, '--pretty', 'false'], { cwd: app, encoding: 'utf8', timeout: 60_000 })
 
   it('with unplugin-proto-mcp/client: a `.proto?mcp` import is a Server', () => {
     const run = tsc('tsconfig.client.json')

@@ -41,25 +41,32 @@ function run(args: string[], script = file) {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
   children.push(child)
   const out = { stdout: '', stderr: '' }
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { out.stdout += chunk })
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { out.stderr += chunk })
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out.stdout += chunk
+  })
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    out.stderr += chunk
+  })
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
   return { child, out, exited }
 }
 
 /** Resolves once `test(read())` holds; rejects after `ms`. */
 function until(read: () => string, test: (text: string) => boolean, ms = 15_000): Promise<string> {
-  return vi.waitFor(() => {
-    if (!test(read())) throw new Error(`timed out waiting; got: ${read()}`)
-    return read()
-  }, { timeout: ms, interval: 20 })
+  return vi.waitFor(
+    () => {
+      if (!test(read())) throw new Error(`timed out waiting; got: ${read()}`)
+      return read()
+    },
+    { timeout: ms, interval: 20 },
+  )
 }
 
-type Call = (name: string, args: Record<string, unknown>) => Promise<{ isError: boolean, json: any, text: string }>
+type Call = (name: string, args: Record<string, unknown>) => Promise<{ isError: boolean; json: any; text: string }>
 
 function caller(client: Client | ClientV2): Call {
   return async (name, args) => {
-    const result = await client.callTool({ name, arguments: args }) as { isError?: boolean, content: { text: string }[] }
+    const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[] }
     const text = result.content[0]!.text
     return { isError: result.isError === true, text, json: result.isError ? undefined : JSON.parse(text) }
   }
@@ -71,7 +78,11 @@ describe('npm run playground: the dev server', () => {
 
   it('prints both URLs, serves /mcp on the in-process backend and /__mcp/, and stops on SIGTERM', async () => {
     const { child, out, exited } = run(['--port', '0'], dev)
-    const printed = await until(() => out.stdout, (text) => text.includes('Ctrl-C to stop.'), 60_000)
+    const printed = await until(
+      () => out.stdout,
+      (text) => text.includes('Ctrl-C to stop.'),
+      60_000,
+    )
     const url = /MCP endpoint: (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(printed)?.[1]
     const page = /Tools page: {3}(http:\/\/127\.0\.0\.1:\d+\/__mcp\/)\n/.exec(printed)?.[1]
     expect(url).toBeDefined()
@@ -114,22 +125,45 @@ describe('playground over stdio', () => {
       expect(set.json.previous.mood).toBe('MOOD_CHILL')
       expect(set.json.current).toMatchObject({ mood: 'MOOD_HYPED', note: 'bass drop', intensity: 0.75, changeCount: '1' })
       await call('UpdateVibe', { vibe: { tags: { lights: 'dim' }, note: 'ignored' }, updateMask: 'tags' })
-      expect((await call('GetVibe', {})).json).toMatchObject({ mood: 'MOOD_HYPED', note: 'bass drop', tags: { lights: 'dim' }, changeCount: '2' })
+      expect((await call('GetVibe', {})).json).toMatchObject({
+        mood: 'MOOD_HYPED',
+        note: 'bass drop',
+        tags: { lights: 'dim' },
+        changeCount: '2',
+      })
       expect((await call('VibeHistory', { mood: 'MOOD_CHILL' })).json.changes).toHaveLength(1)
-      expect((await call('SetVibe', { mood: 'MOOD_CHILL', intensity: 2 })).text).toBe('rpc error: code = OutOfRange desc = intensity 2 is outside 0..1')
+      expect((await call('SetVibe', { mood: 'MOOD_CHILL', intensity: 2 })).text).toBe(
+        'rpc error: code = OutOfRange desc = intensity 2 is outside 0..1',
+      )
 
       const list = await call('CreatePlaylist', { name: 'Focus', moods: ['MOOD_FOCUSED'] })
       await call('AddTrack', { playlistId: list.json.id, catalogId: 'cat-4' })
-      const added = await call('AddTrack', { playlistId: list.json.id, track: { title: 'Mine', audio: { fingerprint: '18446744073709551615', sampleCount: 42 } }, position: 0 })
+      const added = await call('AddTrack', {
+        playlistId: list.json.id,
+        track: { title: 'Mine', audio: { fingerprint: '18446744073709551615', sampleCount: 42 } },
+        position: 0,
+      })
       expect(added.json.tracks.map((t: { title: string }) => t.title)).toEqual(['Mine', 'Static Hearts'])
       expect(added.json.byFingerprint['18446744073709551615'].audio.sampleCount).toBe('42')
       expect(added.json.explicitCounts).toEqual({ false: 1, true: 1 })
-      const rated = await call('RateTrack', { playlistId: list.json.id, trackId: added.json.tracks[1].id, rating: { stars: 5, listenedMs: '5000' } })
+      const rated = await call('RateTrack', {
+        playlistId: list.json.id,
+        trackId: added.json.tracks[1].id,
+        rating: { stars: 5, listenedMs: '5000' },
+      })
       expect(rated.json.rating).toEqual({ stars: 5, listenedMs: '5000' })
       expect((await call('GetPlaylist', { id: 'pl-9' })).text).toBe('rpc error: code = NotFound desc = playlist "pl-9" not found')
 
-      const entry = await call('WriteEntry', { text: 'Rainy day', mood: 'MOOD_MELLOW', weather: 'rain', attachment: { '@type': 'type.googleapis.com/playground.v1.Link', url: 'https://example.com' } })
-      await call('AddComment', { entryId: entry.json.id, comment: { author: 'ann', text: 'same', replies: [{ author: 'bo', text: 'me too' }] } })
+      const entry = await call('WriteEntry', {
+        text: 'Rainy day',
+        mood: 'MOOD_MELLOW',
+        weather: 'rain',
+        attachment: { '@type': 'type.googleapis.com/playground.v1.Link', url: 'https://example.com' },
+      })
+      await call('AddComment', {
+        entryId: entry.json.id,
+        comment: { author: 'ann', text: 'same', replies: [{ author: 'bo', text: 'me too' }] },
+      })
       const thread = await call('AddComment', { entryId: entry.json.id, parentId: 'c-2', comment: { author: 'cy', text: 'deeper' } })
       expect(thread.json.comments[0].replies[0].replies[0]).toMatchObject({ id: 'c-3', author: 'cy', text: 'deeper' })
       expect((await call('SearchEntries', { query: 'rainy', moods: ['MOOD_MELLOW'] })).json.moodCounts).toEqual({ MOOD_MELLOW: '1' })
@@ -142,8 +176,13 @@ describe('playground over stdio', () => {
 
   it('writes only MCP messages to stdout and status lines to stderr', async () => {
     const { child, out, exited } = run(['--stdio'])
-    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`)
-    await until(() => out.stdout, (text) => text.includes('\n'))
+    child.stdin!.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`,
+    )
+    await until(
+      () => out.stdout,
+      (text) => text.includes('\n'),
+    )
     child.stdin!.end()
     expect(await exited).toBe(0)
     const lines = out.stdout.split('\n').filter(Boolean)
@@ -156,14 +195,14 @@ describe('playground over stdio', () => {
 describe('built playground over HTTP (npm run playground:built)', () => {
   it('prints its URL and client configuration, serves, and stops on SIGTERM', async () => {
     const { child, out, exited } = run(['--port', '0'])
-    const printed = await until(() => out.stdout, (text) => text.includes('Ctrl-C to stop.'))
+    const printed = await until(
+      () => out.stdout,
+      (text) => text.includes('Ctrl-C to stop.'),
+    )
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(printed)?.[1]
     expect(url).toBeDefined()
     const configs = [...printed.matchAll(/^\{\n[\s\S]*?^\}$/gm)].map((m) => JSON.parse(m[0]))
-    expect(configs).toEqual([
-      { mcpServers: { vibe: { url } } },
-      { mcpServers: { vibe: { command: 'node', args: [file, '--stdio'] } } },
-    ])
+    expect(configs).toEqual([{ mcpServers: { vibe: { url } } }, { mcpServers: { vibe: { command: 'node', args: [file, '--stdio'] } } }])
     const client = new ClientV2({ name: 'playground-test', version: '1.0.0' })
     await client.connect(new StreamableHTTPClientTransport(new URL(url!)))
     const call = caller(client)

@@ -26,7 +26,9 @@ async function build(options: Options): Promise<{ code: string; warnings: string
     input: join(dir, 'main.mjs'),
     plugins: [unpluginProtoMcp.rollup(options)],
     external: (id) => id.startsWith('unplugin-proto-mcp/'),
-    onwarn: (w) => { warnings.push(w.message) },
+    onwarn: (w) => {
+      warnings.push(w.message)
+    },
   })
   const { output } = await bundle.generate({ format: 'es' })
   await bundle.close()

@@ -21,7 +21,9 @@ async function build(entry: string, options?: Options): Promise<{ code: string; 
     input: entry,
     plugins: [unpluginProtoMcp.rollup(options)],
     external: isBare,
-    onwarn: (w) => { warnings.push(w.message) },
+    onwarn: (w) => {
+      warnings.push(w.message)
+    },
   })
   const { output } = await bundle.generate({ format: 'es' })
   await bundle.close()
@@ -68,7 +70,7 @@ describe('resolveId', () => {
     expect(hooks().resolveId('./vibe.proto?mcpx', importer)).toBeNull()
   })
 
-  it('resolves relative importPaths against the project root (Vite\'s root here)', () => {
+  it("resolves relative importPaths against the project root (Vite's root here)", () => {
     const { raw, resolveId } = hooks({ importPaths: ['protos'] })
     const vite = raw.vite as { configResolved: (config: { root: string }) => void }
     vite.configResolved({ root: join(APPS, 'import-paths') })
@@ -106,15 +108,14 @@ describe('include / exclude', () => {
   })
 
   it('an excluded import is left to the bundler (which cannot resolve it)', async () => {
-    await expect(build(join(APPS, 'watch', 'main.mjs'), { exclude: ['**/watch/*.proto'] }))
-      .rejects.toThrow(/vibe\.proto\?mcp/)
+    await expect(build(join(APPS, 'watch', 'main.mjs'), { exclude: ['**/watch/*.proto'] })).rejects.toThrow(/vibe\.proto\?mcp/)
   })
 })
 
 describe('load', () => {
   it('emits the generated module: the runtime import, the tools, the server', async () => {
     const { code } = await build(join(APPS, 'watch', 'main.mjs'))
-    expect(code).toContain('from \'unplugin-proto-mcp/internal\'')
+    expect(code).toContain("from 'unplugin-proto-mcp/internal'")
     expect(code).toMatch(/"name": "Echo"/)
     expect(code).toContain('name: "vibe"')
     expect(code).not.toMatch(/\brequire\s*\(/)
@@ -142,7 +143,7 @@ describe('load', () => {
     expect(byDefault).toContain('profile: "portable"')
   })
 
-  it('reports the stages\' warnings through the bundler', async () => {
+  it("reports the stages' warnings through the bundler", async () => {
     const { code, warnings } = await build(join(APPS, 'warnings', 'main.mjs'))
     expect(warnings.join('\n')).toMatch(/streaming\.proto: .*warnings\.v1\.UploadService\.Upload \(client-streaming\)/)
     expect(code).toMatch(/"name": "Ping"/)
@@ -162,7 +163,13 @@ describe('watch files of a failed build', () => {
     const raw = unpluginProtoMcp.raw(undefined, { framework: 'rollup', versions: {} })
     const load = raw.load as { handler: (id: string) => unknown }
     const watched: string[] = []
-    const context = { addWatchFile: (file: string) => { watched.push(file) }, warn: () => {}, error: () => {} }
+    const context = {
+      addWatchFile: (file: string) => {
+        watched.push(file)
+      },
+      warn: () => {},
+      error: () => {},
+    }
     expect(() => load.handler.call(context as never, join(dir, 'a.proto') + MCP_QUERY)).toThrow(/unknown type "Nope"/)
     expect([...watched].sort()).toEqual(['a.proto', 'b.proto', 'c.proto'].map((f) => join(dir, f)))
   })

@@ -14,9 +14,22 @@ import { inspectorVersion, inspectTools } from './run-inspector.ts'
 const WS = join(REPO, '.tmp', 'portability')
 const EXAMPLE_TOOLS = ['SetVibe', 'GetVibe', 'SetVibeDetails', 'SetVibeArray', 'SetVibeObjects']
 const PLAYGROUND_TOOLS = [
-  'SetVibe', 'GetVibe', 'UpdateVibe', 'ResetVibe', 'VibeHistory',
-  'CreatePlaylist', 'GetPlaylist', 'ListPlaylists', 'AddTrack', 'RemoveTrack', 'RateTrack',
-  'WriteEntry', 'GetEntry', 'AddComment', 'SearchEntries', 'DeleteEntry',
+  'SetVibe',
+  'GetVibe',
+  'UpdateVibe',
+  'ResetVibe',
+  'VibeHistory',
+  'CreatePlaylist',
+  'GetPlaylist',
+  'ListPlaylists',
+  'AddTrack',
+  'RemoveTrack',
+  'RateTrack',
+  'WriteEntry',
+  'GetEntry',
+  'AddComment',
+  'SearchEntries',
+  'DeleteEntry',
 ]
 const SIXTY_FOUR = ['Fixed64', 'Int64', 'Sfixed64', 'Sint64', 'Uint64']
 
@@ -56,7 +69,7 @@ describe(`MCP Inspector ${inspectorVersion()} --strict`, () => {
     expect(report.findings).toEqual([])
   })
 
-  it('finds Topeka\'s ten 64-bit type arrays in example.proto, topeka profile', async () => {
+  it("finds Topeka's ten 64-bit type arrays in example.proto, topeka profile", async () => {
     const report = await inspectTools(servers.exampleTopeka)
     expect(report.exitCode).toBe(0)
     expect(report.tools).toEqual(EXAMPLE_TOOLS)

@@ -51,16 +51,27 @@ export function inspectTools(script: string, args: string[] = [], timeoutMs = 30
     const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     let stdout = ''
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk
+    })
     const timer = setTimeout(() => {
-      try { process.kill(-child.pid!, 'SIGKILL') } catch { /* already gone */ }
+      try {
+        process.kill(-child.pid!, 'SIGKILL')
+      } catch {
+        /* already gone */
+      }
       reject(new Error(`the inspector did not finish within ${timeoutMs} ms: ${stderr}`))
     }, timeoutMs)
-    child.on('error', (error) => { clearTimeout(timer); reject(error) })
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
     child.on('close', (exitCode) => {
       clearTimeout(timer)
-      let parsed: { result?: { tools?: { name: string }[] }, schemaFindings?: { toolName: string, findings: SchemaFinding[] }[] }
+      let parsed: { result?: { tools?: { name: string }[] }; schemaFindings?: { toolName: string; findings: SchemaFinding[] }[] }
       try {
         parsed = JSON.parse(stdout) as typeof parsed
       } catch (cause) {

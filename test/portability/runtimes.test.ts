@@ -84,7 +84,9 @@ async function bundleFor(runtime: RuntimeName, entry: string): Promise<string> {
       ? { platform: 'browser' as const, conditions: ['workerd', 'worker', 'browser'] }
       : {
           platform: 'node' as const,
-          banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+          banner: {
+            js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+          },
         }),
     plugins: [unpluginProtoMcp.esbuild()],
   })
@@ -96,7 +98,9 @@ function startListening(command: string, args: string[]): Promise<string> {
   const child = spawn(command, args, { cwd: ws, stdio: ['ignore', 'pipe', 'pipe'] })
   children.push(child)
   let stderr = ''
-  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${command} did not start in 30 s:\n${stderr}`)), 30_000)
     child.once('exit', (code) => reject(new Error(`${command} exited (${code}):\n${stderr}`)))
@@ -115,9 +119,25 @@ async function start(runtime: RuntimeName): Promise<string> {
     case 'bun':
       return startListening(bunBinary(), [await bundleFor('bun', 'serve-bun.js')])
     case 'deno':
-      return startListening(process.execPath, [DENO, 'run', '--quiet', '--no-prompt', '--allow-net', '--allow-read', '--allow-env', '--allow-sys', await bundleFor('deno', 'serve-deno.js')])
+      return startListening(process.execPath, [
+        DENO,
+        'run',
+        '--quiet',
+        '--no-prompt',
+        '--allow-net',
+        '--allow-read',
+        '--allow-env',
+        '--allow-sys',
+        await bundleFor('deno', 'serve-deno.js'),
+      ])
     case 'workerd': {
-      miniflare = new Miniflare({ modules: true, scriptPath: await bundleFor('workerd', 'worker.js'), compatibilityDate: '2026-07-30', host: '127.0.0.1', port: 0 })
+      miniflare = new Miniflare({
+        modules: true,
+        scriptPath: await bundleFor('workerd', 'worker.js'),
+        compatibilityDate: '2026-07-30',
+        host: '127.0.0.1',
+        port: 0,
+      })
       return new URL('/mcp', await miniflare.ready).href
     }
   }
@@ -152,12 +172,20 @@ async function connect(flavour: Flavour, url: string): Promise<Session> {
   if (flavour === 'sdk-v1') {
     const client = new ClientV1(info)
     await client.connect(new HttpV1(new URL(url)))
-    return { listTools: () => client.listTools(), callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as never, close: () => client.close() }
+    return {
+      listTools: () => client.listTools(),
+      callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as never,
+      close: () => client.close(),
+    }
   }
   const client = new ClientV2(info, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
   await client.connect(new HttpV2(new URL(url)))
   expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
-  return { listTools: () => client.listTools(), callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as never, close: () => client.close() }
+  return {
+    listTools: () => client.listTools(),
+    callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as never,
+    close: () => client.close(),
+  }
 }
 
 const text = (result: { content: unknown[] }): string => (result.content[0] as { text: string }).text
@@ -210,7 +238,10 @@ describe('Workers specifics (workerd, no nodejs_compat)', () => {
   it('serveStdio() and serveHttp() reject with NODE_ONLY, pointing at fetch()', async () => {
     for (const method of ['serveStdio', 'serveHttp']) {
       expect(await check(method === 'serveStdio' ? 'serve-stdio' : 'serve-http')).toEqual({
-        error: { code: 'NODE_ONLY', message: `${method}() needs Node, Bun or Deno (node:http, stdio): in this runtime, answer requests with server.fetch(request)` },
+        error: {
+          code: 'NODE_ONLY',
+          message: `${method}() needs Node, Bun or Deno (node:http, stdio): in this runtime, answer requests with server.fetch(request)`,
+        },
       })
     }
   })

@@ -23,8 +23,7 @@ export function writeProtos(files: Record<string, string>): string {
  * own `syntax`/`package` lines).
  */
 export function compile(source: string, options: LoadProtoOptions = {}): ProtoModel {
-  const header = (/^\s*syntax\s*=/m.test(source) ? '' : 'syntax = "proto3";\n')
-    + (/^\s*package\s/m.test(source) ? '' : 'package t;\n')
+  const header = (/^\s*syntax\s*=/m.test(source) ? '' : 'syntax = "proto3";\n') + (/^\s*package\s/m.test(source) ? '' : 'package t;\n')
   const dir = writeProtos({ 'test.proto': header + source })
   return loadProto(join(dir, 'test.proto'), options)
 }

@@ -37,13 +37,16 @@ service S {
     expect(b!.customOptions).toEqual({
       'buf.validate.field': {
         repeated: { items: { int32: { in: [1, 2] } } },
-        cel: [{ id: 'c1', expression: 'true' }, { id: 'c2', expression: 'false' }],
+        cel: [
+          { id: 'c1', expression: 'true' },
+          { id: 'c2', expression: 'false' },
+        ],
       },
     })
     expect(model.services[0]!.methods[0]!.customOptions).toEqual({ 'proto_mcp.tool': { title: 'T', read_only_hint: true } })
   })
 
-  it('keeps the option protos\' types out of the runtime descriptor', () => {
+  it("keeps the option protos' types out of the runtime descriptor", () => {
     const nested = model.descriptor.nested as Record<string, any>
     expect(Object.keys(nested).sort()).toEqual(['google', 't'])
     expect(Object.keys(nested.google.nested)).toEqual(['protobuf'])
@@ -57,7 +60,7 @@ service S {
     expect(Object.keys(nested.buf.nested.validate.nested)).not.toContain('FieldRules')
   })
 
-  it('a project\'s own copy of a shipped file wins', () => {
+  it("a project's own copy of a shipped file wins", () => {
     const dir = writeProtos({
       'google/api/field_behavior.proto': 'syntax = "proto3";\npackage google.api;\nmessage Mine {}\n',
       'main.proto': 'syntax = "proto3";\npackage t;\nimport "google/api/field_behavior.proto";\nmessage M { google.api.Mine m = 1; }\n',

@@ -31,8 +31,24 @@ service S { rpc Do(Req) returns (google.protobuf.Empty); }
 `
 
 const WELL_KNOWN = [
-  'Any', 'BoolValue', 'BytesValue', 'DoubleValue', 'Duration', 'Empty', 'FieldMask', 'FloatValue', 'Int32Value',
-  'Int64Value', 'ListValue', 'NullValue', 'StringValue', 'Struct', 'Timestamp', 'UInt32Value', 'UInt64Value', 'Value',
+  'Any',
+  'BoolValue',
+  'BytesValue',
+  'DoubleValue',
+  'Duration',
+  'Empty',
+  'FieldMask',
+  'FloatValue',
+  'Int32Value',
+  'Int64Value',
+  'ListValue',
+  'NullValue',
+  'StringValue',
+  'Struct',
+  'Timestamp',
+  'UInt32Value',
+  'UInt64Value',
+  'Value',
 ]
 
 describe('descriptor', () => {
@@ -47,7 +63,7 @@ describe('descriptor', () => {
     expect(protojson.toJson(Details, protojson.fromJson(Details, json))).toEqual(json)
   })
 
-  it('uses protobufjs\'s default lowerCamel field names with protoName, so handlers see previousVibe', () => {
+  it("uses protobufjs's default lowerCamel field names with protoName, so handlers see previousVibe", () => {
     const root = protobuf.Root.fromJSON(loadProto(example).descriptor)
     const field = root.lookupType('examples.v1.SetVibeResponse').fields.previousVibe
     expect(field?.protoName).toBe('previous_vibe')
@@ -59,9 +75,16 @@ describe('descriptor', () => {
     const root = protobuf.Root.fromJSON(model.descriptor)
     const Req = root.lookupType('t.Req')
     const json = {
-      at: '2024-01-02T03:04:05.500Z', ttl: '1.500s', meta: { a: [1, null, { b: 'c' }] },
-      any: { '@type': 'type.googleapis.com/t.Item', itemId: 'x' }, count: '7', mask: 'a.b,c',
-      list: [1, 'two'], big: '9007199254740993', item: { itemId: 'i' }, custom: 3,
+      at: '2024-01-02T03:04:05.500Z',
+      ttl: '1.500s',
+      meta: { a: [1, null, { b: 'c' }] },
+      any: { '@type': 'type.googleapis.com/t.Item', itemId: 'x' },
+      count: '7',
+      mask: 'a.b,c',
+      list: [1, 'two'],
+      big: '9007199254740993',
+      item: { itemId: 'i' },
+      custom: 3,
     }
     const message = protojson.fromJson(Req, json)
     expect(protojson.toJson(Req, Req.decode(Req.encode(message).finish()))).toEqual(json)
@@ -120,7 +143,7 @@ service S { rpc Go(Req) returns (Req); }`,
     expect(Object.keys(protojson.toJson(M, M.create({ zeta: 1, alpha: 2 })))).toEqual(['zeta', 'alpha'])
   })
 
-  it('keeps a proto2 nested type\'s edition (its parent is emitted too)', () => {
+  it("keeps a proto2 nested type's edition (its parent is emitted too)", () => {
     const model = compile(`syntax = "proto2";
 package t;
 message Outer { required int32 unused = 1; message Inner { optional int32 x = 1 [default = 5]; repeated int32 r = 2; } }

@@ -128,10 +128,11 @@ describe('editions `reserved` with bare names (regression: every service after i
     expect(root.lookupType('editions.v1.NoteRef').reserved).toEqual(['old_id'])
   })
 
-  it('a later import keeps its own file name: only the importing file\'s services become tools', () => {
+  it("a later import keeps its own file name: only the importing file's services become tools", () => {
     const dir = writeProtos({
       'lib.proto': 'edition = "2023";\npackage lib;\nmessage M { reserved gone; string s = 1; }\nservice Lib { rpc L(M) returns (M); }\n',
-      'main.proto': 'edition = "2023";\npackage app;\nimport "lib.proto";\nmessage Q { reserved old; }\nservice App { rpc A(lib.M) returns (Q); }\n',
+      'main.proto':
+        'edition = "2023";\npackage app;\nimport "lib.proto";\nmessage Q { reserved old; }\nservice App { rpc A(lib.M) returns (Q); }\n',
     })
     const m = loadProto(join(dir, 'main.proto'))
     expect(m.services.map((s) => s.fullName)).toEqual(['app.App'])

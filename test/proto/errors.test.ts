@@ -12,9 +12,8 @@ import { writeProtos } from './compile.ts'
 function failure(files: Record<string, string>, importPaths: string[] = []): ProtoError {
   const dir = writeProtos(files)
   try {
-    loadProto(join(dir, 'main.proto'), { importPaths: importPaths.map(p => join(dir, p)) })
-  }
-  catch (error) {
+    loadProto(join(dir, 'main.proto'), { importPaths: importPaths.map((p) => join(dir, p)) })
+  } catch (error) {
     if (isProtoError(error)) return error
     throw error
   }
@@ -54,10 +53,13 @@ describe('ProtoError', () => {
   })
 
   it('missing import in an imported file points into that file', () => {
-    const error = failure({
-      'main.proto': 'syntax = "proto3";\nimport "lib/dep.proto";\n',
-      'inc/lib/dep.proto': 'syntax = "proto3";\n// why\nimport "gone.proto";\n',
-    }, ['inc'])
+    const error = failure(
+      {
+        'main.proto': 'syntax = "proto3";\nimport "lib/dep.proto";\n',
+        'inc/lib/dep.proto': 'syntax = "proto3";\n// why\nimport "gone.proto";\n',
+      },
+      ['inc'],
+    )
     expect(error).toMatchObject({ code: 'PROTO_IMPORT', line: 3, column: 1 })
     expect(error.file).toMatch(/inc\/lib\/dep\.proto$/)
   })
@@ -72,7 +74,8 @@ describe('ProtoError', () => {
 
   it('unknown rpc type: PROTO_TYPE at the rpc', () => {
     const error = failure({
-      'main.proto': 'syntax = "proto3";\npackage p;\nmessage A {}\nservice S {\n  rpc Ok(A) returns (A);\n  rpc Bad(A) returns (Nope);\n}\n',
+      'main.proto':
+        'syntax = "proto3";\npackage p;\nmessage A {}\nservice S {\n  rpc Ok(A) returns (A);\n  rpc Bad(A) returns (Nope);\n}\n',
     })
     expect(error).toMatchObject({ code: 'PROTO_TYPE', line: 6, column: 3 })
     expect(error.message).toContain('unknown type "Nope"')
@@ -166,12 +169,12 @@ describe('ProtoError.files', () => {
       'z.proto': 'syntax = "proto3";\n',
     })
     expect(error.code).toBe('PROTO_TYPE')
-    expect(error.files?.map(f => f.slice(f.lastIndexOf('/') + 1))).toEqual(['b.proto', 'c.proto', 'main.proto', 'z.proto'])
+    expect(error.files?.map((f) => f.slice(f.lastIndexOf('/') + 1))).toEqual(['b.proto', 'c.proto', 'main.proto', 'z.proto'])
     const syntax = failure({
       'main.proto': 'syntax = "proto3";\nimport "b.proto";\n',
       'b.proto': 'syntax = "proto3";\nimport "c.proto";\n',
       'c.proto': 'syntax = "proto3";\nmessage C {\n',
     })
-    expect(syntax.files?.map(f => f.slice(f.lastIndexOf('/') + 1))).toEqual(['b.proto', 'c.proto', 'main.proto'])
+    expect(syntax.files?.map((f) => f.slice(f.lastIndexOf('/') + 1))).toEqual(['b.proto', 'c.proto', 'main.proto'])
   })
 })

@@ -23,8 +23,12 @@ describe('loadProto on example.proto', () => {
   it('lists the services and methods in declaration order with raw leading comments and locations', () => {
     expect(model.services).toHaveLength(1)
     const service = model.services[0]!
-    expect(service).toMatchObject({ name: 'VibeService', fullName: 'examples.v1.VibeService', loc: { file: example, line: 147, column: 1 } })
-    expect(service.methods.map(m => [m.name, m.loc?.line, m.requestType])).toEqual([
+    expect(service).toMatchObject({
+      name: 'VibeService',
+      fullName: 'examples.v1.VibeService',
+      loc: { file: example, line: 147, column: 1 },
+    })
+    expect(service.methods.map((m) => [m.name, m.loc?.line, m.requestType])).toEqual([
       ['SetVibe', 154, 'examples.v1.SetVibeRequest'],
       ['GetVibe', 158, 'examples.v1.GetVibeRequest'],
       ['SetVibeDetails', 160, 'examples.v1.SetVibeDetailsRequest'],
@@ -32,8 +36,10 @@ describe('loadProto on example.proto', () => {
       ['SetVibeObjects', 165, 'examples.v1.SetVibeObjectsRequest'],
     ])
     expect(service.methods[1]!.comment).toBe(' Get Vibe\n of the server\n\n')
-    expect(service.methods[0]!.comment).toBe('\n This is a block comment\n with multiple lines\n to test block handling\n'
-      + ' "Hello World", a `backtick`, and a path like C:\\vibes\\new\n')
+    expect(service.methods[0]!.comment).toBe(
+      '\n This is a block comment\n with multiple lines\n to test block handling\n' +
+        ' "Hello World", a `backtick`, and a path like C:\\vibes\\new\n',
+    )
     // `//` lines inside a comment keep their `*` bullets (protobufjs would strip them).
     expect(service.comment).toContain('\n * Special chars: "quotes"')
   })
@@ -41,18 +47,30 @@ describe('loadProto on example.proto', () => {
   it('models fields with proto and JSON names, types and locations', () => {
     const scalar = model.messages.get('examples.v1.VibeScalar')!
     expect(scalar.loc).toEqual({ file: example, line: 39, column: 1 })
-    expect(scalar.fields.find(f => f.number === 6)).toEqual({
-      name: 'vibe_uint32', jsonName: 'vibeUint32', number: 6, type: { kind: 'scalar', scalar: 'uint32' },
-      repeated: false, proto3Optional: true, comment: ' The details of the vibe uint32\n', options: {},
-      customOptions: {}, legacyRequired: false, loc: { file: example, line: 49, column: 3 },
+    expect(scalar.fields.find((f) => f.number === 6)).toEqual({
+      name: 'vibe_uint32',
+      jsonName: 'vibeUint32',
+      number: 6,
+      type: { kind: 'scalar', scalar: 'uint32' },
+      repeated: false,
+      proto3Optional: true,
+      comment: ' The details of the vibe uint32\n',
+      options: {},
+      customOptions: {},
+      legacyRequired: false,
+      loc: { file: example, line: 49, column: 3 },
     })
     expect(scalar.oneofs).toEqual([])
-    expect(scalar.fields.find(f => f.name === 'vibe_enum')).toMatchObject({
-      repeated: true, type: { kind: 'enum', typeName: 'examples.v1.VibeScalar.VibeEnum' },
+    expect(scalar.fields.find((f) => f.name === 'vibe_enum')).toMatchObject({
+      repeated: true,
+      type: { kind: 'enum', typeName: 'examples.v1.VibeScalar.VibeEnum' },
     })
     const enm = model.enums.get('examples.v1.VibeScalar.VibeEnum')!
     expect(enm.comment).toBe(' The details of the vibe string\n')
-    expect(enm.values).toEqual([{ name: 'VIBE_UNSET', number: 0, comment: null }, { name: 'VIBE_GOOD', number: 1, comment: null }])
+    expect(enm.values).toEqual([
+      { name: 'VIBE_UNSET', number: 0, comment: null },
+      { name: 'VIBE_GOOD', number: 1, comment: null },
+    ])
   })
 
   it('keeps no comment on a field with none, though a dangling comment follows it', () => {
@@ -84,7 +102,7 @@ enum E {
   const model = compile(source)
 
   it('keeps leading comments only (protoc rules), where protobufjs would attach trailing ones', () => {
-    const fields = Object.fromEntries(model.messages.get('t.M')!.fields.map(f => [f.name, f.comment]))
+    const fields = Object.fromEntries(model.messages.get('t.M')!.fields.map((f) => [f.name, f.comment]))
     expect(fields).toEqual({
       trailing_only: null,
       block_same_line: ' block leading ',
@@ -93,7 +111,7 @@ enum E {
       e: ' leading of e\n',
     })
     expect(model.messages.get('t.M')!.comment).toBe(' Leading of M.\n')
-    expect(model.enums.get('t.E')!.values.map(v => v.comment)).toEqual([' zero\n', null])
+    expect(model.enums.get('t.E')!.values.map((v) => v.comment)).toEqual([' zero\n', null])
     // What protobufjs itself says, which the model must not copy:
     const root = new protobuf.Root()
     protobuf.parse(`syntax = "proto3";\n${source}`, root, { alternateCommentMode: true, keepCase: true })
@@ -103,10 +121,12 @@ enum E {
 
 describe('imports', () => {
   const dir = writeProtos({
-    'main.proto': 'syntax = "proto3";\npackage m;\nimport "lib/a.proto";\nimport "google/protobuf/timestamp.proto";\n'
-      + 'message Req { a.A a = 1; google.protobuf.Timestamp at = 2; }\nservice Main { rpc Do(Req) returns (a.A); }\n',
-    'lib/a.proto': 'syntax = "proto3";\npackage a;\nimport "b.proto";\nimport "c.proto";\nimport "d.proto";\n'
-      + '// A.\nmessage A { b.B b = 1; c.C c = 2; d.D d = 3; }\nservice NotMine { rpc X(A) returns (A); }\n',
+    'main.proto':
+      'syntax = "proto3";\npackage m;\nimport "lib/a.proto";\nimport "google/protobuf/timestamp.proto";\n' +
+      'message Req { a.A a = 1; google.protobuf.Timestamp at = 2; }\nservice Main { rpc Do(Req) returns (a.A); }\n',
+    'lib/a.proto':
+      'syntax = "proto3";\npackage a;\nimport "b.proto";\nimport "c.proto";\nimport "d.proto";\n' +
+      '// A.\nmessage A { b.B b = 1; c.C c = 2; d.D d = 3; }\nservice NotMine { rpc X(A) returns (A); }\n',
     'lib/b.proto': 'syntax = "proto3";\npackage b;\nmessage B {}\n',
     'b.proto': 'syntax = "proto3";\npackage wrong;\nmessage B {}\n',
     'c.proto': 'syntax = "proto3";\npackage c;\nmessage C {}\n',
@@ -114,7 +134,7 @@ describe('imports', () => {
   })
   const model = loadProto(join(dir, 'main.proto'), { importPaths: [join(dir, 'inc')] })
 
-  it('searches the importing file\'s directory, then the root file\'s, then importPaths', () => {
+  it("searches the importing file's directory, then the root file's, then importPaths", () => {
     expect(model.messages.has('b.B')).toBe(true)
     expect(model.messages.has('wrong.B')).toBe(false)
     expect(model.messages.has('c.C')).toBe(true)
@@ -122,24 +142,30 @@ describe('imports', () => {
   })
 
   it('lists every file read from disk, absolute and sorted; bundled well-known types need no file', () => {
-    const descriptorProto = model.files.find(f => f.endsWith('google/protobuf/descriptor.proto'))
+    const descriptorProto = model.files.find((f) => f.endsWith('google/protobuf/descriptor.proto'))
     expect(descriptorProto).toBeDefined()
-    expect(model.files).toEqual([
-      join(dir, 'c.proto'), join(dir, 'inc/d.proto'), join(dir, 'lib/a.proto'), join(dir, 'lib/b.proto'), join(dir, 'main.proto'),
-      descriptorProto,
-    ].sort())
+    expect(model.files).toEqual(
+      [
+        join(dir, 'c.proto'),
+        join(dir, 'inc/d.proto'),
+        join(dir, 'lib/a.proto'),
+        join(dir, 'lib/b.proto'),
+        join(dir, 'main.proto'),
+        descriptorProto,
+      ].sort(),
+    )
     expect(model.messages.has('google.protobuf.Timestamp')).toBe(true)
   })
 
   it('takes services from the imported file only', () => {
-    expect(model.services.map(s => s.fullName)).toEqual(['m.Main'])
+    expect(model.services.map((s) => s.fullName)).toEqual(['m.Main'])
     expect(model.messages.get('a.A')!.comment).toBe(' A.\n')
   })
 
   it('gives well-known and bundled types no description of their own', () => {
     expect(model.messages.get('google.protobuf.Timestamp')!.comment).toBeNull()
     expect(model.messages.get('google.protobuf.FileOptions')!.comment).toBeNull()
-    expect(model.messages.get('google.protobuf.FileOptions')!.fields.every(f => f.comment === null)).toBe(true)
+    expect(model.messages.get('google.protobuf.FileOptions')!.fields.every((f) => f.comment === null)).toBe(true)
   })
 })
 
@@ -168,7 +194,7 @@ service S {
 
   it('models maps, real oneofs and proto3 optional', () => {
     expect(fields[1]).toMatchObject({ mapKey: 'int64', repeated: false, type: { kind: 'message', typeName: 't.M' } })
-    expect(fields.map(f => f.oneof)).toEqual([undefined, undefined, 'pick', 'pick', undefined, undefined])
+    expect(fields.map((f) => f.oneof)).toEqual([undefined, undefined, 'pick', 'pick', undefined, undefined])
     expect(fields[4]).toMatchObject({ name: 'maybe', proto3Optional: true })
     expect(fields[4]).not.toHaveProperty('oneof')
     expect(model.messages.get('t.M')!.oneofs).toEqual([{ name: 'pick', fields: ['a', 'b'] }])
@@ -180,10 +206,15 @@ service S {
 
   it('keeps streaming flags and warns once about client-streaming and bidi RPCs', () => {
     const methods = model.services[0]!.methods
-    expect(methods.map(m => [m.name, m.requestStream, m.responseStream])).toEqual([
-      ['Unary', false, false], ['Down', false, true], ['Up', true, false], ['Both', true, true],
+    expect(methods.map((m) => [m.name, m.requestStream, m.responseStream])).toEqual([
+      ['Unary', false, false],
+      ['Down', false, true],
+      ['Up', true, false],
+      ['Both', true, true],
     ])
     expect(methods[0]!.options).toEqual({ deprecated: true })
-    expect(model.warnings).toEqual([{ code: 'STREAMING_RPC_SKIPPED', message: 'client-streaming and bidi RPCs get no tool: t.S.Up (client-streaming), t.S.Both (bidi)' }])
+    expect(model.warnings).toEqual([
+      { code: 'STREAMING_RPC_SKIPPED', message: 'client-streaming and bidi RPCs get no tool: t.S.Up (client-streaming), t.S.Both (bidi)' },
+    ])
   })
 })

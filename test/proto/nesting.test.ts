@@ -22,8 +22,9 @@ function chain(n: number): string {
 }
 
 describe('deep message nesting', () => {
-  const expected = (file: string) => `cannot parse "${file}": message "deep.v1.M0" (of rpc S.Walk) nests more than ${MAX_MESSAGE_NESTING} messages deep, `
-    + 'more than the build compiles (protobuf JSON decodes 100 levels at most); flatten the chain or make it recursive (line 6)'
+  const expected = (file: string) =>
+    `cannot parse "${file}": message "deep.v1.M0" (of rpc S.Walk) nests more than ${MAX_MESSAGE_NESTING} messages deep, ` +
+    'more than the build compiles (protobuf JSON decodes 100 levels at most); flatten the chain or make it recursive (line 6)'
 
   it('a 2 000-deep chain fails the plugin and the CLI spec naming the file, the line and the message', () => {
     const file = chain(2000)
@@ -40,7 +41,10 @@ describe('deep message nesting', () => {
 
   it(`a chain of exactly ${MAX_MESSAGE_NESTING} builds, and a recursive message is not a chain`, () => {
     expect(() => buildMcpModule(chain(MAX_MESSAGE_NESTING))).not.toThrow()
-    const dir = writeProtos({ 'r.proto': 'syntax = "proto3";\npackage r;\nmessage Node { repeated Node children = 1; Node parent = 2; }\nservice S { rpc Get(Node) returns (Node); }\n' })
+    const dir = writeProtos({
+      'r.proto':
+        'syntax = "proto3";\npackage r;\nmessage Node { repeated Node children = 1; Node parent = 2; }\nservice S { rpc Get(Node) returns (Node); }\n',
+    })
     expect(() => buildMcpModule(join(dir, 'r.proto'))).not.toThrow()
   })
 })
@@ -48,9 +52,17 @@ describe('deep message nesting', () => {
 describe('a JSON number beyond the double range', () => {
   const server = createProtoServer(specFromProto(ECHO_PROTO)).implement('EchoService', { Echo: () => ({}) })
   it.each([
-    ['a double', '{"scalars":{"aDouble":1e400}}', 'scalars.aDouble: number out of range: a JSON number beyond ±1.8e308 (such as 1e400) is not a number; an infinite float is written "Infinity" or "-Infinity"'],
+    [
+      'a double',
+      '{"scalars":{"aDouble":1e400}}',
+      'scalars.aDouble: number out of range: a JSON number beyond ±1.8e308 (such as 1e400) is not a number; an infinite float is written "Infinity" or "-Infinity"',
+    ],
     ['an int32', '{"number":1e400}', 'number: number out of range: a JSON number beyond ±1.8e308 (such as 1e400) is not a number'],
-    ['an int64, negative', '{"scalars":{"anInt64":-1e400}}', 'scalars.anInt64: number out of range: a JSON number beyond ±1.8e308 (such as -1e400) is not a number'],
+    [
+      'an int64, negative',
+      '{"scalars":{"anInt64":-1e400}}',
+      'scalars.anInt64: number out of range: a JSON number beyond ±1.8e308 (such as -1e400) is not a number',
+    ],
   ])('in %s is named for what it is, not "null"', async (_what, json, reason) => {
     const result = await server.call('Echo', JSON.parse(json))
     expect(result.content[0].text).toBe(`decoding arguments: ${reason}`)

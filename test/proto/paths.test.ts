@@ -49,11 +49,13 @@ describe('the files read', () => {
     const dir = writeProtos({})
     const big = join(dir, 'big.proto')
     writeFileSync(big, Buffer.alloc(MAX_PROTO_BYTES + 1, 0x20))
-    expect(errorOf(() => loadProto(big)).message).toBe(`cannot read "${big}": ${MAX_PROTO_BYTES + 1} bytes, more than the ${MAX_PROTO_BYTES} a .proto may have`)
+    expect(errorOf(() => loadProto(big)).message).toBe(
+      `cannot read "${big}": ${MAX_PROTO_BYTES + 1} bytes, more than the ${MAX_PROTO_BYTES} a .proto may have`,
+    )
   })
 
   it('a parse error points at the text without quoting it', { timeout: 30_000 }, async () => {
-    const dir = writeProtos({ 'passwd': 'root:x:0:0:root:/root:/bin/bash\nsecret-token-1234\n' })
+    const dir = writeProtos({ passwd: 'root:x:0:0:root:/root:/bin/bash\nsecret-token-1234\n' })
     const error = errorOf(() => loadProto(join(dir, 'passwd')))
     expect(error.message).toBe(`cannot parse "${join(dir, 'passwd')}": illegal token at column 1 (line 1)`)
     const run = await runCli(cli, ['serve', join(dir, 'passwd'), '--grpc', '127.0.0.1:1'])
@@ -67,23 +69,38 @@ describe('imports', () => {
     const dir = writeProtos({ 'main.proto': `${HEAD}import "${join(outside, 'x.proto')}";\nmessage M { X x = 1; }\n` })
     const error = errorOf(() => loadProto(join(dir, 'main.proto')))
     expect(error.code).toBe('PROTO_IMPORT')
-    expect(error.message).toBe(`cannot parse "${join(dir, 'main.proto')}": import "${join(outside, 'x.proto')}" is an absolute path: imports are relative to the importing file's folder or an import path (line 3)`)
+    expect(error.message).toBe(
+      `cannot parse "${join(dir, 'main.proto')}": import "${join(outside, 'x.proto')}" is an absolute path: imports are relative to the importing file's folder or an import path (line 3)`,
+    )
   })
 
   it('an import climbing out of every root with ".." is refused', () => {
-    const dir = writeProtos({ 'secret.proto': `${HEAD}message S {}\n`, 'app/main.proto': `${HEAD}import "../secret.proto";\nmessage M { S s = 1; }\n` })
+    const dir = writeProtos({
+      'secret.proto': `${HEAD}message S {}\n`,
+      'app/main.proto': `${HEAD}import "../secret.proto";\nmessage M { S s = 1; }\n`,
+    })
     const error = errorOf(() => loadProto(join(dir, 'app', 'main.proto')))
-    expect(error.message).toBe(`cannot parse "${join(dir, 'app', 'main.proto')}": import "../secret.proto" resolves outside the importing file's folder and every import path (through ".." or a symlink) (line 3)`)
+    expect(error.message).toBe(
+      `cannot parse "${join(dir, 'app', 'main.proto')}": import "../secret.proto" resolves outside the importing file's folder and every import path (through ".." or a symlink) (line 3)`,
+    )
     // Even with the parent as an import path: ".." climbs out of it too; `import "secret.proto"` is the way.
     expect(() => loadProto(join(dir, 'app', 'main.proto'), { importPaths: [dir] })).toThrow(/resolves outside/)
   })
 
   it('a symlink pointing outside is refused; one pointing inside is followed', () => {
     const outside = writeProtos({ 'x.proto': `${HEAD}message X {}\n` })
-    const dir = writeProtos({ 'main.proto': `${HEAD}import "link.proto";\nmessage M { X x = 1; }\n`, 'inner/y.proto': `${HEAD}message X {}\n` })
+    const dir = writeProtos({
+      'main.proto': `${HEAD}import "link.proto";\nmessage M { X x = 1; }\n`,
+      'inner/y.proto': `${HEAD}message X {}\n`,
+    })
     symlinkSync(join(outside, 'x.proto'), join(dir, 'link.proto'))
-    expect(errorOf(() => loadProto(join(dir, 'main.proto'))).message).toMatch(/import "link.proto" resolves outside the importing file's folder/)
-    const ok = writeProtos({ 'main.proto': `${HEAD}import "link.proto";\nmessage M { X x = 1; }\n`, 'inner/y.proto': `${HEAD}message X {}\n` })
+    expect(errorOf(() => loadProto(join(dir, 'main.proto'))).message).toMatch(
+      /import "link.proto" resolves outside the importing file's folder/,
+    )
+    const ok = writeProtos({
+      'main.proto': `${HEAD}import "link.proto";\nmessage M { X x = 1; }\n`,
+      'inner/y.proto': `${HEAD}message X {}\n`,
+    })
     symlinkSync(join(ok, 'inner', 'y.proto'), join(ok, 'link.proto'))
     expect(loadProto(join(ok, 'main.proto')).files.some((f) => f.endsWith('link.proto'))).toBe(true)
   })

@@ -5,13 +5,16 @@ import { describe, expect, it } from 'vitest'
 import { scanDeclarations } from '../../src/proto/scan-declarations.ts'
 import { tokenize } from '../../src/proto/tokenize.ts'
 
-const leadingOf = (source: string, token: string): string | null | undefined =>
-  tokenize(source).find(t => t.text === token)?.leading
+const leadingOf = (source: string, token: string): string | null | undefined => tokenize(source).find((t) => t.text === token)?.leading
 
 describe('tokenize', () => {
   it('gives 1-based lines and columns', () => {
-    expect(tokenize('a\n  b "s t" 1.5e-3;').map(t => [t.text, t.line, t.column])).toEqual([
-      ['a', 1, 1], ['b', 2, 3], ['"s t"', 2, 5], ['1.5e-3', 2, 11], [';', 2, 17],
+    expect(tokenize('a\n  b "s t" 1.5e-3;').map((t) => [t.text, t.line, t.column])).toEqual([
+      ['a', 1, 1],
+      ['b', 2, 3],
+      ['"s t"', 2, 5],
+      ['1.5e-3', 2, 11],
+      [';', 2, 17],
     ])
   })
 
@@ -23,7 +26,7 @@ describe('tokenize', () => {
     ['a block comment before the token on its line', '/* a */ X', ' a '],
     ['a line comment after a previous token is trailing', 'Y // a\nX', null],
     ['a comment after a trailing one is leading', 'Y // a\n// b\nX', ' b\n'],
-    ['a block after a previous token, then a token on that line: nobody\'s', 'Y /* a */ X', null],
+    ["a block after a previous token, then a token on that line: nobody's", 'Y /* a */ X', null],
     ['star decoration of block comments is stripped', '/*\n * a\n *  b\n */\nX', '\n a\n  b\n'],
     ['comment-like text inside strings is not a comment', 'Y "// no";\nX', null],
   ])('%s', (_name, source, expected) => {
@@ -51,8 +54,17 @@ service S { rpc R(Outer) returns (Outer) { option (o) = { z: 3 }; } rpc T(Outer)
     expect(packageName).toBe('a.b')
     expect(imports).toEqual([{ path: 'x.proto', line: 3, column: 1 }])
     expect([...declarations.keys()]).toEqual([
-      'message:a.b.Outer', 'message:a.b.Outer.Inner', 'field:a.b.Outer.Inner#x', 'field:a.b.Outer#m', 'field:a.b.Outer#s',
-      'enum:a.b.Outer.E', 'value:a.b.Outer.E#E0', 'value:a.b.Outer.E#E1', 'service:a.b.S', 'method:a.b.S#R', 'method:a.b.S#T',
+      'message:a.b.Outer',
+      'message:a.b.Outer.Inner',
+      'field:a.b.Outer.Inner#x',
+      'field:a.b.Outer#m',
+      'field:a.b.Outer#s',
+      'enum:a.b.Outer.E',
+      'value:a.b.Outer.E#E0',
+      'value:a.b.Outer.E#E1',
+      'service:a.b.S',
+      'method:a.b.S#R',
+      'method:a.b.S#T',
     ])
     expect(declarations.get('message:a.b.Outer.Inner')).toEqual({ line: 9, column: 3, comment: ' Inner.\n' })
     expect(declarations.get('method:a.b.S#T')).toMatchObject({ line: 14, column: 69 })
@@ -70,8 +82,15 @@ message M {
 enum enum { A = 0; }
 `)
     expect([...declarations.keys()]).toEqual([
-      'message:p.message', 'field:p.message#x', 'message:p.M', 'field:p.M#message_field', 'field:p.M#enum',
-      'field:p.M#option_like', 'field:p.M#message', 'enum:p.enum', 'value:p.enum#A',
+      'message:p.message',
+      'field:p.message#x',
+      'message:p.M',
+      'field:p.M#message_field',
+      'field:p.M#enum',
+      'field:p.M#option_like',
+      'field:p.M#message',
+      'enum:p.enum',
+      'value:p.enum#A',
     ])
   })
 })

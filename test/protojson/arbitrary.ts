@@ -36,23 +36,39 @@ const withEdges = <T>(edges: readonly T[], arb: fc.Arbitrary<T>): fc.Arbitrary<T
 export function scalarArbitrary(scalar: ScalarType, negativeZero = true): fc.Arbitrary<unknown> {
   const zeroes = (n: number): number => (negativeZero || !Object.is(n, -0) ? n : 0)
   switch (scalar) {
-    case ScalarType.DOUBLE: return withEdges(DOUBLE_EDGES, fc.double()).map(zeroes)
-    case ScalarType.FLOAT: return withEdges(FLOAT_EDGES, fc.float()).map(zeroes)
-    case ScalarType.INT32: case ScalarType.SINT32: case ScalarType.SFIXED32: return withEdges(INT32_EDGES, fc.integer())
-    case ScalarType.UINT32: case ScalarType.FIXED32: return withEdges(UINT32_EDGES, fc.integer({ min: 0, max: 4294967295 }))
-    case ScalarType.INT64: case ScalarType.SINT64: case ScalarType.SFIXED64:
+    case ScalarType.DOUBLE:
+      return withEdges(DOUBLE_EDGES, fc.double()).map(zeroes)
+    case ScalarType.FLOAT:
+      return withEdges(FLOAT_EDGES, fc.float()).map(zeroes)
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return withEdges(INT32_EDGES, fc.integer())
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      return withEdges(UINT32_EDGES, fc.integer({ min: 0, max: 4294967295 }))
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
       return withEdges(INT64_EDGES, fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }))
-    case ScalarType.UINT64: case ScalarType.FIXED64: return withEdges(UINT64_EDGES, fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }))
-    case ScalarType.BOOL: return fc.boolean()
-    case ScalarType.STRING: return fc.oneof(fc.string(), fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom('', '__proto__', 'a"b\\c', '\u0000'))
-    case ScalarType.BYTES: return fc.uint8Array({ maxLength: 12 })
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return withEdges(UINT64_EDGES, fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }))
+    case ScalarType.BOOL:
+      return fc.boolean()
+    case ScalarType.STRING:
+      return fc.oneof(fc.string(), fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom('', '__proto__', 'a"b\\c', '\u0000'))
+    case ScalarType.BYTES:
+      return fc.uint8Array({ maxLength: 12 })
   }
   throw new Error(`no arbitrary for scalar ${scalar}`)
 }
 
 /** A map key of a scalar kind (bufbuild keys 64-bit maps by bigint, bool maps by boolean). */
 function mapKeyArbitrary(scalar: ScalarType): fc.Arbitrary<unknown> {
-  return scalar === ScalarType.STRING ? fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('__proto__', 'constructor', '1', '')) : scalarArbitrary(scalar)
+  return scalar === ScalarType.STRING
+    ? fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('__proto__', 'constructor', '1', ''))
+    : scalarArbitrary(scalar)
 }
 
 const SECONDS_MIN = -62135596800n
@@ -71,17 +87,26 @@ function wellKnownArbitrary(desc: DescMessage, oracle: Oracle): fc.Arbitrary<Mes
   const fromJsonValue = (json: JsonValue): Message => fromJson(desc, json, { registry: oracle.registry })
   switch (desc.typeName) {
     case 'google.protobuf.Timestamp':
-      return fc.tuple(fc.bigInt({ min: SECONDS_MIN, max: SECONDS_MAX }), fc.constantFrom(0, 1, 999999999, 500000000, 123000, 7))
+      return fc
+        .tuple(fc.bigInt({ min: SECONDS_MIN, max: SECONDS_MAX }), fc.constantFrom(0, 1, 999999999, 500000000, 123000, 7))
         .map(([seconds, nanos]) => create(desc, { seconds, nanos } as never))
     case 'google.protobuf.Duration':
-      return fc.tuple(fc.bigInt({ min: -DURATION_MAX, max: DURATION_MAX }), fc.constantFrom(0, 1, 999999999, 500000000, 120000))
+      return fc
+        .tuple(fc.bigInt({ min: -DURATION_MAX, max: DURATION_MAX }), fc.constantFrom(0, 1, 999999999, 500000000, 120000))
         .map(([seconds, nanos]) => create(desc, { seconds, nanos: seconds < 0n ? -nanos : nanos } as never))
     case 'google.protobuf.FieldMask':
-      return fc.array(fc.array(PATH_SEGMENT, { minLength: 1, maxLength: 2 }).map(p => p.join('.')), { maxLength: 3 })
-        .map(paths => create(desc, { paths } as never))
-    case 'google.protobuf.Struct': return fc.dictionary(fc.string({ maxLength: 5 }), JSON_VALUE, { maxKeys: 3 }).map(fromJsonValue)
-    case 'google.protobuf.Value': return JSON_VALUE.map(fromJsonValue)
-    case 'google.protobuf.ListValue': return fc.array(JSON_VALUE, { maxLength: 3 }).map(fromJsonValue)
+      return fc
+        .array(
+          fc.array(PATH_SEGMENT, { minLength: 1, maxLength: 2 }).map((p) => p.join('.')),
+          { maxLength: 3 },
+        )
+        .map((paths) => create(desc, { paths } as never))
+    case 'google.protobuf.Struct':
+      return fc.dictionary(fc.string({ maxLength: 5 }), JSON_VALUE, { maxKeys: 3 }).map(fromJsonValue)
+    case 'google.protobuf.Value':
+      return JSON_VALUE.map(fromJsonValue)
+    case 'google.protobuf.ListValue':
+      return fc.array(JSON_VALUE, { maxLength: 3 }).map(fromJsonValue)
   }
   return undefined
 }
@@ -115,22 +140,22 @@ export function messageArbitrary(oracle: Oracle, typeName: string, options: Mess
     for (const member of desc.members) {
       if (member.kind === 'oneof') {
         const cases = member.fields
-          .filter(f => f.fieldKind !== 'message' || depth < maxDepth)
-          .map(f => singular(f, depth).map(value => ({ case: f.localName, value })))
+          .filter((f) => f.fieldKind !== 'message' || depth < maxDepth)
+          .map((f) => singular(f, depth).map((value) => ({ case: f.localName, value })))
         if (cases.length > 0) members[member.localName] = fc.option(fc.oneof(...cases), { nil: undefined })
         continue
       }
       const arb = fieldArbitrary(member, depth)
       if (arb) members[member.localName] = fc.option(arb, { nil: undefined, freq: 2 })
     }
-    return fc.record(members, { requiredKeys: [] }).map(init => {
+    return fc.record(members, { requiredKeys: [] }).map((init) => {
       const clean = Object.fromEntries(Object.entries(init).filter(([, v]) => v !== undefined))
       return create(desc, clean as never)
     })
   }
 
   const enumValue = (field: DescField & { enum: NonNullable<DescField['enum']> }): fc.Arbitrary<number> => {
-    const numbers = field.enum.values.map(v => v.number)
+    const numbers = field.enum.values.map((v) => v.number)
     if (!unknownEnums || !field.enum.open || field.enum.typeName === 'google.protobuf.NullValue') return fc.constantFrom(...numbers)
     return fc.oneof({ arbitrary: fc.constantFrom(...numbers), weight: 4 }, { arbitrary: fc.integer(), weight: 1 })
   }
@@ -138,27 +163,39 @@ export function messageArbitrary(oracle: Oracle, typeName: string, options: Mess
   const singular = (field: DescField, depth: number): fc.Arbitrary<unknown> => {
     if (field.fieldKind === 'scalar') return scalarOf(field.scalar)
     if (field.fieldKind === 'enum') return enumValue(field)
-    if (field.fieldKind === 'message') return messageOf(field.message, depth + 1).map(m => toLocal(field, m))
+    if (field.fieldKind === 'message') return messageOf(field.message, depth + 1).map((m) => toLocal(field, m))
     throw new Error(`singular of a ${field.fieldKind} field`)
   }
 
   const fieldArbitrary = (field: DescField, depth: number): fc.Arbitrary<unknown> | undefined => {
     switch (field.fieldKind) {
-      case 'scalar': case 'enum': return singular(field, depth)
-      case 'message': return depth < maxDepth ? singular(field, depth) : undefined
+      case 'scalar':
+      case 'enum':
+        return singular(field, depth)
+      case 'message':
+        return depth < maxDepth ? singular(field, depth) : undefined
       case 'list': {
         if (field.listKind === 'message' && depth >= maxDepth) return undefined
-        const item = field.listKind === 'scalar' ? scalarOf(field.scalar)
-          : field.listKind === 'enum' ? enumValue(field as never) : messageOf(field.message, depth + 1).map(m => toLocal(field, m))
+        const item =
+          field.listKind === 'scalar'
+            ? scalarOf(field.scalar)
+            : field.listKind === 'enum'
+              ? enumValue(field as never)
+              : messageOf(field.message, depth + 1).map((m) => toLocal(field, m))
         return fc.array(item, { maxLength: 3 })
       }
       case 'map': {
         if (field.mapKind === 'message' && depth >= maxDepth) return undefined
-        const value = field.mapKind === 'scalar' ? scalarOf(field.scalar)
-          : field.mapKind === 'enum' ? enumValue(field as never) : messageOf(field.message, depth + 1).map(m => toLocal(field, m))
-        return fc.array(fc.tuple(mapKeyArbitrary(field.mapKey), value), { maxLength: 3 }).map(entries => {
+        const value =
+          field.mapKind === 'scalar'
+            ? scalarOf(field.scalar)
+            : field.mapKind === 'enum'
+              ? enumValue(field as never)
+              : messageOf(field.message, depth + 1).map((m) => toLocal(field, m))
+        return fc.array(fc.tuple(mapKeyArbitrary(field.mapKey), value), { maxLength: 3 }).map((entries) => {
           const map: Record<string, unknown> = {}
-          for (const [k, v] of entries) Object.defineProperty(map, String(k), { value: v, enumerable: true, writable: true, configurable: true })
+          for (const [k, v] of entries)
+            Object.defineProperty(map, String(k), { value: v, enumerable: true, writable: true, configurable: true })
           return map
         })
       }
@@ -169,12 +206,17 @@ export function messageArbitrary(oracle: Oracle, typeName: string, options: Mess
     const anyDesc = oracle.message('google.protobuf.Any')
     const packable = [
       ...(depth < maxDepth ? anyTypes : []),
-      'google.protobuf.Timestamp', 'google.protobuf.Duration', 'google.protobuf.Struct', 'google.protobuf.Value',
-      'google.protobuf.Int64Value', 'google.protobuf.Empty', 'google.protobuf.FieldMask',
+      'google.protobuf.Timestamp',
+      'google.protobuf.Duration',
+      'google.protobuf.Struct',
+      'google.protobuf.Value',
+      'google.protobuf.Int64Value',
+      'google.protobuf.Empty',
+      'google.protobuf.FieldMask',
     ]
-    const packed = fc.constantFrom(...packable).chain(name => {
+    const packed = fc.constantFrom(...packable).chain((name) => {
       const desc = oracle.message(name)
-      return messageOf(desc, depth + 1).map(inner => anyPack(desc, inner as never))
+      return messageOf(desc, depth + 1).map((inner) => anyPack(desc, inner as never))
     })
     return emptyAny ? fc.oneof({ arbitrary: packed, weight: 5 }, { arbitrary: fc.constant(create(anyDesc)), weight: 1 }) : packed
   }

@@ -111,7 +111,9 @@ describe('the README lists the known deviations', () => {
   it('names every one of them in its "Protobuf JSON: known deviations" table, and no other', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
     const section = readme.split('## Protobuf JSON: known deviations')[1]?.split('\n## ')[0] ?? ''
-    const rows = [...section.matchAll(/^\| ([^|]+?) \|/gm)].map(m => m[1]).filter(name => name !== 'deviation' && !name!.startsWith('-'))
+    const rows = [...section.matchAll(/^\| ([^|]+?) \|/gm)]
+      .map((m) => m[1])
+      .filter((name) => name !== 'deviation' && !name!.startsWith('-'))
     expect(rows.sort()).toEqual(Object.values(DEVIATIONS).sort())
   })
 })
@@ -120,7 +122,10 @@ describe('deviations found by the differential tests and fixed', () => {
   it('a tool call with malformed base64 is a decoding error naming the field', async () => {
     const server = createProtoServer(specFromProto(CORPUS_PROTO))
     const result = await server.call('Echo', { scalars: { fBytes: 'AQ=D' } })
-    expect(result).toEqual({ content: [{ type: 'text', text: 'decoding arguments: scalars.fBytes: invalid base64: "AQ=D"' }], isError: true })
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'decoding arguments: scalars.fBytes: invalid base64: "AQ=D"' }],
+      isError: true,
+    })
   })
 
   it('malformed base64 decoded to garbage bytes: now rejected, naming the field', () => {
@@ -140,7 +145,10 @@ describe('deviations found by the differential tests and fixed', () => {
   it('the lowerCamel proto name of a field with its own json_name was a third accepted key: now rejected', () => {
     expect(ours(C, { customJson: 'a' })).toBe('rejected')
     expect(ours(C, { fieldWith_2Digits: 1 })).toBe('rejected')
-    expect(ours(C, { renamed: 'a', field_with_2_digits: 1, _leading_underscore: 'b' }))
-      .toEqual({ renamed: 'a', fieldWith2Digits: 1, LeadingUnderscore: 'b' })
+    expect(ours(C, { renamed: 'a', field_with_2_digits: 1, _leading_underscore: 'b' })).toEqual({
+      renamed: 'a',
+      fieldWith2Digits: 1,
+      LeadingUnderscore: 'b',
+    })
   })
 })

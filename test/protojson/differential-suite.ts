@@ -47,22 +47,37 @@ export function defineDifferentialSuite(name: string, makeCodec: (file: string) 
       const messages = messageArbitrary(oracle, full(type), arbitraryOptions)
 
       it('encodes random messages (binary → JSON) as bufbuild does', () => {
-        fc.assert(fc.property(messages, (message) => {
-          expect(compareEncode(codec, oracle, full(type), oracle.toBinary(full(type), message))).toBeUndefined()
-        }), { seed: SEED, numRuns: runs(type) })
+        fc.assert(
+          fc.property(messages, (message) => {
+            expect(compareEncode(codec, oracle, full(type), oracle.toBinary(full(type), message))).toBeUndefined()
+          }),
+          { seed: SEED, numRuns: runs(type) },
+        )
       })
 
       it('decodes their canonical JSON as bufbuild does', () => {
-        fc.assert(fc.property(messages, (message) => {
-          expect(compareDecode(codec, oracle, full(type), oracle.toJson(full(type), message))).toBeUndefined()
-        }), { seed: SEED, numRuns: runs(type) })
+        fc.assert(
+          fc.property(messages, (message) => {
+            expect(compareDecode(codec, oracle, full(type), oracle.toJson(full(type), message))).toBeUndefined()
+          }),
+          { seed: SEED, numRuns: runs(type) },
+        )
       })
 
       it('decodes alternate spellings of them as bufbuild does', () => {
-        fc.assert(fc.property(messages, fc.integer(), (message, seed) => {
-          const json = respell(oracle.message(full(type)), oracle.toJson(full(type), message), seededRandom(seed), spellings, oracle.registry)
-          expect(compareDecode(codec, oracle, full(type), json)).toBeUndefined()
-        }), { seed: SEED, numRuns: runs(type) })
+        fc.assert(
+          fc.property(messages, fc.integer(), (message, seed) => {
+            const json = respell(
+              oracle.message(full(type)),
+              oracle.toJson(full(type), message),
+              seededRandom(seed),
+              spellings,
+              oracle.registry,
+            )
+            expect(compareDecode(codec, oracle, full(type), json)).toBeUndefined()
+          }),
+          { seed: SEED, numRuns: runs(type) },
+        )
       })
     })
 
@@ -86,17 +101,19 @@ export function defineDifferentialSuite(name: string, makeCodec: (file: string) 
       expect(deviations).toEqual([])
     })
 
-    if (known.size > 0) it('still shows each known deviation it is said to have (else remove it from the list)', () => {
-      const gone: string[] = []
-      for (const edge of EDGE_CASES) {
-        if (edge.deviation === undefined || !known.has(edge.deviation)) continue
-        if (compareDecode(codec, oracle, full(edge.type), edge.json) === undefined) gone.push(`${edge.deviation}: ${JSON.stringify(edge.json)}`)
-      }
-      for (const edge of ENCODE_CASES) {
-        if (edge.deviation === undefined || !known.has(edge.deviation)) continue
-        if (compareEncode(codec, oracle, full(edge.type), edge.bytes(oracle)) === undefined) gone.push(`${edge.deviation}: ${edge.name}`)
-      }
-      expect(gone).toEqual([])
-    })
+    if (known.size > 0)
+      it('still shows each known deviation it is said to have (else remove it from the list)', () => {
+        const gone: string[] = []
+        for (const edge of EDGE_CASES) {
+          if (edge.deviation === undefined || !known.has(edge.deviation)) continue
+          if (compareDecode(codec, oracle, full(edge.type), edge.json) === undefined)
+            gone.push(`${edge.deviation}: ${JSON.stringify(edge.json)}`)
+        }
+        for (const edge of ENCODE_CASES) {
+          if (edge.deviation === undefined || !known.has(edge.deviation)) continue
+          if (compareEncode(codec, oracle, full(edge.type), edge.bytes(oracle)) === undefined) gone.push(`${edge.deviation}: ${edge.name}`)
+        }
+        expect(gone).toEqual([])
+      })
   })
 }

@@ -51,7 +51,10 @@ export function reflectionCodec(name: string, file: string, json: ReflectionJson
   return {
     name,
     normalize: (typeName, value) => json.toJson(type(typeName), json.fromJson(type(typeName), value)),
-    jsonToBinary: (typeName, value) => type(typeName).encode(json.fromJson(type(typeName), value)).finish(),
+    jsonToBinary: (typeName, value) =>
+      type(typeName)
+        .encode(json.fromJson(type(typeName), value))
+        .finish(),
     binaryToJson: (typeName, bytes) => json.toJson(type(typeName), type(typeName).decode(bytes)),
   }
 }
@@ -76,7 +79,8 @@ export function attempt(f: () => unknown): Outcome {
 /** Compact JSON of a value for a report (bigints and bytes readable). */
 export function show(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
-    typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? `bytes(${Buffer.from(v).toString('hex')})` : v)
+    typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? `bytes(${Buffer.from(v).toString('hex')})` : v,
+  )
 }
 
 /** A value as clients receive it: through JSON text (so `-0` is `0`, `undefined` members vanish). */
@@ -114,9 +118,7 @@ function describeMismatch(what: string, ours: Outcome, theirs: Outcome): string 
  */
 export function compareDecode(codec: ProtoJsonCodec, oracle: Oracle, typeName: string, json: unknown): string | undefined {
   const theirsMessage = attempt(() => oracle.fromJson(typeName, json))
-  const theirs: Outcome = theirsMessage.ok
-    ? attempt(() => oracle.toJson(typeName, theirsMessage.value as never))
-    : theirsMessage
+  const theirs: Outcome = theirsMessage.ok ? attempt(() => oracle.toJson(typeName, theirsMessage.value as never)) : theirsMessage
   const ours = attempt(() => codec.normalize(typeName, json))
   if (ours.ok !== theirs.ok) return describeMismatch(`decode ${show(json)}`, ours, theirs)
   if (!ours.ok || !theirs.ok) return undefined

@@ -6,29 +6,62 @@
 import { basename } from 'node:path'
 import protobuf from 'protobufjs'
 import {
-  create, createFileRegistry, fromBinary, fromJson, toBinary, toJson,
-  type DescFile, type DescMessage, type FileRegistry, type JsonValue, type Message,
+  create,
+  createFileRegistry,
+  fromBinary,
+  fromJson,
+  toBinary,
+  toJson,
+  type DescFile,
+  type DescMessage,
+  type FileRegistry,
+  type JsonValue,
+  type Message,
 } from '@bufbuild/protobuf'
 import {
-  FieldDescriptorProto_Type as FieldType, FileDescriptorProtoSchema, FileDescriptorSetSchema,
-  file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_empty,
-  file_google_protobuf_field_mask, file_google_protobuf_struct, file_google_protobuf_timestamp,
+  FieldDescriptorProto_Type as FieldType,
+  FileDescriptorProtoSchema,
+  FileDescriptorSetSchema,
+  file_google_protobuf_any,
+  file_google_protobuf_duration,
+  file_google_protobuf_empty,
+  file_google_protobuf_field_mask,
+  file_google_protobuf_struct,
+  file_google_protobuf_timestamp,
   file_google_protobuf_wrappers,
-  type DescriptorProtoJson, type EnumDescriptorProtoJson, type FieldDescriptorProtoJson, type FileDescriptorProtoJson,
+  type DescriptorProtoJson,
+  type EnumDescriptorProtoJson,
+  type FieldDescriptorProtoJson,
+  type FileDescriptorProtoJson,
 } from '@bufbuild/protobuf/wkt'
 
 /** The well-known files bufbuild ships, by import path; the oracle never takes protobufjs's copies of them. */
 const WELL_KNOWN: readonly DescFile[] = [
-  file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_empty,
-  file_google_protobuf_field_mask, file_google_protobuf_struct, file_google_protobuf_timestamp,
+  file_google_protobuf_any,
+  file_google_protobuf_duration,
+  file_google_protobuf_empty,
+  file_google_protobuf_field_mask,
+  file_google_protobuf_struct,
+  file_google_protobuf_timestamp,
   file_google_protobuf_wrappers,
 ]
 
 const SCALAR_TYPES: Record<string, FieldType> = {
-  double: FieldType.DOUBLE, float: FieldType.FLOAT, int64: FieldType.INT64, uint64: FieldType.UINT64,
-  int32: FieldType.INT32, fixed64: FieldType.FIXED64, fixed32: FieldType.FIXED32, bool: FieldType.BOOL,
-  string: FieldType.STRING, bytes: FieldType.BYTES, uint32: FieldType.UINT32, sfixed32: FieldType.SFIXED32,
-  sfixed64: FieldType.SFIXED64, sint32: FieldType.SINT32, sint64: FieldType.SINT64,
+  double: FieldType.DOUBLE,
+  float: FieldType.FLOAT,
+  int64: FieldType.INT64,
+  uint64: FieldType.UINT64,
+  int32: FieldType.INT32,
+  fixed64: FieldType.FIXED64,
+  fixed32: FieldType.FIXED32,
+  bool: FieldType.BOOL,
+  string: FieldType.STRING,
+  bytes: FieldType.BYTES,
+  uint32: FieldType.UINT32,
+  sfixed32: FieldType.SFIXED32,
+  sfixed64: FieldType.SFIXED64,
+  sint32: FieldType.SINT32,
+  sint64: FieldType.SINT64,
 }
 
 /** The reference codec of one proto file: its registry and the three directions the harness compares. */
@@ -70,7 +103,13 @@ export function createOracle(file: string): Oracle {
     let proto = files.get(name)
     if (!proto) {
       const pkg = obj.fullName.slice(1).split('.').slice(0, -1)
-      proto = { name: basename(name), syntax: 'proto3', dependency: WELL_KNOWN.map(f => f.name + '.proto'), messageType: [], enumType: [] }
+      proto = {
+        name: basename(name),
+        syntax: 'proto3',
+        dependency: WELL_KNOWN.map((f) => f.name + '.proto'),
+        messageType: [],
+        enumType: [],
+      }
       // The package: the namespace path of the first top-level object of the file.
       for (let parent = obj.parent; parent && !(parent instanceof protobuf.Root); parent = parent.parent) {
         if (parent instanceof protobuf.Type) pkg.pop()
@@ -91,7 +130,7 @@ export function createOracle(file: string): Oracle {
 
   // The user's files go through FileDescriptorProto's JSON form, checked by bufbuild's own decoder.
   const set = create(FileDescriptorSetSchema, {
-    file: [...WELL_KNOWN.map(f => f.proto), ...[...files.values()].map(f => fromJson(FileDescriptorProtoSchema, f as JsonValue))],
+    file: [...WELL_KNOWN.map((f) => f.proto), ...[...files.values()].map((f) => fromJson(FileDescriptorProtoSchema, f as JsonValue))],
   })
   const registry = createFileRegistry(set)
 
@@ -132,7 +171,11 @@ function valueType(type: string, resolved: protobuf.Type | protobuf.Enum | null)
   return { type: `TYPE_${FieldType[scalar]}` as FieldDescriptorProtoJson['type'] }
 }
 
-function fieldProto(field: protobuf.Field, explicitJson: Map<protobuf.Field, string>, oneofIndex: Map<string, number>): FieldDescriptorProtoJson {
+function fieldProto(
+  field: protobuf.Field,
+  explicitJson: Map<protobuf.Field, string>,
+  oneofIndex: Map<string, number>,
+): FieldDescriptorProtoJson {
   const proto: FieldDescriptorProtoJson = {
     name: field.name,
     number: field.id,
@@ -148,7 +191,10 @@ function fieldProto(field: protobuf.Field, explicitJson: Map<protobuf.Field, str
 }
 
 const entryName = (fieldName: string): string =>
-  `${fieldName.split('_').map(part => (part ? part[0]!.toUpperCase() + part.slice(1) : '')).join('')}Entry`
+  `${fieldName
+    .split('_')
+    .map((part) => (part ? part[0]!.toUpperCase() + part.slice(1) : ''))
+    .join('')}Entry`
 
 function messageProto(type: protobuf.Type, explicitJson: Map<protobuf.Field, string>): DescriptorProtoJson {
   const oneofIndex = new Map<string, number>()
@@ -160,14 +206,19 @@ function messageProto(type: protobuf.Type, explicitJson: Map<protobuf.Field, str
     field: [],
     nestedType: [],
     enumType: [],
-    oneofDecl: oneofs.map(o => ({ name: o.name })),
+    oneofDecl: oneofs.map((o) => ({ name: o.name })),
   }
   for (const field of type.fieldsArray) {
     if (field.map) {
       const map = field as unknown as protobuf.MapField
       const entry = entryName(field.name)
       const key = valueType(map.keyType, null)
-      const value: FieldDescriptorProtoJson = { name: 'value', number: 2, label: 'LABEL_OPTIONAL', ...valueType(map.type, map.resolvedType) }
+      const value: FieldDescriptorProtoJson = {
+        name: 'value',
+        number: 2,
+        label: 'LABEL_OPTIONAL',
+        ...valueType(map.type, map.resolvedType),
+      }
       proto.nestedType.push({
         name: entry,
         field: [{ name: 'key', number: 1, label: 'LABEL_OPTIONAL', ...key }, value],
@@ -175,8 +226,12 @@ function messageProto(type: protobuf.Type, explicitJson: Map<protobuf.Field, str
       })
       const json = explicitJson.get(field)
       proto.field.push({
-        name: field.name, number: field.id, label: 'LABEL_REPEATED', type: 'TYPE_MESSAGE',
-        typeName: `${type.fullName}.${entry}`, ...(json !== undefined ? { jsonName: json } : {}),
+        name: field.name,
+        number: field.id,
+        label: 'LABEL_REPEATED',
+        type: 'TYPE_MESSAGE',
+        typeName: `${type.fullName}.${entry}`,
+        ...(json !== undefined ? { jsonName: json } : {}),
       })
       continue
     }

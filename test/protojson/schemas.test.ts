@@ -44,10 +44,12 @@ interface Target {
 function targetsOf(file: string): Target[] {
   const ajv = createAjv()
   const model = loadProto(file)
-  const unary = new Set(model.services.flatMap(s => s.methods.filter(m => !m.requestStream && !m.responseStream).map(m => `${s.fullName}.${m.name}`)))
-  const tools = buildTools(model, { profile: 'full' }).tools.filter(t => unary.has(`${t.service}.${t.method}`))
+  const unary = new Set(
+    model.services.flatMap((s) => s.methods.filter((m) => !m.requestStream && !m.responseStream).map((m) => `${s.fullName}.${m.name}`)),
+  )
+  const tools = buildTools(model, { profile: 'full' }).tools.filter((t) => unary.has(`${t.service}.${t.method}`))
   if (tools.length > 0) {
-    return tools.map(tool => ({
+    return tools.map((tool) => ({
       label: tool.name,
       requestType: tool.requestType,
       responseType: tool.responseType,
@@ -55,25 +57,32 @@ function targetsOf(file: string): Target[] {
       output: tool.outputSchema ? ajv.compile(tool.outputSchema) : undefined,
     }))
   }
-  return [...model.messages.keys()].filter(name => !name.startsWith('google.protobuf.')).map(name => ({
-    label: name,
-    requestType: name,
-    responseType: name,
-    input: ajv.compile(messageSchema(model, name, { profile: 'full', mode: 'input' })),
-    output: ajv.compile(messageSchema(model, name, { profile: 'full', mode: 'output' })),
-  }))
+  return [...model.messages.keys()]
+    .filter((name) => !name.startsWith('google.protobuf.'))
+    .map((name) => ({
+      label: name,
+      requestType: name,
+      responseType: name,
+      input: ajv.compile(messageSchema(model, name, { profile: 'full', mode: 'input' })),
+      output: ajv.compile(messageSchema(model, name, { profile: 'full', mode: 'output' })),
+    }))
 }
 
 const errorsOf = (validate: ValidateFunction): string =>
-  (validate.errors ?? []).map(e => `${e.instancePath} ${e.message ?? ''}`).join('; ')
+  (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`).join('; ')
 
 /** One random message of one of `targets` (chosen at random), with a seed for its spelling. */
 function casesOf(oracle: Oracle, targets: Target[], side: 'request' | 'response') {
   const base = { negativeZero: false }
   // Requests: only what a schema-valid request can say (enum names, Anys with a type: docs/mapping.md §5).
   const options = side === 'request' ? { ...base, unknownEnums: false, emptyAny: false } : base
-  const byTarget = targets.map(target =>
-    fc.tuple(fc.constant(target), messageArbitrary(oracle, side === 'request' ? target.requestType : target.responseType, options), fc.integer()))
+  const byTarget = targets.map((target) =>
+    fc.tuple(
+      fc.constant(target),
+      messageArbitrary(oracle, side === 'request' ? target.requestType : target.responseType, options),
+      fc.integer(),
+    ),
+  )
   return fc.oneof(...byTarget)
 }
 
@@ -84,27 +93,33 @@ describe.each(PROTOS)('schemas of %s tell the truth', (file) => {
   const numRuns = 200
 
   it('every response the encoder produces (from binary or from JSON) validates against the outputSchema', () => {
-    const withOutput = targets.filter(t => t.output !== undefined)
+    const withOutput = targets.filter((t) => t.output !== undefined)
     expect(withOutput.length).toBeGreaterThan(0)
-    fc.assert(fc.property(casesOf(oracle, withOutput, 'response'), ([target, message]) => {
-      const fromBinary = wire(codec.binaryToJson(target.responseType, oracle.toBinary(target.responseType, message)))
-      const validate = target.output!
-      expect(validate(fromBinary), `${target.label} ${show(fromBinary)}: ${errorsOf(validate)}`).toBe(true)
-      const fromJson = wire(codec.normalize(target.responseType, oracle.toJson(target.responseType, message)))
-      expect(validate(fromJson), `${target.label} ${show(fromJson)}: ${errorsOf(validate)}`).toBe(true)
-    }), { seed: SEED, numRuns })
+    fc.assert(
+      fc.property(casesOf(oracle, withOutput, 'response'), ([target, message]) => {
+        const fromBinary = wire(codec.binaryToJson(target.responseType, oracle.toBinary(target.responseType, message)))
+        const validate = target.output!
+        expect(validate(fromBinary), `${target.label} ${show(fromBinary)}: ${errorsOf(validate)}`).toBe(true)
+        const fromJson = wire(codec.normalize(target.responseType, oracle.toJson(target.responseType, message)))
+        expect(validate(fromJson), `${target.label} ${show(fromJson)}: ${errorsOf(validate)}`).toBe(true)
+      }),
+      { seed: SEED, numRuns },
+    )
   })
 
   it('every request, in any spelling the inputSchema documents, validates and decodes back to the same message', () => {
-    fc.assert(fc.property(casesOf(oracle, targets, 'request'), ([target, message, seed]) => {
-      const type = target.requestType
-      const canonical = oracle.toJson(type, message)
-      const json = wire(respell(oracle.message(type), canonical, seededRandom(seed), SCHEMA_SPELLINGS, oracle.registry))
-      expect(target.input(json), `${target.label} ${show(json)}: ${errorsOf(target.input)}`).toBe(true)
-      // The same message: as canonical JSON, and through binary (what a gRPC backend receives).
-      expect(wire(codec.normalize(type, json))).toEqual(wire(canonical))
-      const viaBinary = oracle.toJson(type, oracle.fromBinary(type, codec.jsonToBinary(type, json)))
-      expect(wire(viaBinary)).toEqual(wire(oracle.toJson(type, oracle.fromBinary(type, oracle.toBinary(type, message)))))
-    }), { seed: SEED, numRuns })
+    fc.assert(
+      fc.property(casesOf(oracle, targets, 'request'), ([target, message, seed]) => {
+        const type = target.requestType
+        const canonical = oracle.toJson(type, message)
+        const json = wire(respell(oracle.message(type), canonical, seededRandom(seed), SCHEMA_SPELLINGS, oracle.registry))
+        expect(target.input(json), `${target.label} ${show(json)}: ${errorsOf(target.input)}`).toBe(true)
+        // The same message: as canonical JSON, and through binary (what a gRPC backend receives).
+        expect(wire(codec.normalize(type, json))).toEqual(wire(canonical))
+        const viaBinary = oracle.toJson(type, oracle.fromBinary(type, codec.jsonToBinary(type, json)))
+        expect(wire(viaBinary)).toEqual(wire(oracle.toJson(type, oracle.fromBinary(type, oracle.toBinary(type, message)))))
+      }),
+      { seed: SEED, numRuns },
+    )
   })
 })

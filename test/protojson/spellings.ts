@@ -22,15 +22,27 @@ export interface SpellingOptions {
 }
 
 /** Every spelling protobuf JSON allows. */
-export const ALL_SPELLINGS: SpellingOptions = { protoNames: true, enumNumbers: true, numbersAsStrings: true, nulls: true, nullsInOneofs: true }
+export const ALL_SPELLINGS: SpellingOptions = {
+  protoNames: true,
+  enumNumbers: true,
+  numbersAsStrings: true,
+  nulls: true,
+  nullsInOneofs: true,
+}
 /** The spellings the input schemas of docs/mapping.md §5 accept. */
-export const SCHEMA_SPELLINGS: SpellingOptions = { protoNames: false, enumNumbers: false, numbersAsStrings: false, nulls: false, nullsInOneofs: false }
+export const SCHEMA_SPELLINGS: SpellingOptions = {
+  protoNames: false,
+  enumNumbers: false,
+  numbersAsStrings: false,
+  nulls: false,
+  nullsInOneofs: false,
+}
 
 /** A small seeded PRNG (mulberry32), so a spelling is a pure function of its seed. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0
   return () => {
-    a = (a + 0x6D2B79F5) >>> 0
+    a = (a + 0x6d2b79f5) >>> 0
     let t = a
     t = Math.imul(t ^ (t >>> 15), t | 1)
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
@@ -78,24 +90,33 @@ export function respell(desc: DescMessage, json: JsonValue, random: () => number
 
   const singular = (field: DescField, value: JsonValue): JsonValue => {
     if (value === null) return value
-    if (field.fieldKind === 'scalar' || (field.fieldKind === 'list' && field.listKind === 'scalar') || (field.fieldKind === 'map' && field.mapKind === 'scalar'))
+    if (
+      field.fieldKind === 'scalar' ||
+      (field.fieldKind === 'list' && field.listKind === 'scalar') ||
+      (field.fieldKind === 'map' && field.mapKind === 'scalar')
+    )
       return scalar(field.scalar!, value)
     const enm = field.enum
     if (enm) {
       if (enm.typeName === 'google.protobuf.NullValue' || !options.enumNumbers || typeof value !== 'string' || !coin()) return value
-      return enm.values.find(v => v.name === value)?.number ?? value
+      return enm.values.find((v) => v.name === value)?.number ?? value
     }
     return message(field.message!, value)
   }
 
   const message = (type: DescMessage, value: JsonValue): JsonValue => {
     switch (type.typeName) {
-      case 'google.protobuf.Timestamp': case 'google.protobuf.Duration':
+      case 'google.protobuf.Timestamp':
+      case 'google.protobuf.Duration':
         return typeof value === 'string' && coin() ? padFraction(value) : value
-      case 'google.protobuf.Struct': case 'google.protobuf.Value': case 'google.protobuf.ListValue':
-      case 'google.protobuf.FieldMask': case 'google.protobuf.Empty':
+      case 'google.protobuf.Struct':
+      case 'google.protobuf.Value':
+      case 'google.protobuf.ListValue':
+      case 'google.protobuf.FieldMask':
+      case 'google.protobuf.Empty':
         return value
-      case 'google.protobuf.Any': return any(value)
+      case 'google.protobuf.Any':
+        return any(value)
     }
     if (isWrapperDesc(type)) return singular(type.fields[0]!, value)
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
@@ -110,10 +131,11 @@ export function respell(desc: DescMessage, json: JsonValue, random: () => number
         if (options.nulls && !nullIsValue && !nullInOneof && random() < 0.1) out[key] = null
         continue
       }
-      if (field.fieldKind === 'list' && Array.isArray(fieldValue)) out[key] = fieldValue.map(item => singular(field, item))
+      if (field.fieldKind === 'list' && Array.isArray(fieldValue)) out[key] = fieldValue.map((item) => singular(field, item))
       else if (field.fieldKind === 'map' && fieldValue !== null && typeof fieldValue === 'object' && !Array.isArray(fieldValue)) {
         const map: Record<string, JsonValue> = {}
-        for (const [k, v] of Object.entries(fieldValue)) Object.defineProperty(map, k, { value: singular(field, v), enumerable: true, writable: true, configurable: true })
+        for (const [k, v] of Object.entries(fieldValue))
+          Object.defineProperty(map, k, { value: singular(field, v), enumerable: true, writable: true, configurable: true })
         out[key] = map
       } else out[key] = singular(field, fieldValue)
     }
@@ -125,8 +147,7 @@ export function respell(desc: DescMessage, json: JsonValue, random: () => number
     const typeUrl = value['@type']
     const inner = registry.getMessage(typeUrl.slice(typeUrl.lastIndexOf('/') + 1))
     if (!inner) return value
-    if (hasCustomJsonRepresentation(inner))
-      return { '@type': typeUrl, value: message(inner, value.value!) }
+    if (hasCustomJsonRepresentation(inner)) return { '@type': typeUrl, value: message(inner, value.value!) }
     const { '@type': _type, ...body } = value
     const spelled = message(inner, body as JsonValue) as Record<string, JsonValue>
     return { '@type': typeUrl, ...spelled }

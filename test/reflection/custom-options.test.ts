@@ -74,17 +74,20 @@ for (const profile of PROFILES) {
 
 it('the options shape the reflected tools', async () => {
   const tools = createProtoServer((await reflectSpec(options.address, { profile: 'full' })).spec).listTools()
-  expect(tools.map(t => t.name)).toEqual(['Write', 'Read', 'read_note_again'])
+  expect(tools.map((t) => t.name)).toEqual(['Write', 'Read', 'read_note_again'])
   const write = tools[0]!
   expect(write.title).toBe('Write a note')
-  expect(write.inputSchema).toMatchObject({ required: ['text'], properties: { text: { minLength: 1, maxLength: 32 }, prio: { minimum: 0, exclusiveMaximum: 10 } } })
+  expect(write.inputSchema).toMatchObject({
+    required: ['text'],
+    properties: { text: { minLength: 1, maxLength: 32 }, prio: { minimum: 0, exclusiveMaximum: 10 } },
+  })
   expect(JSON.stringify(write.inputSchema)).not.toContain('"id"')
   expect(tools[1]!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true })
 })
 
 it('a server that lacks an imported file fails with a one-line reason naming it', async () => {
   const files = buildWithOptions(OPTIONS)
-  const names = files.map(f => descriptorExt.FileDescriptorProto.decode(f).name)
+  const names = files.map((f) => descriptorExt.FileDescriptorProto.decode(f).name)
   const partial = await startRawReflectionServer(files.filter((_, i) => names[i] !== 'google/api/field_behavior.proto'))
   try {
     await expect(fetchDescriptors(partial.address)).rejects.toMatchObject({
@@ -95,8 +98,9 @@ it('a server that lacks an imported file fails with a one-line reason naming it'
   } finally {
     await partial.stop()
   }
-  expect(() => modelFromDescriptors(files.filter((_, i) => names[i] !== 'google/api/field_behavior.proto')))
-    .toThrow('file "options.proto" imports "google/api/field_behavior.proto", which the descriptors do not include')
+  expect(() => modelFromDescriptors(files.filter((_, i) => names[i] !== 'google/api/field_behavior.proto'))).toThrow(
+    'file "options.proto" imports "google/api/field_behavior.proto", which the descriptors do not include',
+  )
 })
 
 it('a listed service the server has no file for: skipped with a warning, an error when asked for', async () => {
@@ -109,7 +113,8 @@ it('a listed service the server has no file for: skipped with a warning, an erro
       message: `service grpc.health.v1.Health gets no tools: the gRPC server at ${ghostly.address} lists it but sends no file for it (code 5: not found)`,
     })
     await expect(reflectSpec(ghostly.address, { services: ['Health'] })).rejects.toThrow(
-      `service "grpc.health.v1.Health" is listed by the gRPC server at ${ghostly.address}, but its reflection service has no file for it (code 5: not found)`)
+      `service "grpc.health.v1.Health" is listed by the gRPC server at ${ghostly.address}, but its reflection service has no file for it (code 5: not found)`,
+    )
   } finally {
     await ghostly.stop()
   }

@@ -42,7 +42,8 @@ function build(proto: string, importPaths: string[]): Uint8Array[] {
   try {
     for (const shipped of ['buf', 'google', 'proto_mcp']) cpSync(join(REPO, 'protos', shipped), join(dir, shipped), { recursive: true })
     for (const from of [...importPaths, dirname(proto)]) {
-      for (const name of readdirSync(join(REPO, from))) if (name.endsWith('.proto') || !name.includes('.')) cpSync(join(REPO, from, name), join(dir, name), { recursive: true })
+      for (const name of readdirSync(join(REPO, from)))
+        if (name.endsWith('.proto') || !name.includes('.')) cpSync(join(REPO, from, name), join(dir, name), { recursive: true })
     }
     return bufBuild(dir, basename(proto))
   } finally {
@@ -54,22 +55,28 @@ function build(proto: string, importPaths: string[]): Uint8Array[] {
 function withoutReserved(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutReserved)
   if (value === null || typeof value !== 'object') return value
-  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'reserved').map(([k, v]) => [k, withoutReserved(v)]))
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== 'reserved')
+      .map(([k, v]) => [k, withoutReserved(v)]),
+  )
 }
 
 describe('descriptors give what the file gives', () => {
   for (const [proto, importPaths] of Object.entries(PROTOS)) {
     it(proto, () => {
       const reflected = modelFromDescriptors(build(proto, importPaths))
-      const file = loadProto(join(REPO, proto), { importPaths: importPaths.map(p => join(REPO, p)) })
-      expect(reflected.services.map(s => s.fullName)).toEqual(file.services.map(s => s.fullName))
+      const file = loadProto(join(REPO, proto), { importPaths: importPaths.map((p) => join(REPO, p)) })
+      expect(reflected.services.map((s) => s.fullName)).toEqual(file.services.map((s) => s.fullName))
       expect(reflected.warnings).toEqual(file.warnings)
       // Descriptors keep reserved ranges and names apart, the parser in source order: the codec never reads them.
       expect(JSON.stringify(withoutReserved(reflected.descriptor))).toBe(JSON.stringify(withoutReserved(file.descriptor)))
       for (const profile of PROFILES) {
         const a = specFromModel(reflected, serverName(proto), { profile })
         const b = specFromModel(file, serverName(proto), { profile })
-        expect(JSON.stringify(a.spec.tools.map(({ validate, ...t }) => t)), profile).toBe(JSON.stringify(b.spec.tools.map(({ validate, ...t }) => t)))
+        expect(JSON.stringify(a.spec.tools.map(({ validate, ...t }) => t)), profile).toBe(
+          JSON.stringify(b.spec.tools.map(({ validate, ...t }) => t)),
+        )
         expect(a.notes, profile).toEqual(b.notes)
         expect(a.warnings, profile).toEqual(b.warnings)
       }

@@ -19,9 +19,17 @@ describe('watchReflection', () => {
     const stale = await reflectServer(withInfo.address, { backend })
     let quiet = 0
     let swapped!: () => void
-    const swap = new Promise<void>((resolve) => { swapped = resolve })
+    const swap = new Promise<void>((resolve) => {
+      swapped = resolve
+    })
     const stops = [
-      watchReflection(unchanged, withInfo.address, { intervalSeconds: 0.02, backend, onChange: () => { quiet++ } }),
+      watchReflection(unchanged, withInfo.address, {
+        intervalSeconds: 0.02,
+        backend,
+        onChange: () => {
+          quiet++
+        },
+      }),
       watchReflection(stale, withInfo.address, { intervalSeconds: 0.02, backend, fingerprint: 'stale', onChange: () => swapped() }),
     ]
     try {
@@ -33,8 +41,9 @@ describe('watchReflection', () => {
       for (const stop of stops) stop()
     }
     const { spec } = await reflectSpec(withInfo.address)
-    expect(() => watchReflection(createProtoServer(spec), withInfo.address, { intervalSeconds: 1, backend }))
-      .toThrow('watchReflection(): pass the fingerprint of the tools the server serves (reflectSpec(...).fingerprint)')
+    expect(() => watchReflection(createProtoServer(spec), withInfo.address, { intervalSeconds: 1, backend })).toThrow(
+      'watchReflection(): pass the fingerprint of the tools the server serves (reflectSpec(...).fingerprint)',
+    )
   })
 })
 
@@ -65,7 +74,11 @@ const listed = (spec: Parameters<typeof createProtoServer>[0]): string => JSON.s
 function withoutDescriptions(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutDescriptions)
   if (value === null || typeof value !== 'object') return value
-  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'description').map(([k, v]) => [k, withoutDescriptions(v)]))
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== 'description')
+      .map(([k, v]) => [k, withoutDescriptions(v)]),
+  )
 }
 
 let withInfo: ReflectionTestServer
@@ -103,13 +116,16 @@ describe('reflected tools equal the file-based tools', () => {
     })
 
     it(`playground, no source info, ${profile}: only descriptions differ, and they are the fallbacks`, async () => {
-      const reflected = JSON.parse(listed((await reflectSpec(withoutInfo.address, { profile })).spec)) as { name: string; description: string }[]
+      const reflected = JSON.parse(listed((await reflectSpec(withoutInfo.address, { profile })).spec)) as {
+        name: string
+        description: string
+      }[]
       const file = JSON.parse(listed(buildServerSpec(PLAYGROUND, { profile }).spec)) as { name: string; description: string }[]
       expect(withoutDescriptions(reflected)).toEqual(withoutDescriptions(file))
       expect(JSON.stringify(reflected)).not.toBe(JSON.stringify(file))
-      const setVibe = reflected.find(t => t.name === 'SetVibe')!
+      const setVibe = reflected.find((t) => t.name === 'SetVibe')!
       expect(setVibe.description).toBe('Set Vibe')
-      expect(file.find(t => t.name === 'SetVibe')!.description).toBe('Sets the mood of the room and returns the vibe before and after.')
+      expect(file.find((t) => t.name === 'SetVibe')!.description).toBe('Sets the mood of the room and returns the vibe before and after.')
       // Field comments are gone from the schemas too.
       expect(JSON.stringify(setVibe)).not.toContain('The new mood')
     })
@@ -130,11 +146,11 @@ describe('reflected tools equal the file-based tools', () => {
   it('comments reach the descriptions when the server sends source info', async () => {
     const { spec } = await reflectSpec(withInfo.address)
     const tools = createProtoServer(spec).listTools()
-    const update = tools.find(t => t.name === 'UpdateVibe')!
+    const update = tools.find((t) => t.name === 'UpdateVibe')!
     // A block comment, as protoc records it.
     expect(update.description).toBe('Changes the fields of the vibe named in the update mask and leaves the others as they are.')
-    expect(JSON.stringify(tools.find(t => t.name === 'SetVibe')!.inputSchema)).toContain('The new mood.')
-    expect(tools.find(t => t.name === 'ResetVibe')!.description).toBe('Reset Vibe')
+    expect(JSON.stringify(tools.find((t) => t.name === 'SetVibe')!.inputSchema)).toContain('The new mood.')
+    expect(tools.find((t) => t.name === 'ResetVibe')!.description).toBe('Reset Vibe')
   })
 })
 
@@ -144,17 +160,31 @@ describe('services of several files and packages', () => {
       files: [...bufBuild('playground', 'vibe.proto'), ...bufBuild('fixtures/topeka', 'example.proto')],
     })
     try {
-      const { spec, services, warnings } = await reflectSpec(both.address, { toolNames: 'qualified', services: ['playground.v1.VibeService', 'examples.v1.VibeService'] })
+      const { spec, services, warnings } = await reflectSpec(both.address, {
+        toolNames: 'qualified',
+        services: ['playground.v1.VibeService', 'examples.v1.VibeService'],
+      })
       expect(services).toEqual(['playground.v1.VibeService', 'examples.v1.VibeService'])
-      const names = createProtoServer(spec).listTools().map(t => t.name)
+      const names = createProtoServer(spec)
+        .listTools()
+        .map((t) => t.name)
       expect(names).toContain('playground_v1_VibeService_SetVibe')
       expect(names).toContain('examples_v1_VibeService_SetVibeArray')
       expect(names).toHaveLength(10)
       expect(warnings).toEqual([])
       // By method name, the two SetVibe collide: the last one wins, with the file path's warning.
       const plain = await reflectSpec(both.address, { services: ['playground.v1.VibeService', 'examples.v1.VibeService'] })
-      expect(plain.warnings.some(w => w.code === 'TOOL_NAME_CLASH' && w.message.startsWith('tool "SetVibe" is declared by both playground.v1.VibeService and examples.v1.VibeService'))).toBe(true)
-      const server = await reflectServer(both.address, { toolNames: 'service', services: ['examples.v1.VibeService', 'playground.v1.VibeService'] })
+      expect(
+        plain.warnings.some(
+          (w) =>
+            w.code === 'TOOL_NAME_CLASH' &&
+            w.message.startsWith('tool "SetVibe" is declared by both playground.v1.VibeService and examples.v1.VibeService'),
+        ),
+      ).toBe(true)
+      const server = await reflectServer(both.address, {
+        toolNames: 'service',
+        services: ['examples.v1.VibeService', 'playground.v1.VibeService'],
+      })
       expect(await server.call('VibeService_GetVibe', {})).toMatchObject({ isError: false })
     } finally {
       await both.stop()
@@ -165,7 +195,7 @@ describe('services of several files and packages', () => {
 describe('reflectServer', () => {
   it('forwards calls to the reflected server', async () => {
     const server = await reflectServer(withInfo.address, { services: ['VibeService'] })
-    expect(server.listTools().map(t => t.name)).toEqual(['SetVibe', 'GetVibe', 'UpdateVibe', 'ResetVibe', 'VibeHistory'])
+    expect(server.listTools().map((t) => t.name)).toEqual(['SetVibe', 'GetVibe', 'UpdateVibe', 'ResetVibe', 'VibeHistory'])
     const set = await server.call('SetVibe', { mood: 'MOOD_HYPED', note: 'loud' })
     expect(set).toMatchObject({ isError: false, structuredContent: { current: { mood: 'MOOD_HYPED', note: 'loud' } } })
     expect(await server.call('GetVibe', {})).toMatchObject({ structuredContent: { mood: 'MOOD_HYPED', note: 'loud' } })
@@ -176,6 +206,7 @@ describe('reflectServer', () => {
     const { services } = await reflectSpec(withInfo.address, { services: ['playground.v1.JournalService', 'VibeService'] })
     expect(services).toEqual(['playground.v1.VibeService', 'playground.v1.JournalService'])
     await expect(reflectSpec(withInfo.address, { services: ['Nope'] })).rejects.toThrow(
-      `service "Nope" is not offered by the gRPC server at ${withInfo.address} (it offers playground.v1.VibeService, playground.v1.PlaylistService, playground.v1.JournalService)`)
+      `service "Nope" is not offered by the gRPC server at ${withInfo.address} (it offers playground.v1.VibeService, playground.v1.PlaylistService, playground.v1.JournalService)`,
+    )
   })
 })

@@ -12,9 +12,7 @@ import protobuf from 'protobufjs'
 import descriptorExt from 'protobufjs/ext/descriptor.js'
 
 /** Where a reflection server's descriptors come from. */
-export type DescriptorSource =
-  | { files: Uint8Array[] }
-  | { protoLoader: string; includeDirs?: string[] }
+export type DescriptorSource = { files: Uint8Array[] } | { protoLoader: string; includeDirs?: string[] }
 
 /** A service a server implements, as grpc-js takes it. */
 export interface ServedService {
@@ -38,18 +36,28 @@ export async function startReflectionServer(
   const server = new grpc.Server()
   for (const { definition, impl } of services) server.addService(definition, impl)
   if (descriptors !== null) {
-    const definition = 'files' in descriptors
-      // ReflectionService reads each entry's fileDescriptorProtos, as proto-loader's message entries carry them.
-      ? { files: { format: 'Protocol Buffer 3 FileDescriptorProto', type: {}, fileDescriptorProtos: descriptors.files.map(b => Buffer.from(b)) } }
-      : protoLoader.loadSync(descriptors.protoLoader, { includeDirs: descriptors.includeDirs ?? [] })
+    const definition =
+      'files' in descriptors
+        ? // ReflectionService reads each entry's fileDescriptorProtos, as proto-loader's message entries carry them.
+          {
+            files: {
+              format: 'Protocol Buffer 3 FileDescriptorProto',
+              type: {},
+              fileDescriptorProtos: descriptors.files.map((b) => Buffer.from(b)),
+            },
+          }
+        : protoLoader.loadSync(descriptors.protoLoader, { includeDirs: descriptors.includeDirs ?? [] })
     new ReflectionService(definition as unknown as protoLoader.PackageDefinition).addToServer(server)
   }
   const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))))
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))),
+  )
   return {
     address: `127.0.0.1:${bound}`,
     port: bound,
-    stop: async () => { server.forceShutdown() },
+    stop: async () => {
+      server.forceShutdown()
+    },
   }
 }
 
@@ -84,16 +92,28 @@ const REFLECTION = protobuf.Root.fromJSON({
  * follow the imports itself. `alsoListed`: services listed with no file
  * (asking for one is a NOT_FOUND answer).
  */
-export async function startRawReflectionServer(files: readonly Uint8Array[], options: { alsoListed?: string[] } = {}): Promise<ReflectionTestServer> {
-  const decoded = files.map(bytes => descriptorExt.FileDescriptorProto.decode(bytes))
-  const services = [...(options.alsoListed ?? [])].concat(decoded.flatMap(f => (f.service ?? []).map((s: descriptorExt.IServiceDescriptorProto) => (f.package ? `${f.package}.${s.name}` : s.name!))))
+export async function startRawReflectionServer(
+  files: readonly Uint8Array[],
+  options: { alsoListed?: string[] } = {},
+): Promise<ReflectionTestServer> {
+  const decoded = files.map((bytes) => descriptorExt.FileDescriptorProto.decode(bytes))
+  const services = [...(options.alsoListed ?? [])].concat(
+    decoded.flatMap((f) =>
+      (f.service ?? []).map((s: descriptorExt.IServiceDescriptorProto) => (f.package ? `${f.package}.${s.name}` : s.name!)),
+    ),
+  )
   const request = REFLECTION.lookupType('Request')
   const response = REFLECTION.lookupType('Response')
   const answer = (req: { fileByFilename?: string; fileContainingSymbol?: string; listServices?: string }): object => {
-    if (req.listServices !== undefined) return { listServicesResponse: { service: services.map(name => ({ name })) } }
-    const at = req.fileByFilename !== undefined
-      ? decoded.findIndex(f => f.name === req.fileByFilename)
-      : decoded.findIndex(f => (f.service ?? []).some((s: descriptorExt.IServiceDescriptorProto) => `${f.package ? `${f.package}.` : ''}${s.name}` === req.fileContainingSymbol))
+    if (req.listServices !== undefined) return { listServicesResponse: { service: services.map((name) => ({ name })) } }
+    const at =
+      req.fileByFilename !== undefined
+        ? decoded.findIndex((f) => f.name === req.fileByFilename)
+        : decoded.findIndex((f) =>
+            (f.service ?? []).some(
+              (s: descriptorExt.IServiceDescriptorProto) => `${f.package ? `${f.package}.` : ''}${s.name}` === req.fileContainingSymbol,
+            ),
+          )
     if (at === -1) return { errorResponse: { errorCode: grpc.status.NOT_FOUND, errorMessage: 'not found' } }
     return { fileDescriptorResponse: { fileDescriptorProto: [files[at]] } }
   }

@@ -35,7 +35,9 @@ function backend(slow: (vibe: string) => boolean = () => false) {
       received.push(vibe)
       let answered = false
       // grpc-js also emits 'cancelled' when the client resets an answered call's stream: only a cancel before the answer counts.
-      call.on('cancelled', () => { if (!answered) cancelled.push(vibe) })
+      call.on('cancelled', () => {
+        if (!answered) cancelled.push(vibe)
+      })
       if (!slow(vibe)) {
         answered = true
         callback(null, { previousVibe: '', vibe })
@@ -56,68 +58,86 @@ async function forwarded(impl: grpcJs.UntypedServiceImplementation, options: Par
 }
 
 describe('the backend killed mid-run', () => {
-  it('calls in the outage are Unavailable (none hang, no other error), and the stream recovers after the restart', { timeout: 120_000 }, async () => {
-    // A short reconnect wait: each call of the outage waits that long for the channel before it fails.
-    const { server, grpcServer } = await forwarded(backend().impl, { deadlineMs: 10_000, reconnectWaitMs: 100 })
-    const phases: Array<'down' | 'back'> = []
-    // Each call is logged in the phase it completed in: one in flight at the kill belongs to the outage.
-    const log: Array<{ phase: 'up' | 'down' | 'back'; text: string; isError: boolean }> = []
-    let phase: 'up' | 'down' | 'back' = 'up'
-    const PER_PHASE = scaled(40, 400)
-    const count = (p: typeof phase, errors?: boolean): number =>
-      log.filter((e) => e.phase === p && (errors === undefined || e.isError === errors)).length
-    let n = 0
-    // Four callers share one stream of calls; the phase changes are driven by its progress.
-    const caller = async (c: number): Promise<void> => {
-      while (phase !== 'back' || count('back', false) < PER_PHASE) {
-        const result = await server.call('SetVibe', { vibe: `c${c}-${n++}` })
-        log.push({ phase, text: text(result), isError: result.isError })
-        if (phase === 'up' && count('up') >= PER_PHASE) {
-          phase = 'down'
-          phases.push('down')
-          await grpcServer.stop()
-        } else if (phase === 'down' && count('down') >= PER_PHASE) {
-          phase = 'back'
-          phases.push('back')
-          await grpcServer.start()
+  it(
+    'calls in the outage are Unavailable (none hang, no other error), and the stream recovers after the restart',
+    { timeout: 120_000 },
+    async () => {
+      // A short reconnect wait: each call of the outage waits that long for the channel before it fails.
+      const { server, grpcServer } = await forwarded(backend().impl, { deadlineMs: 10_000, reconnectWaitMs: 100 })
+      const phases: Array<'down' | 'back'> = []
+      // Each call is logged in the phase it completed in: one in flight at the kill belongs to the outage.
+      const log: Array<{ phase: 'up' | 'down' | 'back'; text: string; isError: boolean }> = []
+      let phase: 'up' | 'down' | 'back' = 'up'
+      const PER_PHASE = scaled(40, 400)
+      const count = (p: typeof phase, errors?: boolean): number =>
+        log.filter((e) => e.phase === p && (errors === undefined || e.isError === errors)).length
+      let n = 0
+      // Four callers share one stream of calls; the phase changes are driven by its progress.
+      const caller = async (c: number): Promise<void> => {
+        while (phase !== 'back' || count('back', false) < PER_PHASE) {
+          const result = await server.call('SetVibe', { vibe: `c${c}-${n++}` })
+          log.push({ phase, text: text(result), isError: result.isError })
+          if (phase === 'up' && count('up') >= PER_PHASE) {
+            phase = 'down'
+            phases.push('down')
+            await grpcServer.stop()
+          } else if (phase === 'down' && count('down') >= PER_PHASE) {
+            phase = 'back'
+            phases.push('back')
+            await grpcServer.start()
+          }
         }
       }
-    }
-    await Promise.all([0, 1, 2, 3].map(caller))
-    expect(phases).toEqual(['down', 'back'])
-    const wrong = log.filter((e) => e.isError && !UNAVAILABLE_RE.test(e.text))
-    expect(wrong.map((e) => `${e.phase}: ${e.text}`)).toEqual([])
-    // Before the kill every call succeeded; once it was down, calls got Unavailable.
-    expect(log.filter((e) => e.phase === 'up' && e.isError)).toEqual([])
-    const down = log.filter((e) => e.phase === 'down')
-    expect(down.filter((e) => e.isError).length).toBeGreaterThanOrEqual(PER_PHASE - 4)
-    // After the restart the stream recovered: once a call succeeded, every later one did.
-    const back = log.filter((e) => e.phase === 'back')
-    const firstOk = back.findIndex((e) => !e.isError)
-    expect(firstOk).toBeGreaterThanOrEqual(0)
-    expect(back.slice(firstOk).filter((e) => e.isError).map((e) => e.text)).toEqual([])
-  })
+      await Promise.all([0, 1, 2, 3].map(caller))
+      expect(phases).toEqual(['down', 'back'])
+      const wrong = log.filter((e) => e.isError && !UNAVAILABLE_RE.test(e.text))
+      expect(wrong.map((e) => `${e.phase}: ${e.text}`)).toEqual([])
+      // Before the kill every call succeeded; once it was down, calls got Unavailable.
+      expect(log.filter((e) => e.phase === 'up' && e.isError)).toEqual([])
+      const down = log.filter((e) => e.phase === 'down')
+      expect(down.filter((e) => e.isError).length).toBeGreaterThanOrEqual(PER_PHASE - 4)
+      // After the restart the stream recovered: once a call succeeded, every later one did.
+      const back = log.filter((e) => e.phase === 'back')
+      const firstOk = back.findIndex((e) => !e.isError)
+      expect(firstOk).toBeGreaterThanOrEqual(0)
+      expect(
+        back
+          .slice(firstOk)
+          .filter((e) => e.isError)
+          .map((e) => e.text),
+      ).toEqual([])
+    },
+  )
 })
 
 describe('a slow backend among fast calls', () => {
-  it('slow calls end in DeadlineExceeded and are cancelled at the backend; fast calls in between all succeed', { timeout: 120_000 }, async () => {
-    const probe = backend((vibe) => vibe.startsWith('slow'))
-    // Loose enough for a fast call on a loaded machine; a slow one only ends by it.
-    const { server } = await forwarded(probe.impl, { deadlineMs: 2_000 })
-    // The channel's first connect is not a fast call's to pay for.
-    expect(await server.call('SetVibe', { vibe: 'warm-up' })).toMatchObject({ isError: false })
-    const COUNT = scaled(60, 600)
-    const results = await Promise.all(Array.from({ length: COUNT }, async (_, i) => {
-      const vibe = i % 5 === 0 ? `slow-${i}` : `fast-${i}`
-      return { vibe, result: await server.call('SetVibe', { vibe }) }
-    }))
-    for (const { vibe, result } of results) {
-      if (vibe.startsWith('slow')) expect(text(result), vibe).toMatch(/^rpc error: code = DeadlineExceeded desc = /)
-      else expect(result, vibe).toMatchObject({ isError: false, structuredContent: { vibe } })
-    }
-    const slow = results.filter((r) => r.vibe.startsWith('slow')).map((r) => r.vibe).sort()
-    await vi.waitFor(() => expect([...probe.cancelled].sort()).toEqual(slow), { timeout: 10_000 })
-  })
+  it(
+    'slow calls end in DeadlineExceeded and are cancelled at the backend; fast calls in between all succeed',
+    { timeout: 120_000 },
+    async () => {
+      const probe = backend((vibe) => vibe.startsWith('slow'))
+      // Loose enough for a fast call on a loaded machine; a slow one only ends by it.
+      const { server } = await forwarded(probe.impl, { deadlineMs: 2_000 })
+      // The channel's first connect is not a fast call's to pay for.
+      expect(await server.call('SetVibe', { vibe: 'warm-up' })).toMatchObject({ isError: false })
+      const COUNT = scaled(60, 600)
+      const results = await Promise.all(
+        Array.from({ length: COUNT }, async (_, i) => {
+          const vibe = i % 5 === 0 ? `slow-${i}` : `fast-${i}`
+          return { vibe, result: await server.call('SetVibe', { vibe }) }
+        }),
+      )
+      for (const { vibe, result } of results) {
+        if (vibe.startsWith('slow')) expect(text(result), vibe).toMatch(/^rpc error: code = DeadlineExceeded desc = /)
+        else expect(result, vibe).toMatchObject({ isError: false, structuredContent: { vibe } })
+      }
+      const slow = results
+        .filter((r) => r.vibe.startsWith('slow'))
+        .map((r) => r.vibe)
+        .sort()
+      await vi.waitFor(() => expect([...probe.cancelled].sort()).toEqual(slow), { timeout: 10_000 })
+    },
+  )
 })
 
 describe('clients cancelling calls over HTTP', () => {
@@ -135,29 +155,33 @@ describe('clients cancelling calls over HTTP', () => {
     const { server } = await forwarded(impl, { deadlineMs: 600_000 })
     const http = await server.serveHttp({ port: 0 })
     cleanups.push(() => http.close())
-    const clients = await Promise.all([undefined, { mode: { pin: '2026-07-28' as const } }].map(async (mode) => {
-      const client = new ClientV2({ name: 'cancel', version: '0' }, mode ? { versionNegotiation: mode } : {})
-      await client.connect(new HttpV2(new URL(http.url)))
-      cleanups.push(() => client.close())
-      return client
-    }))
+    const clients = await Promise.all(
+      [undefined, { mode: { pin: '2026-07-28' as const } }].map(async (mode) => {
+        const client = new ClientV2({ name: 'cancel', version: '0' }, mode ? { versionNegotiation: mode } : {})
+        await client.connect(new HttpV2(new URL(http.url)))
+        cleanups.push(() => client.close())
+        return client
+      }),
+    )
     const ROUNDS = scaled(10, 100)
     const held: string[] = []
-    await Promise.all(clients.map(async (client, c) => {
-      for (let i = 0; i < ROUNDS; i++) {
-        const vibe = `held-${c}-${i}`
-        held.push(vibe)
-        const reached = new Promise<void>((resolve) => arrived.set(vibe, resolve))
-        const abort = new AbortController()
-        const pending = client.callTool({ name: 'SetVibe', arguments: { vibe } }, { signal: abort.signal })
-        // A fast call on the same session while the held one waits at the backend.
-        const fast = await client.callTool({ name: 'SetVibe', arguments: { vibe: `fast-${c}-${i}` } })
-        expect(fast).toMatchObject({ isError: false, structuredContent: { vibe: `fast-${c}-${i}` } })
-        await reached
-        abort.abort()
-        await expect(pending).rejects.toThrow()
-      }
-    }))
+    await Promise.all(
+      clients.map(async (client, c) => {
+        for (let i = 0; i < ROUNDS; i++) {
+          const vibe = `held-${c}-${i}`
+          held.push(vibe)
+          const reached = new Promise<void>((resolve) => arrived.set(vibe, resolve))
+          const abort = new AbortController()
+          const pending = client.callTool({ name: 'SetVibe', arguments: { vibe } }, { signal: abort.signal })
+          // A fast call on the same session while the held one waits at the backend.
+          const fast = await client.callTool({ name: 'SetVibe', arguments: { vibe: `fast-${c}-${i}` } })
+          expect(fast).toMatchObject({ isError: false, structuredContent: { vibe: `fast-${c}-${i}` } })
+          await reached
+          abort.abort()
+          await expect(pending).rejects.toThrow()
+        }
+      }),
+    )
     await vi.waitFor(() => expect([...probe.cancelled].sort()).toEqual([...held].sort()), { timeout: 10_000 })
     expect(probe.received.filter((v) => v.startsWith('fast'))).toHaveLength(held.length)
   })

@@ -89,7 +89,11 @@ function fuzzServer(file: string, profile: Profile) {
     server.implement(service, impl)
     recorded.push(calls)
   }
-  const calls = { get length() { return recorded.reduce((n, c) => n + c.length, 0) } }
+  const calls = {
+    get length() {
+      return recorded.reduce((n, c) => n + c.length, 0)
+    },
+  }
   const ajv = makeAjv()
   // The exact schema the validator is compiled from (it says more than the advertised one in portable and strict).
   const exact = new Map(buildTools(loadProto(file), { profile }).tools.map((t) => [t.name, t.validationSchema ?? t.inputSchema]))
@@ -108,8 +112,16 @@ const json = (depth: number) => fc.jsonValue({ maxDepth: depth })
 function mutate(value: unknown, pick: number, replacement: unknown): unknown {
   const slots: Array<[Record<string, unknown> | unknown[], string | number]> = []
   const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach((item, i) => { slots.push([v, i]); walk(item) })
-    else if (v !== null && typeof v === 'object') for (const [k, item] of Object.entries(v)) { slots.push([v as Record<string, unknown>, k]); walk(item) }
+    if (Array.isArray(v))
+      v.forEach((item, i) => {
+        slots.push([v, i])
+        walk(item)
+      })
+    else if (v !== null && typeof v === 'object')
+      for (const [k, item] of Object.entries(v)) {
+        slots.push([v as Record<string, unknown>, k])
+        walk(item)
+      }
   }
   const copy = structuredClone(value)
   walk(copy)
@@ -123,12 +135,25 @@ function mutate(value: unknown, pick: number, replacement: unknown): unknown {
 function argumentsFor(target: Target, oracle: ReturnType<typeof createOracle>): fc.Arbitrary<unknown> {
   const keys = [...target.properties, 'extra', '__proto__', 'constructor']
   const shaped = fc.dictionary(fc.constantFrom(...keys), json(3), { maxKeys: 4 })
-  const valid = fc.tuple(
-    messageArbitrary(oracle, target.requestType, { maxDepth: 2, unknownEnums: false, emptyAny: false, negativeZero: false }),
-    fc.integer(),
-  ).map(([message, seed]) => JSON.parse(JSON.stringify(
-    respell(oracle.message(target.requestType), oracle.toJson(target.requestType, message), seededRandom(seed), SCHEMA_SPELLINGS, oracle.registry),
-  )) as unknown)
+  const valid = fc
+    .tuple(
+      messageArbitrary(oracle, target.requestType, { maxDepth: 2, unknownEnums: false, emptyAny: false, negativeZero: false }),
+      fc.integer(),
+    )
+    .map(
+      ([message, seed]) =>
+        JSON.parse(
+          JSON.stringify(
+            respell(
+              oracle.message(target.requestType),
+              oracle.toJson(target.requestType, message),
+              seededRandom(seed),
+              SCHEMA_SPELLINGS,
+              oracle.registry,
+            ),
+          ),
+        ) as unknown,
+    )
   const mutated = fc.tuple(valid, fc.nat(), json(2)).map(([v, pick, replacement]) => mutate(v, pick, replacement))
   return fc.oneof(json(4), shaped, valid, mutated)
 }
@@ -138,47 +163,57 @@ const textOf = (result: ToolResult): string => result.content[0].text
 describe.each(PROTOS)('fuzzing every tool of %s', (relative) => {
   const file = path(relative)
   const oracle = createOracle(file)
-  it.each(['portable', 'strict', 'full', 'topeka'] as const)('profile %s: never throws, invalid never reaches the backend, valid decodes', async (profile) => {
-    const { server, targets, calls, plan, jsonText } = fuzzServer(file, profile)
-    expect(targets.length).toBeGreaterThan(0)
-    const stats = { valid: 0, invalid: 0, documented: 0 }
-    const cases = fc.oneof(...targets.map((t) => fc.tuple(fc.constant(t), argumentsFor(t, oracle))))
-    await fc.assert(fc.asyncProperty(cases, async ([target, args]) => {
-      // The validator sees the arguments as the wire delivers them (JSON), before the call can touch them.
-      const wire = JSON.parse(JSON.stringify(args ?? null)) as unknown
-      const sent = wire === null ? {} : wire
-      const valid = target.validate(sent) === true
-        || (plan !== undefined && target.validate(coerceArguments(plan, target.requestType, sent)) === true)
-      const before = calls.length
-      let result: ToolResult
-      try {
-        result = await server.call(target.name, args)
-      } catch (error) {
-        throw new Error(`${target.name} threw for ${JSON.stringify(args).slice(0, 300)}: ${(error as Error).stack}`, { cause: error })
-      }
-      expect(Array.isArray(result.content) && typeof textOf(result) === 'string').toBe(true)
-      const reached = calls.length - before
-      const text = textOf(result)
-      if (!valid) {
-        stats.invalid++
-        expect(reached, `${target.name}: invalid ${JSON.stringify(args).slice(0, 300)} reached the backend`).toBe(0)
-        expect(result.isError).toBe(true)
-        return
-      }
-      stats.valid++
-      if (text.startsWith('decoding arguments')) {
-        stats.documented++
-        expect(documentedDecodeFailure(text, args, profile, jsonText), `${target.name}: valid ${JSON.stringify(args).slice(0, 300)} failed to decode: ${text}`).toBe(true)
-        expect(reached).toBe(0)
-        return
-      }
-      expect(text, `${target.name}: valid ${JSON.stringify(args).slice(0, 300)}`).not.toMatch(/^invalid arguments/)
-      expect(reached, `${target.name}: valid arguments did not reach the backend: ${text}`).toBe(1)
-      expect(result.isError, `${target.name}: ${text}`).toBe(false)
-    }), { seed: SEED, numRuns: scaled(300, 5000) })
-    // Both sides of the property were exercised, and decoding failures stayed the exception.
-    expect(stats.valid).toBeGreaterThan(20)
-    expect(stats.invalid).toBeGreaterThan(20)
-    expect(stats.documented).toBeLessThan(stats.valid / 2)
-  })
+  it.each(['portable', 'strict', 'full', 'topeka'] as const)(
+    'profile %s: never throws, invalid never reaches the backend, valid decodes',
+    async (profile) => {
+      const { server, targets, calls, plan, jsonText } = fuzzServer(file, profile)
+      expect(targets.length).toBeGreaterThan(0)
+      const stats = { valid: 0, invalid: 0, documented: 0 }
+      const cases = fc.oneof(...targets.map((t) => fc.tuple(fc.constant(t), argumentsFor(t, oracle))))
+      await fc.assert(
+        fc.asyncProperty(cases, async ([target, args]) => {
+          // The validator sees the arguments as the wire delivers them (JSON), before the call can touch them.
+          const wire = JSON.parse(JSON.stringify(args ?? null)) as unknown
+          const sent = wire === null ? {} : wire
+          const valid =
+            target.validate(sent) === true ||
+            (plan !== undefined && target.validate(coerceArguments(plan, target.requestType, sent)) === true)
+          const before = calls.length
+          let result: ToolResult
+          try {
+            result = await server.call(target.name, args)
+          } catch (error) {
+            throw new Error(`${target.name} threw for ${JSON.stringify(args).slice(0, 300)}: ${(error as Error).stack}`, { cause: error })
+          }
+          expect(Array.isArray(result.content) && typeof textOf(result) === 'string').toBe(true)
+          const reached = calls.length - before
+          const text = textOf(result)
+          if (!valid) {
+            stats.invalid++
+            expect(reached, `${target.name}: invalid ${JSON.stringify(args).slice(0, 300)} reached the backend`).toBe(0)
+            expect(result.isError).toBe(true)
+            return
+          }
+          stats.valid++
+          if (text.startsWith('decoding arguments')) {
+            stats.documented++
+            expect(
+              documentedDecodeFailure(text, args, profile, jsonText),
+              `${target.name}: valid ${JSON.stringify(args).slice(0, 300)} failed to decode: ${text}`,
+            ).toBe(true)
+            expect(reached).toBe(0)
+            return
+          }
+          expect(text, `${target.name}: valid ${JSON.stringify(args).slice(0, 300)}`).not.toMatch(/^invalid arguments/)
+          expect(reached, `${target.name}: valid arguments did not reach the backend: ${text}`).toBe(1)
+          expect(result.isError, `${target.name}: ${text}`).toBe(false)
+        }),
+        { seed: SEED, numRuns: scaled(300, 5000) },
+      )
+      // Both sides of the property were exercised, and decoding failures stayed the exception.
+      expect(stats.valid).toBeGreaterThan(20)
+      expect(stats.invalid).toBeGreaterThan(20)
+      expect(stats.documented).toBeLessThan(stats.valid / 2)
+    },
+  )
 })

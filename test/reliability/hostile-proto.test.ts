@@ -72,7 +72,9 @@ describe(`a chain of ${CHAIN} files, each importing the next`, () => {
     const built = buildMcpModule(join(dir, 'chain/f0.proto'))
     expect(built.watchFiles.filter((f) => /chain[/\\]f\d+\.proto$/.test(f))).toHaveLength(CHAIN)
     expect(built.code).toContain(`chain.v1.M${CHAIN - 1}`)
-    const server = createProtoServer(specFromProto(join(dir, 'chain/f0.proto'))).implement('ChainService', { Walk: (request: unknown) => request })
+    const server = createProtoServer(specFromProto(join(dir, 'chain/f0.proto'))).implement('ChainService', {
+      Walk: (request: unknown) => request,
+    })
     // Protobuf JSON's own depth limit (100 levels) bounds a value, not the chain.
     let value: Record<string, unknown> = { s: 'end' }
     for (let i = 0; i < 50; i++) value = { s: `${i}`, next: value }
@@ -89,6 +91,8 @@ describe(`a chain of ${CHAIN} files, each importing the next`, () => {
       [`chain/f${CHAIN - 1}.proto`]: `syntax = "proto3";\npackage chain.v1;\nimport "f0.proto";\nmessage M${CHAIN - 1} { string s = 1; }\n`,
     })
     const cycle = [...Array.from({ length: CHAIN }, (_, i) => `f${i}.proto`), 'f0.proto'].join(' -> ')
-    expect(() => buildMcpModule(join(cyclic, 'chain/f0.proto'))).toThrow(`file recursively imports itself: ${cycle} (remove one of these imports) (line 3)`)
+    expect(() => buildMcpModule(join(cyclic, 'chain/f0.proto'))).toThrow(
+      `file recursively imports itself: ${cycle} (remove one of these imports) (line 3)`,
+    )
   })
 })

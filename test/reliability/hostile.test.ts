@@ -79,13 +79,20 @@ const FIELD_ATTACKS = [
   '{"inner": {"constructor": {"prototype": {"x": 1}}}}',
 ].map((json) => JSON.parse(json) as Record<string, unknown>)
 
-describe.each([['reflection', plainSpec], ['generated codecs', codecSpec]])('prototype keys (%s)', (_label, spec) => {
-  it('as map keys land as map entries, in the backend\'s request and in the result', async () => {
+describe.each([
+  ['reflection', plainSpec],
+  ['generated codecs', codecSpec],
+])('prototype keys (%s)', (_label, spec) => {
+  it("as map keys land as map entries, in the backend's request and in the result", async () => {
     const { server, seen } = bagServer(spec)
     const result = await server.call('Put', MAP_ATTACK)
     expect(result.isError, text(result)).toBe(false)
     const request = seen[0] as Record<string, Record<string, unknown>>
-    for (const [key, value] of [['__proto__', 'p'], ['constructor', 'c'], ['prototype', 't']] as const) {
+    for (const [key, value] of [
+      ['__proto__', 'p'],
+      ['constructor', 'c'],
+      ['prototype', 't'],
+    ] as const) {
       expect(own(request.labels, key)).toBe(value)
       expect(own(result.structuredContent!.labels, key)).toBe(value)
     }
@@ -99,7 +106,10 @@ describe.each([['reflection', plainSpec], ['generated codecs', codecSpec]])('pro
   // Without the Struct field, which a generated codec leaves to reflection: here the codec reads the whole message.
   it('as map keys of a message without well-known fields land as map entries too', async () => {
     const { server, seen } = bagServer(spec)
-    const args = JSON.parse('{"labels":{"__proto__":"p","constructor":"c"},"inners":{"__proto__":{"v":"inner-p"}}}') as Record<string, unknown>
+    const args = JSON.parse('{"labels":{"__proto__":"p","constructor":"c"},"inners":{"__proto__":{"v":"inner-p"}}}') as Record<
+      string,
+      unknown
+    >
     const result = await server.call('Put', args)
     expect(result.isError, text(result)).toBe(false)
     const request = seen[0] as Record<string, Record<string, unknown>>
@@ -109,14 +119,17 @@ describe.each([['reflection', plainSpec], ['generated codecs', codecSpec]])('pro
     expectCleanPrototype()
   })
 
-  it.each(FIELD_ATTACKS.map((args) => [JSON.stringify(args), args]))('as field names are rejected before the backend: %s', async (_json, args) => {
-    const { server, seen } = bagServer(spec)
-    const result = await server.call('Put', args)
-    expect(result.isError).toBe(true)
-    expect(text(result)).toMatch(/^invalid arguments: .*(__proto__|constructor|prototype)/)
-    expect(seen).toEqual([])
-    expectCleanPrototype()
-  })
+  it.each(FIELD_ATTACKS.map((args) => [JSON.stringify(args), args]))(
+    'as field names are rejected before the backend: %s',
+    async (_json, args) => {
+      const { server, seen } = bagServer(spec)
+      const result = await server.call('Put', args)
+      expect(result.isError).toBe(true)
+      expect(text(result)).toMatch(/^invalid arguments: .*(__proto__|constructor|prototype)/)
+      expect(seen).toEqual([])
+      expectCleanPrototype()
+    },
+  )
 })
 
 describe('deeply nested values in process', () => {
@@ -128,7 +141,9 @@ describe('deeply nested values in process', () => {
     expect(text(result)).toBe(`invalid arguments: /inner: Additional properties are not allowed ('inner' was unexpected)`)
     // A keyword whose text shows the value: the value is named, not printed.
     const wrongType = JSON.parse(`{"name":${'['.repeat(10_000)}${']'.repeat(10_000)}}`) as unknown
-    expect(text(await server.call('Put', wrongType))).toBe('invalid arguments: /name: (a value nested too deeply to show) is not of type "string"')
+    expect(text(await server.call('Put', wrongType))).toBe(
+      'invalid arguments: /name: (a value nested too deeply to show) is not of type "string"',
+    )
     expect(seen).toEqual([])
   })
 })
@@ -146,7 +161,11 @@ describe('over HTTP', () => {
   })
 
   const post = (body: string, headers: Record<string, string> = {}): Promise<Response> =>
-    fetch(handle.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body })
+    fetch(handle.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body,
+    })
   const call = (id: number, args: unknown): string =>
     JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Put', arguments: args } })
 
@@ -200,7 +219,9 @@ describe('over HTTP', () => {
     // Built as text: a JSON.stringify of the value would itself overflow the test's stack.
     const args = `${open}${level.repeat(10_000)}${leaf}${'}'.repeat(10_000)}}`
     const before = seen.length
-    const res = await post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"Put","arguments":${args}}}`, { 'mcp-protocol-version': '2025-06-18' })
+    const res = await post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"Put","arguments":${args}}}`, {
+      'mcp-protocol-version': '2025-06-18',
+    })
     expect(res.status).toBeLessThan(500)
     const answer = await message(res)
     // A tool error naming the problem (it used to be -32603 "Maximum call stack size exceeded").
@@ -220,16 +241,28 @@ describe('over HTTP', () => {
     await new Promise<void>((resolve) => mounted.listen(0, '127.0.0.1', resolve))
     try {
       const url = `http://127.0.0.1:${(mounted.address() as AddressInfo).port}/mcp`
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: big })
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: big,
+      })
       expect(res.status).toBe(413)
     } finally {
       mounted.closeAllConnections()
       await new Promise((resolve) => mounted.close(resolve))
     }
 
-    const viaFetch = await server.fetch(new Request('http://127.0.0.1/mcp', {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }, body: big,
-    }))
+    const viaFetch = await server.fetch(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: big,
+      }),
+    )
     expect(viaFetch.status).toBe(413)
     await expectStillServing()
   })

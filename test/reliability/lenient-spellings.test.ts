@@ -24,7 +24,12 @@ import { ALL_SPELLINGS, respell, seededRandom } from '../protojson/spellings.ts'
 import { scaled, SEED } from './scale.ts'
 
 const path = (relative: string): string => fileURLToPath(new URL(`../../${relative}`, import.meta.url))
-const PROTOS = ['playground/vibe.proto', 'fixtures/topeka/example.proto', 'fixtures/topeka/fixture.proto', 'fixtures/protos/runtime/lenient.proto']
+const PROTOS = [
+  'playground/vibe.proto',
+  'fixtures/topeka/example.proto',
+  'fixtures/topeka/fixture.proto',
+  'fixtures/protos/runtime/lenient.proto',
+]
 const NON_FINITE = new Set(['NaN', 'Infinity', '-Infinity'])
 // Every spelling but one the decoder is known to refuse (null for a oneof member beside the set one).
 const SPELLINGS = { ...ALL_SPELLINGS, nullsInOneofs: false }
@@ -40,10 +45,15 @@ function stringifyNested(desc: DescMessage, json: unknown, random: () => number)
   for (const [key, value] of Object.entries(json)) {
     const field = desc.fields.find((f) => f.jsonName === key || f.name === key)
     let next = value
-    if (field?.fieldKind === 'message' && !field.message.typeName.startsWith('google.protobuf.')) next = stringifyNested(field.message, value, random)
-    else if (field?.fieldKind === 'list' && field.listKind === 'message' && Array.isArray(value)) next = value.map((item) => stringifyNested(field.message, item, random))
-    const container = field !== undefined && (field.fieldKind === 'list' || field.fieldKind === 'map'
-      || (field.fieldKind === 'message' && !field.message.typeName.startsWith('google.protobuf.')))
+    if (field?.fieldKind === 'message' && !field.message.typeName.startsWith('google.protobuf.'))
+      next = stringifyNested(field.message, value, random)
+    else if (field?.fieldKind === 'list' && field.listKind === 'message' && Array.isArray(value))
+      next = value.map((item) => stringifyNested(field.message, item, random))
+    const container =
+      field !== undefined &&
+      (field.fieldKind === 'list' ||
+        field.fieldKind === 'map' ||
+        (field.fieldKind === 'message' && !field.message.typeName.startsWith('google.protobuf.')))
     out[key] = container && next !== null && typeof next === 'object' && random() < 0.3 ? JSON.stringify(next) : next
   }
   return out
@@ -55,10 +65,18 @@ function server(file: string, profile: Profile) {
   const last: { request?: unknown } = {}
   for (const [service, methods] of Object.entries(spec.services ?? {})) {
     const streaming = new Set(spec.tools.filter((t) => t.serverStreaming && t.service === service).map((t) => t.method))
-    const { impl } = recordingBackend(methods, Object.fromEntries(methods.map((m) => [m, (request: unknown) => {
-      last.request = request
-      return streaming.has(m) ? [] : {}
-    }])))
+    const { impl } = recordingBackend(
+      methods,
+      Object.fromEntries(
+        methods.map((m) => [
+          m,
+          (request: unknown) => {
+            last.request = request
+            return streaming.has(m) ? [] : {}
+          },
+        ]),
+      ),
+    )
     created.implement(service, impl)
   }
   const ajv = makeAjv()
@@ -73,39 +91,51 @@ describe.each(PROTOS)('every spelling of random requests of %s', (relative) => {
     const { spec, server: s, last, advertised } = server(file, profile)
     const targets = spec.tools
     let checked = 0
-    const cases = fc.oneof(...targets.map((t, i) => fc.tuple(
-      fc.constant(i),
-      messageArbitrary(oracle, t.requestType, { maxDepth: 2, unknownEnums: false, emptyAny: false, negativeZero: false }),
-      fc.nat(),
-    )))
-    await fc.assert(fc.asyncProperty(cases, async ([index, message, seed]) => {
-      const tool = targets[index]!
-      const canonical = oracle.toJson(tool.requestType, message)
-      const random = seededRandom(seed)
-      const spelled = respell(oracle.message(tool.requestType), canonical, random, SPELLINGS, oracle.registry)
-      const advertisedForm = coerceArguments(spec.lenient!, tool.requestType, canonical)
-      for (const [what, args] of [
-        ['canonical', canonical],
-        ['respelled', spelled],
-        ['stringified', stringifyNested(oracle.message(tool.requestType), spelled, random)],
-        ['advertised', advertisedForm],
-      ] as const) {
-        last.request = undefined
-        const result = await s.call(tool.name, JSON.parse(JSON.stringify(args)))
-        const text = (result.content[0] as { text: string }).text
-        // A range or oneof rule only the decoder checks; and an Any's contents are the decoder's too.
-        if (/^decoding arguments: .*(out of range|oneof)/.test(text) || JSON.stringify(canonical).includes('@type')) continue
-        expect(text, `${tool.name} ${what}: ${JSON.stringify(args).slice(0, 400)}`).not.toMatch(/^(invalid|decoding) arguments/)
-        expect(last.request, `${tool.name} ${what}: ${JSON.stringify(args).slice(0, 400)}`).toEqual(canonical)
-      }
-      const validate = advertised.get(tool.name)!
-      const sent = JSON.parse(JSON.stringify(advertisedForm))
-      const ok = validate(sent)
-      // A portable float advertises {"type":"number"}: its non-finite strings are accepted but cannot be advertised.
-      const unsaid = (validate.errors ?? []).filter((e) => !(e.keyword === 'type' && NON_FINITE.has(valueAt(sent, e.instancePath) as string)))
-      expect(ok || unsaid.length === 0, `${tool.name}: advertised form ${JSON.stringify(advertisedForm).slice(0, 400)} vs ${JSON.stringify(unsaid).slice(0, 400)}`).toBe(true)
-      checked++
-    }), { seed: SEED, numRuns: scaled(150, 2000) })
+    const cases = fc.oneof(
+      ...targets.map((t, i) =>
+        fc.tuple(
+          fc.constant(i),
+          messageArbitrary(oracle, t.requestType, { maxDepth: 2, unknownEnums: false, emptyAny: false, negativeZero: false }),
+          fc.nat(),
+        ),
+      ),
+    )
+    await fc.assert(
+      fc.asyncProperty(cases, async ([index, message, seed]) => {
+        const tool = targets[index]!
+        const canonical = oracle.toJson(tool.requestType, message)
+        const random = seededRandom(seed)
+        const spelled = respell(oracle.message(tool.requestType), canonical, random, SPELLINGS, oracle.registry)
+        const advertisedForm = coerceArguments(spec.lenient!, tool.requestType, canonical)
+        for (const [what, args] of [
+          ['canonical', canonical],
+          ['respelled', spelled],
+          ['stringified', stringifyNested(oracle.message(tool.requestType), spelled, random)],
+          ['advertised', advertisedForm],
+        ] as const) {
+          last.request = undefined
+          const result = await s.call(tool.name, JSON.parse(JSON.stringify(args)))
+          const text = (result.content[0] as { text: string }).text
+          // A range or oneof rule only the decoder checks; and an Any's contents are the decoder's too.
+          if (/^decoding arguments: .*(out of range|oneof)/.test(text) || JSON.stringify(canonical).includes('@type')) continue
+          expect(text, `${tool.name} ${what}: ${JSON.stringify(args).slice(0, 400)}`).not.toMatch(/^(invalid|decoding) arguments/)
+          expect(last.request, `${tool.name} ${what}: ${JSON.stringify(args).slice(0, 400)}`).toEqual(canonical)
+        }
+        const validate = advertised.get(tool.name)!
+        const sent = JSON.parse(JSON.stringify(advertisedForm))
+        const ok = validate(sent)
+        // A portable float advertises {"type":"number"}: its non-finite strings are accepted but cannot be advertised.
+        const unsaid = (validate.errors ?? []).filter(
+          (e) => !(e.keyword === 'type' && NON_FINITE.has(valueAt(sent, e.instancePath) as string)),
+        )
+        expect(
+          ok || unsaid.length === 0,
+          `${tool.name}: advertised form ${JSON.stringify(advertisedForm).slice(0, 400)} vs ${JSON.stringify(unsaid).slice(0, 400)}`,
+        ).toBe(true)
+        checked++
+      }),
+      { seed: SEED, numRuns: scaled(150, 2000) },
+    )
     expect(checked).toBeGreaterThan(50)
   })
 })

@@ -29,7 +29,9 @@ function heap(): number {
   return process.memoryUsage().heapUsed
 }
 const mib = (bytes: number): string => `${(bytes / MiB).toFixed(1)} MiB`
-const record = (line: string): void => { process.stdout.write(`[limits] ${line}\n`) }
+const record = (line: string): void => {
+  process.stdout.write(`[limits] ${line}\n`)
+}
 
 const closers: Array<() => Promise<unknown>> = []
 afterAll(async () => {
@@ -42,7 +44,10 @@ let calls = 0
 /** A server whose `Big` tool answers 1 MiB of fresh text per call (a shared string would cost nothing to keep). */
 function bigServer(): Server {
   return Server.builder('limits')
-    .tool({ name: 'Big', inputSchema: { type: 'object' } }, () => ({ content: [{ type: 'text', text: `${++calls}:`.padEnd(MiB, 'x') }], isError: false }))
+    .tool({ name: 'Big', inputSchema: { type: 'object' } }, () => ({
+      content: [{ type: 'text', text: `${++calls}:`.padEnd(MiB, 'x') }],
+      isError: false,
+    }))
     .build()
 }
 
@@ -53,7 +58,11 @@ async function serve(options: Parameters<Server['serveHttp']>[0]): Promise<HttpH
 }
 
 const post = (url: string, body: unknown, session?: string): Promise<Response> =>
-  fetch(url, { method: 'POST', headers: { ...HEADERS, ...(session ? { 'mcp-session-id': session } : {}) }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+  fetch(url, {
+    method: 'POST',
+    headers: { ...HEADERS, ...(session ? { 'mcp-session-id': session } : {}) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
 
 async function openSession(url: string): Promise<{ status: number; id: string | null }> {
   const res = await post(url, INITIALIZE)
@@ -87,7 +96,9 @@ describe('maxSessions', () => {
     await last.text()
     await http.close()
     const after = heap() - base
-    record(`${total} abandoned sessions, maxSessions 100: at most ${peak} open, heap +${mib(held)} while serving, +${mib(after)} after close`)
+    record(
+      `${total} abandoned sessions, maxSessions 100: at most ${peak} open, heap +${mib(held)} while serving, +${mib(after)} after close`,
+    )
     expect(held).toBeLessThan(40 * MiB)
     expect(after).toBeLessThan(16 * MiB)
   })
@@ -99,7 +110,11 @@ describe('maxSessions', () => {
       const { id } = await openSession(http.url)
       await (await post(http.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, id!)).text()
       const abort = new AbortController()
-      const stream = await fetch(http.url, { method: 'GET', signal: abort.signal, headers: { ...HEADERS, accept: 'text/event-stream', 'mcp-session-id': id! } })
+      const stream = await fetch(http.url, {
+        method: 'GET',
+        signal: abort.signal,
+        headers: { ...HEADERS, accept: 'text/event-stream', 'mcp-session-id': id! },
+      })
       expect(stream.status).toBe(200)
       streams.push(abort)
     }
@@ -160,7 +175,9 @@ function closedWithin(socket: Socket, limitMs: number): Promise<{ ms: number; da
   const started = Date.now()
   let data = ''
   socket.setEncoding('utf8')
-  socket.on('data', (chunk: string) => { data += chunk })
+  socket.on('data', (chunk: string) => {
+    data += chunk
+  })
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`still open after ${limitMs} ms`)), limitMs)
     socket.on('close', () => {
@@ -186,11 +203,15 @@ describe('timeouts and connections', () => {
     // Room for every upload: this measures the timeout, not the connection cap.
     const http = await serve({ headersTimeoutMs: 500, requestTimeoutMs: 1000, maxConnections: count + 100 })
     const base = heap()
-    const sockets = await Promise.all(Array.from({ length: count }, async () => {
-      const socket = await openSocket(http.url)
-      socket.write(`POST /mcp HTTP/1.1\r\nhost: ${new URL(http.url).host}\r\ncontent-type: application/json\r\ncontent-length: 1000000\r\n\r\n{"jsonrpc":`)
-      return socket
-    }))
+    const sockets = await Promise.all(
+      Array.from({ length: count }, async () => {
+        const socket = await openSocket(http.url)
+        socket.write(
+          `POST /mcp HTTP/1.1\r\nhost: ${new URL(http.url).host}\r\ncontent-type: application/json\r\ncontent-length: 1000000\r\n\r\n{"jsonrpc":`,
+        )
+        return socket
+      }),
+    )
     const closed = await Promise.all(sockets.map((socket) => closedWithin(socket, scaled(10_000, 30_000))))
     const slowest = Math.max(...closed.map((c) => c.ms))
     // The client ends live in this process too: let them go before measuring.
@@ -204,11 +225,21 @@ describe('timeouts and connections', () => {
   it('connections past maxConnections are closed as they arrive', async () => {
     const http = await serve({ maxConnections: 20 })
     const sockets = await Promise.all(Array.from({ length: 60 }, () => openSocket(http.url)))
-    const outcomes = await Promise.all(sockets.map((socket) => closedWithin(socket, 1500).then(() => 'closed', () => 'open')))
+    const outcomes = await Promise.all(
+      sockets.map((socket) =>
+        closedWithin(socket, 1500).then(
+          () => 'closed',
+          () => 'open',
+        ),
+      ),
+    )
     const open = outcomes.filter((o) => o === 'open').length
     record(`60 idle connections, maxConnections 20: ${open} kept open`)
     expect(open).toBeLessThanOrEqual(20)
     for (const socket of sockets) socket.destroy()
-    await vi.waitFor(async () => expect((await rawRequest(http.url, { body: INITIALIZE })).status).toBe(200), { timeout: 5000, interval: 100 })
+    await vi.waitFor(async () => expect((await rawRequest(http.url, { body: INITIALIZE })).status).toBe(200), {
+      timeout: 5000,
+      interval: 100,
+    })
   })
 })

@@ -26,7 +26,11 @@ const IDLE_MS = 10_000
 /** Heap after the sessions ended may exceed the warmed-up baseline by at most this much. */
 const HEAP_SLACK_BYTES = 8 * 1024 * 1024
 
-interface Stats { heapUsed: number; rss: number; sessions: number }
+interface Stats {
+  heapUsed: number
+  rss: number
+  sessions: number
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'reliability-load-'))
 let child: ChildProcessWithoutNullStreams
@@ -34,10 +38,15 @@ let url = ''
 const replies: Array<(message: any) => void> = []
 
 beforeAll(async () => {
-  const file = await bundleSelfContained(fileURLToPath(new URL('./fixtures/load-server.mjs', import.meta.url)), join(dir, 'load-server.mjs'))
+  const file = await bundleSelfContained(
+    fileURLToPath(new URL('./fixtures/load-server.mjs', import.meta.url)),
+    join(dir, 'load-server.mjs'),
+  )
   child = spawn(process.execPath, ['--expose-gc', file, String(IDLE_MS)], { stdio: ['pipe', 'pipe', 'pipe'] })
   let stderr = ''
-  child.stderr.on('data', (chunk) => { stderr += chunk })
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk
+  })
   const lines = createInterface({ input: child.stdout })
   url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`load server exited (${code}): ${stderr}`)))
@@ -76,12 +85,20 @@ async function connect(flavour: Flavour): Promise<LoadClient> {
     const client = new ClientV1(info)
     const transport = new HttpV1(new URL(url))
     await client.connect(transport)
-    return { terminate: () => transport.terminateSession(), call: async (name, args) => (await client.callTool({ name, arguments: args })) as any, close: () => client.close() }
+    return {
+      terminate: () => transport.terminateSession(),
+      call: async (name, args) => (await client.callTool({ name, arguments: args })) as any,
+      close: () => client.close(),
+    }
   }
   const client = new ClientV2(info, flavour === 'v2-2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {})
   const transport = new HttpV2(new URL(url))
   await client.connect(transport)
-  return { terminate: () => (flavour === 'v2-2026' ? Promise.resolve() : transport.terminateSession()), call: async (name, args) => (await client.callTool({ name, arguments: args })) as any, close: () => client.close() }
+  return {
+    terminate: () => (flavour === 'v2-2026' ? Promise.resolve() : transport.terminateSession()),
+    call: async (name, args) => (await client.callTool({ name, arguments: args })) as any,
+    close: () => client.close(),
+  }
 }
 
 /**
@@ -103,9 +120,7 @@ async function run(index: number, calls: number, connected?: () => Promise<void>
   await connected?.()
   for (let i = 0; i < calls; i++) {
     const vibe = `c${index}-${i}`
-    const [name, args, expected] = i % 2 === 0
-      ? ['SetVibe', { vibe }, JSON.stringify({ vibe })]
-      : ['GetVibe', {}, '{"vibe":"steady"}']
+    const [name, args, expected] = i % 2 === 0 ? ['SetVibe', { vibe }, JSON.stringify({ vibe })] : ['GetVibe', {}, '{"vibe":"steady"}']
     try {
       const result = await client.call(name, args)
       if (result.isError || result.content[0]?.text !== expected) failures.push(`client ${index} call ${i}: ${JSON.stringify(result)}`)
@@ -133,7 +148,9 @@ describe(`${CLIENTS} concurrent clients × ${CALLS} calls over HTTP`, () => {
     // Every client connects, then all start calling together once the server's sessions are counted.
     let arrived = 0
     let release!: () => void
-    const start = new Promise<void>((resolve) => { release = resolve })
+    const start = new Promise<void>((resolve) => {
+      release = resolve
+    })
     let openAtStart = -1
     const barrier = async (): Promise<void> => {
       if (++arrived === CLIENTS) {

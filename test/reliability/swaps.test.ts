@@ -38,12 +38,19 @@ function versionB(): string {
   return join(writeProtos({ 'example.proto': next }), 'example.proto')
 }
 
-interface Outcome { tool: string; ok: boolean; detail: string }
+interface Outcome {
+  tool: string
+  ok: boolean
+  detail: string
+}
 
 type Caller = (tool: string, args: Record<string, unknown>) => Promise<Outcome>
 
-const outcomeOf = (tool: string, result: { isError?: boolean; content: Array<{ text?: string }> }, expected: string): Outcome =>
-  ({ tool, ok: result.isError !== true && result.content[0]?.text === expected, detail: JSON.stringify(result) })
+const outcomeOf = (tool: string, result: { isError?: boolean; content: Array<{ text?: string }> }, expected: string): Outcome => ({
+  tool,
+  ok: result.isError !== true && result.content[0]?.text === expected,
+  detail: JSON.stringify(result),
+})
 
 /** Wraps a client's callTool: an unknown-tool rejection (-32602) is an outcome, anything else thrown too. */
 function caller(call: (tool: string, args: Record<string, unknown>) => Promise<any>): Caller {
@@ -77,11 +84,15 @@ describe(`${SWAPS} replaceTools under a stream of calls`, () => {
 
     const heard = { v1: 0, v2: 0 }
     const v1 = new ClientV1({ name: 'swap-v1', version: '0' })
-    v1.setNotificationHandler(ToolListChangedNotificationSchema, () => { heard.v1++ })
+    v1.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      heard.v1++
+    })
     await v1.connect(new HttpV1(new URL(http.url)))
     closers.push(() => v1.close())
     const v2 = new ClientV2({ name: 'swap-v2', version: '0' })
-    v2.setNotificationHandler('notifications/tools/list_changed', () => { heard.v2++ })
+    v2.setNotificationHandler('notifications/tools/list_changed', () => {
+      heard.v2++
+    })
     await v2.connect(new HttpV2(new URL(http.url)))
     closers.push(() => v2.close())
     const modern = new ClientV2({ name: 'swap-2026', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })

@@ -22,12 +22,19 @@ function playground(profile: Profile) {
   for (const [service, methods] of Object.entries(METHODS)) {
     const backend = recordingBackend(methods)
     server.implement(service, backend.impl)
-    backend.calls.push = (...items) => { calls.push(...items); return calls.length }
+    backend.calls.push = (...items) => {
+      calls.push(...items)
+      return calls.length
+    }
   }
   const call = async (tool: string, args: unknown) => {
     const before = calls.length
     const result = await server.call(tool, args)
-    return { result, text: (result.content[0] as { text: string }).text, request: calls.length > before ? calls.at(-1)!.request : undefined }
+    return {
+      result,
+      text: (result.content[0] as { text: string }).text,
+      request: calls.length > before ? calls.at(-1)!.request : undefined,
+    }
   }
   return { server, call }
 }
@@ -108,22 +115,36 @@ describe('lenient arguments: every spelling protobuf JSON reads reaches the back
 
   it('portable: a message recursing through many fields is inlined less deep, and the lenient pass follows it', async () => {
     // 1 + 24 + 24² objects at depth 3: over the budget; depth 2 keeps 25.
-    const fields = 'abcdefghijklmnopqrstuvwx'.split('').map((n, i) => `Expr ${n} = ${i + 2};`).join(' ')
-    const dir = writeProtos({ 'expr.proto': `syntax = "proto3"; package x;
+    const fields = 'abcdefghijklmnopqrstuvwx'
+      .split('')
+      .map((n, i) => `Expr ${n} = ${i + 2};`)
+      .join(' ')
+    const dir = writeProtos({
+      'expr.proto': `syntax = "proto3"; package x;
 message Expr { string id = 1; ${fields} }
-service S { rpc Eval(Expr) returns (Expr); }` })
+service S { rpc Eval(Expr) returns (Expr); }`,
+    })
     const file = join(dir, 'expr.proto')
     const built = buildTools(loadProto(file), { profile: 'portable' })
-    const count = (s: unknown): number => (s && typeof s === 'object' ? ('properties' in s ? 1 : 0) + Object.values(s).reduce((n: number, v) => n + count(v), 0) : 0)
+    const count = (s: unknown): number =>
+      s && typeof s === 'object' ? ('properties' in s ? 1 : 0) + Object.values(s).reduce((n: number, v) => n + count(v), 0) : 0
     expect(count(built.tools[0]!.inputSchema)).toBeLessThanOrEqual(MAX_INLINED_OBJECTS)
-    expect(built.warnings).toEqual([{
-      code: 'RECURSION_SHALLOWER',
-      message: 'tool "Eval": x.Expr recurses through many fields; inlined 2 deep instead of 3 to keep its schema under 500 objects (deeper levels are JSON text)',
-    }])
+    expect(built.warnings).toEqual([
+      {
+        code: 'RECURSION_SHALLOWER',
+        message:
+          'tool "Eval": x.Expr recurses through many fields; inlined 2 deep instead of 3 to keep its schema under 500 objects (deeper levels are JSON text)',
+      },
+    ])
     expect(built.lenient!.depths).toEqual({ 'x.Expr': 2 })
     const server = createProtoServer(specFromProto(file, { profile: 'portable' }))
     let got: unknown
-    server.implement('S', { Eval: (r: unknown) => { got = r; return {} } })
+    server.implement('S', {
+      Eval: (r: unknown) => {
+        got = r
+        return {}
+      },
+    })
     const deep = { id: '1', a: { id: '2', b: { id: '3', c: { id: '4' } } } }
     expect((server.listTools()[0]!.inputSchema as any).properties.a.properties.b).toMatchObject({ type: 'string' })
     expect((await server.call('Eval', deep)).isError).toBe(false)

@@ -68,7 +68,7 @@ describe('deeply nested arguments', () => {
     expect(text(await server.call('Tree', { name: 'a' }))).toBe('{}')
   })
 
-  it('3,000 levels past the validator do not overflow locateFailure: the decoder\'s reason, with the path', async () => {
+  it("3,000 levels past the validator do not overflow locateFailure: the decoder's reason, with the path", async () => {
     const { server, calls } = treeServer()
     const result = await server.call('Tree', nested(3_000))
     expect(result.isError).toBe(true)
@@ -89,14 +89,29 @@ describe('deeply nested arguments', () => {
 
 describe('hostile values from handlers are tool errors', () => {
   it('throwing Object.create(null)', async () => {
-    const { server } = treeServer({ Tree: () => { throw Object.create(null) } })
+    const { server } = treeServer({
+      Tree: () => {
+        throw Object.create(null)
+      },
+    })
     const result = await server.call('Tree', {})
     expect(result).toEqual({ content: [{ type: 'text', text: 'rpc error: code = Unknown desc = [object Object]' }], isError: true })
   })
 
   it('throwing an object whose message getter throws', async () => {
-    const hostile = { get message(): string { throw new Error('boom') }, get code(): number { throw new Error('boom') } }
-    const { server } = treeServer({ Tree: () => { throw hostile } })
+    const hostile = {
+      get message(): string {
+        throw new Error('boom')
+      },
+      get code(): number {
+        throw new Error('boom')
+      },
+    }
+    const { server } = treeServer({
+      Tree: () => {
+        throw hostile
+      },
+    })
     const result = await server.call('Tree', {})
     expect(result.isError).toBe(true)
     expect(text(result)).toBe('rpc error: code = Unknown desc = [object Object]')
@@ -105,19 +120,37 @@ describe('hostile values from handlers are tool errors', () => {
   it('throwing a revoked proxy', async () => {
     const { proxy, revoke } = Proxy.revocable({}, {})
     revoke()
-    const { server } = treeServer({ Tree: () => { throw proxy } })
+    const { server } = treeServer({
+      Tree: () => {
+        throw proxy
+      },
+    })
     expect(text(await server.call('Tree', {}))).toBe('rpc error: code = Unknown desc = [object Object]')
   })
 
   it('returning a value whose getter throws', async () => {
-    const { server } = treeServer({ Tree: () => ({ get name(): string { throw new Error('getter failed') } }) })
+    const { server } = treeServer({
+      Tree: () => ({
+        get name(): string {
+          throw new Error('getter failed')
+        },
+      }),
+    })
     expect(await server.call('Tree', {})).toEqual({ content: [{ type: 'text', text: 'encoding response: getter failed' }], isError: true })
   })
 
   it('throwing {code: 5} without a message gives an empty desc', async () => {
-    const { server } = treeServer({ Tree: () => { throw { code: 5 } } })
+    const { server } = treeServer({
+      Tree: () => {
+        throw { code: 5 }
+      },
+    })
     expect(text(await server.call('Tree', {}))).toBe('rpc error: code = NotFound desc = ')
-    const named = treeServer({ Tree: () => { throw { code: 'NOT_FOUND', message: 'gone' } } })
+    const named = treeServer({
+      Tree: () => {
+        throw { code: 'NOT_FOUND', message: 'gone' }
+      },
+    })
     expect(text(await named.server.call('Tree', {}))).toBe('rpc error: code = NotFound desc = gone')
   })
 
@@ -158,11 +191,20 @@ describe('validation texts are capped', () => {
 
   it('keeps the exact text up to the cap and says "1 more error" just past it', () => {
     const error = (i: number): ValidationError => ({
-      instancePath: `/v/${i}`, schemaPath: '#/type', keyword: 'type', params: { type: 'integer' }, schema: 'integer', data: 'x',
+      instancePath: `/v/${i}`,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: { type: 'integer' },
+      schema: 'integer',
+      data: 'x',
     })
     const all = (n: number) => Array.from({ length: n }, (_, i) => error(i))
     const exact = renderValidationErrors(all(MAX_RENDERED_ERRORS))
-    expect(exact).toBe(`invalid arguments: ${all(MAX_RENDERED_ERRORS).map((e) => `${e.instancePath}: "x" is not of type "integer"`).join('; ')}`)
+    expect(exact).toBe(
+      `invalid arguments: ${all(MAX_RENDERED_ERRORS)
+        .map((e) => `${e.instancePath}: "x" is not of type "integer"`)
+        .join('; ')}`,
+    )
     expect(renderValidationErrors(all(MAX_RENDERED_ERRORS + 1))).toBe(`${exact}; ... and 1 more error`)
   })
 })
@@ -170,7 +212,9 @@ describe('validation texts are capped', () => {
 describe('decode texts', () => {
   it('two members of one oneof name the second member and the oneof', async () => {
     const { server, calls } = treeServer()
-    expect(text(await server.call('Nums', { email: 'a', phone: 'b' }))).toBe('decoding arguments: phone: multiple values for oneof "contact"')
+    expect(text(await server.call('Nums', { email: 'a', phone: 'b' }))).toBe(
+      'decoding arguments: phone: multiple values for oneof "contact"',
+    )
     expect(text(await server.call('Nums', { inner: { phone: 'b', email: 'a' } }))).toBe(
       'decoding arguments: inner.email: multiple values for oneof "contact"',
     )
@@ -185,7 +229,7 @@ describe('decode texts', () => {
     expect(calls).toHaveLength(0)
   })
 
-  it('the echo fixture\'s oneof', async () => {
+  it("the echo fixture's oneof", async () => {
     const server = createProtoServer(specFromProto(ECHO_PROTO))
     server.implement('EchoService', { Echo: () => ({}) })
     expect(text(await server.call('Echo', { name: 'a', number: 1 }))).toBe('decoding arguments: number: multiple values for oneof "choice"')

@@ -30,7 +30,6 @@ describe('validation texts (docs/calls.md §3 exact cases)', () => {
       expect(result.isError).toBe(true)
       expect(calls).toHaveLength(0)
     })
-
   }
 
   it('topeka: SetVibeDetails with a numeric enum is refused, as Topeka does', async () => {
@@ -219,7 +218,13 @@ describe('echo fixture: values through decoder and encoder', () => {
     const server = createProtoServer(specFromProto(ECHO_PROTO))
     server.implement('EchoService', {
       Echo: () => ({
-        scalars: { aDouble: Number.NaN, aFloat: Number.NEGATIVE_INFINITY, anInt64: 2n ** 62n, someBytes: new Uint8Array([255, 254]), int64s: [1n] },
+        scalars: {
+          aDouble: Number.NaN,
+          aFloat: Number.NEGATIVE_INFINITY,
+          anInt64: 2n ** 62n,
+          someBytes: new Uint8Array([255, 254]),
+          int64s: [1n],
+        },
         more: [{ aDouble: Number.POSITIVE_INFINITY }],
       }),
     })

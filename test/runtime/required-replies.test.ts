@@ -27,7 +27,11 @@ function spec(file: string, codecs: boolean): ProtoServerSpec {
   const loaded = loadCodecs(file)
   return {
     ...base,
-    tools: base.tools.map((tool) => ({ ...tool, decode: loaded.codecs.get(tool.requestType), encode: loaded.codecs.get(tool.responseType) })),
+    tools: base.tools.map((tool) => ({
+      ...tool,
+      decode: loaded.codecs.get(tool.requestType),
+      encode: loaded.codecs.get(tool.responseType),
+    })),
   }
 }
 
@@ -43,12 +47,20 @@ function reportServer(codecs: boolean, reply: unknown, stream: unknown[] = []) {
 const PART = { done: false }
 const COMPLETE = { count: 0, title: '', main: PART, parts: [PART], byName: { a: PART }, child: { count: 1, title: 'c' } }
 
-describe.each([['reflection', false], ['generated codecs', true]])('with %s', (_title, codecs) => {
+describe.each([
+  ['reflection', false],
+  ['generated codecs', true],
+])('with %s', (_title, codecs) => {
   it('a complete reply, zero values included, is a success and keeps them', async () => {
     const result = await reportServer(codecs, COMPLETE).call('GetReport', {})
     expect(result.isError).toBe(false)
     expect(JSON.parse(text(result))).toEqual({
-      count: 0, title: '', main: { done: false }, parts: [{ done: false }], byName: { a: { done: false } }, child: { count: 1, title: 'c' },
+      count: 0,
+      title: '',
+      main: { done: false },
+      parts: [{ done: false }],
+      byName: { a: { done: false } },
+      child: { count: 1, title: 'c' },
     })
   })
 
@@ -74,7 +86,9 @@ describe.each([['reflection', false], ['generated codecs', true]])('with %s', (_
   it('a required well-known field', async () => {
     const server = reportServer(codecs, {})
     expect(text(await server.call('GetStamped', {}))).toBe('encoding response: at: required field not set')
-    const ok = createProtoServer(spec(REQUIRED_PROTO, codecs)).implement('ReportService', { GetStamped: () => ({ at: '1970-01-01T00:00:01Z' }) })
+    const ok = createProtoServer(spec(REQUIRED_PROTO, codecs)).implement('ReportService', {
+      GetStamped: () => ({ at: '1970-01-01T00:00:01Z' }),
+    })
     expect(text(await ok.call('GetStamped', {}))).toBe('{"at":"1970-01-01T00:00:01Z"}')
   })
 
@@ -85,7 +99,9 @@ describe.each([['reflection', false], ['generated codecs', true]])('with %s', (_
   })
 
   it('a reply that is wrong in another way keeps its own error', async () => {
-    expect(text(await reportServer(codecs, { count: 'many' }).call('GetReport', {}))).toBe('encoding response: count: invalid integer: "many"')
+    expect(text(await reportServer(codecs, { count: 'many' }).call('GetReport', {}))).toBe(
+      'encoding response: count: invalid integer: "many"',
+    )
   })
 
   it('editions LEGACY_REQUIRED: the same', async () => {

@@ -52,14 +52,17 @@ function specWithServices(file: string, source: string): ProtoServerSpec {
   return { ...spec, services: Object.fromEntries(model.services.map((s) => [s.fullName, s.methods.map((m) => m.name)])) }
 }
 
-describe('implement() with the spec\'s services', () => {
+describe("implement() with the spec's services", () => {
   it('accepts client-streaming and bidi RPCs (never tools), and never calls them', async () => {
     const spec = specWithServices('mixed.proto', MIXED_PROTO)
     expect(spec.tools.map((t) => t.name)).not.toContain('Up')
     expect(spec.tools.map((t) => t.name)).not.toContain('Chat')
     const server = createProtoServer(spec)
     let called = 0
-    const never = () => { called++; throw new Error('never called') }
+    const never = () => {
+      called++
+      throw new Error('never called')
+    }
     expect(() => server.implement('First', { Unary: (r: unknown) => r, Up: never, chat: never })).not.toThrow()
     expect(text(await server.call('Unary', { s: 'x' }))).toBe('{"s":"x"}')
     await expect(server.call('Up', { s: 'x' })).rejects.toMatchObject({ code: -32602 })
@@ -70,7 +73,12 @@ describe('implement() with the spec\'s services', () => {
     const spec = specWithServices('mixed.proto', MIXED_PROTO)
     expect(spec.tools.find((t) => t.name === 'Down')?.serverStreaming).toBe(true)
     const server = createProtoServer(spec)
-    server.implement('First', { Down: function* (r: { s: string }) { yield { s: `${r.s}1` }; yield { s: `${r.s}2` } } })
+    server.implement('First', {
+      Down: function* (r: { s: string }) {
+        yield { s: `${r.s}1` }
+        yield { s: `${r.s}2` }
+      },
+    })
     expect(text(await server.call('Down', { s: 'd' }))).toBe('{"messages":[{"s":"d1"},{"s":"d2"}]}')
   })
 
@@ -137,14 +145,19 @@ describe('implementation methods are never bound from Object.prototype', () => {
       const server = createProtoServer(specWithServices('names.proto', BUILTINS_PROTO))
       server.implement('Names', { Echo: (r: unknown) => r })
       const result = await server.call(rpc, {})
-      expect(result).toEqual({ content: [{ type: 'text', text: `rpc error: code = Unimplemented desc = method ${rpc} not implemented` }], isError: true })
+      expect(result).toEqual({
+        content: [{ type: 'text', text: `rpc error: code = Unimplemented desc = method ${rpc} not implemented` }],
+        isError: true,
+      })
     })
   }
 
   it('class instances keep their inherited methods; a function implementation binds its own members only', async () => {
     class Impl {
       prefix = 'c:'
-      Echo(req: { s?: string }) { return { s: this.prefix + (req.s ?? '') } }
+      Echo(req: { s?: string }) {
+        return { s: this.prefix + (req.s ?? '') }
+      }
     }
     const server = createProtoServer(specWithServices('names.proto', BUILTINS_PROTO))
     server.implement('Names', new Impl())
@@ -158,7 +171,7 @@ describe('implementation methods are never bound from Object.prototype', () => {
   })
 })
 
-describe('topeka profile: tools named by the RPC\'s Go name are implemented by the RPC name as written', () => {
+describe("topeka profile: tools named by the RPC's Go name are implemented by the RPC name as written", () => {
   const GO_NAMES_PROTO = `syntax = "proto3";
 package health.v1;
 message Msg { string s = 1; }
@@ -167,14 +180,18 @@ service Health {
   rpc get_vibe(Msg) returns (Msg);
 }
 `
-  const spec = (): ProtoServerSpec => specFromProto(join(writeProtos({ 'health.proto': GO_NAMES_PROTO }), 'health.proto'), { profile: 'topeka' })
+  const spec = (): ProtoServerSpec =>
+    specFromProto(join(writeProtos({ 'health.proto': GO_NAMES_PROTO }), 'health.proto'), { profile: 'topeka' })
 
   it('binds get_vibe and monitorHealth to the tools GetVibe and MonitorHealth', async () => {
     const server = createProtoServer(spec()).implement('Health', {
       get_vibe: (req: { s?: string }) => ({ s: `vibe ${req.s}` }),
       monitorHealth: () => ({ s: 'ok' }),
     })
-    expect(server.listTools().map((t) => [t.name, t.description])).toEqual([['MonitorHealth', 'Monitor Health'], ['GetVibe', 'Get Vibe']])
+    expect(server.listTools().map((t) => [t.name, t.description])).toEqual([
+      ['MonitorHealth', 'Monitor Health'],
+      ['GetVibe', 'Get Vibe'],
+    ])
     expect(text(await server.call('GetVibe', { s: 'x' }))).toBe('{"s":"vibe x"}')
     expect(text(await server.call('MonitorHealth', {}))).toBe('{"s":"ok"}')
   })

@@ -55,7 +55,7 @@ describe('validation messages (docs/calls.md §3 table)', () => {
       },
     }
     expect(texts(schema, { f: 'x', s: 1 })).toBe(
-      "invalid arguments: /f: \"x\" is not valid under any of the schemas listed in the 'anyOf' keyword; /s: 1 is not of type \"string\"",
+      'invalid arguments: /f: "x" is not valid under any of the schemas listed in the \'anyOf\' keyword; /s: 1 is not of type "string"',
     )
   })
 

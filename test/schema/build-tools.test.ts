@@ -12,41 +12,44 @@ const model = loadProto(fileURLToPath(new URL('../../fixtures/topeka/fixture.pro
 describe('buildTools on fixture.proto', () => {
   it('gives unary RPCs a tool, not server-streaming ones; the last GetVibe wins at its own place', () => {
     const { tools, warnings } = buildTools(model, { profile: 'topeka' })
-    expect(tools.map(t => `${t.service}.${t.method}`)).toEqual([
+    expect(tools.map((t) => `${t.service}.${t.method}`)).toEqual([
       'mcpgen.VibeFixtureService.SetVibe',
       'mcpgen.VibeFixtureService.UpdateVibe',
       'mcpgen.OtherFixtureService.DoOther',
       'mcpgen.OtherFixtureService.GetVibe',
     ])
-    expect(tools.find(t => t.name === 'GetVibe')).toMatchObject({
+    expect(tools.find((t) => t.name === 'GetVibe')).toMatchObject({
       description: 'Shares its name with VibeFixtureService.GetVibe, on purpose.',
       requestType: 'mcpgen.OtherRequest',
     })
-    expect(warnings).toEqual([{
-      code: 'TOOL_NAME_CLASH',
-      message: 'tool "GetVibe" is declared by both mcpgen.VibeFixtureService and mcpgen.OtherFixtureService; the one of mcpgen.OtherFixtureService wins'
-        + ' (set the toolNames option to \'service\' or \'qualified\' to keep both)',
-      fix: "set the toolNames option to 'service' or 'qualified' to keep both",
-    }])
+    expect(warnings).toEqual([
+      {
+        code: 'TOOL_NAME_CLASH',
+        message:
+          'tool "GetVibe" is declared by both mcpgen.VibeFixtureService and mcpgen.OtherFixtureService; the one of mcpgen.OtherFixtureService wins' +
+          " (set the toolNames option to 'service' or 'qualified' to keep both)",
+        fix: "set the toolNames option to 'service' or 'qualified' to keep both",
+      },
+    ])
     expect(model.warnings).toEqual([])
   })
 
   it('maps FieldMask at top level, nested and repeated', () => {
     const { tools } = buildTools(model, { profile: 'topeka' })
-    const input = tools.find(t => t.name === 'UpdateVibe')!.inputSchema as Record<string, any>
+    const input = tools.find((t) => t.name === 'UpdateVibe')!.inputSchema as Record<string, any>
     expect(input.properties.updateMask).toEqual({ type: 'string', description: 'A top-level FieldMask field.' })
     expect(input.properties.details.properties.detailMask).toEqual({ type: 'string' })
     expect(input.properties.extraMasks).toEqual({ type: 'array', description: 'A repeated FieldMask field.', items: { type: 'string' } })
   })
 
   it('adds outputSchema in the default profile only', () => {
-    const output = buildTools(model).tools.find(t => t.name === 'UpdateVibe')!.outputSchema
+    const output = buildTools(model).tools.find((t) => t.name === 'UpdateVibe')!.outputSchema
     expect(output).toMatchObject({
       type: 'object',
       additionalProperties: false,
       properties: { appliedMask: { type: 'string' }, extraMasks: { type: 'array', items: { type: 'string' } } },
     })
-    expect(buildTools(model, { profile: 'topeka' }).tools.some(t => t.outputSchema)).toBe(false)
+    expect(buildTools(model, { profile: 'topeka' }).tools.some((t) => t.outputSchema)).toBe(false)
   })
 })
 
@@ -68,7 +71,7 @@ describe('outputSchema of responses whose JSON is not an object', () => {
       }
     `)
     const { tools } = buildTools(model)
-    const withOutput = Object.fromEntries(tools.map(t => [t.name, t.outputSchema?.type]))
+    const withOutput = Object.fromEntries(tools.map((t) => [t.name, t.outputSchema?.type]))
     expect(withOutput).toEqual({ Now: undefined, Count: undefined, Nothing: 'object', Bag: 'object' })
   })
 })

@@ -124,29 +124,32 @@ function checkProto(proto: string, profile: Profile, dialects?: string[]): { too
   const tools = buildTools(model, { profile }).tools.map((t): CheckedTool =>
     profile !== 'topeka' && t.outputSchema !== undefined
       ? { name: t.name, inputSchema: t.inputSchema, outputSchema: t.outputSchema }
-      : { name: t.name, inputSchema: t.inputSchema })
+      : { name: t.name, inputSchema: t.inputSchema },
+  )
   const reports = checkClientRules(tools, { server: basename(proto, '.proto'), ...(dialects ? { dialects } : {}) })
   return { tools, reports }
 }
 
 /** Per rule set, each rejected tool with the rules that reject it. */
 function rejections(reports: readonly DialectReport[]): Record<string, string[]> {
-  return Object.fromEntries(reports.map((r) => {
-    const byTool = new Map<string, Set<string>>()
-    for (const v of r.violations) {
-      if (v.sev !== 'reject' || v.tool === '(request)') continue
-      const rules = byTool.get(v.tool) ?? new Set<string>()
-      byTool.set(v.tool, rules.add(v.rule))
-    }
-    return [r.name, [...byTool].map(([tool, rules]) => `${tool}: ${[...rules].sort().join(', ')}`).sort()]
-  }))
+  return Object.fromEntries(
+    reports.map((r) => {
+      const byTool = new Map<string, Set<string>>()
+      for (const v of r.violations) {
+        if (v.sev !== 'reject' || v.tool === '(request)') continue
+        const rules = byTool.get(v.tool) ?? new Set<string>()
+        byTool.set(v.tool, rules.add(v.rule))
+      }
+      return [r.name, [...byTool].map(([tool, rules]) => `${tool}: ${[...rules].sort().join(', ')}`).sort()]
+    }),
+  )
 }
 
 /** The tools whose request message has no fields (an argument-less tool). */
 function toolsWithoutArguments(proto: string, profile: Profile): string[] {
   const model = modelOf(proto)
-  return buildTools(model, { profile }).tools
-    .filter((t) => (model.messages.get(t.requestType)?.fields.length ?? 0) === 0)
+  return buildTools(model, { profile })
+    .tools.filter((t) => (model.messages.get(t.requestType)?.fields.length ?? 0) === 0)
     .map((t) => t.name)
 }
 
@@ -176,7 +179,7 @@ describe('the protos checked', () => {
 })
 
 describe('what issue 9 measured for the old default profile (now full)', () => {
-  it('gives the playground\'s 16 tools the counts the issue states', () => {
+  it("gives the playground's 16 tools the counts the issue states", () => {
     const { reports } = checkProto('playground/vibe.proto', 'full')
     const rejected = Object.fromEntries(reports.map((r) => [r.name, `${r.rejected}/${r.total}`]))
     expect(rejected).toMatchObject({
@@ -189,7 +192,9 @@ describe('what issue 9 measured for the old default profile (now full)', () => {
     })
     const gemini = reports.find((r) => r.name === 'gemini-legacy')!
     // additionalProperties on every message: every tool's root is refused.
-    const rootUnknown = gemini.violations.filter((v) => v.rule === 'unknown-field' && v.ptr === '/inputSchema' && v.msg.includes('"additionalProperties"'))
+    const rootUnknown = gemini.violations.filter(
+      (v) => v.rule === 'unknown-field' && v.ptr === '/inputSchema' && v.msg.includes('"additionalProperties"'),
+    )
     expect(new Set(rootUnknown.map((v) => v.tool)).size).toBe(16)
     // Cursor refuses for anyOf only (64-bit integers, floats, Value).
     const cursor = reports.find((r) => r.name === 'cursor')!
@@ -197,7 +202,7 @@ describe('what issue 9 measured for the old default profile (now full)', () => {
   })
 })
 
-describe('the README\'s table: the playground\'s 16 tools per profile', () => {
+describe("the README's table: the playground's 16 tools per profile", () => {
   // Columns as in RECORDED (tools, then each rule set).
   const README: Record<Profile, number[]> = {
     portable: [16, 0, 16, 0, 16, 2, 0, 0, 0, 0, 0],
@@ -229,7 +234,9 @@ describe('tools rejected per profile and rule set', () => {
         const expected = Object.fromEntries(PORTABLE_PASSES.map((d) => [d, [] as string[]]))
         // Gemini's `parameters` refuses an object without properties, and a
         // tool without arguments has nothing to put there.
-        expected['gemini-legacy'] = toolsWithoutArguments(proto, 'portable').map((t) => `${t}: object-nonempty-root`).sort()
+        expected['gemini-legacy'] = toolsWithoutArguments(proto, 'portable')
+          .map((t) => `${t}: object-nonempty-root`)
+          .sort()
         expect(rejections(reports)).toEqual(expected)
       })
 

@@ -34,7 +34,9 @@ describe('every client rule can fail', () => {
   }
 
   it('has a case for each rule of each rule set, and no case for a rule that does not exist', () => {
-    const rules = Object.entries(CLIENT_DIALECTS).flatMap(([d, { rules }]) => rules.map((r) => `${d} ${r.id}`)).sort()
+    const rules = Object.entries(CLIENT_DIALECTS)
+      .flatMap(([d, { rules }]) => rules.map((r) => `${d} ${r.id}`))
+      .sort()
     const cases = RULE_CASES.flatMap((c) => c.dialects.map((d) => `${d} ${c.rule}`)).sort()
     expect(cases).toEqual(rules)
   })
@@ -52,14 +54,29 @@ const obj = (properties: Record<string, unknown>, extra: Record<string, unknown>
 describe('checkClientRules', () => {
   it('reports every rule set, in order, when none is named', () => {
     expect(checkClientRules([]).map((r) => r.name)).toEqual([
-      'openai', 'openai-strict', 'anthropic', 'anthropic-strict', 'gemini-legacy', 'gemini-json', 'cursor', 'name-rules', 'codex', 'mcp-clients',
+      'openai',
+      'openai-strict',
+      'anthropic',
+      'anthropic-strict',
+      'gemini-legacy',
+      'gemini-json',
+      'cursor',
+      'name-rules',
+      'codex',
+      'mcp-clients',
     ])
     expect(CLIENT_DIALECT_NAMES).toEqual(checkClientRules([]).map((r) => r.name))
   })
 
   it('counts a tool once per severity, however many violations it has', () => {
     const tools: CheckedTool[] = [
-      { name: 'A', inputSchema: obj({ a: { type: ['string', 'null'] }, b: { anyOf: [{ type: 'string' }], description: 'x' } }, { additionalProperties: false }) },
+      {
+        name: 'A',
+        inputSchema: obj(
+          { a: { type: ['string', 'null'] }, b: { anyOf: [{ type: 'string' }], description: 'x' } },
+          { additionalProperties: false },
+        ),
+      },
       { name: 'B', inputSchema: obj({ a: { type: 'string' } }) },
       { name: 'C', inputSchema: obj({}) },
     ]
@@ -79,23 +96,33 @@ describe('checkClientRules', () => {
   it('counts the server name into the name rules, and only the tool name without one', () => {
     const tools = [{ name: 't'.repeat(50), inputSchema: obj({}) }]
     expect(checkClientRules(tools, { dialects: ['cursor'] })[0]!.rejected).toBe(0)
-    expect(checkClientRules(tools, { dialects: ['cursor'], server: 'my-server-1' })[0]!.violations.map((v) => v.rule)).toEqual(['server+tool-length'])
+    expect(checkClientRules(tools, { dialects: ['cursor'], server: 'my-server-1' })[0]!.violations.map((v) => v.rule)).toEqual([
+      'server+tool-length',
+    ])
   })
 
   it('walks $defs, items and unions with JSON Pointers, but checks only inputSchema node by node', () => {
     const tool = {
       name: 'T',
-      inputSchema: obj({ 'a/b': { type: 'array', items: { $ref: '#/$defs/N' } } }, { $defs: { N: { anyOf: [{ type: 'integer' }, { type: 'string' }] } } }),
+      inputSchema: obj(
+        { 'a/b': { type: 'array', items: { $ref: '#/$defs/N' } } },
+        { $defs: { N: { anyOf: [{ type: 'integer' }, { type: 'string' }] } } },
+      ),
       outputSchema: obj({ x: { anyOf: [{ type: 'string' }] } }),
     }
     const [cursor] = checkClientRules([tool], { dialects: ['cursor'] })
     expect(cursor!.violations.map((v) => v.ptr)).toEqual(['/inputSchema/$defs/N'])
     const [codex] = checkClientRules([tool], { dialects: ['codex'] })
-    expect(codex!.violations.map((v) => `${v.rule} ${v.ptr}`)).toEqual(['ref-to-string /inputSchema/properties/a~1b/items', 'combinator-to-string /inputSchema/$defs/N'])
+    expect(codex!.violations.map((v) => `${v.rule} ${v.ptr}`)).toEqual([
+      'ref-to-string /inputSchema/properties/a~1b/items',
+      'combinator-to-string /inputSchema/$defs/N',
+    ])
   })
 
   it('throws for a rule set it does not know', () => {
-    expect(() => checkClientRules([], { dialects: ['openai', 'gemini'] })).toThrow('unknown client rule set "gemini": use one of openai, openai-strict,')
+    expect(() => checkClientRules([], { dialects: ['openai', 'gemini'] })).toThrow(
+      'unknown client rule set "gemini": use one of openai, openai-strict,',
+    )
   })
 
   it('is a public function of the package', () => {

@@ -15,10 +15,12 @@ describe('describeComment (docs/mapping.md §3)', () => {
   })
 
   it('normalises the SetVibe block comment of example.proto as protoc records it', () => {
-    const raw = '\n This is a block comment\n with multiple lines\n to test block handling\n'
-      + ' "Hello World", a `backtick`, and a path like C:\\vibes\\new\n'
+    const raw =
+      '\n This is a block comment\n with multiple lines\n to test block handling\n' +
+      ' "Hello World", a `backtick`, and a path like C:\\vibes\\new\n'
     expect(describeComment(raw)).toBe(
-      'This is a block comment with multiple lines to test block handling "Hello World", a `backtick`, and a path like C:\\vibes\\new')
+      'This is a block comment with multiple lines to test block handling "Hello World", a `backtick`, and a path like C:\\vibes\\new',
+    )
   })
 
   it('keeps null for no comment at all', () => {

@@ -51,7 +51,10 @@ describe('google.api.field_behavior', () => {
     const { schema } = schemaOf(`message Inner { int32 x = 1 [(google.api.field_behavior) = 2]; }
 message M { Inner inner = 1; }`)
     expect(schema.properties.inner).toEqual({
-      type: 'object', additionalProperties: false, properties: { x: { type: 'integer' } }, required: ['x'],
+      type: 'object',
+      additionalProperties: false,
+      properties: { x: { type: 'integer' } },
+      required: ['x'],
     })
   })
 })
@@ -67,10 +70,12 @@ describe('required from buf.validate and proto2', () => {
   })
 
   it('a required repeated or map field must also be non-empty', () => {
-    expect(schemaOf(`message M {
+    expect(
+      schemaOf(`message M {
   repeated string a = 1 [(buf.validate.field).required = true];
   map<string, string> b = 2 [(buf.validate.field).required = true];
-}`).schema).toMatchObject({
+}`).schema,
+    ).toMatchObject({
       required: ['a', 'b'],
       properties: { a: { type: 'array', minItems: 1 }, b: { type: 'object', minProperties: 1 } },
     })
@@ -86,7 +91,8 @@ message M { required string a = 1; optional string b = 2; }`)
 
 describe('buf.validate string rules', () => {
   it('lengths, pattern, const, in and not_in', () => {
-    expect(propsOf(`message M {
+    expect(
+      propsOf(`message M {
   string a = 1 [(buf.validate.field).string = { min_len: 3, max_len: 10 }];
   string b = 2 [(buf.validate.field).string.len = 4];
   string c = 3 [(buf.validate.field).string.pattern = "^[a-z]+$"];
@@ -94,7 +100,8 @@ describe('buf.validate string rules', () => {
   string e = 5 [(buf.validate.field).string = { in: ["x", "y"] }];
   string f = 6 [(buf.validate.field).string.in = "x", (buf.validate.field).string.in = "z"];
   string g = 7 [(buf.validate.field).string = { not_in: ["bad"] }];
-}`)).toEqual({
+}`),
+    ).toEqual({
       a: { type: 'string', minLength: 3, maxLength: 10 },
       b: { type: 'string', minLength: 4, maxLength: 4 },
       c: { type: 'string', pattern: '^[a-z]+$' },
@@ -106,11 +113,13 @@ describe('buf.validate string rules', () => {
   })
 
   it('prefix and suffix become escaped patterns; several patterns go in an allOf', () => {
-    expect(propsOf(`message M {
+    expect(
+      propsOf(`message M {
   string a = 1 [(buf.validate.field).string.prefix = "a.b"];
   string b = 2 [(buf.validate.field).string.suffix = "(x)"];
   string c = 3 [(buf.validate.field).string = { prefix: "p", suffix: "s", pattern: "[0-9]" }];
-}`)).toEqual({
+}`),
+    ).toEqual({
       a: { type: 'string', pattern: '^a\\.b' },
       b: { type: 'string', pattern: '\\(x\\)$' },
       c: { type: 'string', allOf: [{ pattern: '^p' }, { pattern: 's$' }, { pattern: '[0-9]' }] },
@@ -141,13 +150,15 @@ describe('buf.validate string rules', () => {
 
 describe('buf.validate numeric rules', () => {
   it('32-bit bounds, const and in; uint32 keeps minimum 0 under a lower gte', () => {
-    expect(propsOf(`message M {
+    expect(
+      propsOf(`message M {
   int32 a = 1 [(buf.validate.field).int32 = { gt: 0, lte: 100 }];
   uint32 b = 2 [(buf.validate.field).uint32 = { gte: 0, lt: 10 }];
   sint32 c = 3 [(buf.validate.field).sint32.const = 7];
   fixed32 d = 4 [(buf.validate.field).fixed32 = { in: [1, 2] }];
   int32 e = 5 [(buf.validate.field).int32 = { gt: 10, lt: 5 }];
-}`)).toEqual({
+}`),
+    ).toEqual({
       a: { type: 'integer', exclusiveMinimum: 0, maximum: 100 },
       b: { type: 'integer', minimum: 0, exclusiveMaximum: 10 },
       c: { type: 'integer', const: 7 },
@@ -158,33 +169,58 @@ describe('buf.validate numeric rules', () => {
   })
 
   it('64-bit bounds go on the integer branch, not on the string branch; in holds for both spellings', () => {
-    expect(propsOf(`message M {
+    expect(
+      propsOf(`message M {
   int64 a = 1 [(buf.validate.field).int64 = { gte: -5, lt: 1000 }];
   uint64 b = 2 [(buf.validate.field).uint64.gt = 3];
   sfixed64 c = 3 [(buf.validate.field).sfixed64 = { in: [1, 2] }];
-}`)).toEqual({
-      a: { anyOf: [{ type: 'integer', minimum: -5, exclusiveMaximum: 1000 }, { type: 'string', pattern: '^-?[0-9]+$' }] },
-      b: { anyOf: [{ type: 'integer', minimum: 0, exclusiveMinimum: 3 }, { type: 'string', pattern: '^[0-9]+$' }] },
-      c: { anyOf: [{ type: 'integer', enum: [1, 2] }, { type: 'string', pattern: '^-?[0-9]+$', enum: ['1', '2'] }] },
+}`),
+    ).toEqual({
+      a: {
+        anyOf: [
+          { type: 'integer', minimum: -5, exclusiveMaximum: 1000 },
+          { type: 'string', pattern: '^-?[0-9]+$' },
+        ],
+      },
+      b: {
+        anyOf: [
+          { type: 'integer', minimum: 0, exclusiveMinimum: 3 },
+          { type: 'string', pattern: '^[0-9]+$' },
+        ],
+      },
+      c: {
+        anyOf: [
+          { type: 'integer', enum: [1, 2] },
+          { type: 'string', pattern: '^-?[0-9]+$', enum: ['1', '2'] },
+        ],
+      },
     })
   })
 
   it('floats keep only the non-finite strings that pass; finite drops them', () => {
-    expect(propsOf(`message M {
+    expect(
+      propsOf(`message M {
   double a = 1 [(buf.validate.field).double = { gt: 0 }];
   float b = 2 [(buf.validate.field).float = { gte: 0, lte: 1 }];
   double c = 3 [(buf.validate.field).double.finite = true];
-}`)).toEqual({
-      a: { anyOf: [{ type: 'number', exclusiveMinimum: 0 }, { type: 'string', enum: ['Infinity'] }] },
+}`),
+    ).toEqual({
+      a: {
+        anyOf: [
+          { type: 'number', exclusiveMinimum: 0 },
+          { type: 'string', enum: ['Infinity'] },
+        ],
+      },
       b: { type: 'number', minimum: 0, maximum: 1 },
       c: { type: 'number' },
     })
   })
 
-  it('wrapper types take their scalar\'s rules', () => {
-    expect(schemaOf(`import "google/protobuf/wrappers.proto";
-message M { google.protobuf.Int32Value a = 1 [(buf.validate.field).int32.gte = 1]; }`).schema.properties.a)
-      .toEqual({ type: 'integer', minimum: 1 })
+  it("wrapper types take their scalar's rules", () => {
+    expect(
+      schemaOf(`import "google/protobuf/wrappers.proto";
+message M { google.protobuf.Int32Value a = 1 [(buf.validate.field).int32.gte = 1]; }`).schema.properties.a,
+    ).toEqual({ type: 'integer', minimum: 1 })
   })
 })
 
@@ -194,13 +230,15 @@ describe('buf.validate bool, enum, repeated and map rules', () => {
   })
 
   it('enum in / not_in / const restrict the names; defined_only holds already', () => {
-    expect(propsOf(`enum Color { COLOR_UNSPECIFIED = 0; RED = 1; GREEN = 2; BLUE = 3; }
+    expect(
+      propsOf(`enum Color { COLOR_UNSPECIFIED = 0; RED = 1; GREEN = 2; BLUE = 3; }
 message M {
   Color a = 1 [(buf.validate.field).enum = { defined_only: true, in: [1, 3] }];
   Color b = 2 [(buf.validate.field).enum.not_in = 0];
   Color c = 3 [(buf.validate.field).enum.const = 2];
   Color d = 4 [(buf.validate.field).enum.defined_only = true];
-}`)).toEqual({
+}`),
+    ).toEqual({
       a: { type: 'string', enum: ['RED', 'BLUE'] },
       b: { type: 'string', enum: ['RED', 'GREEN', 'BLUE'] },
       c: { type: 'string', enum: ['GREEN'] },
@@ -209,16 +247,22 @@ message M {
   })
 
   it('repeated min_items, max_items, unique and item rules', () => {
-    expect(propsOf(`message M {
+    expect(
+      propsOf(`message M {
   repeated string tags = 1 [(buf.validate.field).repeated = { min_items: 1, max_items: 5, unique: true, items: { string: { min_len: 2 } } }];
-}`).tags).toEqual({ type: 'array', minItems: 1, maxItems: 5, uniqueItems: true, items: { type: 'string', minLength: 2 } })
+}`).tags,
+    ).toEqual({ type: 'array', minItems: 1, maxItems: 5, uniqueItems: true, items: { type: 'string', minLength: 2 } })
   })
 
   it('map min_pairs, max_pairs, key and value rules', () => {
-    expect(propsOf(`message M {
+    expect(
+      propsOf(`message M {
   map<string, int32> counts = 1 [(buf.validate.field).map = { min_pairs: 1, max_pairs: 3, keys: { string: { max_len: 8 } }, values: { int32: { gte: 0 } } }];
-}`).counts).toEqual({
-      type: 'object', minProperties: 1, maxProperties: 3,
+}`).counts,
+    ).toEqual({
+      type: 'object',
+      minProperties: 1,
+      maxProperties: 3,
       propertyNames: { type: 'string', maxLength: 8 },
       additionalProperties: { type: 'integer', minimum: 0 },
     })

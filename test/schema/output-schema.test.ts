@@ -38,7 +38,7 @@ message Out {
 service S { rpc Get(google.protobuf.Empty) returns (Out); rpc Echo(Out) returns (Item); }
 `)
 const { tools } = buildTools(model, { profile: 'full' })
-const schema = tools.find(t => t.name === 'Get')!.outputSchema!
+const schema = tools.find((t) => t.name === 'Get')!.outputSchema!
 const root = protobuf.Root.fromJSON(model.descriptor)
 const Out = root.lookupType('t.Out')
 const ajv = new Ajv2020({ allErrors: true, strict: true })
@@ -48,16 +48,45 @@ const validate = ajv.compile(schema)
 const inputs: Record<string, unknown>[] = [
   {},
   {
-    i32: -2147483648, u32: 4294967295, i64: '-9223372036854775808', u64: '18446744073709551615', s64: '-1',
-    f64: '18446744073709551615', sf64: '9223372036854775807', f: 'NaN', d: '-Infinity', b: true, s: 'x', by: '/+8=',
-    color: 'COLOR_RED', many: ['1', 2, '-3'], colors: ['COLOR_RED', 'COLOR_UNSPECIFIED'],
-    byId: { '-5': { id: 'a', children: [{ id: 'b', children: [{ id: 'c' }] }] } }, flags: { true: 'Infinity', false: 1.5 },
-    item: { id: 'i' }, maybe: '', text: 'chosen',
-    at: '2024-02-29T23:59:59.999999999Z', ttl: '-3.000001s', mask: 'a.b,cD', meta: { k: [1, { n: null }] },
-    value: [1, 'two', null, { three: true }], list: [{}, [], 'x'], nothing: {},
+    i32: -2147483648,
+    u32: 4294967295,
+    i64: '-9223372036854775808',
+    u64: '18446744073709551615',
+    s64: '-1',
+    f64: '18446744073709551615',
+    sf64: '9223372036854775807',
+    f: 'NaN',
+    d: '-Infinity',
+    b: true,
+    s: 'x',
+    by: '/+8=',
+    color: 'COLOR_RED',
+    many: ['1', 2, '-3'],
+    colors: ['COLOR_RED', 'COLOR_UNSPECIFIED'],
+    byId: { '-5': { id: 'a', children: [{ id: 'b', children: [{ id: 'c' }] }] } },
+    flags: { true: 'Infinity', false: 1.5 },
+    item: { id: 'i' },
+    maybe: '',
+    text: 'chosen',
+    at: '2024-02-29T23:59:59.999999999Z',
+    ttl: '-3.000001s',
+    mask: 'a.b,cD',
+    meta: { k: [1, { n: null }] },
+    value: [1, 'two', null, { three: true }],
+    list: [{}, [], 'x'],
+    nothing: {},
     any: { '@type': 'type.googleapis.com/t.Item', id: 'packed' },
-    w64: '-7', wu64: '8', wd: 'Infinity', wb: 'AA==', wbool: false, ws: '', w32: 0, wu32: 1, wf: 0.5,
-    nullValue: null, customName: 9,
+    w64: '-7',
+    wu64: '8',
+    wd: 'Infinity',
+    wb: 'AA==',
+    wbool: false,
+    ws: '',
+    w32: 0,
+    wu32: 1,
+    wf: 0.5,
+    nullValue: null,
+    customName: 9,
   },
   { picked: { id: 'p' }, value: null, any: { '@type': 'type.googleapis.com/google.protobuf.Duration', value: '1s' } },
   { value: 'str', any: {}, at: '0001-01-01T00:00:00Z' },
@@ -65,7 +94,10 @@ const inputs: Record<string, unknown>[] = [
 
 describe('outputSchema', () => {
   it('exists for every tool in the default profile', () => {
-    expect(tools.map(t => [t.name, t.outputSchema?.type])).toEqual([['Get', 'object'], ['Echo', 'object']])
+    expect(tools.map((t) => [t.name, t.outputSchema?.type])).toEqual([
+      ['Get', 'object'],
+      ['Echo', 'object'],
+    ])
   })
 
   it.each(inputs.map((input, i) => [i, input] as const))('validates protojson.toJson of message #%i', (_i, input) => {
@@ -79,7 +111,7 @@ describe('outputSchema', () => {
     expect(validate(json), JSON.stringify(validate.errors)).toBe(true)
   })
 
-  it('describes exactly the encoder\'s forms: 64-bit only as strings, keys only JSON names', () => {
+  it("describes exactly the encoder's forms: 64-bit only as strings, keys only JSON names", () => {
     expect(validate({ i64: 5 })).toBe(false)
     expect(validate({ u64: '-1' })).toBe(false)
     expect(validate({ w64: 5 })).toBe(false)
@@ -93,7 +125,8 @@ describe('outputSchema', () => {
 
   it('puts recursion into $defs and keeps field descriptions and oneof notes', () => {
     expect(Object.keys(schema.$defs as object)).toEqual(['t.Item'])
-    expect((schema.properties as Record<string, { description?: string }>).text?.description)
-      .toBe('Part of the "pick" oneof: at most one of its fields may be set.')
+    expect((schema.properties as Record<string, { description?: string }>).text?.description).toBe(
+      'Part of the "pick" oneof: at most one of its fields may be set.',
+    )
   })
 })

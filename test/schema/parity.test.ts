@@ -14,12 +14,12 @@ describe('parity with go-v0.3.0-tools.json', () => {
   it('topeka profile: names, descriptions and inputSchemas are JSON-equal, and there is no outputSchema', () => {
     const { tools } = buildTools(model, { profile: 'topeka' })
     expect(visible(tools)).toEqual(expected)
-    expect(tools.every(t => !('outputSchema' in t))).toBe(true)
+    expect(tools.every((t) => !('outputSchema' in t))).toBe(true)
   })
 
   it('default profile: equal except that 64-bit integers are anyOf branches', () => {
     const { tools } = buildTools(model, { profile: 'full' })
-    const rewritten = expected.map(t => ({ ...t, inputSchema: toPortable64(t.inputSchema) }))
+    const rewritten = expected.map((t) => ({ ...t, inputSchema: toPortable64(t.inputSchema) }))
     expect(visible(tools)).toEqual(rewritten)
     // The rewrite really changed something (so the comparison above covers it).
     expect(rewritten).not.toEqual(expected)
@@ -27,7 +27,7 @@ describe('parity with go-v0.3.0-tools.json', () => {
 
   it('keeps declaration order and records the RPC behind each tool', () => {
     const { tools, warnings } = buildTools(model, { profile: 'topeka' })
-    expect(tools.map(t => t.name)).toEqual(['SetVibe', 'GetVibe', 'SetVibeDetails', 'SetVibeArray', 'SetVibeObjects'])
+    expect(tools.map((t) => t.name)).toEqual(['SetVibe', 'GetVibe', 'SetVibeDetails', 'SetVibeArray', 'SetVibeObjects'])
     expect(tools[2]).toMatchObject({
       service: 'examples.v1.VibeService',
       method: 'SetVibeDetails',

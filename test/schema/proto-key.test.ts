@@ -32,7 +32,6 @@ describe('a "__proto__" key stays an own property', () => {
   it('setOwn defines an enumerable, writable own property', () => {
     const target: Record<string, unknown> = {}
     setOwn(target, '__proto__', 1)
-    expect(Object.getOwnPropertyDescriptor(target, '__proto__'))
-      .toEqual({ value: 1, enumerable: true, writable: true, configurable: true })
+    expect(Object.getOwnPropertyDescriptor(target, '__proto__')).toEqual({ value: 1, enumerable: true, writable: true, configurable: true })
   })
 })

@@ -7,15 +7,15 @@ import { messageSchema } from '../../src/schema/message-schema.ts'
 import { compile } from '../proto/compile.ts'
 
 /** The topeka-profile schema of message `t.<name>` in `source`. */
-const schemaOf = (source: string, name = 'M'): Record<string, any> =>
-  messageSchema(compile(source), `t.${name}`, { profile: 'topeka' })
+const schemaOf = (source: string, name = 'M'): Record<string, any> => messageSchema(compile(source), `t.${name}`, { profile: 'topeka' })
 /** Tool descriptions by name of the service in `source`. */
 const toolDescriptions = (source: string): Record<string, string> =>
-  Object.fromEntries(buildTools(compile(`message Q {}\n${source}`)).tools.map(t => [t.name, t.description]))
+  Object.fromEntries(buildTools(compile(`message Q {}\n${source}`)).tools.map((t) => [t.name, t.description]))
 
 describe('tool descriptions (§3)', () => {
   it('normalises // and /* */ comments as in the spec examples', () => {
-    expect(toolDescriptions(`service S {
+    expect(
+      toolDescriptions(`service S {
   // Get Vibe
   // of the server
   //
@@ -29,7 +29,8 @@ describe('tool descriptions (§3)', () => {
    *   decorated   block
    */
   rpc Stars(Q) returns (Q);
-}`)).toEqual({
+}`),
+    ).toEqual({
       GetVibe: 'Get Vibe of the server',
       Match: 'Must match \\d+.',
       Block: 'Block "comment" with \\backslash\\.',
@@ -38,7 +39,8 @@ describe('tool descriptions (§3)', () => {
   })
 
   it('falls back to the split name with no comment, but keeps "" for an empty one', () => {
-    expect(toolDescriptions(`service S {
+    expect(
+      toolDescriptions(`service S {
   rpc SetVibeDetails(Q) returns (Q);
   rpc GetVibe2Array(Q) returns (Q);
   rpc item123(Q) returns (Q);
@@ -46,20 +48,27 @@ describe('tool descriptions (§3)', () => {
   rpc Empty(Q) returns (Q);
   /* */
   rpc EmptyBlock(Q) returns (Q);
-}`)).toEqual({
-      SetVibeDetails: 'Set Vibe Details', GetVibe2Array: 'Get Vibe 2Array', item123: 'item 123', Empty: '', EmptyBlock: '',
+}`),
+    ).toEqual({
+      SetVibeDetails: 'Set Vibe Details',
+      GetVibe2Array: 'Get Vibe 2Array',
+      item123: 'item 123',
+      Empty: '',
+      EmptyBlock: '',
     })
   })
 
   it('ignores trailing and detached comments', () => {
-    expect(toolDescriptions(`service S {
+    expect(
+      toolDescriptions(`service S {
   rpc Trailing(Q) returns (Q); // trailing, not leading
   // detached by a blank line
 
   rpc Detached(Q) returns (Q);
   rpc TrailingBlock(Q) returns (Q) {} /* trailing block */
   rpc NextOne(Q) returns (Q);
-}`)).toEqual({ Trailing: 'Trailing', Detached: 'Detached', TrailingBlock: 'Trailing Block', NextOne: 'Next One' })
+}`),
+    ).toEqual({ Trailing: 'Trailing', Detached: 'Detached', TrailingBlock: 'Trailing Block', NextOne: 'Next One' })
   })
 })
 
@@ -85,7 +94,9 @@ describe('field and message descriptions (§3, §4)', () => {
 
   it('gives no description key for a comment that normalises to ""', () => {
     expect(schemaOf('//\nmessage M {\n  //\n  int32 a = 1;\n}')).toEqual({
-      type: 'object', additionalProperties: false, properties: { a: { type: 'integer' } },
+      type: 'object',
+      additionalProperties: false,
+      properties: { a: { type: 'integer' } },
     })
   })
 
@@ -101,7 +112,7 @@ message M {
     expect(schema.properties.withoutComment.description).toBe('The item.')
   })
 
-  it('shows a repeated enum\'s text twice: on the array and on its items', () => {
+  it("shows a repeated enum's text twice: on the array and on its items", () => {
     const schema = schemaOf(`// The colour.
 enum Color { RED = 0; BLUE = 1; }
 message M {
@@ -186,7 +197,10 @@ message R { A first = 1; B second = 2; }`
     expect(Object.keys(schema.$defs)).toEqual(['t.A'])
     expect(schema.properties.first).toEqual(refA)
     expect(schema.properties.second).toEqual({
-      type: 'object', additionalProperties: false, description: 'B.', properties: { a: refA },
+      type: 'object',
+      additionalProperties: false,
+      description: 'B.',
+      properties: { a: refA },
     })
     expect(schema.$defs['t.A'].properties.b.properties.a).toEqual(refA)
   })

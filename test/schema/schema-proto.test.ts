@@ -14,7 +14,12 @@ const portable = (name: string): Record<string, any> => messageSchema(model, nam
 
 const FLOAT = { anyOf: [{ type: 'number' }, { type: 'string', enum: ['NaN', 'Infinity', '-Infinity'] }] }
 const INT64 = { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] }
-const UINT64 = { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }] }
+const UINT64 = {
+  anyOf: [
+    { type: 'integer', minimum: 0 },
+    { type: 'string', pattern: '^[0-9]+$' },
+  ],
+}
 const VALUE = {
   anyOf: [{ type: 'object' }, { type: 'array' }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }],
 }
@@ -32,7 +37,8 @@ const INNER = {
 const NODE = {
   type: 'object',
   additionalProperties: false,
-  description: 'Node is a recursive message, used to test that recursive messages are represented with $defs + $ref instead of looping forever.',
+  description:
+    'Node is a recursive message, used to test that recursive messages are represented with $defs + $ref instead of looping forever.',
   properties: {
     value: { type: 'string', description: 'The value held by this node.' },
     children: { type: 'array', description: 'Child nodes.', items: { $ref: '#/$defs/schemapb.Node' } },
@@ -109,8 +115,9 @@ describe('SchemaTestMessage', () => {
     smallUnsignedWrapper: { type: 'integer', minimum: 0 },
     anyPayload: { type: 'object', properties: { '@type': { type: 'string' } }, required: ['@type'] },
   }
-  const description = 'SchemaTestMessage is the top-level request message used to test the schema builder: '
-    + 'it exercises every row of the schema table in the issue.'
+  const description =
+    'SchemaTestMessage is the top-level request message used to test the schema builder: ' +
+    'it exercises every row of the schema table in the issue.'
 
   it('topeka profile: every row of the table, $defs holding exactly schemapb.Node', () => {
     expect(topeka('schemapb.SchemaTestMessage')).toEqual({
@@ -141,12 +148,33 @@ describe('SchemaTestMessage', () => {
   it('validates a full instance and rejects snake_case keys, numbers for enums, two bad shapes', () => {
     const validate = ajv().compile(portable('schemapb.SchemaTestMessage'))
     const good = {
-      name: 'n', numbers: [1, 2], counts: { a: 1 }, namedInners: { x: { name: 'i' } }, colorByName: { a: 'COLOR_RED' },
-      inner: { name: 'i' }, root: { value: 'r', children: [{ value: 'c', children: [] }] }, favoriteColor: 'COLOR_BLUE',
-      colors: ['COLOR_RED'], nickname: 'nick', email: 'a@b.c', createdAt: '2024-01-02T03:04:05Z', ttl: '1s',
-      nicknameWrapper: 's', countWrapper: 3, flagWrapper: true, blobWrapper: 'AAE=', metadata: { k: [1] },
-      anyValue: null, anyList: [1, 'a', null], updateMask: 'a,b', nothing: {}, scoreWrapper: 'NaN', ratioWrapper: 1.5,
-      bigCountWrapper: '-9223372036854775808', bigUnsignedWrapper: 18, smallUnsignedWrapper: 0,
+      name: 'n',
+      numbers: [1, 2],
+      counts: { a: 1 },
+      namedInners: { x: { name: 'i' } },
+      colorByName: { a: 'COLOR_RED' },
+      inner: { name: 'i' },
+      root: { value: 'r', children: [{ value: 'c', children: [] }] },
+      favoriteColor: 'COLOR_BLUE',
+      colors: ['COLOR_RED'],
+      nickname: 'nick',
+      email: 'a@b.c',
+      createdAt: '2024-01-02T03:04:05Z',
+      ttl: '1s',
+      nicknameWrapper: 's',
+      countWrapper: 3,
+      flagWrapper: true,
+      blobWrapper: 'AAE=',
+      metadata: { k: [1] },
+      anyValue: null,
+      anyList: [1, 'a', null],
+      updateMask: 'a,b',
+      nothing: {},
+      scoreWrapper: 'NaN',
+      ratioWrapper: 1.5,
+      bigCountWrapper: '-9223372036854775808',
+      bigUnsignedWrapper: 18,
+      smallUnsignedWrapper: 0,
       anyPayload: { '@type': 'type.googleapis.com/schemapb.Inner', name: 'x' },
     }
     expect(validate(good), JSON.stringify(validate.errors)).toBe(true)
@@ -158,7 +186,8 @@ describe('SchemaTestMessage', () => {
       { anyPayload: { name: 'x' } },
       { nothing: { a: 1 } },
       { inner: { name: 'i', extra: 1 } },
-    ]) expect(validate(bad), JSON.stringify(bad)).toBe(false)
+    ])
+      expect(validate(bad), JSON.stringify(bad)).toBe(false)
   })
 })
 

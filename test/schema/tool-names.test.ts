@@ -17,32 +17,36 @@ message Q {}
 service Users { rpc Get(Q) returns (Q); rpc List(Q) returns (Q); }
 service Groups { rpc Get(Q) returns (Q); }`
 
-const namesOf = (source: string, options: BuildToolsOptions = {}): string[] =>
-  buildTools(compile(source), options).tools.map((t) => t.name)
+const namesOf = (source: string, options: BuildToolsOptions = {}): string[] => buildTools(compile(source), options).tools.map((t) => t.name)
 
 describe('toolNames', () => {
   it("'method' (the default): the RPC name; the last of two clashing RPCs wins, with a warning", () => {
     const { tools, warnings } = buildTools(compile(TWO_SERVICES))
     expect(tools.map((t) => `${t.name}=${t.service}`)).toEqual(['List=acme.v1.Users', 'Get=acme.v1.Groups'])
-    expect(warnings).toEqual([{
-      code: 'TOOL_NAME_CLASH',
-      message: 'tool "Get" is declared by both acme.v1.Users and acme.v1.Groups; the one of acme.v1.Groups wins'
-        + " (set the toolNames option to 'service' or 'qualified' to keep both)",
-      fix: "set the toolNames option to 'service' or 'qualified' to keep both",
-    }])
+    expect(warnings).toEqual([
+      {
+        code: 'TOOL_NAME_CLASH',
+        message:
+          'tool "Get" is declared by both acme.v1.Users and acme.v1.Groups; the one of acme.v1.Groups wins' +
+          " (set the toolNames option to 'service' or 'qualified' to keep both)",
+        fix: "set the toolNames option to 'service' or 'qualified' to keep both",
+      },
+    ])
   })
 
   it("'service' and 'qualified' keep both", () => {
     expect(namesOf(TWO_SERVICES, { toolNames: 'service' })).toEqual(['Users_Get', 'Users_List', 'Groups_Get'])
-    expect(namesOf(TWO_SERVICES, { toolNames: 'qualified' }))
-      .toEqual(['acme_v1_Users_Get', 'acme_v1_Users_List', 'acme_v1_Groups_Get'])
+    expect(namesOf(TWO_SERVICES, { toolNames: 'qualified' })).toEqual(['acme_v1_Users_Get', 'acme_v1_Users_List', 'acme_v1_Groups_Get'])
     expect(buildTools(compile(TWO_SERVICES), { toolNames: 'service' }).warnings).toEqual([])
   })
 
   it('a function receives service, method, package and full name', () => {
     const seen: unknown[] = []
     const names = namesOf(TWO_SERVICES, {
-      toolNames: (rpc) => { seen.push(rpc); return `${rpc.method.toLowerCase()}_${rpc.service.toLowerCase()}` },
+      toolNames: (rpc) => {
+        seen.push(rpc)
+        return `${rpc.method.toLowerCase()}_${rpc.service.toLowerCase()}`
+      },
     })
     expect(names).toEqual(['get_users', 'list_users', 'get_groups'])
     expect(seen[0]).toEqual({ service: 'Users', method: 'Get', package: 'acme.v1', fullName: 'acme.v1.Users.Get' })
@@ -58,25 +62,33 @@ describe('the 64-character rule', () => {
   /** The spec's shortening, computed independently: 10 base-36 digits of SHA-256, `_`, the last 53 characters. */
   function expected(name: string): string {
     const digest = createHash('sha256').update(name).digest('hex')
-    const prefix = BigInt(`0x${digest.slice(0, 16)}`).toString(36).padStart(13, '0').slice(0, 10)
+    const prefix = BigInt(`0x${digest.slice(0, 16)}`)
+      .toString(36)
+      .padStart(13, '0')
+      .slice(0, 10)
     return `${prefix}_${name.slice(-53).replace(/[^A-Za-z0-9_-]/g, '_')}`
   }
 
   it('shortens a long qualified name to 64 characters and says so', () => {
     const pkg = 'com.example.very.long.organisation.name.platform.services.v1'
-    const { tools, warnings } = buildTools(compile(`package ${pkg};
+    const { tools, warnings } = buildTools(
+      compile(`package ${pkg};
 message Q {}
-service InventoryManagementService { rpc ReconcileWarehouseStock(Q) returns (Q); }`), { toolNames: 'qualified', profile: 'full', toolNameBudget: false })
+service InventoryManagementService { rpc ReconcileWarehouseStock(Q) returns (Q); }`),
+      { toolNames: 'qualified', profile: 'full', toolNameBudget: false },
+    )
     const long = `${pkg.replace(/\./g, '_')}_InventoryManagementService_ReconcileWarehouseStock`
     expect(long.length).toBeGreaterThan(64)
     const name = expected(long)
     expect(name).toHaveLength(64)
     expect(name).toMatch(TOOL_NAME_RE)
     expect(tools.map((t) => t.name)).toEqual([name])
-    expect(warnings).toEqual([{
-      code: 'TOOL_NAME_SHORTENED',
-      message: `tool name "${long}" of ${pkg}.InventoryManagementService.ReconcileWarehouseStock breaks ^[A-Za-z0-9_-]{1,64}$; shortened to "${name}"`,
-    }])
+    expect(warnings).toEqual([
+      {
+        code: 'TOOL_NAME_SHORTENED',
+        message: `tool name "${long}" of ${pkg}.InventoryManagementService.ReconcileWarehouseStock breaks ^[A-Za-z0-9_-]{1,64}$; shortened to "${name}"`,
+      },
+    ])
   })
 
   it('a name with characters clients reject is rewritten the same way', () => {
@@ -99,12 +111,15 @@ describe('portable names: letters, digits and _ only, and a budget for server + 
     const source = 'message Q {}\nservice S { rpc ReconcileWarehouseStockAcrossEveryRegionNow(Q) returns (Q); }'
     const { tools, warnings } = buildTools(compile(source), { serverName: 'inventory-service' })
     expect(tools[0]!.name).toBe('ReconcileWarehouseStockAcrossEveryRegionNow')
-    expect(warnings).toEqual([{
-      code: 'TOOL_NAME_BUDGET',
-      message: 'server "inventory-service" + tool "ReconcileWarehouseStockAcrossEveryRegionNow" is 60 characters, '
-        + 'over the name budget of 57: Claude Code and Cursor will not offer the tool (set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name)',
-      fix: 'set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name',
-    }])
+    expect(warnings).toEqual([
+      {
+        code: 'TOOL_NAME_BUDGET',
+        message:
+          'server "inventory-service" + tool "ReconcileWarehouseStockAcrossEveryRegionNow" is 60 characters, ' +
+          'over the name budget of 57: Claude Code and Cursor will not offer the tool (set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name)',
+        fix: 'set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name',
+      },
+    ])
     const short = buildTools(compile(source), { serverName: 'inventory-service', shortenToolNames: true })
     expect(short.tools[0]!.name).toHaveLength(57 - 'inventory-service'.length)
     expect(short.tools[0]!.name).toMatch(/^[0-9a-z]{10}_[A-Za-z0-9_]+Now$/)
@@ -165,7 +180,9 @@ service S {
     const { tools } = buildTools(compile(source), { profile: 'full' })
     expect(tools).toHaveLength(1)
     const node = {
-      type: 'object', additionalProperties: false, description: 'A node.',
+      type: 'object',
+      additionalProperties: false,
+      description: 'A node.',
       properties: { id: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/t.Node' } } },
     }
     expect(tools[0]).toEqual({
@@ -173,7 +190,8 @@ service S {
       description: 'Streams the nodes.',
       serverStreaming: true,
       inputSchema: {
-        type: 'object', additionalProperties: false,
+        type: 'object',
+        additionalProperties: false,
         properties: { n: { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] } },
       },
       outputSchema: {
@@ -182,7 +200,10 @@ service S {
         required: ['messages'],
         $defs: { 't.Node': node },
       },
-      service: 't.S', method: 'Watch', requestType: 't.Q', responseType: 't.Node',
+      service: 't.S',
+      method: 'Watch',
+      requestType: 't.Q',
+      responseType: 't.Node',
     })
   })
 
@@ -191,7 +212,7 @@ service S {
   })
 })
 
-describe('topeka profile: the Go generator names a tool by protogen\'s Go name of the RPC', () => {
+describe("topeka profile: the Go generator names a tool by protogen's Go name of the RPC", () => {
   const SNAKE = `message Q {}
 service Health {
   rpc monitorHealth(Q) returns (Q);
@@ -223,27 +244,37 @@ service Health {
   })
 
   it("'service' and 'qualified' use the Go name too; a function receives the RPC as written", () => {
-    expect(namesOf(SNAKE, { profile: 'topeka', toolNames: 'service' }))
-      .toEqual(['Health_MonitorHealth', 'Health_GetVibe', 'Health_CheckV2Status', 'Health_SetVibe'])
+    expect(namesOf(SNAKE, { profile: 'topeka', toolNames: 'service' })).toEqual([
+      'Health_MonitorHealth',
+      'Health_GetVibe',
+      'Health_CheckV2Status',
+      'Health_SetVibe',
+    ])
     expect(namesOf(SNAKE, { profile: 'topeka', toolNames: 'qualified' })[1]).toBe('t_Health_GetVibe')
     expect(namesOf(SNAKE, { profile: 'topeka', toolNames: (rpc) => `${rpc.method}!` })[1]).toBe('get_vibe!')
   })
 
   it('two RPCs with one Go name clash as two with one name do: the last wins, with a warning', () => {
-    const { tools: built, warnings } = buildTools(compile(`message Q {}
+    const { tools: built, warnings } = buildTools(
+      compile(`message Q {}
 service A { rpc get_vibe(Q) returns (Q); }
-service B { rpc GetVibe(Q) returns (Q); }`), { profile: 'topeka' })
+service B { rpc GetVibe(Q) returns (Q); }`),
+      { profile: 'topeka' },
+    )
     expect(built.map((t) => `${t.name}=${t.service}.${t.method}`)).toEqual(['GetVibe=t.B.GetVibe'])
-    expect(warnings).toEqual([{
-      code: 'TOOL_NAME_CLASH',
-      message: 'tool "GetVibe" is declared by both t.A and t.B; the one of t.B wins'
-        + " (set the toolNames option to 'service' or 'qualified' to keep both)",
-      fix: "set the toolNames option to 'service' or 'qualified' to keep both",
-    }])
+    expect(warnings).toEqual([
+      {
+        code: 'TOOL_NAME_CLASH',
+        message:
+          'tool "GetVibe" is declared by both t.A and t.B; the one of t.B wins' +
+          " (set the toolNames option to 'service' or 'qualified' to keep both)",
+        fix: "set the toolNames option to 'service' or 'qualified' to keep both",
+      },
+    ])
   })
 })
 
-describe('goCamelCase (protogen\'s GoCamelCase)', () => {
+describe("goCamelCase (protogen's GoCamelCase)", () => {
   it.each([
     ['', ''],
     ['monitorHealth', 'MonitorHealth'],

@@ -42,16 +42,27 @@ function serverWithStandaloneValidators(profile: 'full' | 'portable' = 'full') {
   expect(code).not.toContain('require(')
   const values = helpers.map((name) => (runtime as Record<string, unknown>)[name])
   // eslint-disable-next-line no-new-func -- the point is to run generated code
-  const table = new Function(...helpers, `${code}\nreturn { ${[...new Set(names)].join(', ')} }`)(...values) as Record<string, ValidateFunction>
+  const table = new Function(...helpers, `${code}\nreturn { ${[...new Set(names)].join(', ')} }`)(...values) as Record<
+    string,
+    ValidateFunction
+  >
   const spec: ProtoServerSpec = {
-    name: 'rules', version: '0.0.0', profile, descriptor: model.descriptor,
+    name: 'rules',
+    version: '0.0.0',
+    profile,
+    descriptor: model.descriptor,
     tools: tools.map(({ validationSchema: _, ...tool }, i) => ({ ...tool, validate: table[names[i]!]! })),
     services: { 't.S': ['Put'] },
     ...(lenient ? { lenient } : {}),
   }
   const server = runtime.createProtoServer(spec)
   const calls: unknown[] = []
-  server.implement('S', { Put: (req: { name?: string }) => { calls.push(req); return { name: req.name } } })
+  server.implement('S', {
+    Put: (req: { name?: string }) => {
+      calls.push(req)
+      return { name: req.name }
+    },
+  })
   return { server, calls }
 }
 
@@ -61,15 +72,29 @@ describe('buf.validate rules enforced by the generated validator', () => {
   it('a min_len violation is a tool error naming the field; the backend is not called', async () => {
     const { server, calls } = serverWithStandaloneValidators()
     const result = await server.call('Put', { ...VALID, name: 'al' })
-    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'invalid arguments: /name: "al" is shorter than 3 characters' }] })
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'invalid arguments: /name: "al" is shorter than 3 characters' }],
+    })
     expect(calls).toEqual([])
   })
 
   it('a valid request reaches the backend', async () => {
     const { server, calls } = serverWithStandaloneValidators()
     const result = await server.call('Put', {
-      ...VALID, code: 'AB', kind: 'a', fixed: 'x', email: 'a@b.example', id: '123e4567-e89b-12d3-a456-426614174000',
-      site: 'https://example.com/x', host: 'api.example.com', v4: '10.0.0.1', v6: '::1', count: 10, big: '5', level: 'HIGH',
+      ...VALID,
+      code: 'AB',
+      kind: 'a',
+      fixed: 'x',
+      email: 'a@b.example',
+      id: '123e4567-e89b-12d3-a456-426614174000',
+      site: 'https://example.com/x',
+      host: 'api.example.com',
+      v4: '10.0.0.1',
+      v6: '::1',
+      count: 10,
+      big: '5',
+      level: 'HIGH',
     })
     expect(result.isError).toBe(false)
     expect(calls).toHaveLength(1)

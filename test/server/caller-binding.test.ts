@@ -26,13 +26,22 @@ const BOB = { authorization: 'Bearer bob' }
 /** A server whose `Confirm` and `Other` tools ask for a second round; `runs` records what each handler saw. */
 function mrtrServer() {
   const runs: unknown[] = []
-  const tool = (name: string) => [{ name, inputSchema: { type: 'object' } }, async (_args: unknown, ctx: { requestState?: unknown; sealRequestState?: (p: unknown) => Promise<string> }) => {
-    runs.push([name, ctx.requestState])
-    if (ctx.requestState === undefined) return { resultType: 'input_required', requestState: await ctx.sealRequestState!({ from: name }) } satisfies InputRequiredResult
-    return ok(`${name} confirmed ${JSON.stringify(ctx.requestState)}`)
-  }] as const
-  const server = Server.builder('bound').requestStateKey('k'.repeat(32)).tool(...tool('Confirm')).tool(...tool('Other'))
-    .tool({ name: 'Echo', inputSchema: { type: 'object' } }, () => ok('echo')).build()
+  const tool = (name: string) =>
+    [
+      { name, inputSchema: { type: 'object' } },
+      async (_args: unknown, ctx: { requestState?: unknown; sealRequestState?: (p: unknown) => Promise<string> }) => {
+        runs.push([name, ctx.requestState])
+        if (ctx.requestState === undefined)
+          return { resultType: 'input_required', requestState: await ctx.sealRequestState!({ from: name }) } satisfies InputRequiredResult
+        return ok(`${name} confirmed ${JSON.stringify(ctx.requestState)}`)
+      },
+    ] as const
+  const server = Server.builder('bound')
+    .requestStateKey('k'.repeat(32))
+    .tool(...tool('Confirm'))
+    .tool(...tool('Other'))
+    .tool({ name: 'Echo', inputSchema: { type: 'object' } }, () => ok('echo'))
+    .build()
   return { server, runs }
 }
 
@@ -47,7 +56,12 @@ const post = (url: string, headers: Record<string, string>, body: unknown): Prom
 
 /** Opens an initialize-era session as `who`; its id. */
 async function openSession(url: string, who: Record<string, string>): Promise<string> {
-  const res = await post(url, who, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })
+  const res = await post(url, who, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+  })
   await res.text()
   const id = res.headers.get('mcp-session-id')!
   const note = await post(url, { ...who, 'mcp-session-id': id }, { jsonrpc: '2.0', method: 'notifications/initialized' })
@@ -58,21 +72,28 @@ async function openSession(url: string, who: Record<string, string>): Promise<st
 /** The SSE event ids and data of a finished response body. */
 async function events(res: Response): Promise<Array<{ id?: string; data: string }>> {
   const text = await res.text()
-  return text.split('\n\n').map((block) => {
-    const event: { id?: string; data: string } = { data: '' }
-    for (const line of block.split('\n')) {
-      if (line.startsWith('id: ')) event.id = line.slice(4)
-      else if (line.startsWith('data: ')) event.data += line.slice(6)
-    }
-    return event
-  }).filter((e) => e.data !== '')
+  return text
+    .split('\n\n')
+    .map((block) => {
+      const event: { id?: string; data: string } = { data: '' }
+      for (const line of block.split('\n')) {
+        if (line.startsWith('id: ')) event.id = line.slice(4)
+        else if (line.startsWith('data: ')) event.data += line.slice(6)
+      }
+      return event
+    })
+    .filter((e) => e.data !== '')
 }
 
 describe('a session is bound to the caller that opened it', () => {
   it('another bearer token, or none, gets 404 for POST, GET with Last-Event-ID and DELETE; the owner keeps it', async () => {
     const http = await serve()
     const id = await openSession(http.url, ALICE)
-    const call = await post(http.url, { ...ALICE, 'mcp-session-id': id }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Echo', arguments: {} } })
+    const call = await post(
+      http.url,
+      { ...ALICE, 'mcp-session-id': id },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Echo', arguments: {} } },
+    )
     const [result] = await events(call)
     expect(result!.data).toContain('echo')
     // An event before the result, to resume after (the priming event of the POST's stream).
@@ -82,7 +103,10 @@ describe('a session is bound to the caller that opened it', () => {
       const listed = await post(http.url, { ...other, 'mcp-session-id': id }, { jsonrpc: '2.0', id: 2, method: 'tools/list' })
       expect(listed.status).toBe(404)
       expect(await listed.json()).toMatchObject({ error: { code: -32001, message: 'Session not found: initialize a new session' } })
-      const replay = await fetch(http.url, { method: 'GET', headers: { ...HEADERS, ...other, accept: 'text/event-stream', 'mcp-session-id': id, 'last-event-id': lastEventId } })
+      const replay = await fetch(http.url, {
+        method: 'GET',
+        headers: { ...HEADERS, ...other, accept: 'text/event-stream', 'mcp-session-id': id, 'last-event-id': lastEventId },
+      })
       expect(replay.status).toBe(404)
       expect(await replay.text()).not.toContain('echo')
       const deleted = await fetch(http.url, { method: 'DELETE', headers: { ...HEADERS, ...other, 'mcp-session-id': id } })
@@ -102,7 +126,8 @@ describe('a session is bound to the caller that opened it', () => {
     const handler = mrtrServer().server.nodeHandler()
     const node = createServer((req, res) => {
       const user = req.headers['x-user']
-      if (typeof user === 'string') (req as IncomingMessage & { auth?: unknown }).auth = { token: `t-${user}`, clientId: 'app', scopes: [], extra: { sub: user } }
+      if (typeof user === 'string')
+        (req as IncomingMessage & { auth?: unknown }).auth = { token: `t-${user}`, clientId: 'app', scopes: [], extra: { sub: user } }
       handler(req, res)
     })
     await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve))
@@ -152,14 +177,23 @@ describe('a requestState is bound to its tool, the caller and the session, and u
   it('initialize era: the SDK retries inside the session once; a state from outside the session is refused', async () => {
     const http = await serve()
     const id = await openSession(http.url, ALICE)
-    const call = (requestState?: string) => post(http.url, { ...ALICE, 'mcp-session-id': id }, {
-      jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'Confirm', arguments: {}, ...(requestState ? { requestState } : {}) },
-    }).then(events).then((e) => JSON.parse(e.at(-1)!.data) as { result?: { content?: Array<{ text: string }> }; error?: { code: number } })
+    const call = (requestState?: string) =>
+      post(
+        http.url,
+        { ...ALICE, 'mcp-session-id': id },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'Confirm', arguments: {}, ...(requestState ? { requestState } : {}) },
+        },
+      )
+        .then(events)
+        .then((e) => JSON.parse(e.at(-1)!.data) as { result?: { content?: Array<{ text: string }> }; error?: { code: number } })
     // An initialize-era client cannot answer input_required: the SDK re-enters the handler with the state itself.
     expect((await call()).result?.content?.[0]?.text).toBe('Confirm confirmed {"from":"Confirm"}')
     const outside = await stateOf(await client(http.url, ALICE))
     const refusedInSession = await call(outside)
     expect(refusedInSession.error?.code).toBe(-32602)
   })
-
 })

@@ -16,16 +16,28 @@ const HEADERS = { 'content-type': 'application/json', accept: 'application/json,
 describe('a cancelled call', () => {
   it('ends its SSE stream, and the session keeps serving', async () => {
     let aborted = false
-    const server = Server.builder('cancel').tool({ name: 'Hang', inputSchema: { type: 'object' } }, (_args, ctx) => new Promise((_resolve, reject) => {
-      ctx.signal?.addEventListener('abort', () => {
-        aborted = true
-        reject(new Error('cancelled'))
-      })
-    })).build()
+    const server = Server.builder('cancel')
+      .tool(
+        { name: 'Hang', inputSchema: { type: 'object' } },
+        (_args, ctx) =>
+          new Promise((_resolve, reject) => {
+            ctx.signal?.addEventListener('abort', () => {
+              aborted = true
+              reject(new Error('cancelled'))
+            })
+          }),
+      )
+      .build()
     const http: HttpHandle = await server.serveHttp({ port: 0 })
     closers.push(() => http.close())
-    const post = (body: unknown, id?: string) => fetch(http.url, { method: 'POST', headers: { ...HEADERS, ...(id ? { 'mcp-session-id': id } : {}) }, body: JSON.stringify(body) })
-    const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })
+    const post = (body: unknown, id?: string) =>
+      fetch(http.url, { method: 'POST', headers: { ...HEADERS, ...(id ? { 'mcp-session-id': id } : {}) }, body: JSON.stringify(body) })
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    })
     await init.text()
     const id = init.headers.get('mcp-session-id')!
     await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, id)).text()

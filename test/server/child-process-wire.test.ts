@@ -47,7 +47,11 @@ describe('SDK v1 client over stdio (initialize era)', () => {
     expect(tools[0]!.inputSchema).toMatchObject({ type: 'object', properties: { vibe: { type: 'string' } } })
 
     const ok = await client.callTool({ name: 'SetVibe', arguments: { vibe: 'chill' } })
-    expect(ok).toMatchObject({ content: [{ type: 'text', text: '{"vibe":"chill"}' }], isError: false, structuredContent: { vibe: 'chill' } })
+    expect(ok).toMatchObject({
+      content: [{ type: 'text', text: '{"vibe":"chill"}' }],
+      isError: false,
+      structuredContent: { vibe: 'chill' },
+    })
     const bad = await client.callTool({ name: 'SetVibe', arguments: { vibe: 5 } })
     expect(bad).toMatchObject({ isError: true })
     expect(text(bad)).toBe('invalid arguments: /vibe: 5 is not of type "string"')
@@ -70,12 +74,19 @@ describe('SDK v1 client over stdio (initialize era)', () => {
     await client.callTool({ name: 'SetVibe', arguments: { vibe: 5 } })
     await expect(client.callTool({ name: 'Nope' })).rejects.toMatchObject({ code: -32602 })
     await client.close()
-    const reportLine = () => stderr.join('').split('\n').find((l) => l.startsWith('REPORT '))
-    const line = await vi.waitFor(() => {
-      const found = reportLine()
-      expect(found).toBeDefined()
-      return found
-    }, { timeout: 10_000, interval: 50 })
+    const reportLine = () =>
+      stderr
+        .join('')
+        .split('\n')
+        .find((l) => l.startsWith('REPORT '))
+    const line = await vi.waitFor(
+      () => {
+        const found = reportLine()
+        expect(found).toBeDefined()
+        return found
+      },
+      { timeout: 10_000, interval: 50 },
+    )
     const report = JSON.parse(line!.slice(7))
     expect(report).toMatchObject({ toolCalls: 3, errors: 2 })
     expect(report.requests).toBeGreaterThanOrEqual(4)
@@ -133,7 +144,9 @@ describe('built runtime over HTTP (child process)', () => {
     await v2.connect(new HttpV2(url))
     expect(v2.getProtocolEra()).toBe('modern')
     expect(text(await v2.callTool({ name: 'GetVibe' }))).toBe('{"vibe":"child"}')
-    expect(text(await v2.callTool({ name: 'SetVibe', arguments: { vibe: 'missing' } }))).toBe('rpc error: code = NotFound desc = vibe not found')
+    expect(text(await v2.callTool({ name: 'SetVibe', arguments: { vibe: 'missing' } }))).toBe(
+      'rpc error: code = NotFound desc = vibe not found',
+    )
     await v2.close()
 
     child.stdin!.end()
@@ -145,7 +158,12 @@ describe('built runtime over HTTP (child process)', () => {
 function nullArgumentsFor<T extends { send(message: any, options?: any): Promise<void> }>(transport: T, tool: string): T {
   const send = transport.send.bind(transport)
   transport.send = (message, options) =>
-    send(message?.method === 'tools/call' && message.params?.name === tool ? { ...message, params: { ...message.params, arguments: null } } : message, options)
+    send(
+      message?.method === 'tools/call' && message.params?.name === tool
+        ? { ...message, params: { ...message.params, arguments: null } }
+        : message,
+      options,
+    )
   return transport
 }
 
@@ -164,13 +182,18 @@ describe('null arguments are {} (docs/calls.md §1), not -32602', () => {
         pending.set(id, resolve)
         child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
       })
-    const init = await request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } })
+    const init = await request(1, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '0' },
+    })
     expect(init.result.serverInfo).toMatchObject({ name: 'example' })
     child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
     expect((await request(2, 'tools/call', { name: 'SetVibe', arguments: { vibe: 'raw' } })).result.isError).toBe(false)
     const got = await request(3, 'tools/call', { name: 'GetVibe', arguments: null })
     expect(got).toEqual({
-      jsonrpc: '2.0', id: 3,
+      jsonrpc: '2.0',
+      id: 3,
       result: { content: [{ type: 'text', text: '{"vibe":"raw"}' }], isError: false, structuredContent: { vibe: 'raw' } },
     })
     // SetVibe with null arguments is SetVibe with {}: the vibe is cleared.

@@ -32,7 +32,9 @@ afterAll(async () => {
 it('SDK v1 (initialize era): a level that filters, and elicitation and sampling round trips', async () => {
   const client = new ClientV1(info, { capabilities: { elicitation: {}, sampling: {} } })
   const logs: string[] = []
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(String(n.params.data)) })
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    logs.push(String(n.params.data))
+  })
   client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { name: 'Ada' } }))
   client.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' }))
   await client.connect(new StdioV1({ command: process.execPath, args: [script], stderr: 'pipe' }))
@@ -44,7 +46,10 @@ it('SDK v1 (initialize era): a level that filters, and elicitation and sampling 
 })
 
 it('SDK v2 pinned to 2026-07-28: the same questions as input_required rounds', async () => {
-  const client = new ClientV2(info, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} }, sampling: {} } })
+  const client = new ClientV2(info, {
+    versionNegotiation: { mode: { pin: '2026-07-28' } },
+    capabilities: { elicitation: { form: {} }, sampling: {} },
+  })
   client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { name: 'Grace' } }))
   client.setRequestHandler('sampling/createMessage', () => ({ role: 'assistant', content: { type: 'text', text: 'hey' }, model: 'm' }))
   await client.connect(new StdioV2({ command: process.execPath, args: [script], stderr: 'pipe' }))

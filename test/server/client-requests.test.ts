@@ -26,7 +26,9 @@ let askTwiceRuns = 0
 const closers: Array<() => Promise<unknown>> = []
 
 beforeAll(async () => {
-  const proto = implementCount(createProtoServer(specFromProto(fileURLToPath(new URL('../conformance/conformance.proto', import.meta.url)))))
+  const proto = implementCount(
+    createProtoServer(specFromProto(fileURLToPath(new URL('../conformance/conformance.proto', import.meta.url)))),
+  )
   const server = Server.builder('asking')
     .include(proto)
     .tool({ name: 'LogAll', inputSchema: { type: 'object' } }, async (_args, ctx) => {
@@ -82,7 +84,9 @@ describe('logging', () => {
     const client = await v1()
     expect(client.getServerCapabilities()?.logging).toEqual({})
     const heard: string[] = []
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { heard.push(n.params.level) })
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      heard.push(n.params.level)
+    })
     expect(await client.setLoggingLevel('warning')).toEqual({})
     expect(text(await client.callTool({ name: 'LogAll', arguments: {} }))).toBe('logged')
     expect(heard).toEqual(['warning', 'error', 'critical', 'alert', 'emergency'])
@@ -98,7 +102,9 @@ describe('logging', () => {
     await quiet.setLoggingLevel('emergency')
     await loud.setLoggingLevel('debug')
     const heard: string[] = []
-    loud.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { heard.push(n.params.level) })
+    loud.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      heard.push(n.params.level)
+    })
     await loud.callTool({ name: 'LogAll', arguments: {} })
     expect(heard).toHaveLength(LEVELS.length)
   })
@@ -106,7 +112,9 @@ describe('logging', () => {
   it('SDK v2 initialize era: entries carry data and logger', async () => {
     const client = await v2('legacy')
     const heard: unknown[] = []
-    client.setNotificationHandler('notifications/message', (n) => { heard.push(n.params) })
+    client.setNotificationHandler('notifications/message', (n) => {
+      heard.push(n.params)
+    })
     await client.setLoggingLevel('critical')
     await client.callTool({ name: 'LogAll', arguments: {} })
     expect(heard).toEqual(['critical', 'alert', 'emergency'].map((level) => ({ level, data: { level }, logger: 'log-all' })))
@@ -116,7 +124,9 @@ describe('logging', () => {
     const client = await v2({ pin: '2026-07-28' })
     expect(client.getProtocolEra()).toBe('modern')
     const heard: string[] = []
-    client.setNotificationHandler('notifications/message', (n) => { heard.push(n.params.level) })
+    client.setNotificationHandler('notifications/message', (n) => {
+      heard.push(n.params.level)
+    })
     await client.callTool({ name: 'LogAll', arguments: {}, _meta: { [LOG_LEVEL_META_KEY]: 'error' } })
     expect(heard).toEqual(['error', 'critical', 'alert', 'emergency'])
     heard.length = 0
@@ -136,22 +146,38 @@ describe('a proto tool logs and reports progress from its implement() handler', 
   it('SDK v1: log entries, and progress with a total', async () => {
     const client = await v1()
     const logs: unknown[] = []
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(n.params) })
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logs.push(n.params)
+    })
     await client.setLoggingLevel('info')
     const progress: unknown[] = []
-    const result = await client.callTool({ name: 'Count', arguments: { n: 2 } }, undefined, { onprogress: (p) => { progress.push(p) } })
+    const result = await client.callTool({ name: 'Count', arguments: { n: 2 } }, undefined, {
+      onprogress: (p) => {
+        progress.push(p)
+      },
+    })
     expect(JSON.parse(text(result))).toEqual({ counted: 2 })
     expect(logs).toEqual([
       { level: 'info', data: 'counted 1 of 2', logger: 'count' },
       { level: 'info', data: 'counted 2 of 2', logger: 'count' },
     ])
-    expect(progress).toEqual([{ progress: 1, total: 2, message: 'step 1' }, { progress: 2, total: 2, message: 'step 2' }])
+    expect(progress).toEqual([
+      { progress: 1, total: 2, message: 'step 1' },
+      { progress: 2, total: 2, message: 'step 2' },
+    ])
   })
 
   it('SDK v2 2026-07-28: progress reaches the caller too', async () => {
     const client = await v2({ pin: '2026-07-28' })
     const progress: unknown[] = []
-    await client.callTool({ name: 'Count', arguments: { n: 1 } }, { onprogress: (p) => { progress.push(p) } })
+    await client.callTool(
+      { name: 'Count', arguments: { n: 1 } },
+      {
+        onprogress: (p) => {
+          progress.push(p)
+        },
+      },
+    )
     expect(progress).toEqual([{ progress: 1, total: 1, message: 'step 1' }])
   })
 })
@@ -166,7 +192,13 @@ describe('elicitation', () => {
       return action === 'accept' ? { action, content: { name: 'Ada' } } : { action }
     })
     expect(text(await client.callTool({ name: 'Ask', arguments: {} }))).toBe('accept:{"name":"Ada"}')
-    expect(asked).toEqual([{ mode: 'form', message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }])
+    expect(asked).toEqual([
+      {
+        mode: 'form',
+        message: 'Your name?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      },
+    ])
     action = 'decline'
     expect(text(await client.callTool({ name: 'Ask', arguments: {} }))).toBe('decline:null')
   })
@@ -226,10 +258,17 @@ describe('2026-07-28: a question is an input_required round', () => {
   })
 
   it('without auto-fulfilment the client sees the input_required result with one question and a sealed state', async () => {
-    const client = new ClientV2(info, { versionNegotiation: { mode: { pin: '2026-07-28' } }, inputRequired: { autoFulfill: false }, capabilities: { elicitation: { form: {} } } })
+    const client = new ClientV2(info, {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      inputRequired: { autoFulfill: false },
+      capabilities: { elicitation: { form: {} } },
+    })
     await client.connect(new HttpV2(new URL(http.url)))
     closers.push(() => client.close())
-    const first = await client.callTool({ name: 'Ask', arguments: {} }, { allowInputRequired: true }) as unknown as Record<string, unknown>
+    const first = (await client.callTool({ name: 'Ask', arguments: {} }, { allowInputRequired: true })) as unknown as Record<
+      string,
+      unknown
+    >
     expect(first).toMatchObject({
       resultType: 'input_required',
       inputRequests: { 'ask-0': { method: 'elicitation/create', params: { mode: 'form', message: 'Your name?' } } },

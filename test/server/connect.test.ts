@@ -6,7 +6,9 @@ import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 const spec = specFromProto(EXAMPLE_PROTO)
 
 async function connected() {
-  const server = createProtoServer(spec).implement('VibeService', { SetVibe: (req: { vibe?: string }) => ({ previousVibe: 'chill', vibe: req.vibe }) })
+  const server = createProtoServer(spec).implement('VibeService', {
+    SetVibe: (req: { vibe?: string }) => ({ previousVibe: 'chill', vibe: req.vibe }),
+  })
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   const connection = await server.connect(serverSide)
   const client = new Client({ name: 'connect-test', version: '0.0.0' })

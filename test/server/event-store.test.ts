@@ -52,7 +52,13 @@ describe('MemoryEventStore', () => {
     await store.storeEvent('other', message(50, 2))
     await store.storeEvent('s', message(50, 3))
     const sent: unknown[] = []
-    expect(await store.replayEventsAfter(first, { send: async (_id, m) => { sent.push((m as { id: number }).id) } })).toBe('s')
+    expect(
+      await store.replayEventsAfter(first, {
+        send: async (_id, m) => {
+          sent.push((m as { id: number }).id)
+        },
+      }),
+    ).toBe('s')
     expect(sent).toEqual([3])
   })
 })

@@ -17,8 +17,12 @@ const ok = (text: string) => ({ content: [{ type: 'text' as const, text }], isEr
 const info = { name: 'fetch-test', version: '0.0.0' }
 
 function echoServer() {
-  return Server.builder('echo').version('1.2.3')
-    .tool({ name: 'Echo', inputSchema: { type: 'object', properties: { say: { type: 'string' } }, required: ['say'] } }, (args: { say: string }) => ok(args.say))
+  return Server.builder('echo')
+    .version('1.2.3')
+    .tool(
+      { name: 'Echo', inputSchema: { type: 'object', properties: { say: { type: 'string' } }, required: ['say'] } },
+      (args: { say: string }) => ok(args.say),
+    )
     .build()
 }
 
@@ -30,13 +34,23 @@ describe('fetch(request)', () => {
     closers.push(() => client.close())
     expect(client.getProtocolEra()).toBe('modern')
     expect(await client.callTool({ name: 'Echo', arguments: { say: 'hi' } })).toMatchObject(ok('hi'))
-    expect(await client.callTool({ name: 'Echo', arguments: {} })).toMatchObject({ isError: true, content: [{ text: 'invalid arguments: : "say" is a required property' }] })
+    expect(await client.callTool({ name: 'Echo', arguments: {} })).toMatchObject({
+      isError: true,
+      content: [{ text: 'invalid arguments: : "say" is a required property' }],
+    })
 
-    const res = await server.fetch(new Request('http://worker.example/mcp', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }),
-    }))
+    const res = await server.fetch(
+      new Request('http://worker.example/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+        }),
+      }),
+    )
     expect(res.status).toBe(200)
     expect(res.headers.get('mcp-session-id')).toBeNull()
     expect(await res.text()).toContain('"serverInfo":{"name":"echo","version":"1.2.3"}')
@@ -46,9 +60,11 @@ describe('fetch(request)', () => {
 describe('nodeHandler()', () => {
   it('serves its path as middleware and passes other paths to next()', async () => {
     const handler = echoServer().nodeHandler({ path: '/mcp' })
-    const http = createServer((req, res) => handler(req, res, () => {
-      res.writeHead(418).end('next')
-    }))
+    const http = createServer((req, res) =>
+      handler(req, res, () => {
+        res.writeHead(418).end('next')
+      }),
+    )
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
     closers.push(async () => {
       await handler.close()

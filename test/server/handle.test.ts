@@ -29,49 +29,57 @@ function toolsNamed(prefix: string): ToolWithHandler[] {
 }
 
 describe('replaceTools', () => {
-  it('100 concurrent tools/list racing replacements: every answer is wholly the old set or wholly the new one', { timeout: 120_000 }, async () => {
-    const server = Server.builder('racing').build()
-    const handle = server.handle()
-    const lists = { old: toolsNamed('Old'), new: toolsNamed('New') }
-    // Servers of each set, built once: replacing by a server compiles nothing.
-    const sets = {
-      old: Server.builder('old-set').include(Server.builder('x').build()).build(),
-      new: Server.builder('new-set').build(),
-    }
-    sets.old.handle().replaceTools(lists.old)
-    sets.new.handle().replaceTools(lists.new)
-    const expected = { old: lists.old.map((t) => t.tool.name).join(','), new: lists.new.map((t) => t.tool.name).join(',') }
-    handle.replaceTools(sets.old)
-    const http = await server.serveHttp({ port: 0 })
-    closers.push(() => http.close())
-    const client = new ClientV1(info)
-    await client.connect(new HttpV1(new URL(http.url)))
-    closers.push(() => client.close())
-
-    const seen = new Set<string>()
-    let current: 'old' | 'new' = 'old'
-    // Batches until both sets have been answered (a swap lands between two answers of a batch).
-    for (let batch = 0; batch < 20 && seen.size < 2; batch++) {
-      const swapper = setInterval(() => {
-        current = current === 'old' ? 'new' : 'old'
-        handle.replaceTools(sets[current])
-      }, 2)
-      const answers = await Promise.all(Array.from({ length: 100 }, () => client.listTools()))
-      clearInterval(swapper)
-      for (const answer of answers) {
-        const joined = answer.tools.map((t) => t.name).join(',')
-        expect([expected.old, expected.new]).toContain(joined)
-        seen.add(joined)
+  it(
+    '100 concurrent tools/list racing replacements: every answer is wholly the old set or wholly the new one',
+    { timeout: 120_000 },
+    async () => {
+      const server = Server.builder('racing').build()
+      const handle = server.handle()
+      const lists = { old: toolsNamed('Old'), new: toolsNamed('New') }
+      // Servers of each set, built once: replacing by a server compiles nothing.
+      const sets = {
+        old: Server.builder('old-set').include(Server.builder('x').build()).build(),
+        new: Server.builder('new-set').build(),
       }
-    }
-    expect(seen).toEqual(new Set([expected.old, expected.new]))
-  })
+      sets.old.handle().replaceTools(lists.old)
+      sets.new.handle().replaceTools(lists.new)
+      const expected = { old: lists.old.map((t) => t.tool.name).join(','), new: lists.new.map((t) => t.tool.name).join(',') }
+      handle.replaceTools(sets.old)
+      const http = await server.serveHttp({ port: 0 })
+      closers.push(() => http.close())
+      const client = new ClientV1(info)
+      await client.connect(new HttpV1(new URL(http.url)))
+      closers.push(() => client.close())
+
+      const seen = new Set<string>()
+      let current: 'old' | 'new' = 'old'
+      // Batches until both sets have been answered (a swap lands between two answers of a batch).
+      for (let batch = 0; batch < 20 && seen.size < 2; batch++) {
+        const swapper = setInterval(() => {
+          current = current === 'old' ? 'new' : 'old'
+          handle.replaceTools(sets[current])
+        }, 2)
+        const answers = await Promise.all(Array.from({ length: 100 }, () => client.listTools()))
+        clearInterval(swapper)
+        for (const answer of answers) {
+          const joined = answer.tools.map((t) => t.name).join(',')
+          expect([expected.old, expected.new]).toContain(joined)
+          seen.add(joined)
+        }
+      }
+      expect(seen).toEqual(new Set([expected.old, expected.new]))
+    },
+  )
 
   it('a slow call started before a replace completes with the old definition; the next call gets the new one', async () => {
     let release!: () => void
-    const gate = new Promise<void>((resolve) => { release = resolve })
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
     let entered!: () => void
-    const started = new Promise<void>((resolve) => { entered = resolve })
+    const started = new Promise<void>((resolve) => {
+      entered = resolve
+    })
     const server = Server.builder('slow')
       .tool({ name: 'Slow', inputSchema: { type: 'object' } }, async () => {
         entered()
@@ -112,7 +120,7 @@ describe('replaceTools', () => {
     expect(text(await server.call('GetVibe', {}))).toBe('{"vibe":"bound after"}')
   })
 
-  it('replaceTools(otherServer): the other server\'s own bindings win per service, this server\'s stay for the rest', async () => {
+  it("replaceTools(otherServer): the other server's own bindings win per service, this server's stay for the rest", async () => {
     const vibe = specFromProto(EXAMPLE_PROTO)
     const echo = specFromProto(ECHO_PROTO)
     const composite = (vibeReply: string | undefined, echoName: string | undefined) => {
@@ -148,12 +156,14 @@ describe('replaceTools', () => {
 })
 
 describe('replaceAll', () => {
-  it('moves another server\'s tools, resources, prompts and state in while serving, each list announced once', async () => {
-    const served = Server.builder('served').state({ who: 'served' })
+  it("moves another server's tools, resources, prompts and state in while serving, each list announced once", async () => {
+    const served = Server.builder('served')
+      .state({ who: 'served' })
       .resource({ uri: 'memo://old', name: 'old' }, (_uri, ctx) => ctx.state.who)
       .tool({ name: 'Old', inputSchema: { type: 'object' } }, (_args, ctx) => ok(ctx.state.who))
       .build()
-    const rebuilt = Server.builder('rebuilt').state({ who: 'rebuilt' })
+    const rebuilt = Server.builder('rebuilt')
+      .state({ who: 'rebuilt' })
       .resource({ uri: 'memo://new', name: 'new' }, (_uri, ctx) => ctx.state.who)
       .prompt({ name: 'greet' }, (_args, ctx) => `hello from ${ctx.state.who}`)
       .tool({ name: 'New', inputSchema: { type: 'object' } }, (_args, ctx) => ok(ctx.state.who))
@@ -163,7 +173,9 @@ describe('replaceAll', () => {
     const client = new ClientV2(info, { versionNegotiation: { mode: 'auto' } })
     const heard: string[] = []
     for (const kind of ['tools', 'resources', 'prompts'] as const) {
-      client.setNotificationHandler(`notifications/${kind}/list_changed`, () => { heard.push(kind) })
+      client.setNotificationHandler(`notifications/${kind}/list_changed`, () => {
+        heard.push(kind)
+      })
     }
     await client.connect(new HttpV2(new URL(http.url)))
     closers.push(() => client.close())
@@ -175,7 +187,9 @@ describe('replaceAll', () => {
     expect(text(await client.callTool({ name: 'New', arguments: {} }))).toBe('rebuilt')
     expect((await client.readResource({ uri: 'memo://new' })).contents).toEqual([{ uri: 'memo://new', text: 'rebuilt' }])
     await expect(client.readResource({ uri: 'memo://old' })).rejects.toThrow('memo://old')
-    expect((await client.getPrompt({ name: 'greet' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'hello from rebuilt' } }])
+    expect((await client.getPrompt({ name: 'greet' })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'hello from rebuilt' } },
+    ])
     // The name stays: clients learned it when they connected.
     expect(String(served)).toBe('Server(served@0.0.0, 1 tool)')
     expect(() => served.handle().replaceAll({})).toThrow('replaceAll takes a Server')
@@ -191,8 +205,12 @@ describe('resources and prompts', () => {
     closers.push(() => http.close())
     const client = new ClientV2(info, { versionNegotiation: { mode: 'auto' } })
     const heard: string[] = []
-    client.setNotificationHandler('notifications/resources/list_changed', () => { heard.push('resources') })
-    client.setNotificationHandler('notifications/prompts/list_changed', () => { heard.push('prompts') })
+    client.setNotificationHandler('notifications/resources/list_changed', () => {
+      heard.push('resources')
+    })
+    client.setNotificationHandler('notifications/prompts/list_changed', () => {
+      heard.push('prompts')
+    })
     await client.connect(new HttpV2(new URL(http.url)))
     closers.push(() => client.close())
     await client.listen({ resourcesListChanged: true, promptsListChanged: true })
@@ -201,8 +219,12 @@ describe('resources and prompts', () => {
     handle.addPrompt({ name: 'greet', arguments: [{ name: 'who', required: true }] }, (args, ctx) => `${ctx.state.greeting}, ${args.who}`)
     await expect.poll(() => heard).toEqual(['resources', 'prompts'])
     expect((await client.listResources()).resources).toEqual([{ uri: 'memo://notes', name: 'notes', mimeType: 'text/plain' }])
-    expect((await client.readResource({ uri: 'memo://notes' })).contents).toEqual([{ uri: 'memo://notes', mimeType: 'text/plain', text: 'hello from memo://notes' }])
-    expect((await client.getPrompt({ name: 'greet', arguments: { who: 'you' } })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'hello, you' } }])
+    expect((await client.readResource({ uri: 'memo://notes' })).contents).toEqual([
+      { uri: 'memo://notes', mimeType: 'text/plain', text: 'hello from memo://notes' },
+    ])
+    expect((await client.getPrompt({ name: 'greet', arguments: { who: 'you' } })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'hello, you' } },
+    ])
     await expect(client.getPrompt({ name: 'greet', arguments: {} })).rejects.toMatchObject({ code: -32602 })
 
     expect(handle.removeResource('memo://notes')).toBe(true)

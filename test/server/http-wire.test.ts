@@ -45,7 +45,10 @@ function rawPost(headers: Record<string, string>, body: string | Buffer | Buffer
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
-        host: url.hostname, port: url.port, path: url.pathname, method: 'POST',
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
         timeout: 10_000,
       },
@@ -65,7 +68,9 @@ function rawPost(headers: Record<string, string>, body: string | Buffer | Buffer
 }
 
 const PING = JSON.stringify({
-  jsonrpc: '2.0', id: 1, method: 'initialize',
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
 })
 
@@ -124,7 +129,12 @@ describe('serveHttp', () => {
 
   it('a body over the limit gets 413, and the server still answers', async () => {
     expect(MAX_BODY_BYTES).toBe(4 * 1024 * 1024)
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'SetVibe', arguments: { vibe: 'x'.repeat(5 * 1024 * 1024) } } })
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'SetVibe', arguments: { vibe: 'x'.repeat(5 * 1024 * 1024) } },
+    })
     expect((await rawPost({}, big)).status).toBe(413)
     const after = await rawPost({}, PING)
     expect(after.status).toBe(200)
@@ -133,7 +143,15 @@ describe('serveHttp', () => {
 
   it('a chunked body over the limit (no content-length) gets 413 too', async () => {
     const chunk = Buffer.alloc(1024 * 1024, 'x')
-    const res = await rawPost({}, [Buffer.from('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"'), chunk, chunk, chunk, chunk, chunk, Buffer.from('"}}')])
+    const res = await rawPost({}, [
+      Buffer.from('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"'),
+      chunk,
+      chunk,
+      chunk,
+      chunk,
+      chunk,
+      Buffer.from('"}}'),
+    ])
     expect(res.status).toBe(413)
     expect((await rawPost({}, PING)).status).toBe(200)
   })
@@ -155,7 +173,12 @@ function rpcMessage(body: string): any {
 function nullArgumentsFor<T extends { send(message: any, options?: any): Promise<void> }>(transport: T, tool: string): T {
   const send = transport.send.bind(transport)
   transport.send = (message, options) =>
-    send(message?.method === 'tools/call' && message.params?.name === tool ? { ...message, params: { ...message.params, arguments: null } } : message, options)
+    send(
+      message?.method === 'tools/call' && message.params?.name === tool
+        ? { ...message, params: { ...message.params, arguments: null } }
+        : message,
+      options,
+    )
   return transport
 }
 
@@ -172,7 +195,8 @@ describe('null arguments over HTTP are {} (docs/calls.md §1), not -32602', () =
     )
     expect(res.status).toBe(200)
     expect(rpcMessage(res.body)).toEqual({
-      jsonrpc: '2.0', id: 8,
+      jsonrpc: '2.0',
+      id: 8,
       result: { content: [{ type: 'text', text: '{"vibe":"raw-http"}' }], isError: false, structuredContent: { vibe: 'raw-http' } },
     })
   })
@@ -199,7 +223,9 @@ describe('null arguments over HTTP are {} (docs/calls.md §1), not -32602', () =
 describe('serveHttp on a non-loopback address', () => {
   it('refuses to start without an allow-list, warns with allowAnyHost, and checks Host against allowedHosts when given', async () => {
     const server = createProtoServer(specFromProto(EXAMPLE_PROTO))
-    await expect(server.serveHttp({ host: '0.0.0.0', port: 0 })).rejects.toThrow(/^serveHttp\(\): refusing to serve non-loopback address 0\.0\.0\.0 without allowedHosts/)
+    await expect(server.serveHttp({ host: '0.0.0.0', port: 0 })).rejects.toThrow(
+      /^serveHttp\(\): refusing to serve non-loopback address 0\.0\.0\.0 without allowedHosts/,
+    )
     const written: string[] = []
     const original = process.stderr.write.bind(process.stderr)
     process.stderr.write = ((chunk: string) => {

@@ -36,7 +36,9 @@ const ok = (text: string) => ({ content: [{ type: 'text' as const, text }], isEr
 
 /** A server with one tool, served over HTTP; `toggle()` adds or removes a second tool. */
 async function serveToggling(): Promise<{ http: HttpHandle; toggle: () => void }> {
-  const server = Server.builder('toggling').tool({ name: 'First', inputSchema: { type: 'object' } }, () => ok('first')).build()
+  const server = Server.builder('toggling')
+    .tool({ name: 'First', inputSchema: { type: 'object' } }, () => ok('first'))
+    .build()
   const handle = server.handle()
   const http = await server.serveHttp({ port: 0 })
   closers.push(() => http.close())
@@ -50,7 +52,9 @@ describe('stdio', () => {
   it('SDK v1 client (initialize era) gets list_changed, then lists the new tool', async () => {
     const client = new ClientV1(info)
     let changed = 0
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => { changed++ })
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++
+    })
     await client.connect(new StdioV1({ command: process.execPath, args: [script], stderr: 'pipe' }))
     closers.push(() => client.close())
     expect(names(await client.listTools())).toEqual(['Grow'])
@@ -63,7 +67,9 @@ describe('stdio', () => {
   it('SDK v2 client pinned to 2026-07-28 gets it through subscriptions/listen', async () => {
     const client = new ClientV2(info, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
     let changed = 0
-    client.setNotificationHandler('notifications/tools/list_changed', () => { changed++ })
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      changed++
+    })
     await client.connect(new StdioV2({ command: process.execPath, args: [script], stderr: 'pipe' }))
     closers.push(() => client.close())
     expect(client.getProtocolEra()).toBe('modern')
@@ -77,7 +83,9 @@ describe('stdio', () => {
   it('an SDK v2 client on 2026-07-28 that did not subscribe hears nothing, though stdio could carry it', async () => {
     const client = new ClientV2(info, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
     let changed = 0
-    client.setNotificationHandler('notifications/tools/list_changed', () => { changed++ })
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      changed++
+    })
     await client.connect(new StdioV2({ command: process.execPath, args: [script], stderr: 'pipe' }))
     closers.push(() => client.close())
     expect(client.getProtocolEra()).toBe('modern')
@@ -94,15 +102,20 @@ describe('HTTP', () => {
     const { http, toggle } = await serveToggling()
     const client = new ClientV1(info)
     let changed = 0
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => { changed++ })
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++
+    })
     await client.connect(new HttpV1(new URL(http.url)))
     closers.push(() => client.close())
     expect(http.sessionCount).toBe(1)
     // The client opens its GET stream just after connecting; each attempt is a real change.
-    await vi.waitFor(() => {
-      toggle()
-      expect(changed).toBeGreaterThan(0)
-    }, { timeout: 5000, interval: 50 })
+    await vi.waitFor(
+      () => {
+        toggle()
+        expect(changed).toBeGreaterThan(0)
+      },
+      { timeout: 5000, interval: 50 },
+    )
     const now = names(await client.listTools())
     expect(now[0]).toBe('First')
   })
@@ -113,11 +126,18 @@ describe('HTTP', () => {
     const silent = new ClientV2(info, { versionNegotiation: { mode: 'auto' } })
     let heard = 0
     let overheard = 0
-    listening.setNotificationHandler('notifications/tools/list_changed', () => { heard++ })
-    silent.setNotificationHandler('notifications/tools/list_changed', () => { overheard++ })
+    listening.setNotificationHandler('notifications/tools/list_changed', () => {
+      heard++
+    })
+    silent.setNotificationHandler('notifications/tools/list_changed', () => {
+      overheard++
+    })
     await listening.connect(new HttpV2(new URL(http.url)))
     await silent.connect(new HttpV2(new URL(http.url)))
-    closers.push(() => listening.close(), () => silent.close())
+    closers.push(
+      () => listening.close(),
+      () => silent.close(),
+    )
     expect(listening.getProtocolEra()).toBe('modern')
     expect(silent.getProtocolEra()).toBe('modern')
     const subscription = await listening.listen({ toolsListChanged: true })

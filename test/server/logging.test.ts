@@ -16,15 +16,19 @@ import { ServingCore } from '../../src/server/serving-core.ts'
 const HIDDEN = 'notes: call to tool "Secret" hidden from this caller (requires {"scopes":["admin"]}), answered as unknown'
 
 /** A server with one tool hidden from callers without the `admin` scope. */
-const build = () => Server.builder('notes')
-  .tool({ name: 'Secret', inputSchema: { type: 'object' }, requires: { scopes: ['admin'] } }, () => ({ content: [], isError: false }))
+const build = () =>
+  Server.builder('notes').tool({ name: 'Secret', inputSchema: { type: 'object' }, requires: { scopes: ['admin'] } }, () => ({
+    content: [],
+    isError: false,
+  }))
 
 /** A logger recording what it receives. */
 function recorder() {
   const seen: string[] = []
   const errors: unknown[] = []
   return {
-    seen, errors,
+    seen,
+    errors,
     logger: {
       warn: (message: string) => void seen.push(`warn ${message}`),
       error: (message: string, error?: unknown) => {
@@ -86,7 +90,12 @@ describe('the server-level logger', () => {
   it('a failing list_changed listener is an error for onError, with where it happened', () => {
     const stderr = spyStderr()
     const got: [unknown, ErrorSource][] = []
-    const core = new ServingCore({ name: 'notes', version: '1', tools: [], logging: { onError: (error, where) => void got.push([error, where]) } })
+    const core = new ServingCore({
+      name: 'notes',
+      version: '1',
+      tools: [],
+      logging: { onError: (error, where) => void got.push([error, where]) },
+    })
     const boom = new Error('listener exploded')
     core.onChange(() => {
       throw boom
@@ -122,9 +131,14 @@ describe('serveStdio', () => {
     stdout.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)))
     const server = build().build()
     const serving = server.serveStdio({ stdin, stdout, logger })
-    stdin.write(`${JSON.stringify({
-      jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
-    })}\n`)
+    stdin.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+      })}\n`,
+    )
     await vi.waitFor(() => expect(lines.length).toBe(1))
     stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
     stdin.write(`${CALL_SECRET}\n`)
@@ -139,7 +153,12 @@ describe('serveStdio', () => {
 
     // onError takes the errors; the logger keeps the warnings.
     const again = new PassThrough()
-    const done = server.serveStdio({ stdin: again, stdout: new PassThrough(), logger, onError: (error, where) => void got.push([error, where]) })
+    const done = server.serveStdio({
+      stdin: again,
+      stdout: new PassThrough(),
+      logger,
+      onError: (error, where) => void got.push([error, where]),
+    })
     // The transport listens once it has started.
     await vi.waitFor(() => expect(again.listenerCount('error')).toBeGreaterThan(0))
     again.emit('error', broken)
@@ -184,7 +203,11 @@ describe('serveHttp and nodeHandler', () => {
     const withOnError = server.nodeHandler({ logger, onError: (error, where) => void got.push([error, where]) })
     node = createServer((req: IncomingMessage, res) => {
       // An auth middleware whose `req.auth` throws: the SDK's Node adapter reports it and answers 500.
-      Object.defineProperty(req, 'auth', { get: () => { throw new Error('auth exploded') } })
+      Object.defineProperty(req, 'auth', {
+        get: () => {
+          throw new Error('auth exploded')
+        },
+      })
       const handler = req.url === '/on-error' ? withOnError : withLogger
       handler(req, res)
     })

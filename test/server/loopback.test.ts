@@ -20,9 +20,24 @@ beforeAll(async () => {
 
 describe('isLoopbackHost', () => {
   it.each([
-    ['127.0.0.1', true], ['127.0.0.2', true], ['127.255.255.254', true], ['localhost', true], ['LOCALHOST', true],
-    ['::1', true], ['[::1]', true], ['0:0:0:0:0:0:0:1', true], ['0::1', true], ['::ffff:127.0.0.1', true], ['::ffff:7f00:2', true],
-    ['0.0.0.0', false], ['::', false], ['128.0.0.1', false], ['10.0.0.1', false], ['::ffff:10.0.0.1', false], ['::2', false], ['example.com', false],
+    ['127.0.0.1', true],
+    ['127.0.0.2', true],
+    ['127.255.255.254', true],
+    ['localhost', true],
+    ['LOCALHOST', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['0:0:0:0:0:0:0:1', true],
+    ['0::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['::ffff:7f00:2', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['128.0.0.1', false],
+    ['10.0.0.1', false],
+    ['::ffff:10.0.0.1', false],
+    ['::2', false],
+    ['example.com', false],
   ])('%s → %s', (host, loopback) => {
     expect(isLoopbackHost(host)).toBe(loopback)
   })
@@ -30,25 +45,29 @@ describe('isLoopbackHost', () => {
 
 describe('serveHttp on a loopback spelling', () => {
   const server = Server.builder('loopback').build()
-  it.each(['127.0.0.2', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1'])('%s checks Host (403 for a foreign one) and serves its own address', async (host) => {
-    const handle = await server.serveHttp({ host, port: 0 })
-    try {
-      const url = handle.url
-      expect((await rawRequest(url, { body: INITIALIZE, headers: { host: 'evil.example' } })).status).toBe(403)
-      expect((await rawRequest(url, { body: INITIALIZE, headers: { host: `evil.example:${new URL(url).port}` } })).status).toBe(403)
-      expect((await rawRequest(url, { body: INITIALIZE })).status).toBe(200)
-      expect((await rawRequest(url, { body: INITIALIZE, headers: { host: `localhost:${new URL(url).port}` } })).status).toBe(200)
-    } finally {
-      await handle.close()
-    }
-  })
+  it.each(['127.0.0.2', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1'])(
+    '%s checks Host (403 for a foreign one) and serves its own address',
+    async (host) => {
+      const handle = await server.serveHttp({ host, port: 0 })
+      try {
+        const url = handle.url
+        expect((await rawRequest(url, { body: INITIALIZE, headers: { host: 'evil.example' } })).status).toBe(403)
+        expect((await rawRequest(url, { body: INITIALIZE, headers: { host: `evil.example:${new URL(url).port}` } })).status).toBe(403)
+        expect((await rawRequest(url, { body: INITIALIZE })).status).toBe(200)
+        expect((await rawRequest(url, { body: INITIALIZE, headers: { host: `localhost:${new URL(url).port}` } })).status).toBe(200)
+      } finally {
+        await handle.close()
+      }
+    },
+  )
 })
 
 describe('serveHttp on a non-loopback address', () => {
   const server = Server.builder('wide').build()
   it('refuses without allowedHosts, naming the two ways out', async () => {
     await expect(server.serveHttp({ host: '0.0.0.0', port: 0 })).rejects.toThrow(
-      'serveHttp(): refusing to serve non-loopback address 0.0.0.0 without allowedHosts: any web page could reach it through DNS rebinding; pass allowedHosts (the names clients use), or allowAnyHost: true to accept any Host')
+      'serveHttp(): refusing to serve non-loopback address 0.0.0.0 without allowedHosts: any web page could reach it through DNS rebinding; pass allowedHosts (the names clients use), or allowAnyHost: true to accept any Host',
+    )
     await expect(server.serveHttp({ host: '::', port: 0 })).rejects.toThrow(/refusing to serve non-loopback address ::/)
   })
 })
@@ -57,7 +76,9 @@ describe('proto-mcp serve --host', () => {
   it('a non-loopback --host without --allowed-host exits 1 with a one-line reason', async () => {
     const run = await runCli(cli, ['serve', EXAMPLE_PROTO, '--grpc', '127.0.0.1:1', '--http', '0', '--host', '0.0.0.0'])
     expect(run.code).toBe(1)
-    expect(run.stderr).toBe('proto-mcp: cannot serve HTTP on 0.0.0.0: it is not a loopback address; pass --allowed-host <name> for each name clients use, or --allow-any-host\n')
+    expect(run.stderr).toBe(
+      'proto-mcp: cannot serve HTTP on 0.0.0.0: it is not a loopback address; pass --allowed-host <name> for each name clients use, or --allow-any-host\n',
+    )
   })
 
   it('sessions belong to the caller that opened them (another bearer token gets 404)', async () => {
@@ -66,9 +87,17 @@ describe('proto-mcp serve --host', () => {
       const opened = await rawRequest(running.url, { body: INITIALIZE, headers: { authorization: 'Bearer alice' } })
       const id = opened.headers['mcp-session-id']!
       const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
-      const as = (authorization: string) => rawRequest(running.url, { body: list, headers: { authorization, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } })
+      const as = (authorization: string) =>
+        rawRequest(running.url, { body: list, headers: { authorization, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } })
       expect((await as('Bearer bob')).status).toBe(404)
-      expect((await rawRequest(running.url, { method: 'GET', headers: { authorization: 'Bearer bob', accept: 'text/event-stream', 'mcp-session-id': id, 'last-event-id': '1' } })).status).toBe(404)
+      expect(
+        (
+          await rawRequest(running.url, {
+            method: 'GET',
+            headers: { authorization: 'Bearer bob', accept: 'text/event-stream', 'mcp-session-id': id, 'last-event-id': '1' },
+          })
+        ).status,
+      ).toBe(404)
       expect((await as('Bearer alice')).status).toBe(200)
     } finally {
       await running.stop()
@@ -86,7 +115,11 @@ describe('proto-mcp serve --host', () => {
   })
 
   it('--allow-any-host serves a non-loopback --host without the check, with a warning', async () => {
-    const running = await startCli(cli, ['serve', EXAMPLE_PROTO, '--grpc', '127.0.0.1:1', '--http', '0', '--host', '0.0.0.0', '--allow-any-host'], REPO)
+    const running = await startCli(
+      cli,
+      ['serve', EXAMPLE_PROTO, '--grpc', '127.0.0.1:1', '--http', '0', '--host', '0.0.0.0', '--allow-any-host'],
+      REPO,
+    )
     try {
       expect(running.stderr()).toContain('with allowAnyHost: the Host header is not checked')
       const local = running.url.replace('0.0.0.0', '127.0.0.1')
@@ -96,4 +129,3 @@ describe('proto-mcp serve --host', () => {
     }
   })
 })
-

@@ -16,20 +16,48 @@ const P = 'unplugin-proto-mcp'
 describe('plugin options', () => {
   const cases: [string, unknown, string][] = [
     ['a bogus profile', { profile: 'bogus' }, `${P}: option "profile" must be one of "portable", "strict", "full", "topeka", got "bogus"`],
-    ['a bogus toolNames', { toolNames: 'nope' }, `${P}: option "toolNames" must be "method", "service", "qualified" or a function of the RPC, got "nope"`],
+    [
+      'a bogus toolNames',
+      { toolNames: 'nope' },
+      `${P}: option "toolNames" must be "method", "service", "qualified" or a function of the RPC, got "nope"`,
+    ],
     ['importPaths not an array', { importPaths: 5 }, `${P}: option "importPaths" must be an array of directory names, got 5`],
-    ['importPaths of a number', { importPaths: ['protos', 5] }, `${P}: option "importPaths" must be an array of directory names, got ["protos",5]`],
-    ['an unknown key', { profiles: 'full' }, `${P}: unknown option "profiles": the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, include, exclude, dts, dev`],
+    [
+      'importPaths of a number',
+      { importPaths: ['protos', 5] },
+      `${P}: option "importPaths" must be an array of directory names, got ["protos",5]`,
+    ],
+    [
+      'an unknown key',
+      { profiles: 'full' },
+      `${P}: unknown option "profiles": the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, include, exclude, dts, dev`,
+    ],
     ['recursionDepth of 0', { recursionDepth: 0 }, `${P}: option "recursionDepth" must be a whole number from 1 to 10, got 0`],
-    ['toolNameBudget as a string', { toolNameBudget: '57' }, `${P}: option "toolNameBudget" must be false or a whole number from 1 to 128, got "57"`],
+    [
+      'toolNameBudget as a string',
+      { toolNameBudget: '57' },
+      `${P}: option "toolNameBudget" must be false or a whole number from 1 to 128, got "57"`,
+    ],
     ['shortenToolNames as a string', { shortenToolNames: 'yes' }, `${P}: option "shortenToolNames" must be true or false, got "yes"`],
     ['verbose as a string', { verbose: 'yes' }, `${P}: option "verbose" must be true or false, got "yes"`],
     ['dts as a number', { dts: 1 }, `${P}: option "dts" must be true, false or a file name, got 1`],
     ['include as a number', { include: 3 }, `${P}: option "include" must be a glob, a RegExp or an array of them, got 3`],
     ['dev as a string', { dev: './src/mcp.ts' }, `${P}: option "dev" must be an object { server, path? }, got "./src/mcp.ts"`],
-    ['dev without server', { dev: {} }, `${P}: option "dev" needs "server", the module whose default export is the Server to serve, got none`],
-    ['dev with an unknown key', { dev: { server: 'x', port: 1 } }, `${P}: option "dev": unknown option "port": the options are server, path`],
-    ['dev.path without a slash', { dev: { server: 'x', path: 'mcp' } }, `${P}: option "dev": option "path" must be a path starting with "/", got "mcp"`],
+    [
+      'dev without server',
+      { dev: {} },
+      `${P}: option "dev" needs "server", the module whose default export is the Server to serve, got none`,
+    ],
+    [
+      'dev with an unknown key',
+      { dev: { server: 'x', port: 1 } },
+      `${P}: option "dev": unknown option "port": the options are server, path`,
+    ],
+    [
+      'dev.path without a slash',
+      { dev: { server: 'x', path: 'mcp' } },
+      `${P}: option "dev": option "path" must be a path starting with "/", got "mcp"`,
+    ],
     ['options not an object', 'full', `${P}: options must be an object, got "full"`],
   ]
   it.each(cases)('%s fails in every bundler entry', (_what, options, message) => {
@@ -45,10 +73,18 @@ describe('plugin options', () => {
   })
 
   it('accepts every valid option', () => {
-    expect(() => unpluginProtoMcp.vite({
-      importPaths: ['protos'], profile: 'strict', toolNames: () => 'x', verbose: true, include: [/a/, 'b'], exclude: null as never,
-      dts: 'types.d.ts', dev: { server: './src/mcp.ts', path: '/mcp' },
-    })).not.toThrow()
+    expect(() =>
+      unpluginProtoMcp.vite({
+        importPaths: ['protos'],
+        profile: 'strict',
+        toolNames: () => 'x',
+        verbose: true,
+        include: [/a/, 'b'],
+        exclude: null as never,
+        dts: 'types.d.ts',
+        dev: { server: './src/mcp.ts', path: '/mcp' },
+      }),
+    ).not.toThrow()
     expect(() => unpluginProtoMcp.vite({ profile: undefined })).not.toThrow()
   })
 })
@@ -56,25 +92,101 @@ describe('plugin options', () => {
 describe('Server options', () => {
   const server = Server.builder('opts').build()
   const cases: [string, () => Promise<unknown> | unknown, string][] = [
-    ['serveHttp: a port out of range', () => server.serveHttp({ port: 70000 }), 'serveHttp(): option "port" must be an integer from 0 to 65535, got 70000'],
-    ['serveHttp: a port as a string', () => server.serveHttp({ port: '3000' as never }), 'serveHttp(): option "port" must be an integer from 0 to 65535, got "3000"'],
-    ['serveHttp: an unknown key', () => server.serveHttp({ hots: '0.0.0.0' } as never), 'serveHttp(): unknown option "hots": the options are '],
-    ['serveHttp: a path without a slash', () => server.serveHttp({ path: 'mcp' }), 'serveHttp(): option "path" must be a path starting with "/", got "mcp"'],
-    ['serveHttp: allowedHosts as a string', () => server.serveHttp({ allowedHosts: 'example.com' as never }), 'serveHttp(): option "allowedHosts" must be an array of non-empty strings, got "example.com"'],
-    ['serveHttp: sessionIdleMs negative', () => server.serveHttp({ sessionIdleMs: -1 }), 'serveHttp(): option "sessionIdleMs" must be an integer of at least 1, got -1'],
-    ['nodeHandler: an unknown key', () => server.nodeHandler({ port: 1 } as never), 'nodeHandler(): unknown option "port": the options are '],
-    ['serveStdio: stdin a string', () => server.serveStdio({ stdin: 'x' as never }), 'serveStdio(): option "stdin" must be a readable stream, got "x"'],
-    ['serveStdio: an unknown key', () => server.serveStdio({ stderr: process.stderr } as never), 'serveStdio(): unknown option "stderr": the options are stdin, stdout, logger, onError'],
-    ['serveStdio: logger a function', () => server.serveStdio({ logger: (() => {}) as never }), 'serveStdio(): option "logger" must be false or an object with warn and error functions (either may be left out), got a function'],
-    ['serveHttp: logger with a string warn', () => server.serveHttp({ logger: { warn: 'x' } as never }), 'serveHttp(): option "logger" must be false or an object with warn and error functions (either may be left out), got {"warn":"x"}'],
-    ['nodeHandler: onError not a function', () => server.nodeHandler({ onError: true as never }), 'nodeHandler(): option "onError" must be a function (error, where), got true'],
-    ['logging(): logger true', () => Server.builder('l').logging({ logger: true as never }), 'logging(): option "logger" must be false or an object with warn and error functions (either may be left out), got true'],
-    ['logging(): an unknown key', () => server.logging({ log: console } as never), 'logging(): unknown option "log": the options are logger, onError'],
-    ['requestStateKey: a number', () => Server.builder('k').requestStateKey(5 as never), 'requestStateKey(): the key must be a Uint8Array or a non-empty string, got 5'],
-    ['requestStateKey: ttlSeconds 0', () => Server.builder('k').requestStateKey('k'.repeat(32), { ttlSeconds: 0 }), 'requestStateKey(): option "ttlSeconds" must be an integer of at least 1, got 0'],
-    ['grpc: an unknown key', () => grpc('127.0.0.1:1', { deadline: 5 } as never), 'grpc(): unknown option "deadline": the options are credentials, channelOptions, forwardHeaders, metadata, deadlineMs, reconnectWaitMs, streamCap'],
-    ['grpc: streamCap 0', () => grpc('127.0.0.1:1', { streamCap: 0 }), 'grpc(): option "streamCap" must be an integer of at least 1, got 0'],
-    ['grpcImplementation: forwardHeaders a string', () => grpcImplementation({}, { forwardHeaders: 'x' as never }), 'grpcImplementation(): option "forwardHeaders" must be an array of non-empty strings, got "x"'],
+    [
+      'serveHttp: a port out of range',
+      () => server.serveHttp({ port: 70000 }),
+      'serveHttp(): option "port" must be an integer from 0 to 65535, got 70000',
+    ],
+    [
+      'serveHttp: a port as a string',
+      () => server.serveHttp({ port: '3000' as never }),
+      'serveHttp(): option "port" must be an integer from 0 to 65535, got "3000"',
+    ],
+    [
+      'serveHttp: an unknown key',
+      () => server.serveHttp({ hots: '0.0.0.0' } as never),
+      'serveHttp(): unknown option "hots": the options are ',
+    ],
+    [
+      'serveHttp: a path without a slash',
+      () => server.serveHttp({ path: 'mcp' }),
+      'serveHttp(): option "path" must be a path starting with "/", got "mcp"',
+    ],
+    [
+      'serveHttp: allowedHosts as a string',
+      () => server.serveHttp({ allowedHosts: 'example.com' as never }),
+      'serveHttp(): option "allowedHosts" must be an array of non-empty strings, got "example.com"',
+    ],
+    [
+      'serveHttp: sessionIdleMs negative',
+      () => server.serveHttp({ sessionIdleMs: -1 }),
+      'serveHttp(): option "sessionIdleMs" must be an integer of at least 1, got -1',
+    ],
+    [
+      'nodeHandler: an unknown key',
+      () => server.nodeHandler({ port: 1 } as never),
+      'nodeHandler(): unknown option "port": the options are ',
+    ],
+    [
+      'serveStdio: stdin a string',
+      () => server.serveStdio({ stdin: 'x' as never }),
+      'serveStdio(): option "stdin" must be a readable stream, got "x"',
+    ],
+    [
+      'serveStdio: an unknown key',
+      () => server.serveStdio({ stderr: process.stderr } as never),
+      'serveStdio(): unknown option "stderr": the options are stdin, stdout, logger, onError',
+    ],
+    [
+      'serveStdio: logger a function',
+      () => server.serveStdio({ logger: (() => {}) as never }),
+      'serveStdio(): option "logger" must be false or an object with warn and error functions (either may be left out), got a function',
+    ],
+    [
+      'serveHttp: logger with a string warn',
+      () => server.serveHttp({ logger: { warn: 'x' } as never }),
+      'serveHttp(): option "logger" must be false or an object with warn and error functions (either may be left out), got {"warn":"x"}',
+    ],
+    [
+      'nodeHandler: onError not a function',
+      () => server.nodeHandler({ onError: true as never }),
+      'nodeHandler(): option "onError" must be a function (error, where), got true',
+    ],
+    [
+      'logging(): logger true',
+      () => Server.builder('l').logging({ logger: true as never }),
+      'logging(): option "logger" must be false or an object with warn and error functions (either may be left out), got true',
+    ],
+    [
+      'logging(): an unknown key',
+      () => server.logging({ log: console } as never),
+      'logging(): unknown option "log": the options are logger, onError',
+    ],
+    [
+      'requestStateKey: a number',
+      () => Server.builder('k').requestStateKey(5 as never),
+      'requestStateKey(): the key must be a Uint8Array or a non-empty string, got 5',
+    ],
+    [
+      'requestStateKey: ttlSeconds 0',
+      () => Server.builder('k').requestStateKey('k'.repeat(32), { ttlSeconds: 0 }),
+      'requestStateKey(): option "ttlSeconds" must be an integer of at least 1, got 0',
+    ],
+    [
+      'grpc: an unknown key',
+      () => grpc('127.0.0.1:1', { deadline: 5 } as never),
+      'grpc(): unknown option "deadline": the options are credentials, channelOptions, forwardHeaders, metadata, deadlineMs, reconnectWaitMs, streamCap',
+    ],
+    [
+      'grpc: streamCap 0',
+      () => grpc('127.0.0.1:1', { streamCap: 0 }),
+      'grpc(): option "streamCap" must be an integer of at least 1, got 0',
+    ],
+    [
+      'grpcImplementation: forwardHeaders a string',
+      () => grpcImplementation({}, { forwardHeaders: 'x' as never }),
+      'grpcImplementation(): option "forwardHeaders" must be an array of non-empty strings, got "x"',
+    ],
   ]
   it.each(cases)('%s', async (_what, run, message) => {
     let error: unknown

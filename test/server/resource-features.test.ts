@@ -23,10 +23,13 @@ beforeAll(async () => {
     .state({ greeting: 'hello' })
     .resource({ uri: 'notes://fixed/data', name: 'fixed', mimeType: 'text/plain' }, () => 'the listed resource')
     .resource({ uri: 'notes://watched', name: 'watched' }, () => 'watched')
-    .resourceTemplate({ uriTemplate: 'notes://{folder}/{id}', name: 'note', mimeType: 'application/json' },
-      (uri, variables, ctx) => JSON.stringify({ uri, ...variables, greeting: ctx.state.greeting }), {
+    .resourceTemplate(
+      { uriTemplate: 'notes://{folder}/{id}', name: 'note', mimeType: 'application/json' },
+      (uri, variables, ctx) => JSON.stringify({ uri, ...variables, greeting: ctx.state.greeting }),
+      {
         complete: { folder: (value) => ['inbox', 'archive'].filter((f) => f.startsWith(value)) },
-      })
+      },
+    )
     .prompt({ name: 'trip', arguments: [{ name: 'city', required: true }, { name: 'when' }] }, ({ city }) => `visit ${city}`, {
       complete: { city: (value, ctx) => CITIES.filter((c) => c.startsWith(value) && c !== ctx.arguments.when) },
     })
@@ -54,12 +57,17 @@ async function v1(): Promise<ClientV1> {
  */
 async function streamOpen(client: ClientV1): Promise<void> {
   let heard = false
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, () => { heard = true })
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, () => {
+    heard = true
+  })
   await client.subscribeResource({ uri: 'probe://stream' })
-  await vi.waitFor(() => {
-    handle.notifyResourceUpdated('probe://stream')
-    expect(heard).toBe(true)
-  }, { timeout: 5000, interval: 50 })
+  await vi.waitFor(
+    () => {
+      handle.notifyResourceUpdated('probe://stream')
+      expect(heard).toBe(true)
+    },
+    { timeout: 5000, interval: 50 },
+  )
   await client.unsubscribeResource({ uri: 'probe://stream' })
 }
 
@@ -76,10 +84,13 @@ describe('resource templates', () => {
     const { resourceTemplates } = await client.listResourceTemplates()
     expect(resourceTemplates).toEqual([{ uriTemplate: 'notes://{folder}/{id}', name: 'note', mimeType: 'application/json' }])
     const read = await client.readResource({ uri: 'notes://inbox/42' })
-    expect(read.contents).toEqual([{
-      uri: 'notes://inbox/42', mimeType: 'application/json',
-      text: JSON.stringify({ uri: 'notes://inbox/42', folder: 'inbox', id: '42', greeting: 'hello' }),
-    }])
+    expect(read.contents).toEqual([
+      {
+        uri: 'notes://inbox/42',
+        mimeType: 'application/json',
+        text: JSON.stringify({ uri: 'notes://inbox/42', folder: 'inbox', id: '42', greeting: 'hello' }),
+      },
+    ])
   })
 
   it('a listed resource wins over a template matching its URI; an unmatched URI is resource-not-found (-32602)', async () => {
@@ -92,7 +103,9 @@ describe('resource templates', () => {
     const client = await v1()
     await streamOpen(client)
     let changed = 0
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => { changed++ })
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      changed++
+    })
     handle.addResourceTemplate({ uriTemplate: 'late://{x}', name: 'late' }, (_uri, { x }) => `late ${String(x)}`)
     await vi.waitFor(() => expect(changed).toBe(1))
     expect((await client.readResource({ uri: 'late://1' })).contents[0]).toMatchObject({ text: 'late 1' })
@@ -104,7 +117,9 @@ describe('resource templates', () => {
 
   it('a bad template or a completer of a variable it lacks fails where it is added', () => {
     const read = () => ''
-    expect(() => Server.builder('x').resourceTemplate({ uriTemplate: '', name: 'n' }, read)).toThrow('a resource template needs a non-empty "uriTemplate"')
+    expect(() => Server.builder('x').resourceTemplate({ uriTemplate: '', name: 'n' }, read)).toThrow(
+      'a resource template needs a non-empty "uriTemplate"',
+    )
     let error: unknown
     try {
       Server.builder('x').resourceTemplate({ uriTemplate: 'a://{id}', name: 'n' }, read, { complete: { other: () => [] } })
@@ -113,7 +128,9 @@ describe('resource templates', () => {
     }
     expect(isRuntimeError(error, 'BAD_SPEC')).toBe(true)
     expect((error as Error).message).toBe('resource template "a://{id}" has no variable "other" to complete')
-    expect(() => Server.builder('x').prompt({ name: 'p' }, () => '', { complete: { city: () => [] } })).toThrow('prompt "p" has no argument "city" to complete')
+    expect(() => Server.builder('x').prompt({ name: 'p' }, () => '', { complete: { city: () => [] } })).toThrow(
+      'prompt "p" has no argument "city" to complete',
+    )
   })
 })
 
@@ -123,17 +140,26 @@ describe('completion/complete', () => {
     expect(client.getServerCapabilities()?.completions).toEqual({})
     const prompt = await client.complete({ ref: { type: 'ref/prompt', name: 'trip' }, argument: { name: 'city', value: 'par' } })
     expect(prompt.completion).toEqual({ values: ['paris', 'park', 'party'], total: 3, hasMore: false })
-    const template = await client.complete({ ref: { type: 'ref/resource', uri: 'notes://{folder}/{id}' }, argument: { name: 'folder', value: 'a' } })
+    const template = await client.complete({
+      ref: { type: 'ref/resource', uri: 'notes://{folder}/{id}' },
+      argument: { name: 'folder', value: 'a' },
+    })
     expect(template.completion).toEqual({ values: ['archive'], total: 1, hasMore: false })
   })
 
   it('the arguments already given reach the completer; no completer is an empty answer; an unknown prompt is -32602', async () => {
     const client = await v1()
-    const given = await client.complete({ ref: { type: 'ref/prompt', name: 'trip' }, argument: { name: 'city', value: 'p' }, context: { arguments: { when: 'park' } } })
+    const given = await client.complete({
+      ref: { type: 'ref/prompt', name: 'trip' },
+      argument: { name: 'city', value: 'p' },
+      context: { arguments: { when: 'park' } },
+    })
     expect(given.completion.values).toEqual(['paris', 'party', 'perth', 'porto'])
     const none = await client.complete({ ref: { type: 'ref/prompt', name: 'trip' }, argument: { name: 'when', value: '' } })
     expect(none.completion).toEqual({ values: [], total: 0, hasMore: false })
-    await expect(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } })).rejects.toMatchObject({ code: -32602 })
+    await expect(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } })).rejects.toMatchObject({
+      code: -32602,
+    })
   })
 })
 
@@ -146,8 +172,12 @@ describe('resources/subscribe', () => {
     expect(client.getServerCapabilities()?.resources).toMatchObject({ subscribe: true })
     const heard: string[] = []
     const overheard: string[] = []
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { heard.push(n.params.uri) })
-    other.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { overheard.push(n.params.uri) })
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      heard.push(n.params.uri)
+    })
+    other.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      overheard.push(n.params.uri)
+    })
     expect(await client.subscribeResource({ uri: 'notes://watched' })).toEqual({})
     handle.notifyResourceUpdated('notes://watched')
     handle.notifyResourceUpdated('notes://fixed/data')
@@ -163,13 +193,18 @@ describe('resources/subscribe', () => {
   it('SDK v2 initialize era: the same', async () => {
     const client = await v2('legacy')
     const heard: string[] = []
-    client.setNotificationHandler('notifications/resources/updated', (n) => { heard.push(n.params.uri) })
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
+      heard.push(n.params.uri)
+    })
     await client.subscribeResource({ uri: 'notes://inbox/1' })
     // Until its GET stream is open, an update has nowhere to go: announce until one arrives.
-    await vi.waitFor(() => {
-      handle.notifyResourceUpdated('notes://inbox/1')
-      expect(heard.length).toBeGreaterThan(0)
-    }, { timeout: 5000, interval: 50 })
+    await vi.waitFor(
+      () => {
+        handle.notifyResourceUpdated('notes://inbox/1')
+        expect(heard.length).toBeGreaterThan(0)
+      },
+      { timeout: 5000, interval: 50 },
+    )
     expect(new Set(heard)).toEqual(new Set(['notes://inbox/1']))
   })
 
@@ -177,7 +212,9 @@ describe('resources/subscribe', () => {
     const client = await v2('auto')
     expect(client.getProtocolEra()).toBe('modern')
     const heard: string[] = []
-    client.setNotificationHandler('notifications/resources/updated', (n) => { heard.push(n.params.uri) })
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
+      heard.push(n.params.uri)
+    })
     const subscription = await client.listen({ resourceSubscriptions: ['notes://watched'] })
     closers.push(() => subscription.close())
     handle.notifyResourceUpdated('notes://fixed/data')

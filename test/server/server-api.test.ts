@@ -43,7 +43,9 @@ describe('Server', () => {
       error = e
     }
     expect(isRuntimeError(error, 'UNKNOWN_METHOD')).toBe(true)
-    expect((error as Error).message).toMatch(/^unknown method "SetVibes" in the implementation of "examples\.v1\.VibeService": its RPCs are "SetVibe", /)
+    expect((error as Error).message).toMatch(
+      /^unknown method "SetVibes" in the implementation of "examples\.v1\.VibeService": its RPCs are "SetVibe", /,
+    )
   })
 
   it('calling an unknown tool rejects with a -32602 protocol error, not a tool result', async () => {
@@ -82,7 +84,12 @@ describe('Server', () => {
     expect(tools[1]).toEqual({
       name: 'GetVibe',
       description: 'Get Vibe of the server',
-      inputSchema: { additionalProperties: false, description: 'The request to get the vibe of the server', properties: {}, type: 'object' },
+      inputSchema: {
+        additionalProperties: false,
+        description: 'The request to get the vibe of the server',
+        properties: {},
+        type: 'object',
+      },
       outputSchema: expect.objectContaining({ type: 'object' }),
     })
     for (const tool of createProtoServer(topekaSpec).listTools()) expect(tool).not.toHaveProperty('outputSchema')

@@ -26,8 +26,15 @@ const HEADERS = { 'content-type': 'application/json', accept: 'application/json,
 
 function initialize(url: string, protocolVersion = '2025-06-18', signal?: AbortSignal): Promise<Response> {
   return fetch(url, {
-    method: 'POST', headers: HEADERS, signal,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }),
+    method: 'POST',
+    headers: HEADERS,
+    signal,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    }),
   })
 }
 
@@ -38,7 +45,8 @@ async function openSession(url: string, protocolVersion = '2025-06-18'): Promise
   const id = res.headers.get('mcp-session-id')!
   expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
   const note = await fetch(url, {
-    method: 'POST', headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': protocolVersion },
+    method: 'POST',
+    headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': protocolVersion },
     body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
   })
   expect(note.status).toBe(202)
@@ -46,7 +54,10 @@ async function openSession(url: string, protocolVersion = '2025-06-18'): Promise
 }
 
 /** Reads SSE events from a response body until `until` says stop; returns them. */
-async function readEvents(res: Response, until: (event: { id?: string; data: string }) => boolean): Promise<Array<{ id?: string; data: string }>> {
+async function readEvents(
+  res: Response,
+  until: (event: { id?: string; data: string }) => boolean,
+): Promise<Array<{ id?: string; data: string }>> {
   const reader = res.body!.getReader()
   const decoder = new TextDecoder()
   const events: Array<{ id?: string; data: string }> = []
@@ -77,24 +88,29 @@ async function readEvents(res: Response, until: (event: { id?: string; data: str
 describe('session lifetime', () => {
   it('200 sessions opened and abandoned are all freed after the idle timeout', { timeout: 60_000 }, async () => {
     const http = await serve({ sessionIdleMs: 1000 })
-    const opened = await Promise.all(Array.from({ length: 200 }, async () => {
-      const res = await initialize(http.url)
-      await res.text()
-      return { status: res.status, id: res.headers.get('mcp-session-id') }
-    }))
+    const opened = await Promise.all(
+      Array.from({ length: 200 }, async () => {
+        const res = await initialize(http.url)
+        await res.text()
+        return { status: res.status, id: res.headers.get('mcp-session-id') }
+      }),
+    )
     expect(new Set(opened.map((o) => o.status))).toEqual(new Set([200]))
     const ids = opened.map((o) => o.id!)
     expect(new Set(ids).size).toBe(200)
     await vi.waitFor(() => expect(http.sessionCount).toBe(0), { timeout: 20_000, interval: 100 })
     // Every freed session is gone: its id is answered 404 (the client must initialize again).
-    const statuses = await Promise.all(ids.map(async (id) => {
-      const res = await fetch(http.url, {
-        method: 'POST', headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      })
-      await res.text()
-      return res.status
-    }))
+    const statuses = await Promise.all(
+      ids.map(async (id) => {
+        const res = await fetch(http.url, {
+          method: 'POST',
+          headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        })
+        await res.text()
+        return res.status
+      }),
+    )
     expect(new Set(statuses)).toEqual(new Set([404]))
   })
 
@@ -114,7 +130,11 @@ describe('session lifetime', () => {
     const http = await serve({ sessionIdleMs: 500 })
     const id = await openSession(http.url)
     const abort = new AbortController()
-    const stream = await fetch(http.url, { method: 'GET', signal: abort.signal, headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } })
+    const stream = await fetch(http.url, {
+      method: 'GET',
+      signal: abort.signal,
+      headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+    })
     expect(stream.status).toBe(200)
     expect(http.sessionCount).toBe(1)
     // The client goes away with the stream open and never sends DELETE.
@@ -130,7 +150,11 @@ describe('session lifetime', () => {
     const id = await openSession(http.url)
     const abort = new AbortController()
     closers.push(async () => abort.abort())
-    const stream = await fetch(http.url, { method: 'GET', signal: abort.signal, headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } })
+    const stream = await fetch(http.url, {
+      method: 'GET',
+      signal: abort.signal,
+      headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+    })
     expect(stream.status).toBe(200)
     expect(stream.headers.get('content-type')).toContain('text/event-stream')
     server.handle().addTool({ name: 'Late', inputSchema: { type: 'object' } }, () => ok('late'))
@@ -147,7 +171,8 @@ describe('session lifetime', () => {
     expect(res.status).toBe(200)
     expect(http.sessionCount).toBe(1)
     const after = await fetch(http.url, {
-      method: 'POST', headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+      method: 'POST',
+      headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     })
     expect(after.status).toBe(404)
@@ -159,19 +184,26 @@ describe('resumable SSE', () => {
   it('a dropped stream resumed with Last-Event-ID receives the call result, and the handler ran once', async () => {
     let runs = 0
     let release!: () => void
-    const gate = new Promise<void>((resolve) => { release = resolve })
-    const http = await serve({}, Server.builder('resume').tool({ name: 'Slow', inputSchema: { type: 'object' } }, async () => {
-      runs++
-      await gate
-      return ok('finished')
-    }))
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const http = await serve(
+      {},
+      Server.builder('resume').tool({ name: 'Slow', inputSchema: { type: 'object' } }, async () => {
+        runs++
+        await gate
+        return ok('finished')
+      }),
+    )
     // Priming events (what a client resumes from) come with 2025-11-25.
     const version = '2025-11-25'
     const session = await openSession(http.url, version)
     const headers = { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': version }
     const abort = new AbortController()
     const call = await fetch(http.url, {
-      method: 'POST', headers, signal: abort.signal,
+      method: 'POST',
+      headers,
+      signal: abort.signal,
       body: JSON.stringify({ jsonrpc: '2.0', id: 42, method: 'tools/call', params: { name: 'Slow', arguments: {} } }),
     })
     const [priming] = await readEvents(call, (event) => event.id !== undefined)
@@ -193,9 +225,17 @@ describe('bad requests', () => {
     const http = await serve()
     const notJson = await fetch(http.url, { method: 'POST', headers: HEADERS, body: '{"jsonrpc": "2.0", "id": 1, "method": ' })
     expect(notJson.status).toBe(400)
-    expect(await notJson.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: expect.stringContaining('Parse error') }, id: null })
+    expect(await notJson.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: expect.stringContaining('Parse error') },
+      id: null,
+    })
 
-    const notRpc = await fetch(http.url, { method: 'POST', headers: { ...HEADERS, 'mcp-protocol-version': '2025-06-18' }, body: '{"hello":"world"}' })
+    const notRpc = await fetch(http.url, {
+      method: 'POST',
+      headers: { ...HEADERS, 'mcp-protocol-version': '2025-06-18' },
+      body: '{"hello":"world"}',
+    })
     expect(notRpc.status).toBe(400)
     expect(await notRpc.json()).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } })
 

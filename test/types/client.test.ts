@@ -16,8 +16,13 @@ const WS = join(REPO, '.tmp', 'types')
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
 
 /** Runs `tsc -p <project>` in the workspace; its exit code and output. */
-function tsc(project: string): { status: number | null, output: string } {
-  const run = spawnSync(process.execPath, [TSC, '-p', project, '--pretty', 'false'], { cwd: WS, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' })
+function tsc(project: string): { status: number | null; output: string } {
+  const run = spawnSync(process.execPath, [TSC, '-p', project, '--pretty', 'false'], {
+    cwd: WS,
+    encoding: 'utf8',
+    timeout: 60_000,
+    killSignal: 'SIGKILL',
+  })
   if (run.error) throw run.error
   return { status: run.status, output: `${run.stdout}${run.stderr}` }
 }
@@ -54,11 +59,12 @@ describe('unplugin-proto-mcp/client', () => {
   })
 
   it('rejects wrong argument and export types', () => {
-    const { status, output } = tsc(badProject('wrong-types', [
-      'server.serveHttp({ port: "3000" })',
-      'const n: number = tools[0]!.name',
-      'const d: string = descriptor',
-    ].join('\n')))
+    const { status, output } = tsc(
+      badProject(
+        'wrong-types',
+        ['server.serveHttp({ port: "3000" })', 'const n: number = tools[0]!.name', 'const d: string = descriptor'].join('\n'),
+      ),
+    )
     expect(output).toContain(`wrong-types.ts(2,20): error TS2322: Type 'string' is not assignable to type 'number'.`)
     expect(output).toContain(`wrong-types.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.`)
     expect(output).toMatch(/wrong-types\.ts\(4,7\): error TS2322: Type 'Record<string, unknown>' is not assignable to type 'string'\./)

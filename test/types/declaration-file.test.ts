@@ -24,7 +24,10 @@ const pattern = (protos: string[]): Record<string, string> =>
 
 describe('modulePatterns', () => {
   it('uses the file name alone when no other proto has it', () => {
-    expect(pattern(['protos/vibe.proto', 'other.proto'])).toEqual({ 'protos/vibe.proto': '.*/vibe.proto?mcp', 'other.proto': '.*/other.proto?mcp' })
+    expect(pattern(['protos/vibe.proto', 'other.proto'])).toEqual({
+      'protos/vibe.proto': '.*/vibe.proto?mcp',
+      'other.proto': '.*/other.proto?mcp',
+    })
   })
 
   it('adds parent folders until the suffix is unique', () => {
@@ -36,7 +39,10 @@ describe('modulePatterns', () => {
   })
 
   it('never climbs past `..`', () => {
-    expect(pattern(['../vibe.proto', '../a/vibe.proto'])).toEqual({ '../vibe.proto': '.*/vibe.proto?mcp', '../a/vibe.proto': '.*/a/vibe.proto?mcp' })
+    expect(pattern(['../vibe.proto', '../a/vibe.proto'])).toEqual({
+      '../vibe.proto': '.*/vibe.proto?mcp',
+      '../a/vibe.proto': '.*/a/vibe.proto?mcp',
+    })
   })
 })
 
@@ -56,7 +62,8 @@ describe('emitDtsFile / parseDtsFile', () => {
 
   it('reads back what it wrote', () => {
     expect(parseDtsFile(emitDtsFile(entries)).sort((x, y) => x.proto.localeCompare(y.proto))).toEqual(
-      [...entries].sort((x, y) => x.proto.localeCompare(y.proto)))
+      [...entries].sort((x, y) => x.proto.localeCompare(y.proto)),
+    )
   })
 
   it('reads nothing from a file it did not write', () => {
@@ -96,7 +103,8 @@ describe('DeclarationFile', () => {
 
 describe('writeProtoDeclarations', () => {
   it('types protos that share a file name apart, for imports that show their folder', () => {
-    const service = (name: string): string => `syntax = "proto3";\npackage ${name.toLowerCase()};\nmessage R { string ${name.toLowerCase()} = 1; }\nservice ${name} { rpc Get(R) returns (R); }\n`
+    const service = (name: string): string =>
+      `syntax = "proto3";\npackage ${name.toLowerCase()};\nmessage R { string ${name.toLowerCase()} = 1; }\nservice ${name} { rpc Get(R) returns (R); }\n`
     const dir = writeProtos({ 'a/vibe.proto': service('A'), 'b/vibe.proto': service('B') })
     dirs.push(dir)
     const file = writeProtoDeclarations(['a/vibe.proto', 'b/vibe.proto'], { root: dir })
@@ -106,27 +114,48 @@ describe('writeProtoDeclarations', () => {
     expect(text).toContain('declare module ".*/b/vibe.proto?mcp" {')
 
     mkdirSync(join(dir, 'src'))
-    writeFileSync(join(dir, 'src', 'main.ts'), [
-      "import a from '../a/vibe.proto?mcp'",
-      "import b from '../b/vibe.proto?mcp'",
-      "a.implement('A', { get: (request) => ({ a: request.a }) })",
-      "b.implement('B', { Get: async (request) => ({ b: request.b }) })",
-      '// @ts-expect-error B is not a service of a/vibe.proto',
-      "a.implement('B', {})",
-      "// @ts-expect-error a/vibe.proto's R has no field b",
-      "a.implement('A', { get: (request) => ({ b: request.a }) })",
-      '',
-    ].join('\n'))
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', strict: true, noEmit: true, skipLibCheck: true,
-        allowImportingTsExtensions: true, typeRoots: [join(REPO, 'node_modules', '@types')], types: ['node'], paths: { 'unplugin-proto-mcp/runtime': [join(REPO, 'src', 'entries', 'runtime.ts')] },
-      },
-      files: ['src/main.ts', 'proto-mcp.d.ts'],
-    }))
-    const run = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: dir, encoding: 'utf8', timeout: 120_000, killSignal: 'SIGKILL' })
+    writeFileSync(
+      join(dir, 'src', 'main.ts'),
+      [
+        "import a from '../a/vibe.proto?mcp'",
+        "import b from '../b/vibe.proto?mcp'",
+        "a.implement('A', { get: (request) => ({ a: request.a }) })",
+        "b.implement('B', { Get: async (request) => ({ b: request.b }) })",
+        '// @ts-expect-error B is not a service of a/vibe.proto',
+        "a.implement('B', {})",
+        "// @ts-expect-error a/vibe.proto's R has no field b",
+        "a.implement('A', { get: (request) => ({ b: request.a }) })",
+        '',
+      ].join('\n'),
+    )
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          allowImportingTsExtensions: true,
+          typeRoots: [join(REPO, 'node_modules', '@types')],
+          types: ['node'],
+          paths: { 'unplugin-proto-mcp/runtime': [join(REPO, 'src', 'entries', 'runtime.ts')] },
+        },
+        files: ['src/main.ts', 'proto-mcp.d.ts'],
+      }),
+    )
+    const run = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 120_000,
+      killSignal: 'SIGKILL',
+    })
     // Errors inside the runtime's own sources (checked through `paths`) are not this test's subject.
-    const ours = `${run.stdout}${run.stderr}`.split('\n').filter((line) => line.startsWith('src/main.ts') || line.startsWith('proto-mcp.d.ts'))
+    const ours = `${run.stdout}${run.stderr}`
+      .split('\n')
+      .filter((line) => line.startsWith('src/main.ts') || line.startsWith('proto-mcp.d.ts'))
     expect(ours).toEqual([])
   }, 120_000)
 })

@@ -24,12 +24,23 @@ describe('emitModuleDeclarations', () => {
     const fields = 'int32 i = 1; int64 l = 2; uint64 u = 3; double d = 4; bool b = 5; string s = 6; bytes y = 7; fixed32 f = 8;'
     const text = declare(`message Req { ${fields} } message Res { ${fields} }`)
     expect(members(text, 'ReqJson')).toEqual([
-      'i?: number', 'l?: string', 'u?: string', `d?: number | 'NaN' | 'Infinity' | '-Infinity'`,
-      'b?: boolean', 's?: string', 'y?: string', 'f?: number',
+      'i?: number',
+      'l?: string',
+      'u?: string',
+      `d?: number | 'NaN' | 'Infinity' | '-Infinity'`,
+      'b?: boolean',
+      's?: string',
+      'y?: string',
+      'f?: number',
     ])
     expect(members(text, 'ResInput')).toEqual([
-      'i?: number | string | null | undefined', 'l?: number | string | bigint | null | undefined', 'u?: number | string | bigint | null | undefined',
-      'd?: number | string | null | undefined', 'b?: boolean | null | undefined', 's?: string | null | undefined', 'y?: string | Uint8Array | null | undefined',
+      'i?: number | string | null | undefined',
+      'l?: number | string | bigint | null | undefined',
+      'u?: number | string | bigint | null | undefined',
+      'd?: number | string | null | undefined',
+      'b?: boolean | null | undefined',
+      's?: string | null | undefined',
+      'y?: string | Uint8Array | null | undefined',
       'f?: number | string | null | undefined',
     ])
   })
@@ -48,9 +59,14 @@ describe('emitModuleDeclarations', () => {
   })
 
   it('writes repeated fields as arrays and maps as string-keyed objects', () => {
-    const text = declare('message Req { repeated int64 a = 1; map<int32, Req> m = 2; } message Res { repeated int64 a = 1; map<bool, string> m = 2; }')
+    const text = declare(
+      'message Req { repeated int64 a = 1; map<int32, Req> m = 2; } message Res { repeated int64 a = 1; map<bool, string> m = 2; }',
+    )
     expect(members(text, 'ReqJson')).toEqual(['a?: string[]', 'm?: { [key: string]: ReqJson }'])
-    expect(members(text, 'ResInput')).toEqual(['a?: readonly (number | string | bigint)[] | null | undefined', 'm?: { readonly [key: string]: string } | null | undefined'])
+    expect(members(text, 'ResInput')).toEqual([
+      'a?: readonly (number | string | bigint)[] | null | undefined',
+      'm?: { readonly [key: string]: string } | null | undefined',
+    ])
   })
 
   it('writes well-known types in their JSON forms', () => {
@@ -64,10 +80,20 @@ describe('emitModuleDeclarations', () => {
       }
       message Res { google.protobuf.Int64Value w = 1; google.protobuf.Struct s = 2; }`)
     expect(members(text, 'ReqJson')).toEqual([
-      't?: string', 'd?: string', 's?: { [key: string]: __JsonValue }', 'v?: __JsonValue', 'l?: __JsonValue[]',
-      'w?: string', `a?: { '@type': string; [key: string]: unknown }`, 'f?: string', 'n?: null',
+      't?: string',
+      'd?: string',
+      's?: { [key: string]: __JsonValue }',
+      'v?: __JsonValue',
+      'l?: __JsonValue[]',
+      'w?: string',
+      `a?: { '@type': string; [key: string]: unknown }`,
+      'f?: string',
+      'n?: null',
     ])
-    expect(members(text, 'ResInput')).toEqual(['w?: number | string | bigint | null | undefined', 's?: { readonly [key: string]: __JsonInput } | null | undefined'])
+    expect(members(text, 'ResInput')).toEqual([
+      'w?: number | string | bigint | null | undefined',
+      's?: { readonly [key: string]: __JsonInput } | null | undefined',
+    ])
     expect(text).not.toContain('TimestampJson')
   })
 
@@ -88,9 +114,11 @@ describe('emitModuleDeclarations', () => {
   })
 
   it('lets an Empty reply return nothing, types server-streaming RPCs as streams, leaves the other streaming RPCs untyped', () => {
-    const text = declare('import "google/protobuf/empty.proto"; message Req {} message Res {}',
+    const text = declare(
+      'import "google/protobuf/empty.proto"; message Req {} message Res {}',
       'service S { rpc Reset(Req) returns (google.protobuf.Empty); rpc Watch(Req) returns (stream Res); ' +
-      'rpc Up(stream Req) returns (Res); rpc Chat(stream Req) returns (stream Res); }')
+        'rpc Up(stream Req) returns (Res); rpc Chat(stream Req) returns (stream Res); }',
+    )
     expect(members(text, 'SImplementation')).toEqual([
       'Reset?: (request: ReqJson, context: __CallContext) => Record<string, never> | void | Promise<Record<string, never> | void>',
       'reset?: (request: ReqJson, context: __CallContext) => Record<string, never> | void | Promise<Record<string, never> | void>',

@@ -21,8 +21,13 @@ let ws = ''
 let app = ''
 
 /** Runs `tsc -p <project>` in the app folder; its exit code and output. */
-function tsc(project: string): { status: number | null, output: string } {
-  const run = spawnSync(process.execPath, [TSC, '-p', project, '--pretty', 'false'], { cwd: app, encoding: 'utf8', timeout: 120_000, killSignal: 'SIGKILL' })
+function tsc(project: string): { status: number | null; output: string } {
+  const run = spawnSync(process.execPath, [TSC, '-p', project, '--pretty', 'false'], {
+    cwd: app,
+    encoding: 'utf8',
+    timeout: 120_000,
+    killSignal: 'SIGKILL',
+  })
   if (run.error) throw run.error
   return { status: run.status, output: `${run.stdout}${run.stderr}` }
 }
@@ -72,8 +77,14 @@ describe('dts: the declaration file', () => {
       const { warnings } = await bundle(bundler, join(app, 'entry.mjs'), join(out, 'build'), { dts })
       expect(existsSync(dts), `${bundler}: ${warnings.join('; ')}`).toBe(true)
       const entries = parseDtsFile(readFileSync(dts, 'utf8'))
-      expect(entries.map((e) => e.proto), bundler).toEqual(['../../../fixtures/apps/typed/typed-vibe.proto'])
-      expect(entries.map((e) => e.body), bundler).toEqual(expected)
+      expect(
+        entries.map((e) => e.proto),
+        bundler,
+      ).toEqual(['../../../fixtures/apps/typed/typed-vibe.proto'])
+      expect(
+        entries.map((e) => e.body),
+        bundler,
+      ).toEqual(expected)
     }
   }, 300_000)
 })
@@ -103,15 +114,20 @@ describe('typed implementations under tsc', () => {
     expect(output).toMatch(/'vibez' is not assignable|vibez: never/)
     expect(output).toContain(`Property 'nope' does not exist on type 'SetVibeRequestJson'`)
     expect(output).toContain(`Type '() => {}' is not assignable to type '"SetVibes is not an RPC of this service"'`)
-    expect(output).toContain(`Argument of type '"NoSuchService"' is not assignable to parameter of type '"VibeService" | "typed.v1.VibeService"'`)
+    expect(output).toContain(
+      `Argument of type '"NoSuchService"' is not assignable to parameter of type '"VibeService" | "typed.v1.VibeService"'`,
+    )
   }, 120_000)
 
   it('accepts undefined for "not set" in replies, at any depth, under exactOptionalPropertyTypes', () => {
-    writeFileSync(join(app, 'tsconfig.exact.json'), JSON.stringify({
-      extends: './tsconfig.json',
-      compilerOptions: { exactOptionalPropertyTypes: true },
-      files: ['undefined-replies.ts', 'proto-mcp.d.ts'],
-    }))
+    writeFileSync(
+      join(app, 'tsconfig.exact.json'),
+      JSON.stringify({
+        extends: './tsconfig.json',
+        compilerOptions: { exactOptionalPropertyTypes: true },
+        files: ['undefined-replies.ts', 'proto-mcp.d.ts'],
+      }),
+    )
     const { status, output } = tsc('tsconfig.exact.json')
     expect(output).toBe('')
     expect(status).toBe(0)
@@ -127,7 +143,10 @@ describe('typed implementations under tsc', () => {
   it('picks the generated declaration over the generic one whichever file comes first', () => {
     // The generic `*.proto?mcp` as a root file, before and after the generated one.
     cpSync(join(ws, 'node_modules', 'unplugin-proto-mcp', 'client.d.ts'), join(app, 'generic.d.ts'))
-    for (const files of [['generic.d.ts', 'proto-mcp.d.ts', 'rejected.ts'], ['rejected.ts', 'proto-mcp.d.ts', 'generic.d.ts']]) {
+    for (const files of [
+      ['generic.d.ts', 'proto-mcp.d.ts', 'rejected.ts'],
+      ['rejected.ts', 'proto-mcp.d.ts', 'generic.d.ts'],
+    ]) {
       const { status, output } = tsc(project('order', files))
       expect(output, files.join(' ')).toBe('')
       expect(status).toBe(0)
@@ -140,7 +159,11 @@ function completionsAt(source: string, marker: string): string[] {
   const file = join(app, 'complete.ts')
   const text = source.replace(marker, '')
   writeFileSync(file, text)
-  const config = ts.getParsedCommandLineOfConfigFile(join(app, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(app, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  )!
   const files = [file, join(app, 'proto-mcp.d.ts')]
   const service = ts.createLanguageService({
     getScriptFileNames: () => files,
@@ -164,7 +187,15 @@ describe('editor completions', () => {
   it('offers the service names and each RPC under both spellings', () => {
     const head = "import vibe from './typed-vibe.proto?mcp'\n"
     expect(completionsAt(`${head}vibe.implement('|', {})\n`, '|')).toEqual(['VibeService', 'typed.v1.VibeService'])
-    expect(completionsAt(`${head}vibe.implement('VibeService', { | })\n`, '|'))
-      .toEqual(['GetVibe', 'Reset', 'SetVibe', 'Watch', 'getVibe', 'reset', 'setVibe', 'watch'])
+    expect(completionsAt(`${head}vibe.implement('VibeService', { | })\n`, '|')).toEqual([
+      'GetVibe',
+      'Reset',
+      'SetVibe',
+      'Watch',
+      'getVibe',
+      'reset',
+      'setVibe',
+      'watch',
+    ])
   }, 120_000)
 })
