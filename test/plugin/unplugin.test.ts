@@ -136,9 +136,9 @@ describe('load', () => {
     expect(byDefault).toContain('"outputSchema"')
     expect(topeka).not.toContain('"outputSchema"')
     // int64: a decimal string with a pattern by default (portable), Topeka's type array in the topeka profile.
-    expect(byDefault).toContain('"pattern": "^-?[0-9]+$"')
-    expect(topeka).not.toContain('"pattern": "^-?[0-9]+$"')
-    expect(topeka).toMatch(/"type": \[\s*"integer",\s*"string"\s*\]/)
+    expect(byDefault).toContain('"pattern":"^-?[0-9]+$"')
+    expect(topeka).not.toContain('"pattern":"^-?[0-9]+$"')
+    expect(topeka).toMatch(/"type":\[\s*"integer",\s*"string"\s*\]/)
     expect(topeka).toContain('profile: "topeka"')
     expect(byDefault).toContain('profile: "portable"')
   })

@@ -7,8 +7,12 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Type } from 'protobufjs'
 import { loadProto } from '../../src/proto/load-proto.ts'
+import { preloadProtobuf } from '../../src/runtime/load-protobuf.ts'
 import { fromJson, loadRoot, toJson } from '../../src/runtime/protojson.ts'
 import type { Oracle } from './oracle.ts'
+
+// The reflection codec's helpers are synchronous once protobufjs is loaded (the call pipeline loads it on its first call).
+await preloadProtobuf()
 
 /**
  * A protobuf JSON codec under test, addressed by full message name (no
