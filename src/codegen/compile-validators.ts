@@ -7,6 +7,7 @@ import standaloneCode from 'ajv/dist/standalone/index.js'
 import addFormats from 'ajv-formats'
 import { _, and, or, stringify } from 'ajv/dist/compile/codegen/index.js'
 import type { KeywordDefinition, Logger } from 'ajv'
+import { GENERATED_VALIDATOR_OPTIONS } from '../contract/index.ts'
 import type { GeneratedImport, JsonSchema } from '../contract/index.ts'
 import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
 import { needsOwnProperties } from './own-properties.ts'
@@ -18,20 +19,10 @@ import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD, shareSchemas, validatorSchema } fr
 export type { JsonSchema }
 
 /**
- * The Ajv options every `?mcp` validator is compiled with. Errors carry no
- * `message`, `schema` or `data` (`verbose`): the runtime's texts come from
- * `keyword` and `params`, and it reads the value at `instancePath` itself.
+ * The Ajv options every `?mcp` validator is compiled with (the contract's):
+ * unknown formats are still reported through the logger (see compileValidators).
  */
-export const AJV_OPTIONS = {
-  allErrors: true,
-  verbose: false,
-  messages: false,
-  // A `$ref` to a shared schema stays a call: inlined, it would be compiled once per use.
-  inlineRefs: false,
-  // Schemas carry annotations Ajv does not know in strict mode; unknown
-  // formats are still reported through the logger (see compileValidators).
-  strict: false,
-} as const
+export const AJV_OPTIONS = GENERATED_VALIDATOR_OPTIONS
 
 /** The two keywords of validator-schema.ts, as code (standalone output needs code keywords). */
 const KEYWORDS: KeywordDefinition[] = [

@@ -11,3 +11,4 @@ export { DEFAULT_HTTP_HOST, isLoopbackName, LOOPBACK_HOSTNAMES } from './loopbac
 export { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD } from './validator-keywords.ts'
 export { lowerCamel } from './implementation-keys.ts'
 export { jsonRpcErrorBody } from './json-rpc-error.ts'
+export { GENERATED_VALIDATOR_OPTIONS, HAND_TOOL_VALIDATOR_OPTIONS, VALIDATOR_OPTIONS } from './validator-options.ts'

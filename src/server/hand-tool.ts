@@ -3,6 +3,7 @@
  * the tool is registered, and a handler that returns its result.
  */
 import type Ajv2020 from 'ajv/dist/2020.js'
+import { HAND_TOOL_VALIDATOR_OPTIONS } from '../contract/index.ts'
 import { toolError } from '../runtime/result.ts'
 import { errorStatusText } from '../runtime/status.ts'
 import { runtimeError } from '../runtime/errors.ts'
@@ -47,7 +48,8 @@ const NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/
 let shared: Ajv2020 | undefined
 
 /**
- * The Ajv every hand-written schema is compiled with: 2020-12, all errors,
+ * The Ajv every hand-written schema is compiled with (the contract's
+ * `HAND_TOOL_VALIDATOR_OPTIONS`): 2020-12, all errors,
  * verbose (the error texts read `schema`/`data`), own keys only (a property
  * named `constructor` must not find `Object.prototype.constructor`). One
  * instance: each schema is removed again after compiling, so `$id`s of
@@ -58,7 +60,7 @@ function ajv(): Ajv2020 {
   const { Ajv2020, addFormats } = loadAjv()
   // No logger: a schema that does not compile is reported by the BAD_SPEC error, not printed.
   // Own properties only: a property named `constructor` or `toString` is a property, not Object.prototype's.
-  shared = new Ajv2020({ allErrors: true, verbose: true, strict: false, ownProperties: true, logger: false })
+  shared = new Ajv2020({ ...HAND_TOOL_VALIDATOR_OPTIONS, logger: false })
   addFormats(shared)
   return shared
 }
