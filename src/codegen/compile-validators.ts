@@ -39,7 +39,9 @@ const KEYWORDS: KeywordDefinition[] = [
     schemaType: 'array',
     code(cxt) {
       const { data, schema } = cxt
-      cxt.fail(or(...(schema as Array<string | number | boolean | null>).map((v) => _`${data} === ${v}`)))
+      const values = schema as Array<string | number | boolean | null>
+      // `not_in: []` excludes nothing.
+      if (values.length > 0) cxt.fail(or(...values.map((v) => _`${data} === ${v}`)))
     },
     error: { message: 'must not be one of the values', params: ({ schema }) => _`{values: ${stringify(schema)}}` },
   },

@@ -25,10 +25,17 @@ export const protobufReady = (): boolean => load !== undefined
 
 /** Fetches protobufjs's chunk (not evaluating it), once; resolves when {@link loadProtobuf} can answer. */
 export function preloadProtobuf(): Promise<void> {
-  return (loading ??= import('./protobufjs.cjs').then((module) => {
-    const loaded = module as { loadProtobuf?: typeof LoadProtobuf; default?: { loadProtobuf: typeof LoadProtobuf } }
-    provideProtobuf(loaded.loadProtobuf ?? loaded.default!.loadProtobuf)
-  }))
+  return (loading ??= import('./protobufjs.cjs').then(
+    (module) => {
+      const loaded = module as { loadProtobuf?: typeof LoadProtobuf; default?: { loadProtobuf: typeof LoadProtobuf } }
+      provideProtobuf(loaded.loadProtobuf ?? loaded.default!.loadProtobuf)
+    },
+    (error: unknown) => {
+      // A chunk that failed to load (a network hiccup on the web) is fetched again by the next call.
+      loading = undefined
+      throw error
+    },
+  ))
 }
 
 /** `{ protobuf, protojson }`, evaluated the first time; throws before {@link preloadProtobuf} has resolved. */

@@ -118,14 +118,18 @@ function isBranchError(error: ValidationError, combiners: readonly Combiner[]): 
 /** Most validation errors a tool error renders; the rest are counted (`; ... and N more errors`). */
 export const MAX_RENDERED_ERRORS = 100
 
-/** The value at `pointer` (an error's `instancePath`) in `data`, own keys only. */
+/**
+ * The value at `pointer` (an error's `instancePath`) in `data`: own keys
+ * first, then inherited ones, which a validator without `ownProperties`
+ * visits too (arguments built in process, `Object.create(...)`).
+ */
 export function valueAt(data: unknown, pointer: string): unknown {
   if (pointer === '') return data
   let at = data
   for (const raw of pointer.slice(1).split('/')) {
     if (at === null || typeof at !== 'object') return undefined
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
-    if (!Object.prototype.hasOwnProperty.call(at, key)) return undefined
+    if (!Object.prototype.hasOwnProperty.call(at, key) && (key === '__proto__' || !(key in at))) return undefined
     at = (at as Record<string, unknown>)[key]
   }
   return at

@@ -69,18 +69,39 @@ export class Log {
     return this.#own.onError ?? (this.#base ? this.#base.#onError : undefined)
   }
 
-  /** Sends a warning to the logger. */
+  /** Sends a warning to the logger. A logger that throws is not the server's failure: that is dropped. */
   warn(message: string): void {
     const logger = this.#logger
-    if (logger) logger.warn?.(message)
+    try {
+      if (logger) logger.warn?.(message)
+    } catch {
+      // The caller (a transport, a listener loop) must go on.
+    }
   }
 
-  /** Sends an error to `onError` when there is one, else to the logger with its message. */
+  /**
+   * Sends an error to `onError` when there is one, else to the logger with
+   * its message. An `onError` that throws hands both errors to the logger;
+   * a logger that throws is dropped, so the caller goes on either way.
+   */
   error(message: string, error: unknown, where: ErrorSource): void {
     const onError = this.#onError
-    if (onError) return onError(error, where)
     const logger = this.#logger
-    if (logger) logger.error?.(message, error)
+    try {
+      if (onError) return onError(error, where)
+    } catch (thrown) {
+      try {
+        if (logger) logger.error?.(`${message} (and onError threw: ${thrown instanceof Error ? thrown.message : String(thrown)})`, error)
+      } catch {
+        // Nothing left to tell.
+      }
+      return
+    }
+    try {
+      if (logger) logger.error?.(message, error)
+    } catch {
+      // Nothing left to tell.
+    }
   }
 }
 

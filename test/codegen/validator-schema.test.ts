@@ -94,6 +94,21 @@ describe('validatorSchema', () => {
   })
 })
 
+describe('edge cases', () => {
+  it('`not_in: []` excludes nothing (and compiles)', () => {
+    const raw = { type: 'object', properties: { s: { type: 'string', not: { enum: [] } } } }
+    expect(validatorSchema(raw.properties.s)).toEqual({ type: 'string', 'x-not-in': [] })
+    const [validate] = compileValidatorsInProcess([raw]).validators
+    expect(validate!({ s: 'anything' })).toBe(true)
+  })
+
+  it('an inherited key a validator visits shows its value (arguments built in process)', () => {
+    const raw = { type: 'object', additionalProperties: { type: 'object' } }
+    const args = Object.create({ name: 'x' }) as Record<string, unknown>
+    expect(texts(raw, args)).toBe('invalid arguments: /name: "x" is not of type "object"')
+  })
+})
+
 describe('shared message schemas', () => {
   const toolA: JsonSchema = { type: 'object', properties: { item: item, items: { type: 'array', items: item } } }
   const toolB: JsonSchema = { type: 'object', properties: { other: item, f: { anyOf: [item, { type: 'string' }] } } }

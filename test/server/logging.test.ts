@@ -105,6 +105,34 @@ describe('the server-level logger', () => {
     expect(stderr).not.toHaveBeenCalled()
   })
 
+  it('an onError or a logger that throws does not stop the listeners after it', () => {
+    const seen: string[] = []
+    const core = new ServingCore({
+      name: 'notes',
+      version: '1',
+      tools: [],
+      logging: {
+        logger: {
+          error: (message) => {
+            seen.push(message)
+            throw new Error('the logger too')
+          },
+        },
+        onError: () => {
+          throw new Error('onError exploded')
+        },
+      },
+    })
+    core.onChange(() => {
+      throw new Error('first listener')
+    })
+    core.onChange(() => void seen.push('second listener ran'))
+    expect(() => core.announce('tools')).not.toThrow()
+    expect(seen).toHaveLength(2)
+    expect(seen[0]).toMatch(/\(and onError threw: onError exploded\)$/)
+    expect(seen[1]).toBe('second listener ran')
+  })
+
   it('a transport log falls back on the server log option by option, and follows a later logging()', () => {
     const server = recorder()
     const own = recorder()
