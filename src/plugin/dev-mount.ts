@@ -27,8 +27,8 @@ interface MountLogger {
   error(message: string, error?: unknown): void
 }
 
-/** What the mount uses of a `Server` (the plugin stage cannot import `server/`). */
-interface MountableServer {
+/** What the mount uses of a `Server` (the plugin stage cannot import `server/`); test/types/dev-mount-slice.ts ties it to `Server`. */
+export interface MountableServer {
   nodeHandler(options?: { allowedHosts?: string[]; allowedOrigins?: string[]; logger?: MountLogger }): NodeHandler
   handle(): { replaceAll?(server: object): unknown }
 }
