@@ -8,29 +8,14 @@
  */
 import protobuf from 'protobufjs/light.js'
 import type { Enum, Field, Root, Type } from 'protobufjs'
+import { WRAPPER_NAMES } from '../contract/index.ts'
 import type { GeneratedImport } from '../contract/index.ts'
 
 /** Types protojson converts by hand (WKT_FROM/WKT_TO): a codec bails on them. */
 const SPECIAL_TYPES = new Set(
-  [
-    'Any',
-    'Duration',
-    'Timestamp',
-    'FieldMask',
-    'Value',
-    'Struct',
-    'ListValue',
-    'NullValue',
-    'DoubleValue',
-    'FloatValue',
-    'Int64Value',
-    'UInt64Value',
-    'Int32Value',
-    'UInt32Value',
-    'BoolValue',
-    'StringValue',
-    'BytesValue',
-  ].map((name) => `.google.protobuf.${name}`),
+  ['Any', 'Duration', 'Timestamp', 'FieldMask', 'Value', 'Struct', 'ListValue', 'NullValue', ...WRAPPER_NAMES].map(
+    (name) => `.google.protobuf.${name}`,
+  ),
 )
 
 const LONG_KEYS = new Set(['int64', 'sint64', 'sfixed64', 'uint64', 'fixed64'])

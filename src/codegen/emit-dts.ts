@@ -4,6 +4,7 @@
  * form it may return (`XInput`), per service an implementation interface,
  * and the default export as a `Server` typed with them.
  */
+import { WRAPPERS } from '../schema/well-known.ts'
 import type { EnumModel, FieldModel, MessageModel, ProtoModel, ScalarType, ValueType } from '../proto/index.ts'
 import { describeComment } from '../schema/index.ts'
 import { RUNTIME_MODULE } from '../contract/index.ts'
@@ -50,18 +51,6 @@ function scalarType(scalar: ScalarType, form: Form): string {
       // 32-bit integers: the decoder also takes decimal strings.
       return form === 'json' ? 'number' : 'number | string'
   }
-}
-
-const WRAPPERS: Record<string, ScalarType> = {
-  'google.protobuf.DoubleValue': 'double',
-  'google.protobuf.FloatValue': 'float',
-  'google.protobuf.Int64Value': 'int64',
-  'google.protobuf.UInt64Value': 'uint64',
-  'google.protobuf.Int32Value': 'int32',
-  'google.protobuf.UInt32Value': 'uint32',
-  'google.protobuf.BoolValue': 'bool',
-  'google.protobuf.StringValue': 'string',
-  'google.protobuf.BytesValue': 'bytes',
 }
 
 /** The JSON type of a well-known message, `undefined` for any other message. */

@@ -5,6 +5,7 @@
  * neither a field's JSON name nor its proto name. Found by the differential
  * tests against @bufbuild/protobuf (test/protojson/).
  */
+import { WRAPPER_NAMES } from '../contract/index.ts'
 import { isType, isWellKnown, reachPredicate } from './type-reach.ts'
 import type { Field, Type } from 'protobufjs'
 
@@ -15,24 +16,7 @@ const ANY = '.google.protobuf.Any'
 const BYTES_VALUE = '.google.protobuf.BytesValue'
 // Well-known types packed in an Any as `{"@type": ..., "value": <their JSON>}` (protojson's own list).
 const VALUE_FORM = new Set(
-  [
-    'Duration',
-    'Timestamp',
-    'FieldMask',
-    'Struct',
-    'Value',
-    'ListValue',
-    'Any',
-    'DoubleValue',
-    'FloatValue',
-    'Int64Value',
-    'UInt64Value',
-    'Int32Value',
-    'UInt32Value',
-    'BoolValue',
-    'StringValue',
-    'BytesValue',
-  ].map((name) => `.google.protobuf.${name}`),
+  ['Duration', 'Timestamp', 'FieldMask', 'Struct', 'Value', 'ListValue', 'Any', ...WRAPPER_NAMES].map((name) => `.google.protobuf.${name}`),
 )
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)

@@ -2,22 +2,15 @@
  * Schemas of the well-known types, which protobuf JSON writes in their own
  * forms (docs/mapping.md §5; `portable`/`strict` in docs/profiles.md).
  */
+import { WRAPPER_NAMES, WRAPPER_SCALARS } from '../contract/index.ts'
 import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { ScalarType } from '../proto/model.ts'
 import { isPortable, NOTE, scalarSchema } from './scalar-schema.ts'
 
 /** The wrapper types and the scalar each wraps (their JSON is the scalar's). */
-export const WRAPPERS: Record<string, ScalarType> = {
-  'google.protobuf.DoubleValue': 'double',
-  'google.protobuf.FloatValue': 'float',
-  'google.protobuf.Int64Value': 'int64',
-  'google.protobuf.UInt64Value': 'uint64',
-  'google.protobuf.Int32Value': 'int32',
-  'google.protobuf.UInt32Value': 'uint32',
-  'google.protobuf.BoolValue': 'bool',
-  'google.protobuf.StringValue': 'string',
-  'google.protobuf.BytesValue': 'bytes',
-}
+export const WRAPPERS: Record<string, ScalarType> = Object.fromEntries(
+  WRAPPER_NAMES.map((name) => [`google.protobuf.${name}`, WRAPPER_SCALARS[name]]),
+)
 
 /** Any JSON value, written so single-`type` clients accept it (`full`, docs/mapping.md §5). */
 function portableValue(): JsonSchema {
