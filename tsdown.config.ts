@@ -27,7 +27,7 @@ const EAGER_CHUNKS = [
     name: 'runtime-base',
     test: /node_modules[\\/](?:ajv[\\/]dist[\\/]runtime[\\/]|ajv-formats[\\/]dist[\\/]formats|fast-deep-equal[\\/]|fast-uri[\\/])|^\0rolldown[\\/]runtime|[\\/]src[\\/]contract[\\/]/,
   },
-  { name: 'serving', test: /[\\/]src[\\/](?:runtime|server)[\\/](?!(?:http|http-core|stdio)\.ts$|(?:ajv-compiler|protobufjs)\.cjs$)/ },
+  { name: 'serving', test: /[\\/]src[\\/](?:runtime|server)[\\/](?!(?:http|http-core)\.ts$|(?:ajv-compiler|protobufjs)\.cjs$)/ },
 ]
 
 const PROTOBUF_FS_RE = /[\\/]protobufjs[\\/]src[\\/]util[\\/]fs\.js$/
@@ -81,7 +81,11 @@ const lazyWrappers = {
   },
 }
 
-const WEB_TRANSPORTS = fileURLToPath(new URL('./src/server/web-transports.ts', import.meta.url))
+/** The web build's stand-ins for Node-only modules of server/ (each file says why). */
+const WEB_MODULES: Record<string, string> = {
+  './node-transports.ts': fileURLToPath(new URL('./src/server/web-transports.ts', import.meta.url)),
+  './ajv-engine.ts': fileURLToPath(new URL('./src/server/ajv-engine-web.ts', import.meta.url)),
+}
 
 /** What generated `?mcp` modules and users' programs load: the user's API and the internal subpath, sharing one chunk. */
 export const RUNTIME_ENTRIES = {
@@ -148,9 +152,10 @@ export default defineConfig([
     inputOptions: { resolve: { mainFields: ['module', 'main'] } },
     plugins: [
       {
-        name: 'web-transports',
-        resolveId(source: string) {
-          return source === './node-transports.ts' ? WEB_TRANSPORTS : null
+        name: 'web-modules',
+        resolveId: {
+          filter: { id: /^\.\/(?:node-transports|ajv-engine)\.ts$/ },
+          handler: (source: string) => WEB_MODULES[source] ?? null,
         },
       },
     ],

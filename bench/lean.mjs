@@ -60,7 +60,8 @@ async function coldStart16() {
       baseline.push(await timeToFirstList(COLD_MODULE, zod, tools.length))
     },
     ops: 1,
-    rounds: 10,
+    // A start is about 300 ms and moves by ±10 % with the machine's load: 20 rounds a side keep the medians steady.
+    rounds: 20,
     warmup: 1,
   })
   return record({

@@ -9,7 +9,7 @@ import { errorStatusText } from '../runtime/status.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import type { CallContext, JsonSchema, ValidationError } from '../runtime/types.ts'
 import { renderValidationErrors } from '../runtime/validation-text.ts'
-import { loadAjv } from './ajv-compiler.cjs'
+import { loadAjv } from './ajv-engine.ts'
 import type { CallResult, ListedTool, ToolEntry, ToolRequirements } from './tool-set.ts'
 
 /** A hand-written tool's definition: what `tools/list` shows, plus who may see it. */

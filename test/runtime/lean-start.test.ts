@@ -1,0 +1,93 @@
+/**
+ * A `?mcp` module loads only what it uses (docs/serving.md §2, "What a server loads"): a stdio
+ * server answering a real client's `tools/list` loads no HTTP stack, no
+ * protobufjs and no Ajv compiler of this package (hand-written tools use
+ * the SDK's copy on Node). The loaded modules are recorded by loader hooks
+ * in the child; a server on HTTP shows the recorder sees `node:http`.
+ */
+import { spawn } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Client } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { buildMcpModule } from '../../src/codegen/build-proto.ts'
+
+const REPO = fileURLToPath(new URL('../..', import.meta.url))
+const DIST = join(REPO, 'dist')
+const OUT = join(REPO, '.tmp', 'lean-start')
+const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url))
+const REGISTER = join(FIXTURES, 'register-record-loads.mjs')
+const SERVE = join(FIXTURES, 'lean-serve.mjs')
+/** How the package build marks a bundled module: Ajv's compiler is every module under ajv/dist/compile. */
+const AJV_COMPILER = '//#region node_modules/ajv/dist/compile/'
+
+let module: string
+
+beforeAll(() => {
+  rmSync(OUT, { recursive: true, force: true })
+  mkdirSync(OUT, { recursive: true })
+  module = join(OUT, 'playground.mjs')
+  writeFileSync(module, buildMcpModule(join(REPO, 'playground', 'vibe.proto')).code)
+})
+
+/** The URLs the process recorded in `log`, one per module. */
+const loaded = (log: string): string[] => readFileSync(log, 'utf8').split('\n').filter(Boolean)
+
+/** The loaded files of this package's dist/ that bundle Ajv's compiler. */
+const withAjvCompiler = (urls: string[]): string[] =>
+  urls
+    .filter((url) => url.startsWith(pathToFileURL(DIST).href))
+    .filter((url) => readFileSync(fileURLToPath(url), 'utf8').includes(AJV_COMPILER))
+
+describe('what a stdio server loads', () => {
+  it('answers tools/list without the HTTP stack, protobufjs or an Ajv compiler of its own', async () => {
+    const log = join(OUT, 'stdio.log')
+    writeFileSync(log, '')
+    const client = new Client({ name: 'lean', version: '0.0.0' })
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', REGISTER, SERVE, module],
+        env: { ...(process.env as Record<string, string>), LEAN_LOG: log },
+        stderr: 'pipe',
+      }),
+    )
+    const { tools } = await client.listTools()
+    expect(tools).toHaveLength(16)
+    await client.close()
+
+    const urls = loaded(log)
+    // The recorder saw the runtime itself, so what is absent below was not loaded.
+    expect(urls).toContain(pathToFileURL(join(DIST, 'internal.mjs')).href)
+    expect(urls.some((url) => url.includes('@modelcontextprotocol/server/dist/stdio'))).toBe(true)
+    expect(urls.filter((url) => /^node:(?:http|https|http2)$/.test(url))).toEqual([])
+    expect(urls.filter((url) => url.includes('@modelcontextprotocol/node'))).toEqual([])
+    expect(urls.filter((url) => /\/dist\/(?:protobufjs|http)-[\w-]+\.mjs$/.test(url))).toEqual([])
+    expect(withAjvCompiler(urls)).toEqual([])
+  }, 60_000)
+
+  it('the checks can fail: dist/ does bundle Ajv compiler, and an HTTP server loads node:http', async () => {
+    const files = readdirSync(DIST).filter((name) => name.endsWith('.mjs'))
+    expect(withAjvCompiler(files.map((name) => pathToFileURL(join(DIST, name)).href)).length).toBeGreaterThan(0)
+
+    const log = join(OUT, 'http.log')
+    writeFileSync(log, '')
+    const child = spawn(process.execPath, ['--import', REGISTER, SERVE, module, 'http'], {
+      env: { ...process.env, LEAN_LOG: log },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    try {
+      const [url] = await new Promise<string[]>((resolve, reject) => {
+        createInterface({ input: child.stdout! }).once('line', (line) => resolve([line]))
+        child.once('exit', (code) => reject(new Error(`the HTTP server exited (${code}) before listening`)))
+      })
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+    } finally {
+      child.kill()
+    }
+    expect(loaded(log)).toContain('node:http')
+  }, 60_000)
+})
