@@ -173,7 +173,14 @@ async function workersBundle() {
 
 export default {
   name: 'lean',
-  ids: ['cold-start-16', 'cold-start-16-floor', 'runtime-import-overhead-ms', 'module-bytes-per-tool', 'module-bytes-per-tool-500', 'workers-bundle-kb'],
+  ids: [
+    'cold-start-16',
+    'cold-start-16-floor',
+    'runtime-import-overhead-ms',
+    'module-bytes-per-tool',
+    'module-bytes-per-tool-500',
+    'workers-bundle-kb',
+  ],
   async run() {
     requireDist()
     return [...(await coldStart16()), await importOverhead(), ...(await moduleBytes()), await workersBundle()]
