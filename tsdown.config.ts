@@ -18,16 +18,18 @@ export const INLINED = [
  * What a `?mcp` module needs when it loads, in two chunks (each module
  * Node loads costs a start a fraction of a millisecond): the shared base
  * (Ajv's run-time helpers, the bundle runtime, the contract; the plugin
- * imports the contract too) and the serving code of runtime/ and server/.
- * Left to themselves, they share chunks with what loads on first use (Ajv's
- * compiler, protobufjs, the transports), which every server start would then parse.
+ * imports the contract too) and the serving code of runtime/ and server/,
+ * stdio included. Left to themselves, they share chunks with what loads on
+ * first use (protobufjs, the HTTP transports), which every server start
+ * would then parse. The Node build bundles no Ajv compiler for the runtime:
+ * hand-written tools use the SDK's (src/server/ajv-engine.ts).
  */
 const EAGER_CHUNKS = [
   {
     name: 'runtime-base',
     test: /node_modules[\\/](?:ajv[\\/]dist[\\/]runtime[\\/]|ajv-formats[\\/]dist[\\/]formats|fast-deep-equal[\\/]|fast-uri[\\/])|^\0rolldown[\\/]runtime|[\\/]src[\\/]contract[\\/]/,
   },
-  { name: 'serving', test: /[\\/]src[\\/](?:runtime|server)[\\/](?!(?:http|http-core)\.ts$|(?:ajv-compiler|protobufjs)\.cjs$)/ },
+  { name: 'serving', test: /[\\/]src[\\/](?:runtime|server)[\\/](?!(?:http|http-core)\.ts$|protobufjs\.cjs$)/ },
 ]
 
 const PROTOBUF_FS_RE = /[\\/]protobufjs[\\/]src[\\/]util[\\/]fs\.js$/
