@@ -25,8 +25,12 @@ const INITIALIZE = line({
 })
 const AFTER_INIT = line({ method: 'notifications/initialized' }) + line({ id: 2, method: 'tools/list', params: {} })
 
-/** Milliseconds from spawning `node script arg` to its `tools/list` answer (checked to list `tools` tools). */
-export function timeToFirstList(script, arg, tools) {
+/**
+ * Spawns `node script arg`, speaks initialize, initialized and tools/list
+ * on its stdin, and resolves `{ ms, tools }`: milliseconds from spawn to
+ * the `tools/list` answer line, and the tools it listed.
+ */
+export function firstList(script, arg) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint()
     const child = spawn(process.execPath, [script, arg], { stdio: ['pipe', 'pipe', 'pipe'] })
@@ -49,14 +53,21 @@ export function timeToFirstList(script, arg, tools) {
           const ms = Number(process.hrtime.bigint() - start) / 1e6
           child.removeAllListeners('exit')
           child.kill()
-          if (message.result?.tools?.length !== tools)
-            reject(new Error(`${script}: tools/list gave ${message.result?.tools?.length} tools, not ${tools}`))
-          else resolve(ms)
+          if (!Array.isArray(message.result?.tools))
+            reject(new Error(`${script}: tools/list gave no tools: ${JSON.stringify(message).slice(0, 500)}`))
+          else resolve({ ms, tools: message.result.tools })
         }
       }
     })
     child.stdin.write(INITIALIZE)
   })
+}
+
+/** Milliseconds from spawning `node script arg` to its `tools/list` answer (checked to list `tools` tools). */
+export async function timeToFirstList(script, arg, tools) {
+  const answer = await firstList(script, arg)
+  if (answer.tools.length !== tools) throw new Error(`${script}: tools/list gave ${answer.tools.length} tools, not ${tools}`)
+  return answer.ms
 }
 
 export default {

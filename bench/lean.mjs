@@ -2,9 +2,12 @@
  * The lean runtime, in one run:
  * - `cold-start-16`: spawn → first `tools/list` over stdio of the built
  *   playground (16 tools) vs the SDK's `McpServer` serving the same 16
- *   tools written in zod; `cold-start-16-floor` (reported) is the SDK's
- *   low-level `Server` answering the same tools as literal JSON with nothing
- *   validated, in the same rounds: the least an SDK-based server does;
+ *   tools written in zod, input and output schemas (checked to list the
+ *   same fields as ours); in the same rounds, reported:
+ *   `cold-start-16-inputs-only`, against a McpServer with the input
+ *   schemas only, and `cold-start-16-floor`, the SDK's low-level `Server`
+ *   answering the same tools as literal JSON with nothing validated (the
+ *   least an SDK-based server does);
  * - `runtime-import-overhead-ms`: importing `unplugin-proto-mcp/runtime`
  *   minus importing `@modelcontextprotocol/server` (the floor a
  *   hand-written server shares), each in a fresh process; the baseline is
@@ -20,9 +23,9 @@ import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { timeToFirstList } from './cold-start.mjs'
+import { firstList, timeToFirstList } from './cold-start.mjs'
 import { BENCH_500_PROTO, writeBench500 } from './gen-500.mjs'
-import { sdkFloorModule, zodServerModule } from './lib/zod-source.mjs'
+import { schemaPaths, sdkFloorModule, zodServerModule } from './lib/zod-source.mjs'
 import { median, record } from './lib/measure.mjs'
 import { OUT, REPO, requireDist, transformProto, writeModule } from './lib/module.mjs'
 
@@ -46,24 +49,58 @@ function importMs(child) {
   return { sdk, runtime }
 }
 
+/**
+ * Throws unless `listed` (a baseline's tools/list) has our tools with the
+ * same fields in each schema `keys` names, and no other schema: a baseline
+ * that lists less does less work, which would flatter it.
+ */
+function checkSameTools(side, listed, ours, keys) {
+  const problems = []
+  for (const tool of ours) {
+    const theirs = listed.find((t) => t.name === tool.name)
+    if (!theirs) {
+      problems.push(`${tool.name}: not listed`)
+      continue
+    }
+    for (const key of ['inputSchema', 'outputSchema']) {
+      const want = keys.includes(key) && tool[key] ? schemaPaths(tool[key]).join(' ') : ''
+      const got = theirs[key] ? schemaPaths(theirs[key]).join(' ') : ''
+      if (want !== got) problems.push(`${tool.name} ${key}: lists [${got.slice(0, 200)}], ours [${want.slice(0, 200)}]`)
+    }
+  }
+  if (listed.length !== ours.length) problems.push(`${listed.length} tools listed, ours ${ours.length}`)
+  if (problems.length) throw new Error(`cold-start-16: the ${side} does not list the same tools:\n${problems.join('\n')}`)
+}
+
 async function coldStart16() {
   const module = await writeModule(PLAYGROUND, 'lean-playground')
   const { default: server } = await import(pathToFileURL(module).href)
   const tools = server.listTools()
-  const zod = join(OUT, 'lean-zod-16.mjs')
-  writeFileSync(zod, zodServerModule(tools))
-  const floor = join(OUT, 'lean-floor-16.mjs')
-  writeFileSync(floor, sdkFloorModule(tools))
+  const files = {
+    baseline: ['lean-zod-16.mjs', zodServerModule(tools)],
+    inputsOnly: ['lean-zod-16-inputs.mjs', zodServerModule(tools, { outputs: false })],
+    floor: ['lean-floor-16.mjs', sdkFloorModule(tools)],
+  }
+  for (const [name, source] of Object.values(files)) writeFileSync(join(OUT, name), source)
+  const path = (side) => join(OUT, files[side][0])
   const sides = {
     ours: () => timeToFirstList(COLD_OURS, module, tools.length),
-    baseline: () => timeToFirstList(COLD_MODULE, zod, tools.length),
-    floor: () => timeToFirstList(COLD_MODULE, floor, tools.length),
+    baseline: () => timeToFirstList(COLD_MODULE, path('baseline'), tools.length),
+    inputsOnly: () => timeToFirstList(COLD_MODULE, path('inputsOnly'), tools.length),
+    floor: () => timeToFirstList(COLD_MODULE, path('floor'), tools.length),
   }
-  const samples = { ours: [], baseline: [], floor: [] }
+  // What each side lists, once, before timing: the baselines' zod must list the fields ours lists.
+  const ours = (await firstList(COLD_OURS, module)).tools
+  const inputsOnly = (await firstList(COLD_MODULE, path('inputsOnly'))).tools
+  checkSameTools('McpServer baseline', (await firstList(COLD_MODULE, path('baseline'))).tools, ours, ['inputSchema', 'outputSchema'])
+  checkSameTools('inputs-only baseline', inputsOnly, ours, ['inputSchema'])
+  checkSameTools('floor', (await firstList(COLD_MODULE, path('floor'))).tools, ours, ['inputSchema', 'outputSchema'])
+  const kb = (listed) => `${Math.round(JSON.stringify(listed).length / 1024)} KB`
+  const samples = Object.fromEntries(Object.keys(sides).map((side) => [side, []]))
   const order = Object.keys(sides)
   for (const side of order) await sides[side]()
   // A start is about 300 ms and moves by ±10 % with the machine's load: 20 rounds keep the medians steady.
-  // Each round runs the three sides in a rotated order, so none always runs first.
+  // Each round runs the sides in a rotated order, so none always runs first.
   for (let round = 0; round < 20; round++) {
     for (let i = 0; i < order.length; i++) {
       const side = order[(round + i) % order.length]
@@ -77,7 +114,15 @@ async function coldStart16() {
       unit: 'ms',
       higherIsBetter: false,
       target: 1,
-      note: `spawn → first tools/list answer, the playground's ${tools.length} tools; vs the SDK's McpServer with the same tools in zod`,
+      note: `spawn → first tools/list answer, the playground's ${tools.length} tools; vs the SDK's McpServer with the same tools in zod, input and output schemas`,
+    }),
+    record({
+      id: 'cold-start-16-inputs-only',
+      samples: { ours: samples.ours, baseline: samples.inputsOnly },
+      unit: 'ms',
+      higherIsBetter: false,
+      target: null,
+      note: `cold-start-16 against a McpServer whose tools have their input schemas only (no outputSchema: it lists ${kb(inputsOnly)} where ours lists ${kb(ours)}), same rounds`,
     }),
     record({
       id: 'cold-start-16-floor',
@@ -175,6 +220,7 @@ export default {
   name: 'lean',
   ids: [
     'cold-start-16',
+    'cold-start-16-inputs-only',
     'cold-start-16-floor',
     'runtime-import-overhead-ms',
     'module-bytes-per-tool',

@@ -1,47 +1,182 @@
 /**
- * Writes the zod source a developer would write by hand for a tool's
- * JSON Schema (the subset the playground's portable schemas use: objects,
- * strings with patterns, enums, numbers, integers with minimums, booleans,
- * arrays), so the SDK baseline of `cold-start-16` registers literal zod
- * schemas, not schemas converted at start-up.
+ * Writes the zod source a developer would write by hand for the tools a
+ * `?mcp` module lists, input and output schemas both, so the SDK baseline
+ * of `cold-start-16` registers literal zod schemas, not schemas converted
+ * at start-up, and lists the same tools (our tools/list carries an
+ * `outputSchema` for each; so does the baseline's). It covers what the
+ * playground's portable schemas use: objects (strict, open, or maps),
+ * `anyOf`, enums, strings with patterns, `date-time` and base64, numbers
+ * and integers with minimums, booleans, null, arrays, and `$defs`/`$ref`
+ * (recursion through `z.lazy`). A keyword it does not know throws, so a
+ * new one cannot make the baseline lighter unnoticed; `schemaPaths`
+ * checks what it wrote lists the same fields.
  */
 
 const str = (value) => JSON.stringify(value)
 
-/** The zod expression for `schema`; `required` says whether the property is required in its object. */
-export function zodSource(schema, required = true) {
-  let out
-  const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type]
-  if (schema.enum) out = `z.enum(${str(schema.enum.map(String))})`
-  else if (types.length > 1) out = `z.union([${types.map((type) => zodSource({ ...schema, type, description: undefined })).join(', ')}])`
-  else if (types[0] === 'object' || schema.properties) {
-    const req = new Set(schema.required ?? [])
-    const props = Object.entries(schema.properties ?? {}).map(([key, value]) => `${str(key)}: ${zodSource(value, req.has(key))}`)
-    out = `z.object({ ${props.join(', ')} })`
-  } else if (types[0] === 'string') out = `z.string()${schema.pattern ? `.regex(new RegExp(${str(schema.pattern)}))` : ''}`
-  else if (types[0] === 'integer') out = `z.number().int()${schema.minimum !== undefined ? `.min(${schema.minimum})` : ''}`
-  else if (types[0] === 'number') out = `z.number()${schema.minimum !== undefined ? `.min(${schema.minimum})` : ''}`
-  else if (types[0] === 'boolean') out = 'z.boolean()'
-  else if (types[0] === 'array') out = `z.array(${zodSource(schema.items ?? {})})`
-  else if (types[0] === 'null') out = 'z.null()'
-  else out = 'z.unknown()'
-  if (schema.description) out += `.describe(${str(schema.description)})`
-  return required ? out : `${out}.optional()`
+/** Keywords the translation reads or may leave out (annotations). */
+const KNOWN = new Set([
+  '$schema',
+  '$defs',
+  '$ref',
+  'description',
+  'title',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'anyOf',
+  'enum',
+  'pattern',
+  'format',
+  'contentEncoding',
+  'minimum',
+  'items',
+])
+
+/** Whether `schema` is what a developer names once and reuses: a message (object), an enum or a union. */
+const isNamed = (schema) =>
+  schema.type === 'object' ||
+  schema.properties !== undefined ||
+  schema.additionalProperties !== undefined ||
+  schema.enum !== undefined ||
+  schema.anyOf !== undefined
+
+/**
+ * Translates JSON Schemas to zod source, each repeated message, enum or
+ * union (the same JSON anywhere in the tools) declared once as a `const`
+ * and referred to by name, as hand-written code declares a message's
+ * schema once; `$defs` entries are consts too, shared by their `$ref`.
+ */
+class ZodWriter {
+  /** `schemas`: every schema the module will translate, to count repeats. */
+  constructor(schemas) {
+    this.lines = []
+    this.names = new Map()
+    this.defs = new Map()
+    this.counts = new Map()
+    const count = (node) => {
+      if (Array.isArray(node)) return node.forEach(count)
+      if (!node || typeof node !== 'object') return
+      if (isNamed(node)) this.counts.set(str(node), (this.counts.get(str(node)) ?? 0) + 1)
+      for (const [key, value] of Object.entries(node)) if (key !== 'enum') count(value)
+    }
+    schemas.forEach(count)
+  }
+
+  /** Declares the `$defs` of a root schema (once per `$ref`; the same `$ref` must mean the same schema everywhere). */
+  declareDefs(root) {
+    for (const [key, value] of Object.entries(root.$defs ?? {})) {
+      const ref = `#/$defs/${key}`
+      const known = this.defs.get(ref)
+      if (known && known.json !== str(value)) throw new Error(`zod-source: ${ref} means two schemas`)
+      if (known) continue
+      const name = `def${this.defs.size}`
+      this.defs.set(ref, { name, json: str(value) })
+      this.lines.push(`const ${name} = ${this.expr(value)}`)
+    }
+  }
+
+  /** A name or expression for `schema`; `required` says whether the property is required in its object. */
+  expr(schema, required = true) {
+    const json = str(schema)
+    let out
+    if (isNamed(schema) && (this.counts.get(json) ?? 0) > 1) {
+      if (!this.names.has(json)) {
+        const body = this.inline(schema)
+        const name = `s${this.names.size}`
+        this.names.set(json, name)
+        this.lines.push(`const ${name} = ${body}`)
+      }
+      out = this.names.get(json)
+    } else out = this.inline(schema)
+    return required ? out : `${out}.optional()`
+  }
+
+  /** The zod expression for `schema` itself (its parts through {@link expr}). */
+  inline(schema) {
+    const unknown = Object.keys(schema).filter((key) => !KNOWN.has(key))
+    if (unknown.length) throw new Error(`zod-source: no translation for ${unknown.join(', ')} in ${str(schema).slice(0, 200)}`)
+    const sub = (value, req = true) => this.expr(value, req)
+    let out
+    const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type]
+    if (schema.$ref !== undefined) {
+      const def = this.defs.get(schema.$ref)
+      if (!def) throw new Error(`zod-source: unresolved $ref ${schema.$ref}`)
+      out = `z.lazy(() => ${def.name})`
+    } else if (schema.anyOf) out = `z.union([${schema.anyOf.map((branch) => sub(branch)).join(', ')}])`
+    else if (schema.enum) {
+      out = schema.enum.every((value) => typeof value === 'string')
+        ? `z.enum(${str(schema.enum)})`
+        : `z.union([${schema.enum.map((value) => `z.literal(${str(value)})`).join(', ')}])`
+    } else if (types.length > 1) out = `z.union([${types.map((type) => sub({ ...schema, type, description: undefined })).join(', ')}])`
+    else if (types[0] === 'object' || schema.properties || schema.additionalProperties !== undefined) {
+      const req = new Set(schema.required ?? [])
+      const props = Object.entries(schema.properties ?? {}).map(([key, value]) => `${str(key)}: ${sub(value, req.has(key))}`)
+      const shape = `{ ${props.join(', ')} }`
+      const extra = schema.additionalProperties
+      if (extra === false) out = `z.strictObject(${shape})`
+      else if (extra && typeof extra === 'object')
+        out = props.length ? `z.object(${shape}).catchall(${sub(extra)})` : `z.record(z.string(), ${sub(extra)})`
+      else out = `z.object(${shape})`
+    } else if (types[0] === 'string') {
+      if (schema.format === 'date-time') out = 'z.iso.datetime({ offset: true })'
+      else if (schema.contentEncoding === 'base64') out = 'z.base64()'
+      else if (schema.format !== undefined) throw new Error(`zod-source: no translation for format ${schema.format}`)
+      else out = 'z.string()'
+      if (schema.pattern) out += `.regex(new RegExp(${str(schema.pattern)}))`
+    } else if (types[0] === 'integer') out = `z.number().int()${schema.minimum !== undefined ? `.min(${schema.minimum})` : ''}`
+    else if (types[0] === 'number') out = `z.number()${schema.minimum !== undefined ? `.min(${schema.minimum})` : ''}`
+    else if (types[0] === 'boolean') out = 'z.boolean()'
+    else if (types[0] === 'array') out = `z.array(${sub(schema.items ?? {})})`
+    else if (types[0] === 'null') out = 'z.null()'
+    else out = 'z.unknown()'
+    if (schema.description) out += `.describe(${str(schema.description)})`
+    return out
+  }
 }
 
-/** A module that serves `tools` (name, description, inputSchema) with the SDK's `McpServer` over stdio, each tool in zod. */
-export function zodServerModule(tools) {
-  const registrations = tools.map(
-    (tool) =>
-      `  server.registerTool(${str(tool.name)}, { description: ${str(tool.description ?? '')}, inputSchema: ${zodSource(tool.inputSchema)} }, handler)`,
+/**
+ * A module that serves `tools` (name, description, inputSchema,
+ * outputSchema) with the SDK's `McpServer` over stdio, each schema in zod,
+ * declared at module level as a developer would: each repeated message,
+ * enum or union once. `outputs: false` leaves the output schemas out (the
+ * baseline before they were in).
+ */
+export function zodServerModule(tools, { outputs = true } = {}) {
+  const roots = (tool) => [
+    ['inputSchema', tool.inputSchema],
+    ['outputSchema', outputs ? tool.outputSchema : undefined],
+  ]
+  const writer = new ZodWriter(
+    tools.flatMap((tool) =>
+      roots(tool)
+        .map(([, schema]) => schema)
+        .filter(Boolean),
+    ),
   )
+  const registrations = tools.map((tool, i) => {
+    const config = [`description: ${str(tool.description ?? '')}`]
+    for (const [key, schema] of roots(tool)) {
+      if (!schema) continue
+      writer.declareDefs(schema)
+      const name = `${key === 'inputSchema' ? 'input' : 'output'}${i}`
+      writer.lines.push(`const ${name} = ${writer.expr(schema)}`)
+      config.push(`${key}: ${name}`)
+    }
+    return `  server.registerTool(${str(tool.name)}, { ${config.join(', ')} }, handler)`
+  })
+  const consts = writer.lines
   return [
     "// Generated by bench/lib/zod-source.mjs: the same tools, written in zod for the SDK's McpServer.",
     "import { McpServer } from '@modelcontextprotocol/server'",
     "import { serveStdio } from '@modelcontextprotocol/server/stdio'",
     "import { z } from 'zod'",
     '',
-    "const handler = async (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] })",
+    ...consts,
+    '',
+    '// Calls are not part of the cold-start bench; the reply still fits every output schema (no field is required).',
+    "const handler = async (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }], structuredContent: {} })",
     '',
     'serveStdio(() => {',
     "  const server = new McpServer({ name: 'zod-baseline', version: '0.0.0' })",
@@ -50,6 +185,38 @@ export function zodServerModule(tools) {
     '})',
     '',
   ].join('\n')
+}
+
+/**
+ * The field paths `schema` lists (`a.b`, `a[]`, `a{}` for a map's values,
+ * `a|0` for the first `anyOf` branch), following `$ref` into the root's
+ * `$defs` once per path: what a client reads off a tool, whatever the
+ * annotations. Two listings of the same tool give the same paths.
+ */
+export function schemaPaths(schema) {
+  const paths = new Set()
+  const resolve = (ref) => {
+    const match = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref)
+    if (ref === '#') return schema
+    const target = match && schema[match[1]]?.[match[2]]
+    if (!target) throw new Error(`schemaPaths: unresolved $ref ${ref}`)
+    return target
+  }
+  const walk = (node, path, seen) => {
+    if (!node || typeof node !== 'object') return
+    if (node.$ref !== undefined) {
+      if (seen.has(node.$ref)) return paths.add(`${path}@`)
+      return walk(resolve(node.$ref), path, new Set([...seen, node.$ref]))
+    }
+    paths.add(path)
+    for (const [key, value] of Object.entries(node.properties ?? {})) walk(value, `${path}.${key}`, seen)
+    // `items: {}` (any value) is the same listing as no `items`.
+    if (node.items && Object.keys(node.items).length) walk(node.items, `${path}[]`, seen)
+    if (node.additionalProperties && typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${path}{}`, seen)
+    for (const [i, branch] of (node.anyOf ?? []).entries()) walk(branch, `${path}|${i}`, seen)
+  }
+  walk(schema, '', new Set())
+  return [...paths].sort()
 }
 
 /**
