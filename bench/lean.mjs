@@ -25,7 +25,7 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { firstList, timeToFirstList } from './cold-start.mjs'
 import { BENCH_500_PROTO, writeBench500 } from './gen-500.mjs'
-import { schemaPaths, sdkFloorModule, zodServerModule } from './lib/zod-source.mjs'
+import { schemaFields, sdkFloorModule, zodServerModule } from './lib/zod-source.mjs'
 import { median, record } from './lib/measure.mjs'
 import { OUT, REPO, requireDist, transformProto, writeModule } from './lib/module.mjs'
 
@@ -53,8 +53,9 @@ function importMs(child) {
 
 /**
  * Throws unless `listed` (a baseline's tools/list) has our tools with the
- * same fields in each schema `keys` names, and no other schema: a baseline
- * that lists less does less work, which would flatter it.
+ * same fields (and what each field says: `schemaFields`) in each schema
+ * `keys` names, and no other schema: a baseline that lists less does less
+ * work, which would flatter it.
  */
 function checkSameTools(side, listed, ours, keys) {
   const problems = []
@@ -65,9 +66,14 @@ function checkSameTools(side, listed, ours, keys) {
       continue
     }
     for (const key of ['inputSchema', 'outputSchema']) {
-      const want = keys.includes(key) && tool[key] ? schemaPaths(tool[key]).join(' ') : ''
-      const got = theirs[key] ? schemaPaths(theirs[key]).join(' ') : ''
-      if (want !== got) problems.push(`${tool.name} ${key}: lists [${got.slice(0, 200)}], ours [${want.slice(0, 200)}]`)
+      const want = keys.includes(key) && tool[key] ? schemaFields(tool[key]) : []
+      const got = theirs[key] ? schemaFields(theirs[key]) : []
+      const missing = want.filter((line) => !got.includes(line))
+      const extra = got.filter((line) => !want.includes(line))
+      if (missing.length || extra.length)
+        problems.push(
+          `${tool.name} ${key}: lacks ${missing.slice(0, 3).join('; ') || 'nothing'}; adds ${extra.slice(0, 3).join('; ') || 'nothing'}`,
+        )
     }
   }
   if (listed.length !== ours.length) problems.push(`${listed.length} tools listed, ours ${ours.length}`)

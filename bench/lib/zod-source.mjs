@@ -8,7 +8,7 @@
  * `anyOf`, enums, strings with patterns, `date-time` and base64, numbers
  * and integers with minimums, booleans, null, arrays, and `$defs`/`$ref`
  * (recursion through `z.lazy`). A keyword it does not know throws, so a
- * new one cannot make the baseline lighter unnoticed; `schemaPaths`
+ * new one cannot make the baseline lighter unnoticed; `schemaFields`
  * checks what it wrote lists the same fields.
  */
 
@@ -34,6 +34,13 @@ const KNOWN = new Set([
   'items',
 ])
 
+/** The value that occurs most often in `values` (the first of a tie). */
+function mostCommon(values) {
+  const counts = new Map()
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1)
+  return [...counts].reduce((best, entry) => (entry[1] > best[1] ? entry : best))[0]
+}
+
 /** Whether `schema` is what a developer names once and reuses: a message (object), an enum or a union. */
 const isNamed = (schema) =>
   schema.type === 'object' ||
@@ -42,11 +49,19 @@ const isNamed = (schema) =>
   schema.enum !== undefined ||
   schema.anyOf !== undefined
 
+/** The schema without what varies between its uses (a field's description, a root's `$defs` and `$schema`): the key of a shared const. */
+function shapeKey(schema) {
+  const { description, $defs, $schema, ...shape } = schema
+  return str(shape)
+}
+
 /**
- * Translates JSON Schemas to zod source, each repeated message, enum or
- * union (the same JSON anywhere in the tools) declared once as a `const`
- * and referred to by name, as hand-written code declares a message's
- * schema once; `$defs` entries are consts too, shared by their `$ref`.
+ * Translates JSON Schemas to zod source, each message, enum or union that
+ * occurs more than once (the same schema but for its description, anywhere
+ * in the tools) declared once as a `const` and referred to by name, as
+ * hand-written code declares a message's schema once; a use with another
+ * description than the const's adds `.describe()`. `$defs` entries are
+ * consts too, shared by their `$ref`.
  */
 class ZodWriter {
   /** `schemas`: every schema the module will translate, to count repeats. */
@@ -54,11 +69,17 @@ class ZodWriter {
     this.lines = []
     this.names = new Map()
     this.defs = new Map()
-    this.counts = new Map()
+    /** Per shape key: how many uses, and the descriptions they carry. */
+    this.uses = new Map()
     const count = (node) => {
       if (Array.isArray(node)) return node.forEach(count)
       if (!node || typeof node !== 'object') return
-      if (isNamed(node)) this.counts.set(str(node), (this.counts.get(str(node)) ?? 0) + 1)
+      if (isNamed(node)) {
+        const use = this.uses.get(shapeKey(node)) ?? { count: 0, descriptions: [] }
+        use.count++
+        use.descriptions.push(node.description)
+        this.uses.set(shapeKey(node), use)
+      }
       for (const [key, value] of Object.entries(node)) if (key !== 'enum') count(value)
     }
     schemas.forEach(count)
@@ -79,16 +100,21 @@ class ZodWriter {
 
   /** A name or expression for `schema`; `required` says whether the property is required in its object. */
   expr(schema, required = true) {
-    const json = str(schema)
+    const key = shapeKey(schema)
+    const use = this.uses.get(key)
     let out
-    if (isNamed(schema) && (this.counts.get(json) ?? 0) > 1) {
-      if (!this.names.has(json)) {
-        const body = this.inline(schema)
-        const name = `s${this.names.size}`
-        this.names.set(json, name)
-        this.lines.push(`const ${name} = ${body}`)
+    if (isNamed(schema) && use && use.count > 1) {
+      if (!this.names.has(key)) {
+        // The const carries the description most uses have, unless some use has none (zod cannot drop one).
+        const described = use.descriptions.filter((d) => d !== undefined)
+        const common = described.length < use.descriptions.length ? undefined : mostCommon(described)
+        const { description, ...shape } = schema
+        const body = this.inline(common === undefined ? shape : { ...shape, description: common })
+        this.names.set(key, { name: `s${this.names.size}`, description: common })
+        this.lines.push(`const ${this.names.get(key).name} = ${body}`)
       }
-      out = this.names.get(json)
+      const shared = this.names.get(key)
+      out = schema.description === shared.description ? shared.name : `${shared.name}.describe(${str(schema.description)})`
     } else out = this.inline(schema)
     return required ? out : `${out}.optional()`
   }
@@ -118,7 +144,8 @@ class ZodWriter {
       if (extra === false) out = `z.strictObject(${shape})`
       else if (extra && typeof extra === 'object')
         out = props.length ? `z.object(${shape}).catchall(${sub(extra)})` : `z.record(z.string(), ${sub(extra)})`
-      else out = `z.object(${shape})`
+      // An open object (extra keys allowed): zod lists a plain z.object closed in output schemas.
+      else out = `z.looseObject(${shape})`
     } else if (types[0] === 'string') {
       if (schema.format === 'date-time') out = 'z.iso.datetime({ offset: true })'
       else if (schema.contentEncoding === 'base64') out = 'z.base64()'
@@ -187,36 +214,66 @@ export function zodServerModule(tools, { outputs = true } = {}) {
   ].join('\n')
 }
 
+const MAX_SAFE = Number.MAX_SAFE_INTEGER
+
 /**
- * The field paths `schema` lists (`a.b`, `a[]`, `a{}` for a map's values,
- * `a|0` for the first `anyOf` branch), following `$ref` into the root's
- * `$defs` once per path: what a client reads off a tool, whatever the
- * annotations. Two listings of the same tool give the same paths.
+ * What one schema node tells a client, with what zod adds to every listing
+ * taken out (integers' safe bounds, the pattern behind a format, `format`
+ * beside a base64 `contentEncoding`, string `propertyNames` of a map):
+ * type, enum, format, encoding, pattern, bounds, description, required
+ * keys, and whether the object is closed, open or a map.
  */
-export function schemaPaths(schema) {
-  const paths = new Set()
+function signature(node) {
+  const sig = {}
+  if (node.type !== undefined) sig.type = [node.type].flat().sort()
+  if (node.enum !== undefined) sig.enum = node.enum
+  if (node.format !== undefined && !(node.format === 'base64' && node.contentEncoding === 'base64')) sig.format = node.format
+  if (node.contentEncoding !== undefined) sig.contentEncoding = node.contentEncoding
+  if (node.pattern !== undefined && node.format === undefined && node.contentEncoding === undefined) sig.pattern = node.pattern
+  if (node.minimum !== undefined && node.minimum !== -MAX_SAFE) sig.minimum = node.minimum
+  if (node.maximum !== undefined && node.maximum !== MAX_SAFE) sig.maximum = node.maximum
+  if (node.description !== undefined) sig.description = node.description
+  if (node.required?.length) sig.required = [...node.required].sort()
+  const extra = node.additionalProperties
+  if (extra === false) sig.objects = 'closed'
+  else if (extra && typeof extra === 'object' && Object.keys(extra).length) sig.objects = 'map'
+  const unknown = Object.keys(node).filter((key) => !KNOWN.has(key) && !['maximum', 'propertyNames', '$id'].includes(key))
+  if (unknown.length) sig.other = unknown.sort()
+  return str(sig)
+}
+
+/**
+ * What `schema` lists, field by field: one `path signature` line per node
+ * (`a.b`, `a[]`, `a{}` for a map's values, `a|0` for the first `anyOf`
+ * branch), following `$ref` into the root's `$defs` once per path (`@`
+ * marks where it recurs). Two listings of the same tool give the same
+ * lines, however each spells its references and whatever zod adds.
+ */
+export function schemaFields(schema) {
+  const lines = new Set()
   const resolve = (ref) => {
     const match = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref)
     if (ref === '#') return schema
     const target = match && schema[match[1]]?.[match[2]]
-    if (!target) throw new Error(`schemaPaths: unresolved $ref ${ref}`)
+    if (!target) throw new Error(`schemaFields: unresolved $ref ${ref}`)
     return target
   }
   const walk = (node, path, seen) => {
     if (!node || typeof node !== 'object') return
     if (node.$ref !== undefined) {
-      if (seen.has(node.$ref)) return paths.add(`${path}@`)
+      if (seen.has(node.$ref)) return lines.add(`${path}@`)
       return walk(resolve(node.$ref), path, new Set([...seen, node.$ref]))
     }
-    paths.add(path)
+    lines.add(`${path} ${signature(node)}`)
     for (const [key, value] of Object.entries(node.properties ?? {})) walk(value, `${path}.${key}`, seen)
-    // `items: {}` (any value) is the same listing as no `items`.
+    // `items: {}` and `additionalProperties: {}` (any value) list the same as leaving them out.
     if (node.items && Object.keys(node.items).length) walk(node.items, `${path}[]`, seen)
-    if (node.additionalProperties && typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${path}{}`, seen)
+    const extra = node.additionalProperties
+    if (extra && typeof extra === 'object' && Object.keys(extra).length) walk(extra, `${path}{}`, seen)
     for (const [i, branch] of (node.anyOf ?? []).entries()) walk(branch, `${path}|${i}`, seen)
   }
   walk(schema, '', new Set())
-  return [...paths].sort()
+  return [...lines].sort()
 }
 
 /**
