@@ -116,8 +116,8 @@ export class ServerHandle<State = unknown> {
 
   /**
    * Turns this server into `server` while it serves: its tools (as
-   * `replaceTools(server)` takes them), resources, prompts, features and
-   * shared state. Name, version and the requestState key stay this server's
+   * `replaceTools(server)` takes them), resources, prompts, features,
+   * shared state and page size. Name, version and the requestState key stay this server's
    * (clients learned them already). Each list is announced once; resources
    * and prompts only when either server has some. The dev server swaps a
    * rebuilt server in with this, so open sessions stay open.
@@ -141,6 +141,8 @@ export class ServerHandle<State = unknown> {
     core.prompts = other.prompts
     core.features = other.features
     core.state = other.state
+    // A cursor is an offset, so one given before still reaches the next item.
+    core.pageSize = other.pageSize
     core.announce('tools')
     if (lists.resources) core.announce('resources')
     if (lists.prompts) core.announce('prompts')

@@ -70,7 +70,8 @@ export class ServingCore {
   prompts: ReadonlyMap<string, PromptEntry>
   /** Resource templates by URI template, in order of addition (the first match reads). */
   templates: ReadonlyMap<string, TemplateEntry>
-  readonly pageSize: number | undefined
+  /** Items per page of the list methods; swapped by `replaceAll` with the rest. */
+  pageSize: number | undefined
   /** Backends bound with `implement()`, by full service name, re-applied after a tool replace. */
   readonly bindings = new Map<string, Binder>()
   /** The server's messages; each transport's own `Log` falls back on it. */

@@ -195,6 +195,31 @@ describe('replaceAll', () => {
     expect(() => served.handle().replaceAll({})).toThrow('replaceAll takes a Server')
     expect(heard).toHaveLength(3)
   })
+
+  it("takes the other server's page size; a cursor given before still reaches the next tool", async () => {
+    const withTools = (builder: ReturnType<typeof Server.builder>) =>
+      toolsNamed('P')
+        .slice(0, 5)
+        .reduce((b, { tool, handler }) => b.tool(tool, handler), builder)
+    const served = withTools(Server.builder('served')).build()
+    const http = await served.serveHttp({ port: 0 })
+    closers.push(() => http.close())
+    // SDK v1's listTools answers one page (v2's aggregates them when asked for the first).
+    const client = new ClientV1(info)
+    await client.connect(new HttpV1(new URL(http.url)))
+    closers.push(() => client.close())
+    const names = (result: { tools: Array<{ name: string }> }) => result.tools.map((t) => t.name)
+    const list = (cursor?: string) => client.listTools(cursor === undefined ? {} : { cursor })
+
+    expect(names(await list())).toEqual(['P0', 'P1', 'P2', 'P3', 'P4'])
+    served.handle().replaceAll(withTools(Server.builder('paged').pageSize(2)).build())
+    const first = await list()
+    expect([names(first), first.nextCursor !== undefined]).toEqual([['P0', 'P1'], true])
+    // Back to one page: the cursor from the paged list goes on from where it was.
+    served.handle().replaceAll(withTools(Server.builder('unpaged')).build())
+    const rest = await list(first.nextCursor)
+    expect([names(rest), rest.nextCursor]).toEqual([['P2', 'P3', 'P4'], undefined])
+  })
 })
 
 describe('resources and prompts', () => {
