@@ -224,8 +224,22 @@ export function createAuthGate(core: ServingCore, auth: AuthOptions, log: Log, f
     }
   }
 
+  /** `scopes`, then `scopesSupported` or else every scope a tool requires now (tools change while serving). */
+  const supportedScopes = (): string[] => {
+    const supported = new Set([...scopes, ...(auth.scopesSupported ?? [])])
+    if (auth.scopesSupported === undefined)
+      for (const entry of core.tools.byName.values()) for (const scope of entry.requires?.scopes ?? []) supported.add(scope)
+    return [...supported]
+  }
+
+  // A client asks for the scopes a 401 names (MCP's scope selection): every scope this server knows, so one
+  // authorization can see every tool the user may have; the authorization server grants what the user may.
+  // A 403 names the scopes every request needs.
   const challenge = (error: OAuthError): Response =>
-    bearerAuthChallengeResponse(error, { requiredScopes: scopes, resourceMetadataUrl: target().metadataUrl })
+    bearerAuthChallengeResponse(error, {
+      requiredScopes: error.code === OAuthErrorCode.InsufficientScope ? scopes : supportedScopes(),
+      resourceMetadataUrl: target().metadataUrl,
+    })
 
   return {
     async ready() {
@@ -248,15 +262,13 @@ export function createAuthGate(core: ServingCore, auth: AuthOptions, log: Log, f
           { status: 405, headers: { ...cors, allow: 'GET, HEAD, OPTIONS' } },
         )
       const { url } = target()
-      const supported = new Set(auth.scopesSupported ?? scopes)
-      if (auth.scopesSupported === undefined)
-        for (const entry of core.tools.byName.values()) for (const s of entry.requires?.scopes ?? []) supported.add(s)
+      const supported = supportedScopes()
       // The SDK's builder makes the document; every issuer was checked when the option was given (http:// only on loopback).
       const document = {
         ...buildOAuthProtectedResourceMetadata({
           oauthMetadata: { issuer: issuers[0]! } as OAuthMetadata,
           resourceServerUrl: url,
-          ...(supported.size > 0 ? { scopesSupported: [...supported] } : {}),
+          ...(supported.length > 0 ? { scopesSupported: supported } : {}),
           ...(auth.resourceName === undefined ? {} : { resourceName: auth.resourceName }),
           dangerouslyAllowInsecureIssuerUrl: true,
         }),
@@ -271,7 +283,8 @@ export function createAuthGate(core: ServingCore, auth: AuthOptions, log: Log, f
         if (authorization === null || authorization === undefined || authorization === '') {
           // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
           const params = [`resource_metadata=${quoted(target().metadataUrl)}`]
-          if (scopes.length > 0) params.push(`scope=${quoted(scopes.join(' '))}`)
+          const wanted = supportedScopes()
+          if (wanted.length > 0) params.push(`scope=${quoted(wanted.join(' '))}`)
           return Response.json(
             { error: 'invalid_token', error_description: 'Missing Authorization header' },
             { status: 401, headers: { 'www-authenticate': `Bearer ${params.join(', ')}` } },
