@@ -101,7 +101,7 @@ export function secureUrlProblem(text: unknown, query: boolean): string | undefi
     return 'not an absolute URL'
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackUrlHost(url.hostname)))
-    return 'not https (http:// is accepted on loopback only)'
+    return 'not https: http:// is accepted on loopback only'
   if (url.hash !== '' || text.includes('#')) return 'it has a fragment'
   if (!query && url.search !== '') return 'it has a query'
   return undefined
@@ -131,7 +131,7 @@ const AUTH_RULES: Record<keyof AuthOptions, AuthRule> = {
       if (!Array.isArray(list) || list.length === 0) return false
       for (const issuer of list) {
         const problem = secureUrlProblem(issuer, false)
-        if (problem !== undefined) return `${showValue(issuer)} is ${problem}`
+        if (problem !== undefined) return typeof v === 'string' ? problem : `${showValue(issuer)}: ${problem}`
       }
       return undefined
     },
@@ -165,7 +165,8 @@ export function authOptionsProblem(value: unknown, needResource: boolean): strin
     if (rule === undefined) return `unknown option "auth.${key}": the options are ${Object.keys(AUTH_RULES).join(', ')}`
     if (v === undefined) continue
     const problem = rule.check(v)
-    if (problem !== undefined) return `option "auth.${key}" must be ${rule.accepts}, got ${problem === false ? showValue(v) : problem}`
+    if (problem !== undefined)
+      return `option "auth.${key}" must be ${rule.accepts}, got ${showValue(v)}${problem === false ? '' : ` (${problem})`}`
   }
   const auth = value as AuthOptions
   if (auth.issuer === undefined) return 'option "auth" needs "issuer": the authorization server whose tokens are accepted'
