@@ -1,0 +1,149 @@
+/**
+ * Authorization's cost per call: a 2026-07-28 `tools/call` (SetVibeDetails,
+ * the medium request) POSTed over loopback HTTP to `serveHttp()` with the
+ * `auth` option and a bearer JWT from a real OpenID provider
+ * (`oidc-provider`, ES256 key, JWKS fetched once and cached), vs the same
+ * request to the same server's `serveHttp()` without `auth`, one call at a
+ * time, same run. Target ≤ 1.1× (docs/serving.md §10).
+ */
+import { createServer } from 'node:http'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { exportJWK, generateKeyPair } from 'jose'
+import Provider from 'oidc-provider'
+import { backend, CASES, EXAMPLE_PROTO } from './lib/example.mjs'
+import { interleave, record } from './lib/measure.mjs'
+import { writeModule } from './lib/module.mjs'
+
+/** An OpenID provider on loopback minting JWT access tokens for `resource` by client credentials. */
+async function startProvider(resource) {
+  const http = createServer()
+  await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve))
+  const issuer = `http://127.0.0.1:${http.address().port}`
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true })
+  const provider = new Provider(issuer, {
+    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'bench', alg: 'ES256', use: 'sig' }] },
+    clients: [
+      {
+        client_id: 'bench',
+        client_secret: 'bench-secret',
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        id_token_signed_response_alg: 'ES256',
+      },
+    ],
+    scopes: ['mcp'],
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: () => ({
+          scope: 'mcp',
+          audience: resource,
+          accessTokenFormat: 'jwt',
+          accessTokenTTL: 3600,
+          jwt: { sign: { alg: 'ES256' } },
+        }),
+      },
+    },
+    ttl: { ClientCredentials: 3600 },
+  })
+  http.on('request', provider.callback())
+  const response = await fetch(`${issuer}/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from('bench:bench-secret').toString('base64')}`,
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp', resource }),
+  })
+  const { access_token: token } = await response.json()
+  if (!token) throw new Error('auth-overhead: the provider gave no token')
+  return { issuer, token, close: () => new Promise((resolve) => (http.closeAllConnections(), http.close(resolve))) }
+}
+
+export default {
+  name: 'auth-overhead',
+  ids: ['auth-overhead'],
+  async run() {
+    // The provider's own start-up notices are not the bench's output.
+    const warn = console.warn
+    console.warn = () => {}
+    const { default: server } = await import(await writeModule(EXAMPLE_PROTO, 'example'))
+    server.implement('VibeService', backend)
+    server.logging({ logger: false })
+    const open = await server.serveHttp({ port: 0 })
+    // The resource must be known before the token is minted: the protected server's port is picked first.
+    const probe = createServer()
+    await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve))
+    const port = probe.address().port
+    await new Promise((resolve) => probe.close(resolve))
+    const resource = `http://127.0.0.1:${port}/mcp`
+    const provider = await startProvider(resource)
+    console.warn = warn
+    const guarded = await server.serveHttp({ port, auth: { issuer: provider.issuer, resource } })
+    const { tool, args } = CASES.medium
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: tool,
+        arguments: args,
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+      },
+    })
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': tool,
+    }
+    const call = async (url, extra) => {
+      const response = await fetch(url, { method: 'POST', headers: { ...headers, ...extra }, body })
+      const text = await response.text()
+      if (response.status !== 200) throw new Error(`auth-overhead: ${url} answered ${response.status}: ${text}`)
+      return text
+    }
+    try {
+      const bearer = { authorization: `Bearer ${provider.token}` }
+      const ours = await call(guarded.url, bearer)
+      const theirs = await call(open.url, {})
+      if (ours !== theirs) throw new Error(`auth-overhead: results differ: ${ours} vs ${theirs}`)
+      const refused = await fetch(guarded.url, { method: 'POST', headers, body })
+      if (refused.status !== 401) throw new Error(`auth-overhead: the guarded server answered ${refused.status} without a token`)
+      await refused.text()
+      const ops = 200
+      const samples = await interleave({
+        ours: async () => {
+          for (let i = 0; i < ops; i++) await call(guarded.url, bearer)
+        },
+        baseline: async () => {
+          for (let i = 0; i < ops; i++) await call(open.url, {})
+        },
+        ops,
+        rounds: 12,
+        warmup: 3,
+      })
+      return [
+        record({
+          id: 'auth-overhead',
+          samples,
+          unit: 'µs/call',
+          higherIsBetter: false,
+          target: 1.1,
+          note: `a ${tool} tools/call over loopback HTTP (2026-07-28) with a verified ES256 JWT from oidc-provider (JWKS cached) vs the same server unprotected`,
+        }),
+      ]
+    } finally {
+      await guarded.close()
+      await open.close()
+      await provider.close()
+    }
+  },
+}
