@@ -7,8 +7,6 @@
  * time, same run. Target ≤ 1.1× (docs/serving.md §10).
  */
 import { createServer } from 'node:http'
-import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { exportJWK, generateKeyPair } from 'jose'
 import Provider from 'oidc-provider'
 import { backend, CASES, EXAMPLE_PROTO } from './lib/example.mjs'
