@@ -284,12 +284,16 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   }
   updates.add(onUpdate)
 
+  // With `dev.auth`, the protected-resource metadata (public) beside the endpoint, at its path-aware well-known URL.
+  const resourcePath = options.auth?.resource === undefined ? path : new URL(options.auth.resource).pathname.replace(/(?<=.)\/$/, '')
+  const metadataPath = options.auth && `/.well-known/oauth-protected-resource${resourcePath === '/' ? '' : resourcePath}`
   server.middlewares.use((req, res, next) => {
-    if (pathOf(req.url) !== path) return next()
+    const requested = pathOf(req.url)
+    if (requested !== path && requested !== metadataPath) return next()
     // Vite's CORS answers any localhost origin (another dev server's page):
     // only the dev server's own pages may call the tools from a browser.
     const origin = req.headers.origin
-    if (origin !== undefined && !isOwnOrigin(server, origin, req.headers.host)) {
+    if (requested === path && origin !== undefined && !isOwnOrigin(server, origin, req.headers.host)) {
       return replyError(
         res,
         403,
