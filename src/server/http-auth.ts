@@ -38,6 +38,9 @@ export interface AuthGate {
 const FETCH_TIMEOUT_MS = 5000
 const DEFAULT_CLOCK_TOLERANCE_S = 30
 const DEFAULT_JWKS_COOLDOWN_S = 30
+/** How long a verified JWT is remembered (never past its expiry), and how many are: a client sends one token with many calls. */
+const VERIFIED_TTL_MS = 60_000
+const VERIFIED_MAX = 1000
 
 /** A token that is not a compact JWS (three base64url parts; `alg: none` has an empty third) goes to `introspect`. */
 const JWT_RE = /^[\w-]+\.[\w-]+\.[\w-]*$/
@@ -163,7 +166,25 @@ export function createAuthGate(core: ServingCore, auth: AuthOptions, log: Log, f
     return found
   }
 
+  // Tokens verified lately, oldest first: a signature check costs more than the rest of a call's auth.
+  const verified = new Map<string, { info: AuthInfo; until: number }>()
+  const remembered = (token: string): AuthInfo | undefined => {
+    const hit = verified.get(token)
+    if (hit === undefined) return undefined
+    // A copy: a handler changing its auth info changes no other request's.
+    if (Date.now() < hit.until) return { ...hit.info, scopes: [...hit.info.scopes] }
+    verified.delete(token)
+    return undefined
+  }
+  const remember = (token: string, info: AuthInfo): AuthInfo => {
+    if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!)
+    verified.set(token, { info, until: Math.min(Date.now() + VERIFIED_TTL_MS, (info.expiresAt! + clockTolerance) * 1000) })
+    return info
+  }
+
   const verifyJwt = async (token: string): Promise<AuthInfo> => {
+    const known = remembered(token)
+    if (known !== undefined) return known
     let claims: JWTPayload
     try {
       claims = decodeJwt(token)
@@ -187,14 +208,14 @@ export function createAuthGate(core: ServingCore, auth: AuthOptions, log: Log, f
       throw refusal(error)
     }
     const clientId = text(payload.client_id) ?? text(payload.azp) ?? ''
-    return {
+    return remember(token, {
       token,
       clientId,
       scopes: scopesOf(payload),
       expiresAt: payload.exp!,
       resource: url,
       extra: { iss: issuer, sub: text(payload.sub) ?? clientId, claims: payload },
-    }
+    })
   }
 
   const introspected = async (token: string, introspect: NonNullable<AuthOptions['introspect']>): Promise<AuthInfo> => {
