@@ -8,11 +8,11 @@ import { bindBackend, type Backend } from '../runtime/backend.ts'
 import { checkOptions } from '../runtime/check-options.ts'
 import { isRuntimeError, runtimeError } from '../runtime/errors.ts'
 import { bindImplementation, compileToolTable, type ToolTable } from '../runtime/tool-table.ts'
-import type { CallContext, ProtoServerSpec, ServiceImplementation, ToolResult } from '../runtime/types.ts'
+import type { CallContext, ProtoServerSpec, ToolResult } from '../runtime/types.ts'
 import type { Transport } from '@modelcontextprotocol/server'
 import { ServerBuilder } from './builder.ts'
 import { connectCore, type Connection } from './connect.ts'
-import type { CheckedImplementation } from './typed-implementation.ts'
+import type { CheckedImplementation, ImplementationOf } from './typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
 import type { FetchHandler } from './http-core.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
@@ -136,10 +136,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * generated types, each handler's request and reply are checked (an
    * unknown key in a reply is a type error).
    */
-  implement<K extends keyof S & string, I extends Partial<S[K]> & ServiceImplementation>(
-    service: K,
-    impl: I & CheckedImplementation<I, S[K]>,
-  ): this {
+  implement<K extends keyof S & string, I extends ImplementationOf<S[K]>>(service: K, impl: I & CheckedImplementation<I, S[K]>): this {
     // Strict now (a typo in a method name throws); lenient when re-applied after the proto changed.
     this.#bindService(service, (table, name, again) => bindImplementation(table, name, impl, { lenient: again }))
     return this
