@@ -50,6 +50,30 @@ function locateProto(spec: string, importer: string | undefined, root: string, i
   return undefined
 }
 
+/** The package generated modules and user code import at run time. */
+const RUNTIME_PACKAGE = 'unplugin-proto-mcp'
+
+/** Whether a Vite `ssr.external`/`ssr.noExternal` value names `name` (or all packages). */
+function names(value: unknown, name: string): boolean {
+  if (value === true) return true
+  const list = Array.isArray(value) ? (value as unknown[]) : [value]
+  return list.some((item) => (item instanceof RegExp ? item.test(name) : item === name))
+}
+
+/**
+ * The dev server's config addition that loads the runtime with Node's own
+ * import in server environments: one copy across every reload, as in a
+ * built app. A linked package (a workspace, `npm link`, `file:`) is
+ * otherwise evaluated by the module runner, and each full reload would
+ * make a fresh copy beside the one the kept `?mcp` server lives in. Left
+ * out when the user's config already decides (`ssr.noExternal` naming the
+ * package or `true`, `ssr.external: true`).
+ */
+export function externalRuntime(ssr: { external?: unknown; noExternal?: unknown } | undefined): object | undefined {
+  if (ssr?.external === true || names(ssr?.noExternal, RUNTIME_PACKAGE) || names(ssr?.external, RUNTIME_PACKAGE)) return undefined
+  return { ssr: { external: [RUNTIME_PACKAGE] } }
+}
+
 type Instance = UnpluginInstance<Options | undefined, false>
 
 // Named through unplugin's types, so declaration files reference `unplugin`
@@ -188,6 +212,9 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
       },
     },
     vite: {
+      config(config, env) {
+        return env.command === 'serve' ? externalRuntime(config.ssr) : undefined
+      },
       configResolved(config) {
         setRoot(config.root)
       },

@@ -4,7 +4,7 @@
  * edit the copy. The workspace sits under `.tmp/dev/` so the installed
  * runtime package finds its dependencies in the repository's node_modules.
  */
-import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { setTimeout as delay } from 'node:timers/promises'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -47,6 +47,14 @@ export interface DevAppOptions {
   /** Vite's `server.host` and `server.allowedHosts`. @default loopback */
   host?: string
   allowedHosts?: string[]
+  /**
+   * How the app has the package: installed in its `node_modules` (the
+   * default), `linked` (a symlink to a folder outside any `node_modules`,
+   * as a workspace or `npm link` makes it, which Vite treats as source), or
+   * `inlined` (linked, and `ssr.noExternal` names it: the module runner
+   * evaluates the runtime, afresh on every full reload).
+   */
+  install?: 'installed' | 'linked' | 'inlined'
 }
 
 /** Starts a dev server on a fresh copy of `fixtures/apps/dev` in `.tmp/dev/<name>/`. */
@@ -55,7 +63,16 @@ export async function startDevApp(name: string, options: DevAppOptions = {}): Pr
   rmSync(ws, { recursive: true, force: true })
   mkdirSync(ws, { recursive: true })
   writeFileSync(join(ws, 'package.json'), `${JSON.stringify({ name: `dev-${name}`, private: true, type: 'module' })}\n`)
-  await installRuntimePackage(ws)
+  const install = options.install ?? 'installed'
+  if (install === 'installed') await installRuntimePackage(ws)
+  else {
+    // Installed beside the app and linked in: its realpath is outside node_modules.
+    const linked = join(ws, 'linked', 'unplugin-proto-mcp')
+    mkdirSync(join(ws, 'linked'), { recursive: true })
+    renameSync(await installRuntimePackage(join(ws, 'staging')), linked)
+    mkdirSync(join(ws, 'node_modules'), { recursive: true })
+    symlinkSync(linked, join(ws, 'node_modules', 'unplugin-proto-mcp'), 'dir')
+  }
   const root = join(ws, 'app')
   cpSync(join(REPO, 'fixtures', 'apps', 'dev'), root, { recursive: true })
   options.prepare?.(root)
@@ -87,6 +104,7 @@ export async function startDevApp(name: string, options: DevAppOptions = {}): Pr
       watch: { usePolling: true, interval: 50 },
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     },
+    ...(install === 'inlined' ? { ssr: { noExternal: ['unplugin-proto-mcp'] } } : {}),
     plugins: [unpluginProtoMcp.vite({ dev: { server: options.server ?? './mcp.ts' } })],
   })
   await server.listen()
