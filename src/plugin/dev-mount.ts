@@ -14,6 +14,30 @@ import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 /** Where the dev server serves MCP when `dev.path` is not given. */
 export const DEFAULT_DEV_PATH = '/mcp'
 
+/** How long the `dev.server` module may take to load when `dev.loadTimeoutMs` is not given. */
+export const DEFAULT_LOAD_TIMEOUT_MS = 10_000
+
+/**
+ * `loading`, or a rejection once `ms` pass first: the text says what the
+ * mount needs of the module (a module awaiting a transport never settles).
+ */
+function settleWithin<T>(loading: Promise<T>, ms: number, module: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `the dev server module "${module}" did not finish loading within ${ms} ms: the dev mount needs a module that default-exports a Server and returns; serve it here instead of awaiting serveStdio() or serveHttp() in it (or raise dev.loadTimeoutMs)`,
+          ),
+        ),
+      ms,
+    )
+    timer.unref?.()
+  })
+  return Promise.race([loading, late]).finally(() => clearTimeout(timer))
+}
+
 type Next = (error?: unknown) => void
 /** A `Server`'s Node handler (`McpNodeHandler`). */
 interface NodeHandler {
@@ -209,7 +233,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
     try {
       if (failed) r.evaluatedModules.clear()
       changed = false
-      const mod = await r.import(entry)
+      const mod = await settleWithin(r.import(entry), options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS, options.server)
       record = r.evaluatedModules.getModuleById(entry)
       failed = false
       const value = mod.default

@@ -104,4 +104,11 @@ export interface DevOptions {
    * @default '/mcp'
    */
   path?: string
+  /**
+   * How long the `server` module may take to load (its top-level `await`s
+   * included) before `/mcp` answers that it never finished: a module that
+   * awaits `serveStdio()` or a transport never does.
+   * @default 10000
+   */
+  loadTimeoutMs?: number
 }
