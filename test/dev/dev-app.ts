@@ -55,6 +55,8 @@ export interface DevAppOptions {
    * evaluates the runtime, afresh on every full reload).
    */
   install?: 'installed' | 'linked' | 'inlined'
+  /** The `dev` option's other settings. */
+  loadTimeoutMs?: number
 }
 
 /** Starts a dev server on a fresh copy of `fixtures/apps/dev` in `.tmp/dev/<name>/`. */
@@ -105,7 +107,11 @@ export async function startDevApp(name: string, options: DevAppOptions = {}): Pr
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     },
     ...(install === 'inlined' ? { ssr: { noExternal: ['unplugin-proto-mcp'] } } : {}),
-    plugins: [unpluginProtoMcp.vite({ dev: { server: options.server ?? './mcp.ts' } })],
+    plugins: [
+      unpluginProtoMcp.vite({
+        dev: { server: options.server ?? './mcp.ts', ...(options.loadTimeoutMs ? { loadTimeoutMs: options.loadTimeoutMs } : {}) },
+      }),
+    ],
   })
   await server.listen()
   const { port } = server.httpServer!.address() as AddressInfo
