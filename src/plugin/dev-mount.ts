@@ -14,6 +14,9 @@ import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 /** Where the dev server serves MCP when `dev.path` is not given. */
 export const DEFAULT_DEV_PATH = '/mcp'
 
+/** When the mount loads its module again after the last file change (see `reloadSoon`). */
+const RELOAD_AFTER_EDIT_MS = [100, 400, 1500]
+
 /** How long the `dev.server` module may take to load when `dev.loadTimeoutMs` is not given. */
 export const DEFAULT_LOAD_TIMEOUT_MS = 10_000
 
@@ -219,8 +222,22 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   // afresh (not before: re-running modules would re-announce their tools).
   let failed = false
   let changed = false
+  // Loads again shortly after edits settle, so a module broken by an edit
+  // shows in the terminal and the overlay (and a fixed one clears it)
+  // without waiting for a request. Cheap when nothing it needs changed.
+  let again: NodeJS.Timeout[] = []
+  const reloadSoon = (): void => {
+    for (const timer of again) clearTimeout(timer)
+    again = RELOAD_AFTER_EDIT_MS.map((ms) =>
+      setTimeout(() => {
+        if (serving === undefined && lastError === undefined) return
+        current().catch((error: Error) => logger.error(`${plugin}: ${error.message}`, { timestamp: true }))
+      }, ms).unref(),
+    )
+  }
   server.watcher.on('all', () => {
     changed = true
+    reloadSoon()
   })
 
   const load = async (): Promise<MountableServer | undefined> => {
@@ -241,6 +258,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
         throw new Error(
           `the dev server module "${options.server}" must default-export a Server (from a "?mcp" import or Server.builder); it exports ${typeof value}`,
         )
+      if (lastError !== undefined) clearOverlay(server)
       lastError = undefined
       return value
     } catch (error) {
@@ -327,6 +345,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
     current().catch((error: Error) => logger.error(`${plugin}: ${error.message}`, { timestamp: true }))
   })
   return async () => {
+    for (const timer of again) clearTimeout(timer)
     updates.delete(onUpdate)
     const closing = serving
     serving = undefined
