@@ -110,6 +110,7 @@ export default {
       }
       // Issue 20's pair: a new RPC in the .proto, then its implementation.
       const pairs = []
+      const implParts = []
       for (let i = 0; i < EDITS + 2; i++) {
         const name = `Bye${i}`
         await pause()
@@ -129,7 +130,10 @@ export default {
           if (!text.includes('code = Unimplemented')) throw new Error(`hmr: ${name} answered ${text}`)
           if (performance.now() - implemented > 30_000) throw new Error(`hmr: the implementation of ${name} never took effect`)
         }
-        if (i >= 2) pairs.push(listed + (performance.now() - implemented))
+        if (i >= 2) {
+          implParts.push(performance.now() - implemented)
+          pairs.push(listed + implParts.at(-1))
+        }
       }
 
       const rec = record({
@@ -146,7 +150,7 @@ export default {
         unit: 'ms',
         higherIsBetter: false,
         target: null,
-        note: `.proto edit → list_changed, then implementation edit → the new RPC answers: median ${median(pairs).toFixed(0)} ms, p95 ${quantile(pairs, 0.95).toFixed(0)} ms (target median ≤ ${TARGET_MS} ms)`,
+        note: `.proto edit → list_changed, then implementation edit → the new RPC answers: median ${median(pairs).toFixed(0)} ms, p95 ${quantile(pairs, 0.95).toFixed(0)} ms (target median ≤ ${TARGET_MS} ms); the implementation edit alone: median ${median(implParts).toFixed(0)} ms, p95 ${quantile(implParts, 0.95).toFixed(0)} ms`,
       })
       return [
         { ...rec, met: median(ours) <= TARGET_MS },
