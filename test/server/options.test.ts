@@ -42,7 +42,11 @@ describe('plugin options', () => {
     ['verbose as a string', { verbose: 'yes' }, `${P}: option "verbose" must be true or false, got "yes"`],
     ['dts as a number', { dts: 1 }, `${P}: option "dts" must be true, false or a file name, got 1`],
     ['include as a number', { include: 3 }, `${P}: option "include" must be a glob, a RegExp or an array of them, got 3`],
-    ['dev as a string', { dev: './src/mcp.ts' }, `${P}: option "dev" must be an object { server, path?, loadTimeoutMs? }, got "./src/mcp.ts"`],
+    [
+      'dev as a string',
+      { dev: './src/mcp.ts' },
+      `${P}: option "dev" must be an object { server, path?, loadTimeoutMs? }, got "./src/mcp.ts"`,
+    ],
     [
       'dev without server',
       { dev: {} },
