@@ -173,4 +173,17 @@ describe('watch files of a failed build', () => {
     await expect(load.handler.call(context as never, join(dir, 'a.proto') + MCP_QUERY)).rejects.toThrow(/unknown type "Nope"/)
     expect([...watched].sort()).toEqual(['a.proto', 'b.proto', 'c.proto'].map((f) => join(dir, f)))
   })
+
+  it('a proto without a service builds, with a warning saying so (not silence)', async () => {
+    const dir = writeProtos({ 'types.proto': 'syntax = "proto3";\nmessage Only { string a = 1; }\n' })
+    const raw = unpluginProtoMcp.raw(undefined, { framework: 'rollup', versions: {} })
+    const load = raw.load as { handler: (id: string) => Promise<{ code: string }> }
+    const warnings: string[] = []
+    const context = { addWatchFile: () => {}, warn: (message: string) => warnings.push(message), error: () => {} }
+    const built = await load.handler.call(context as never, join(dir, 'types.proto') + MCP_QUERY)
+    expect(built.code).toContain('createProtoServer')
+    expect(warnings).toEqual([
+      `${join(dir, 'types.proto')}: declares no service, so it builds no tools (import the .proto that declares the service, or add a service with an rpc)`,
+    ])
+  })
 })
