@@ -152,11 +152,11 @@ export function bindImplementation(
 }
 
 /**
- * The RPC of `methods` whose name (or lowerCamel name) is nearest to `key`
- * by edit distance, ignoring case; none when even the nearest differs in
- * more than half of `key`.
+ * The RPC of `methods` whose name is nearest to `key` by edit distance,
+ * ignoring case (so a lowerCamel key counts as its RPC's name); none when
+ * even the nearest needs more edits than half of `key`'s length.
  */
-export function closestName(key: string, methods: readonly string[]): string | undefined {
+function closestName(key: string, methods: readonly string[]): string | undefined {
   let best: string | undefined
   let bestDistance = Math.floor(key.length / 2) + 1
   for (const method of methods) {
