@@ -10,14 +10,17 @@ import { basename } from 'node:path'
 import { loadProto } from '../proto/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { buildTools } from '../schema/index.ts'
-import type { BuildToolsOptions, Profile, ToolSchema } from '../schema/index.ts'
+import type { BuildToolsOptions, Profile, ToolCost, ToolSchema, TypeDetail } from '../schema/index.ts'
 import type { LenientPlan } from '../schema/lenient-plan.ts'
 import { compileValidatorsInProcess } from './compile-validators.ts'
 import { emitModuleDeclarations } from './emit-dts.ts'
 import { emitModuleWithWarnings } from './emit-module.ts'
 
 /** How the tools are built: the plugin's options of the same names. */
-export type ToolBuildOptions = Pick<BuildToolsOptions, 'profile' | 'toolNames' | 'recursionDepth' | 'toolNameBudget' | 'shortenToolNames'>
+export type ToolBuildOptions = Pick<
+  BuildToolsOptions,
+  'profile' | 'toolNames' | 'recursionDepth' | 'toolNameBudget' | 'shortenToolNames' | 'toolTokenBudget' | 'typeTool' | 'methods'
+>
 
 /** Options of {@link buildProto}. */
 export interface BuildProtoOptions extends ToolBuildOptions {
@@ -46,6 +49,10 @@ export interface BuiltProto {
   warnings: BuildWarning[]
   /** The verbose report: what the schemas leave out (e.g. `buf.validate` CEL rules). */
   notes: string[]
+  /** The type tool and its answers, when the token budget cut something. */
+  types?: TypeDetail
+  /** Each listed tool's token count and the client rule sets that reject it (counted when asked). */
+  costs: () => ToolCost[]
 }
 
 /** The server name of a `.proto`: its base name without `.proto`. */
@@ -61,6 +68,9 @@ export function toolOptions(options: ToolBuildOptions): ToolBuildOptions {
   if (options.recursionDepth !== undefined) out.recursionDepth = options.recursionDepth
   if (options.toolNameBudget !== undefined) out.toolNameBudget = options.toolNameBudget
   if (options.shortenToolNames !== undefined) out.shortenToolNames = options.shortenToolNames
+  if (options.toolTokenBudget !== undefined) out.toolTokenBudget = options.toolTokenBudget
+  if (options.typeTool !== undefined) out.typeTool = options.typeTool
+  if (options.methods !== undefined) out.methods = options.methods
   return out
 }
 
@@ -82,6 +92,8 @@ export function buildProto(source: string | ModelSource, options: BuildProtoOpti
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
     warnings: [...model.warnings, ...built.warnings],
     notes: built.notes,
+    ...(built.types === undefined ? {} : { types: built.types }),
+    costs: built.costs,
   }
 }
 
@@ -114,6 +126,7 @@ export function emitProto(built: BuiltProto, options: EmitProtoOptions = {}): Em
     profile: built.profile,
     hmr: options.hmr ?? false,
     ...(built.lenient ? { lenient: built.lenient } : {}),
+    ...(built.types ? { types: built.types } : {}),
   })
   return {
     code: emitted.code,
@@ -143,6 +156,7 @@ export interface CompiledSpec {
   /** Every service with all its RPC names, tools or not. */
   services: Record<string, string[]>
   lenient?: LenientPlan
+  types?: TypeDetail
 }
 
 /** The result of {@link compileProto}. */
@@ -177,6 +191,7 @@ export function compileProto(built: BuiltProto): CompiledProto {
     tools,
     services: Object.fromEntries(built.model.services.map((service) => [service.fullName, service.methods.map((m) => m.name)])),
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
+    ...(built.types === undefined ? {} : { types: built.types }),
   }
   return { spec, warnings: [...built.warnings, ...compiled.warnings], notes: built.notes }
 }

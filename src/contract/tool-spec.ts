@@ -59,6 +59,18 @@ export interface ToolSpec {
    * the tool returns `{"messages":[...]}` and reports each as progress.
    */
   serverStreaming?: boolean
+  /**
+   * Where the token budget put placeholders (`portable`, `strict`;
+   * docs/profiles.md §Token budget): an error below one names the message
+   * and the tool that gives its schema.
+   */
+  cuts?: ToolCuts
+}
+
+/** A tool's placeholders: the type tool's name and, per placeholder, its JSON Pointer (`*` for any array index) and message. */
+export interface ToolCuts {
+  typeTool: string
+  at: ReadonlyArray<{ path: string; type: string }>
 }
 
 /** Every key of {@link ToolSpec}: the fields of a built tool a generated module carries. */
@@ -74,6 +86,7 @@ export const TOOL_SPEC_KEYS = [
   'requestType',
   'responseType',
   'serverStreaming',
+  'cuts',
 ] as const satisfies readonly (keyof ToolSpec)[]
 
 // A key added to ToolSpec but not to TOOL_SPEC_KEYS fails to compile here.

@@ -106,8 +106,6 @@ export interface ToolSchema extends ToolSpec {
   validationSchema?: JsonSchema
   /** A server-streaming RPC: the tool collects the stream (every profile but `topeka`). */
   serverStreaming?: true
-  /** Where the token budget put placeholders, and their messages (`portable`, `strict`). */
-  cuts?: Cut[]
 }
 
 /** What one tool costs a model and which client rule sets refuse it: the verbose report's lines. */
@@ -282,7 +280,7 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         responseType: method.responseType,
       }
       if (JSON.stringify(validationSchema) !== JSON.stringify(inputSchema)) tool.validationSchema = validationSchema
-      if (cuts.length > 0) tool.cuts = cuts
+      if (cuts.length > 0) tool.cuts = { typeTool, at: cuts }
       if (cuts.length > 0 || trimmed) detailed.push({ name, description: wholeDescription, comment: method.comment, requestType: method.requestType })
       if (meta.title !== undefined) tool.title = meta.title
       if (meta.annotations !== undefined) tool.annotations = meta.annotations
@@ -331,7 +329,7 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         ),
       )
     } else {
-      const seeds = tools.flatMap((t) => (t.cuts ?? []).map((c) => c.type))
+      const seeds = tools.flatMap((t) => (t.cuts?.at ?? []).map((c) => c.type))
       types = buildTypeDetail(model, seeds, kept, { profile, budget: tokenBudget, toolName: typeTool })
       if (!fits(typeTool)) {
         warnings.push(

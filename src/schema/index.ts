@@ -2,7 +2,12 @@
  * The schema stage: `ProtoModel` → MCP tools with JSON Schemas.
  */
 export { buildTools } from './build-tools.ts'
-export type { BuildToolsOptions, BuiltTools, ToolSchema } from './build-tools.ts'
+export type { BuildToolsOptions, BuiltTools, ToolCost, ToolSchema } from './build-tools.ts'
+export { LIST_TOKEN_WARNING, MAX_LISTED_TOOLS } from './build-tools.ts'
+export { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL } from './budget.ts'
+export type { MethodFilter } from './method-filter.ts'
+export { countTokens, toolTokens } from './tokens.ts'
+export type { TypeDetail } from './type-detail.ts'
 export {
   goCamelCase,
   nameTool,
