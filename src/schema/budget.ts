@@ -145,7 +145,7 @@ export function fitBudget(root: JsonSchema, options: FitOptions): Fitted {
   const shown = new Set<string>()
   const rootType = typeOf(root)
   if (rootType !== undefined) shown.add(rootType)
-  let total = countTokens(frame(render(root, open, typeTool)))
+  let total = countTokens(frame(sortKeys(render(root, open, typeTool))))
   const over = total > budget
   const queue: Site[] = []
   let order = 0

@@ -15,6 +15,7 @@ import { descriptionAt, DESCRIPTION_LEVELS } from './describe.ts'
 import type { DescriptionLevel } from './describe.ts'
 import { messageSchema } from './message-schema.ts'
 import { sortKeys } from './sort-keys.ts'
+import { countTokens } from './tokens.ts'
 
 /** The type tool as `tools/list` shows it. */
 export interface TypeToolListing {
@@ -112,8 +113,45 @@ export function buildTypeDetail(
     if (Object.hasOwn(answers, type) || !model.messages.has(type)) continue
     const frame = (schema: JsonSchema): string => JSON.stringify({ type, schema })
     const fitted = fit(type, frame)
-    answers[type] = frame(fitted.schema)
     follow(fitted.cuts)
+    if (!fitted.over) {
+      answers[type] = frame(fitted.schema)
+      continue
+    }
+    // Even its own fields pass the budget: the answer comes in parts, each naming the next.
+    // Counted with the longest part texts, a few tokens spare: joins of JSON count nearly, not exactly.
+    const parts = splitFields(
+      fitted.schema,
+      (schema) => countTokens(JSON.stringify({ type, part: '99 of 99', next: `${type}#99`, schema })),
+      budget - 8,
+    )
+    parts.forEach((schema, i) => {
+      const key = i === 0 ? type : `${type}#${i + 1}`
+      const next = i + 1 < parts.length ? { next: `${type}#${i + 2}` } : {}
+      answers[key] = JSON.stringify({ type, part: `${i + 1} of ${parts.length}`, ...next, schema })
+    })
   }
   return { tool: typeToolListing(toolName, profile), answers: sortKeys(answers) }
+}
+
+/** A root schema's properties in consecutive parts, each a schema whose count stays within `budget` (one property at least). */
+function splitFields(schema: JsonSchema, count: (schema: JsonSchema) => number, budget: number): JsonSchema[] {
+  const properties = (schema.properties ?? {}) as Record<string, unknown>
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : undefined
+  const part = (names: string[]): JsonSchema => {
+    const out: JsonSchema = { ...schema, properties: Object.fromEntries(names.map((n) => [n, properties[n]])) }
+    if (required) out.required = required.filter((n) => names.includes(n))
+    return sortKeys(out)
+  }
+  const parts: JsonSchema[] = []
+  let names: string[] = []
+  for (const name of Object.keys(properties)) {
+    if (names.length > 0 && count(part([...names, name])) > budget) {
+      parts.push(part(names))
+      names = []
+    }
+    names.push(name)
+  }
+  parts.push(part(names))
+  return parts
 }
