@@ -73,7 +73,9 @@ function placeholder(node: Json, typeTool: string): Json {
 function childSites(node: Json, path: string, out: { node: Json; path: string }[]): void {
   const visit = (sub: unknown, at: string): void => {
     if (!isRecord(sub)) return
-    if (typeOf(sub) !== undefined) out.push({ node: sub, path: at })
+    if (typeOf(sub) !== undefined) {
+      if (isRecord(sub.properties)) out.push({ node: sub, path: at })
+    }
     else childSites(sub, at, out)
   }
   if (isRecord(node.properties)) for (const [key, sub] of Object.entries(node.properties)) visit(sub, `${path}/${escapePointer(key)}`)
@@ -111,7 +113,8 @@ function render(node: Json, open: ReadonlySet<Json>, typeTool: string, path = ''
 function renderChild(sub: unknown, open: ReadonlySet<Json>, typeTool: string, path: string, cuts?: Cut[]): unknown {
   if (!isRecord(sub)) return sub
   const type = typeOf(sub)
-  if (type !== undefined && !open.has(sub)) {
+  // A marked node without properties is a message inside itself past the inlining depth: always a placeholder.
+  if (type !== undefined && (!open.has(sub) || !isRecord(sub.properties))) {
     cuts?.push({ path, type })
     return placeholder(sub, typeTool)
   }
@@ -137,8 +140,9 @@ export function fitBudget(root: JsonSchema, options: FitOptions): Fitted {
     }
   }
   mark(root)
-  const whole = sortKeys(render(root, all, typeTool))
-  if (fitsTokens(frame(whole), budget)) return { schema: whole, cuts: [], over: false }
+  const wholeCuts: Cut[] = []
+  const whole = sortKeys(render(root, all, typeTool, '', wholeCuts))
+  if (fitsTokens(frame(whole), budget)) return { schema: whole, cuts: wholeCuts, over: false }
 
   const open = new Set<Json>([root])
   const opened: Json[] = []

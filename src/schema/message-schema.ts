@@ -122,7 +122,9 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
     if (portable) {
       // Inlined again while it recurses fewer than `depth` times, then JSON text.
       const seen = building.filter((n) => n === name).length
-      return seen >= depth ? jsonTextSchema(name) : objectSchema(name)
+      if (seen < depth) return objectSchema(name)
+      // Marked, it is one of the budget's placeholders (which names the type tool); the validator reads JSON text either way.
+      return options.marks ? { type: 'string', [TYPE_MARK]: name } : jsonTextSchema(name)
     }
     if (recursive.has(name)) return { $ref: defsRef(name) }
     if (building.includes(name)) {
