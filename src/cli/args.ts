@@ -33,8 +33,12 @@ export interface ServeCommand {
   profile: Profile
   /** How tools are named, as the plugin's `toolNames` option. @default 'method' */
   toolNames: 'method' | 'service' | 'qualified'
-  /** Also print the verbose report: what the schemas leave out (rules JSON Schema cannot say). */
+  /** Also print the verbose report: what the schemas leave out (rules JSON Schema cannot say), each tool's tokens and rejecting clients. */
   verbose: boolean
+  /** The token budget of one tool (`false`: none), as the plugin's `toolTokenBudget`. @default 1500 */
+  toolTokenBudget?: number | false
+  /** Which RPCs become tools, as the plugin's `methods` option. @default every RPC */
+  methods: { include?: string[]; exclude?: string[] }
   /** Milliseconds each gRPC call may take. @default 30000 */
   deadlineMs: number
   /** MCP request headers forwarded as gRPC metadata. @default ['authorization', 'traceparent'] */
@@ -72,11 +76,19 @@ Options:
   --profile <name>           schema profile: portable, strict, full or topeka (default: portable)
   --tool-names <mode>        tool names: method (SetVibe), service (VibeService_SetVibe)
                              or qualified (examples_v1_VibeService_SetVibe) (default: method)
+  --include-method <pattern> only RPCs matching it become tools: a full method name or a glob
+                             (* any run of characters but ".", ** any run), e.g.
+                             google.firestore.v1.Firestore.Get*; repeatable
+  --exclude-method <pattern> RPCs matching it get no tool (after --include-method); repeatable
+  --tool-token-budget <n>    portable/strict: the most o200k tokens one tool may cost a model;
+                             deeper messages become placeholders the describe_type tool
+                             explains (default 1500; "off": every message inlined)
   --deadline <ms>            deadline of each gRPC call in milliseconds (default 30000)
   --forward-header <name>    MCP request header forwarded as gRPC metadata; repeatable
                              (default: authorization and traceparent)
   --verbose                  also print what the schemas leave out (e.g. buf.validate CEL
-                             rules), which the gRPC server must still check
+                             rules), which the gRPC server must still check, and each
+                             tool's token count and the client rule sets that reject it
   -h, --help                 print this help and exit
   -v, --version              print the version and exit
 `
@@ -102,6 +114,9 @@ export const CLI_OPTIONS = {
   'import-path': { type: 'string', short: 'I', multiple: true },
   profile: { type: 'string' },
   'tool-names': { type: 'string' },
+  'include-method': { type: 'string', multiple: true },
+  'exclude-method': { type: 'string', multiple: true },
+  'tool-token-budget': { type: 'string' },
   verbose: { type: 'boolean' },
   deadline: { type: 'string' },
   'forward-header': { type: 'string', multiple: true },
@@ -172,6 +187,9 @@ export function parseCli(argv: readonly string[]): CliCommand {
   nonEmpty('--allowed-host', 'a host name', values['allowed-host'])
   nonEmpty('--forward-header', 'a header name', values['forward-header'])
   nonEmpty('--import-path', 'a directory', values['import-path'])
+  nonEmpty('--include-method', 'a method name or glob', values['include-method'])
+  nonEmpty('--exclude-method', 'a method name or glob', values['exclude-method'])
+  const budget = values['tool-token-budget']
   return {
     command: 'serve',
     ...(file === undefined ? {} : { file }),
@@ -189,6 +207,13 @@ export function parseCli(argv: readonly string[]): CliCommand {
     profile: profile as ServeCommand['profile'],
     toolNames: toolNames as ServeCommand['toolNames'],
     verbose: values.verbose ?? false,
+    ...(budget === undefined
+      ? {}
+      : { toolTokenBudget: budget === 'off' ? false : integerIn('--tool-token-budget', budget, 100, 1_000_000) }),
+    methods: {
+      ...(values['include-method'] === undefined ? {} : { include: values['include-method'] }),
+      ...(values['exclude-method'] === undefined ? {} : { exclude: values['exclude-method'] }),
+    },
     deadlineMs: values.deadline === undefined ? 30_000 : integerIn('--deadline', values.deadline, 1, 2 ** 31 - 1),
     forwardHeaders: values['forward-header'] ?? ['authorization', 'traceparent'],
   }

@@ -11,6 +11,7 @@ import { packageVersion } from '../proto/package-root.ts'
 import { createProtoServer, type Logger } from '../server/index.ts'
 import { HELP, parseCli, type ServeCommand } from './args.ts'
 import { buildServerSpec, type BuiltSpec } from './build-spec.ts'
+import { costNote } from '../codegen/index.ts'
 import { reflectSpec, watchReflection } from './reflect-server.ts'
 
 const log = (line: string): void => {
@@ -26,12 +27,23 @@ const serverLogger: Logger = {
 /** Fixes the command says with its own flags instead of the plugin's options, by warning code. */
 export const CLI_FIXES: Partial<Record<BuildWarningCode, string>> = {
   TOOL_NAME_CLASH: 'pass --tool-names service or qualified to keep both',
+  TOOL_OVER_BUDGET: 'raise --tool-token-budget, or leave the RPC out with --exclude-method',
+  TOO_MANY_TOOLS: 'choose the RPCs with --include-method or --exclude-method',
+  LIST_OVER_TOKENS: 'choose the RPCs with --include-method or --exclude-method, or lower --tool-token-budget',
 }
 
 /** A build warning as the command says it: the fix in terms of its flags where the plugin's option is a flag here. */
 export function cliWarning(warning: BuildWarning): BuildWarning {
   const fix = CLI_FIXES[warning.code]
   return fix === undefined ? warning : withFix(warning, fix)
+}
+
+/** The command's budget and method options, as the build takes them (unset ones left out). */
+function budgetOptions(options: ServeCommand): { toolTokenBudget?: number | false; methods?: ServeCommand['methods'] } {
+  return {
+    ...(options.toolTokenBudget === undefined ? {} : { toolTokenBudget: options.toolTokenBudget }),
+    ...(options.methods.include || options.methods.exclude ? { methods: options.methods } : {}),
+  }
 }
 
 /** The first line of an error's message: the command's errors are one line. */
@@ -49,6 +61,7 @@ async function serve(options: ServeCommand): Promise<number> {
       ...(options.services.length > 0 ? { services: options.services } : {}),
       profile: options.profile,
       toolNames: options.toolNames,
+      ...budgetOptions(options),
     })
     built = reflected
     buildMs = reflected.buildMs
@@ -59,6 +72,7 @@ async function serve(options: ServeCommand): Promise<number> {
       importPaths: options.importPaths.map((dir) => resolve(dir)),
       profile: options.profile,
       toolNames: options.toolNames,
+      ...budgetOptions(options),
     })
     buildMs = performance.now() - started
     source = options.file
@@ -74,7 +88,7 @@ async function serve(options: ServeCommand): Promise<number> {
   }
   const warn = (warning: BuildWarning): void => log(`warning: ${cliWarning(warning).message}`)
   for (const warning of warnings) warn(warning)
-  if (options.verbose) for (const note of notes) log(`note: ${note}`)
+  if (options.verbose) for (const note of [...notes, ...built.costs().map(costNote)]) log(`note: ${note}`)
   const server = createProtoServer(spec).logging({ logger: serverLogger })
   const backend = grpc(options.grpc, { deadlineMs: options.deadlineMs, forwardHeaders: options.forwardHeaders })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
@@ -89,6 +103,7 @@ async function serve(options: ServeCommand): Promise<number> {
           ...(options.services.length > 0 ? { services: options.services } : {}),
           profile: options.profile,
           toolNames: options.toolNames,
+          ...budgetOptions(options),
           onChange: (next) => {
             for (const warning of next.warnings) warn(warning)
             log(`the gRPC server's descriptors changed: now serving ${count(next.spec.tools.length)}`)

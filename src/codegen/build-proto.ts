@@ -117,6 +117,8 @@ export interface EmittedProto {
   notes: string[]
   /** The body of the module's `declare module` block, when asked for. */
   declarations?: string
+  /** Each listed tool's token count and the client rule sets that reject it (counted when asked: the verbose report). */
+  costs: () => ToolCost[]
 }
 
 /** Output one: the `?mcp` module's source, its validators compiled to standalone code. */
@@ -134,6 +136,7 @@ export function emitProto(built: BuiltProto, options: EmitProtoOptions = {}): Em
     warnings: [...built.warnings, ...emitted.warnings],
     notes: built.notes,
     ...(options.declarations ? { declarations: emitModuleDeclarations(built.model) } : {}),
+    costs: built.costs,
   }
 }
 
@@ -166,6 +169,13 @@ export interface CompiledProto {
   warnings: BuildWarning[]
   /** The verbose report: what the schemas leave out. */
   notes: string[]
+  /** Each listed tool's token count and the client rule sets that reject it (counted when asked). */
+  costs: () => ToolCost[]
+}
+
+/** The verbose report's line for one tool: its token count and the client rule sets that reject it. */
+export function costNote(cost: ToolCost): string {
+  return `tool "${cost.name}": ${cost.tokens} tokens${cost.rejectedBy.length > 0 ? `; rejected by ${cost.rejectedBy.join(', ')}` : ''}`
 }
 
 /**
@@ -193,7 +203,7 @@ export function compileProto(built: BuiltProto): CompiledProto {
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
     ...(built.types === undefined ? {} : { types: built.types }),
   }
-  return { spec, warnings: [...built.warnings, ...compiled.warnings], notes: built.notes }
+  return { spec, warnings: [...built.warnings, ...compiled.warnings], notes: built.notes, costs: built.costs }
 }
 
 /** Options of {@link buildMcpModule}. */

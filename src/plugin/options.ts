@@ -3,7 +3,7 @@
  */
 import type { FilterPattern } from '@rollup/pluginutils'
 import type { Profile } from '../codegen/index.ts'
-import type { ToolNames } from '../schema/index.ts'
+import type { MethodFilter, ToolNames } from '../schema/index.ts'
 
 /** Options of the `unplugin-proto-mcp` plugin (the same for every bundler). */
 export interface Options {
@@ -45,6 +45,29 @@ export interface Options {
    * @default false
    */
   shortenToolNames?: boolean
+  /**
+   * `portable`/`strict`: the most o200k tokens one tool may cost a model
+   * (name, description and input schema as compact JSON). Nested messages
+   * past it become placeholders (JSON text) whose schema the type tool
+   * gives, comments are cut to their first paragraph (docs/profiles.md).
+   * `false`: every message inlined, every comment whole.
+   * @default 1500
+   */
+  toolTokenBudget?: number | false
+  /**
+   * The name of the tool that gives the schema of a message a placeholder
+   * names (there only when the budget cut something).
+   * @default 'describe_type'
+   */
+  typeTool?: string
+  /**
+   * Which RPCs become tools, by full name or glob (`*` any run of
+   * characters but `.`, `**` any run): `include` keeps only the matching
+   * ones, `exclude` then drops matching ones. (Not `include`/`exclude`:
+   * those choose `.proto` files.) A pattern that matches no RPC warns.
+   * @default every RPC
+   */
+  methods?: MethodFilter
   /**
    * How tools are named: `'method'` → `SetVibe` (as Topeka), `'service'` →
    * `VibeService_SetVibe`, `'qualified'` → `examples_v1_VibeService_SetVibe`,

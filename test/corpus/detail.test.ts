@@ -19,6 +19,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { compileProto } from '../../src/codegen/build-proto.ts'
 import { DEFAULT_TOOL_TOKEN_BUDGET } from '../../src/schema/budget.ts'
 import { createProtoServer, type Server } from '../../src/server/index.ts'
+import type { ProtoServerSpec } from '../../src/runtime/types.ts'
 import { messageArbitrary } from '../protojson/arbitrary.ts'
 import type { Oracle } from '../protojson/oracle.ts'
 import { REPO } from '../cli/run-cli.ts'
@@ -44,7 +45,7 @@ beforeAll(() => {
   for (const proto of SERVED) {
     const s = buildCorpusProto(proto)
     servers.push(s)
-    const spec = compileProto(s.built).spec
+    const spec = compileProto(s.built).spec as unknown as ProtoServerSpec
     const server = createProtoServer(spec)
     const calls: { method: string; request: unknown }[] = []
     for (const [service, methods] of Object.entries(spec.services)) {
