@@ -329,7 +329,11 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         ),
       )
     } else {
-      const seeds = tools.flatMap((t) => (t.cuts?.at ?? []).map((c) => c.type))
+      // Every message a tool's request reaches: a model may ask for any of them (for its whole comments too).
+      const seeds = reachableMessages(
+        model,
+        tools.map((t) => t.requestType),
+      )
       types = buildTypeDetail(model, seeds, kept, { profile, budget: tokenBudget, toolName: typeTool })
       if (!fits(typeTool)) {
         warnings.push(
@@ -384,6 +388,20 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
     ...(types === undefined ? {} : { types }),
     costs,
   }
+}
+
+/** The full names of the messages `roots` reach through their fields (well-known types left out), roots first. */
+function reachableMessages(model: ProtoModel, roots: readonly string[]): string[] {
+  const seen = new Set<string>()
+  const queue = [...roots]
+  while (queue.length > 0) {
+    const name = queue.shift()!
+    const message = model.messages.get(name)
+    if (seen.has(name) || message === undefined || name.startsWith('google.protobuf.')) continue
+    seen.add(name)
+    for (const field of message.fields) if (field.type.kind === 'message') queue.push(field.type.typeName)
+  }
+  return [...seen]
 }
 
 /** Each tool's token count and the client rule sets that reject it. */

@@ -72,9 +72,10 @@ export function typeToolListing(name: string, profile: Profile): TypeToolListing
 }
 
 /**
- * The answers for every message `seeds` names and every message their
+ * The answers for every message of `seeds` and every message their
  * answers name in turn, and for each tool of `tools`; each answer is at
- * most `budget` tokens whenever its message's own fields fit.
+ * most `budget` tokens (a message whose own fields do not fit comes in
+ * parts, each naming the next).
  */
 export function buildTypeDetail(
   model: ProtoModel,

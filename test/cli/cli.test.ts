@@ -195,7 +195,7 @@ describe('proto-mcp serve: RPC selection and the token budget', () => {
     try {
       const { tools } = await client.listTools()
       expect(tools.map((t) => t.name)).toEqual(['GetThing', 'ListThings', 'DropThing', 'describe_type'])
-      const mid = (tools[0]!.inputSchema as { properties: Record<string, { properties: Record<string, unknown> }> }).properties.mid!
+      const mid = (tools[0]!.inputSchema as unknown as { properties: Record<string, { properties: Record<string, unknown> }> }).properties.mid!
       // Mid fits the budget; its Leaf fields do not: placeholders, the field's comment kept.
       expect(mid.properties.leaf).toEqual({ type: 'string', description: 'A leaf. (JSON text of deep.v1.Leaf; schema: describe_type)' })
       const answer = await client.callTool({ name: 'describe_type', arguments: { type: 'deep.v1.Leaf' } })
