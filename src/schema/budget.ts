@@ -41,6 +41,8 @@ export interface Fitted {
   cuts: Cut[]
   /** Whether even the root with every message cut passes the budget. */
   over: boolean
+  /** Whether the schema fit whole: nothing cut but messages inside themselves past the inlining depth. */
+  whole: boolean
 }
 
 interface Site {
@@ -142,7 +144,7 @@ export function fitBudget(root: JsonSchema, options: FitOptions): Fitted {
   mark(root)
   const wholeCuts: Cut[] = []
   const whole = sortKeys(render(root, all, typeTool, '', wholeCuts))
-  if (fitsTokens(frame(whole), budget)) return { schema: whole, cuts: wholeCuts, over: false }
+  if (fitsTokens(frame(whole), budget)) return { schema: whole, cuts: wholeCuts, over: false, whole: true }
 
   const open = new Set<Json>([root])
   const opened: Json[] = []
@@ -189,24 +191,25 @@ export function fitBudget(root: JsonSchema, options: FitOptions): Fitted {
     cuts = []
     schema = sortKeys(render(root, open, typeTool, '', cuts))
   }
-  return { schema, cuts, over }
+  return { schema, cuts, over, whole: false }
 }
 
 /**
  * {@link fitBudget} at each description level in turn (most comment first)
- * until one fits even with its root alone: `schema(level)` builds the
- * marked advertised schema, `options(level)` says how it is counted. The
- * last level's result when none does.
+ * until one is `accepted` (by default: it fits with its root alone):
+ * `schema(level)` builds the marked advertised schema, `options(level)`
+ * says how it is counted. The last level's result when none is.
  */
 export function fitLevels<L>(
   levels: readonly L[],
   schema: (level: L) => JsonSchema,
   options: (level: L) => FitOptions,
+  accepted: (fitted: Fitted, level: L) => boolean = (fitted) => !fitted.over,
 ): Fitted & { level: L } {
   let result: (Fitted & { level: L }) | undefined
   for (const level of levels) {
     result = { ...fitBudget(schema(level), options(level)), level }
-    if (!result.over) break
+    if (accepted(result, level)) break
   }
   return result!
 }

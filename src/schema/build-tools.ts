@@ -217,7 +217,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         descriptions,
         trimmed: () => (trimmed = true),
       })
-      const firstLevel: DescriptionLevel = tokenBudget === undefined ? 'full' : 'first-paragraph'
+      // Whole comments while the whole schema fits; long comments are the first thing cut.
+      const firstLevel: DescriptionLevel = 'full'
       let usedDepth = depth
       let shape = messageSchema(model, method.requestType, { profile, mode: 'input', note, recursionDepth: depth, ...marked(firstLevel) })
       // Inlining grows as (recursive fields)^depth: a message that recurses through many fields gets a shallower depth.
@@ -253,6 +254,7 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
             typeTool,
             frame: (schema) => toolText({ name, description: describeAt(level), inputSchema: schema }),
           }),
+          (fitted, level) => (level === 'full' ? fitted.whole : !fitted.over),
         )
         inputSchema = fitted.schema
         description = describeAt(fitted.level)
