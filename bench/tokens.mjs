@@ -67,7 +67,13 @@ export default {
     const toolsOurs = perTool(ours)
     const toolsBase = perTool(base)
     return [
-      one('tokens-per-tool-p95', quantile(toolsOurs, 0.95), quantile(toolsBase, 0.95), 1500, `p95 of the corpus's ${toolsOurs.length} tools`),
+      one(
+        'tokens-per-tool-p95',
+        quantile(toolsOurs, 0.95),
+        quantile(toolsBase, 0.95),
+        1500,
+        `p95 of the corpus's ${toolsOurs.length} tools`,
+      ),
       one('tokens-per-tool-max', Math.max(...toolsOurs), Math.max(...toolsBase), 4000, 'the largest tool'),
       one('tokens-per-server-max', Math.max(...ours.map(total)), Math.max(...base.map(total)), 150000, 'the largest list'),
       one(

@@ -223,8 +223,7 @@ export interface ToolSchemas {
   cuts?: ToolCuts
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** The property names the advertised schema gives the object at `pointer`, when it spells that object out. */
 function fieldsAt(schema: JsonSchema | undefined, pointer: string): string[] | undefined {

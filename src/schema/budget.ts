@@ -77,8 +77,7 @@ function childSites(node: Json, path: string, out: { node: Json; path: string }[
     if (!isRecord(sub)) return
     if (typeOf(sub) !== undefined) {
       if (isRecord(sub.properties)) out.push({ node: sub, path: at })
-    }
-    else childSites(sub, at, out)
+    } else childSites(sub, at, out)
   }
   if (isRecord(node.properties)) for (const [key, sub] of Object.entries(node.properties)) visit(sub, `${path}/${escapePointer(key)}`)
   if (isRecord(node.items)) visit(node.items, `${path}/*`)

@@ -248,7 +248,10 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
           (level) =>
             level === firstLevel
               ? inputSchema
-              : advertise(messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level) }), profile),
+              : advertise(
+                  messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level) }),
+                  profile,
+                ),
           (level) => ({
             budget: tokenBudget,
             typeTool,
@@ -283,7 +286,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       }
       if (JSON.stringify(validationSchema) !== JSON.stringify(inputSchema)) tool.validationSchema = validationSchema
       if (cuts.length > 0) tool.cuts = { typeTool, at: cuts }
-      if (cuts.length > 0 || trimmed) detailed.push({ name, description: wholeDescription, comment: method.comment, requestType: method.requestType })
+      if (cuts.length > 0 || trimmed)
+        detailed.push({ name, description: wholeDescription, comment: method.comment, requestType: method.requestType })
       if (meta.title !== undefined) tool.title = meta.title
       if (meta.annotations !== undefined) tool.annotations = meta.annotations
       if (extended) {
@@ -316,7 +320,11 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
   }
   for (const pattern of filter.unmatched()) {
     warnings.push(
-      buildWarning('METHOD_PATTERN_UNMATCHED', `methods pattern "${pattern}" matches no RPC`, 'check the full name: package.Service.Method'),
+      buildWarning(
+        'METHOD_PATTERN_UNMATCHED',
+        `methods pattern "${pattern}" matches no RPC`,
+        'check the full name: package.Service.Method',
+      ),
     )
   }
   const kept = detailed.filter((d) => tools.some((t) => t.name === d.name))

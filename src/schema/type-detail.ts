@@ -88,7 +88,8 @@ export function buildTypeDetail(
     fitLevels(
       DESCRIPTION_LEVELS,
       // Inlined once: the budget never opens a message inside itself.
-      (descriptions) => advertise(messageSchema(model, type, { profile, mode: 'input', marks: true, descriptions, recursionDepth: 1 }), profile),
+      (descriptions) =>
+        advertise(messageSchema(model, type, { profile, mode: 'input', marks: true, descriptions, recursionDepth: 1 }), profile),
       (level) => ({ budget, typeTool: toolName, frame: (schema) => frame(schema, level) }),
     )
   const answers: Record<string, string> = {}

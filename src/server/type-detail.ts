@@ -19,16 +19,14 @@ export function typeDetailEntries(server: string, detail: TypeDetailSpec): { too
     listed: { ...detail.tool, annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false } },
     call: async (args) => answerTypeDetail(detail, args),
   }
-  const resources = Object.keys(detail.answers).map(
-    (name): ResourceEntry => ({
-      resource: {
-        uri: typeDetailUri(server, name),
-        name,
-        description: name.includes('.') ? `The JSON Schema of ${name}` : `The tool ${name}: its whole description and arguments`,
-        mimeType: 'application/json',
-      },
-      read: () => detail.answers[name]!,
-    }),
-  )
+  const resources = Object.keys(detail.answers).map((name): ResourceEntry => ({
+    resource: {
+      uri: typeDetailUri(server, name),
+      name,
+      description: name.includes('.') ? `The JSON Schema of ${name}` : `The tool ${name}: its whole description and arguments`,
+      mimeType: 'application/json',
+    },
+    read: () => detail.answers[name]!,
+  }))
   return { tool, resources }
 }

@@ -22,7 +22,16 @@ let cli: string
 let grpcServer: GrpcTestServer
 const FIRESTORE = join(GOOGLE_PROTOS, 'google/firestore/v1/firestore.proto')
 // The document RPCs only (a start compiles every tool's exact validator; Firestore's whole list is in test/corpus/).
-const ARGS = () => ['serve', FIRESTORE, '-I', GOOGLE_PROTOS, '--grpc', grpcServer.address, '--include-method', 'google.firestore.v1.Firestore.*Document*']
+const ARGS = () => [
+  'serve',
+  FIRESTORE,
+  '-I',
+  GOOGLE_PROTOS,
+  '--grpc',
+  grpcServer.address,
+  '--include-method',
+  'google.firestore.v1.Firestore.*Document*',
+]
 
 beforeAll(async () => {
   cli = await buildCli()
@@ -44,19 +53,32 @@ const DOCUMENT = {
 
 async function drive(session: Pick<McpSession, 'listTools' | 'callTool'>): Promise<void> {
   const { tools } = await session.listTools()
-  expect(tools.map((t) => t.name)).toEqual(['GetDocument', 'ListDocuments', 'UpdateDocument', 'DeleteDocument', 'BatchGetDocuments', 'CreateDocument', 'describe_type'])
+  expect(tools.map((t) => t.name)).toEqual([
+    'GetDocument',
+    'ListDocuments',
+    'UpdateDocument',
+    'DeleteDocument',
+    'BatchGetDocuments',
+    'CreateDocument',
+    'describe_type',
+  ])
   for (const tool of tools) {
     const tokens = countTokens(JSON.stringify({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema }))
     expect(tokens, tool.name).toBeLessThanOrEqual(1500)
   }
   const detail = await session.callTool('describe_type', { type: 'google.firestore.v1.Document' })
-  expect(JSON.parse(text(detail))).toMatchObject({ type: 'google.firestore.v1.Document', schema: { properties: { fields: { type: 'array' } } } })
+  expect(JSON.parse(text(detail))).toMatchObject({
+    type: 'google.firestore.v1.Document',
+    schema: { properties: { fields: { type: 'array' } } },
+  })
   const deep = await session.callTool('UpdateDocument', { document: DOCUMENT })
   expect(text(deep)).toMatch(/^rpc error: code = Unimplemented/)
   const bad = await session.callTool('UpdateDocument', {
     document: { ...DOCUMENT, fields: [{ key: 'a', value: { mapValue: { fields: [{ key: 'b', value: { integerValue: 'five' } }] } } }] },
   })
-  expect(text(bad)).toMatch(/^invalid arguments: \/document\/fields\/0\/value\/mapValue\/fields\/0\/value\/integerValue: "five" does not match .* \(\/document(\/[\w*/0-9]+)? is google\.firestore\.v1\.\w+; schema: describe_type\)$/)
+  expect(text(bad)).toMatch(
+    /^invalid arguments: \/document\/fields\/0\/value\/mapValue\/fields\/0\/value\/integerValue: "five" does not match .* \(\/document(\/[\w*/0-9]+)? is google\.firestore\.v1\.\w+; schema: describe_type\)$/,
+  )
 }
 
 describe.each(CLIENTS)('the %s client over stdio', (flavour) => {
@@ -73,40 +95,44 @@ describe.each(CLIENTS)('the %s client over stdio', (flavour) => {
 })
 
 describe('over Streamable HTTP', () => {
-  it.each(['sdk-v1', 'sdk-v2'] as const)('the %s client: the same list, detail and deep call', async (flavour) => {
-    const child = spawn(process.execPath, [cli, ...ARGS(), '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stderr = ''
-    const url = await new Promise<URL>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString()
-        const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
-        if (match) resolve(new URL(match[1]!))
+  it.each(['sdk-v1', 'sdk-v2'] as const)(
+    'the %s client: the same list, detail and deep call',
+    async (flavour) => {
+      const child = spawn(process.execPath, [cli, ...ARGS(), '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
+      let stderr = ''
+      const url = await new Promise<URL>((resolve, reject) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString()
+          const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
+          if (match) resolve(new URL(match[1]!))
+        })
+        child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
       })
-      child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
-    })
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-    const info = { name: 'budget-http', version: '1.0.0' }
-    try {
-      if (flavour === 'sdk-v1') {
-        const client = new ClientV1(info)
-        await client.connect(new HttpV1(url))
-        await drive({
-          listTools: () => client.listTools(),
-          callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as { content: unknown[] },
-        })
-        await client.close()
-      } else {
-        const client = new Client(info)
-        await client.connect(new StreamableHTTPClientTransport(url))
-        await drive({
-          listTools: () => client.listTools(),
-          callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as { content: unknown[] },
-        })
-        await client.close()
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+      const info = { name: 'budget-http', version: '1.0.0' }
+      try {
+        if (flavour === 'sdk-v1') {
+          const client = new ClientV1(info)
+          await client.connect(new HttpV1(url))
+          await drive({
+            listTools: () => client.listTools(),
+            callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as { content: unknown[] },
+          })
+          await client.close()
+        } else {
+          const client = new Client(info)
+          await client.connect(new StreamableHTTPClientTransport(url))
+          await drive({
+            listTools: () => client.listTools(),
+            callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as { content: unknown[] },
+          })
+          await client.close()
+        }
+      } finally {
+        child.kill('SIGTERM')
       }
-    } finally {
-      child.kill('SIGTERM')
-    }
-    expect(await exited).toBe(0)
-  }, 120_000)
+      expect(await exited).toBe(0)
+    },
+    120_000,
+  )
 })

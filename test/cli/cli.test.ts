@@ -195,13 +195,19 @@ describe('proto-mcp serve: RPC selection and the token budget', () => {
     try {
       const { tools } = await client.listTools()
       expect(tools.map((t) => t.name)).toEqual(['GetThing', 'ListThings', 'DropThing', 'describe_type'])
-      const mid = (tools[0]!.inputSchema as unknown as { properties: Record<string, { properties: Record<string, unknown> }> }).properties.mid!
+      const mid = (tools[0]!.inputSchema as unknown as { properties: Record<string, { properties: Record<string, unknown> }> }).properties
+        .mid!
       // Mid fits the budget; its Leaf fields do not: placeholders, the field's comment kept.
       expect(mid.properties.leaf).toEqual({ type: 'string', description: 'A leaf. (JSON text of deep.v1.Leaf; schema: describe_type)' })
       const answer = await client.callTool({ name: 'describe_type', arguments: { type: 'deep.v1.Leaf' } })
-      expect(JSON.parse(text(answer))).toMatchObject({ type: 'deep.v1.Leaf', schema: { type: 'object', properties: { owner: { type: 'string' } } } })
+      expect(JSON.parse(text(answer))).toMatchObject({
+        type: 'deep.v1.Leaf',
+        schema: { type: 'object', properties: { owner: { type: 'string' } } },
+      })
       const bad = await client.callTool({ name: 'GetThing', arguments: { mid: { leaf: { name: 5 } } } })
-      expect(text(bad)).toBe('invalid arguments: /mid/leaf/name: 5 is not of type "string" (/mid/leaf is deep.v1.Leaf; schema: describe_type)')
+      expect(text(bad)).toBe(
+        'invalid arguments: /mid/leaf/name: 5 is not of type "string" (/mid/leaf is deep.v1.Leaf; schema: describe_type)',
+      )
       const good = await client.callTool({ name: 'GetThing', arguments: { mid: { leaf: { name: 'n', count: 3 } } } })
       // Valid whole: it reaches the gRPC server (which has no deep.v1.S).
       expect(text(good)).toMatch(/^rpc error: code = Unimplemented/)

@@ -90,7 +90,7 @@ describe('proto-mcp serve --reflect', () => {
     })
   }
 
-  it('--include-method and --exclude-method choose the reflected RPCs as they choose a .proto\'s', async () => {
+  it("--include-method and --exclude-method choose the reflected RPCs as they choose a .proto's", async () => {
     const { client } = await stdioClient([
       '--grpc',
       reflecting.address,

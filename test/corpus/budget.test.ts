@@ -53,9 +53,15 @@ describe.each<Profile>(['portable', 'strict'])('the corpus in %s', (profile) => 
         const rejects = report.violations.filter(
           (v) =>
             v.sev === 'reject' &&
-            !(report.name === 'gemini-legacy' && JSON.stringify(s.listed.find((t) => t.name === v.tool)?.inputSchema).includes('"properties":{}')),
+            !(
+              report.name === 'gemini-legacy' &&
+              JSON.stringify(s.listed.find((t) => t.name === v.tool)?.inputSchema).includes('"properties":{}')
+            ),
         )
-        expect(rejects.map((v) => `${v.tool} ${v.ptr} ${v.rule}: ${v.msg}`), `${s.proto} ${report.name}`).toEqual([])
+        expect(
+          rejects.map((v) => `${v.tool} ${v.ptr} ${v.rule}: ${v.msg}`),
+          `${s.proto} ${report.name}`,
+        ).toEqual([])
       }
     }
   })

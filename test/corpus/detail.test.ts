@@ -49,10 +49,7 @@ beforeAll(() => {
     const server = createProtoServer(spec)
     const calls: { method: string; request: unknown }[] = []
     for (const [service, methods] of Object.entries(spec.services)) {
-      server.implement(
-        service,
-        Object.fromEntries(methods.map((m) => [m, (request: unknown) => (calls.push({ method: m, request }), {})])),
-      )
+      server.implement(service, Object.fromEntries(methods.map((m) => [m, (request: unknown) => (calls.push({ method: m, request }), {})])))
     }
     serving.set(proto, { server, calls })
   }
@@ -82,7 +79,7 @@ describe('a scripted model that knows only what the server says', () => {
         let known = answers.get(type)
         if (known) return known
         const properties: Json = {}
-        for (let key: string | undefined = type; key !== undefined; ) {
+        for (let key: string | undefined = type; key !== undefined;) {
           const result = await server.call(tool, { type: key })
           calls++
           expect(result.isError, `${s.proto} ${key}: ${result.content[0].text}`).toBe(false)
@@ -114,7 +111,10 @@ describe('a scripted model that knows only what the server says', () => {
         const exact = paths(tool.validationSchema ?? tool.inputSchema, '', new Set(), 6)
         const listedTool = listed.find((t) => t.name === tool.name)!
         const known = paths(await expand(listedTool.inputSchema, 6), '', new Set(), 6)
-        expect([...exact].filter((p) => !known.has(p)), `${s.proto} ${tool.name}`).toEqual([])
+        expect(
+          [...exact].filter((p) => !known.has(p)),
+          `${s.proto} ${tool.name}`,
+        ).toEqual([])
       }
     }
     expect(calls).toBeGreaterThan(50)
@@ -176,9 +176,12 @@ function makeValid(desc: DescMessage, message: Message, depth = 0): void {
         ? (m[field.oneof.localName] as { value: unknown }).value
         : undefined
       : m[field.localName]
-    if (field.fieldKind === 'message' && value && typeof value === 'object' && '$typeName' in value) makeValid(field.message, value as Message, depth + 1)
-    if (field.fieldKind === 'list' && field.listKind === 'message') for (const item of value as Message[]) makeValid(field.message, item, depth + 1)
-    if (field.fieldKind === 'map' && field.mapKind === 'message') for (const item of Object.values(value as Record<string, Message>)) makeValid(field.message, item, depth + 1)
+    if (field.fieldKind === 'message' && value && typeof value === 'object' && '$typeName' in value)
+      makeValid(field.message, value as Message, depth + 1)
+    if (field.fieldKind === 'list' && field.listKind === 'message')
+      for (const item of value as Message[]) makeValid(field.message, item, depth + 1)
+    if (field.fieldKind === 'map' && field.mapKind === 'message')
+      for (const item of Object.values(value as Record<string, Message>)) makeValid(field.message, item, depth + 1)
   }
 }
 
@@ -215,7 +218,11 @@ function requiredValue(field: DescField): unknown {
     }
     case 'list':
       return field.listKind === 'message'
-        ? [field.message.typeName === 'google.protobuf.Value' ? create(field.message, { kind: { case: 'stringValue', value: 'x' } } as never) : create(field.message)]
+        ? [
+            field.message.typeName === 'google.protobuf.Value'
+              ? create(field.message, { kind: { case: 'stringValue', value: 'x' } } as never)
+              : create(field.message),
+          ]
         : field.listKind === 'enum'
           ? [field.enum.values.find((v) => v.number !== 0)?.number ?? 0]
           : [scalarValue(field.scalar)]
@@ -246,16 +253,22 @@ describe('exactness below the cuts', () => {
       const { server, calls } = serving.get(s.proto)!
       for (const tool of s.built.tools) {
         const desc = registry.getMessage(tool.requestType)!
-        const samples = fc.sample(messageArbitrary(oracle, tool.requestType, { maxDepth: 3, unknownEnums: false, emptyAny: false, negativeZero: false }), {
-          numRuns: PER_TOOL,
-          seed: sent + 21,
-        })
+        const samples = fc.sample(
+          messageArbitrary(oracle, tool.requestType, { maxDepth: 3, unknownEnums: false, emptyAny: false, negativeZero: false }),
+          {
+            numRuns: PER_TOOL,
+            seed: sent + 21,
+          },
+        )
         for (const message of samples) {
           makeValid(desc, message)
           const json = toJson(desc, message, { registry })
           calls.length = 0
           const result = await server.call(tool.name, json)
-          expect(result.content[0].text.startsWith('invalid arguments') || result.content[0].text.startsWith('decoding'), `${s.proto} ${tool.name}: ${result.content[0].text.slice(0, 500)}\n${JSON.stringify(json).slice(0, 500)}`).toBe(false)
+          expect(
+            result.content[0].text.startsWith('invalid arguments') || result.content[0].text.startsWith('decoding'),
+            `${s.proto} ${tool.name}: ${result.content[0].text.slice(0, 500)}\n${JSON.stringify(json).slice(0, 500)}`,
+          ).toBe(false)
           expect(calls.at(-1)?.request, `${s.proto} ${tool.name}`).toEqual(json)
           sent++
         }

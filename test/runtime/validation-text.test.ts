@@ -23,7 +23,9 @@ describe('validation messages (docs/calls.md §3 table)', () => {
     // Every name while they fit in MAX_LISTED_CHARS; then the first ones and a count.
     const many = Array.from({ length: 200 }, (_, i) => `VALUE_NUMBER_${i}`)
     const text = texts({ enum: many }, 'x')
-    expect(text).toMatch(/^invalid arguments: : "x" is not one of "VALUE_NUMBER_0", "VALUE_NUMBER_1", .* or \d+ other candidates \(the schema lists them\)$/)
+    expect(text).toMatch(
+      /^invalid arguments: : "x" is not one of "VALUE_NUMBER_0", "VALUE_NUMBER_1", .* or \d+ other candidates \(the schema lists them\)$/,
+    )
     expect(text.length).toBeLessThan(MAX_LISTED_CHARS + 200)
     expect(text.length).toBeGreaterThan(MAX_LISTED_CHARS - 100)
   })

@@ -32,8 +32,16 @@ describe('plugin options', () => {
       { profiles: 'full' },
       `${P}: unknown option "profiles": the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, toolTokenBudget, typeTool, methods, include, exclude, dts, dev`,
     ],
-    ['toolTokenBudget of 10', { toolTokenBudget: 10 }, `${P}: option "toolTokenBudget" must be false or a whole number from 100 to 1000000, got 10`],
-    ['typeTool with a dot', { typeTool: 'describe.type' }, `${P}: option "typeTool" must be a tool name of letters, digits and "_", got "describe.type"`],
+    [
+      'toolTokenBudget of 10',
+      { toolTokenBudget: 10 },
+      `${P}: option "toolTokenBudget" must be false or a whole number from 100 to 1000000, got 10`,
+    ],
+    [
+      'typeTool with a dot',
+      { typeTool: 'describe.type' },
+      `${P}: option "typeTool" must be a tool name of letters, digits and "_", got "describe.type"`,
+    ],
     [
       'methods as an array',
       { methods: ['pkg.S.*'] },
