@@ -206,8 +206,15 @@ export function fitLevels<L>(
   accepted: (fitted: Fitted, level: L) => boolean = (fitted) => !fitted.over,
 ): Fitted & { level: L } {
   let result: (Fitted & { level: L }) | undefined
+  let previous: string | undefined
   for (const level of levels) {
-    result = { ...fitBudget(schema(level), options(level)), level }
+    const built = schema(level)
+    const counted = options(level)
+    // A level that leaves out nothing more (no comments to cut) fits as the one before did.
+    const text = counted.frame(built)
+    if (result !== undefined && text === previous) continue
+    previous = text
+    result = { ...fitBudget(built, counted), level }
     if (accepted(result, level)) break
   }
   return result!

@@ -37,7 +37,7 @@ describe('description levels', () => {
 })
 
 describe('fitBudget', () => {
-  const leaf = (type: string, n: number): JsonSchema => ({
+  const leaf = (type: string, n: number): JsonSchema & { properties: Record<string, unknown> } => ({
     type: 'object',
     [TYPE_MARK]: type,
     properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`field${i}`, { type: 'string' }])),
