@@ -9,7 +9,10 @@ import type { ProtoServerSpec } from '../runtime/types.ts'
 import type { ToolCost } from '../schema/index.ts'
 
 /** Options of {@link buildServerSpec}: the plugin's options of the same names. */
-export interface BuildSpecOptions extends Pick<ToolBuildOptions, 'profile' | 'toolNames' | 'toolTokenBudget' | 'typeTool' | 'methods'> {
+export interface BuildSpecOptions extends Pick<
+  ToolBuildOptions,
+  'profile' | 'toolNames' | 'toolTokenBudget' | 'typeTool' | 'methods' | 'methodScopes'
+> {
   /** Directories searched for imports (resolved against the working directory). @default [] */
   importPaths?: string[]
 }

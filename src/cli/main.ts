@@ -30,6 +30,7 @@ export const CLI_FIXES: Partial<Record<BuildWarningCode, string>> = {
   TOOL_OVER_BUDGET: 'raise --tool-token-budget, or leave the RPC out with --exclude-method',
   TOO_MANY_TOOLS: 'choose the RPCs with --include-method or --exclude-method',
   LIST_OVER_TOKENS: 'choose the RPCs with --include-method or --exclude-method, or lower --tool-token-budget',
+  METHOD_PATTERN_UNMATCHED: 'check the full name, package.Service.Method, given to --include-method, --exclude-method or --method-scope',
 }
 
 /** A build warning as the command says it: the fix in terms of its flags where the plugin's option is a flag here. */
@@ -44,6 +45,26 @@ function budgetOptions(options: ServeCommand): { toolTokenBudget?: number | fals
     ...(options.toolTokenBudget === undefined ? {} : { toolTokenBudget: options.toolTokenBudget }),
     ...(options.methods.include || options.methods.exclude ? { methods: options.methods } : {}),
   }
+}
+
+/**
+ * What the command warns of the tools' scopes: tools that need scopes
+ * without `--auth-issuer` exist for no one. (A `--method-scope` glob that
+ * matches no RPC is a build warning, as a `methodScopes` one is.)
+ */
+export function scopeWarnings(
+  tools: ReadonlyArray<{ name: string; scopes?: readonly string[] }>,
+  options: Pick<ServeCommand, 'auth'>,
+): string[] {
+  const out: string[] = []
+  const scoped = tools.filter((tool) => tool.scopes?.length)
+  if (options.auth === undefined && scoped.length > 0) {
+    out.push(
+      `${scoped.length} ${scoped.length === 1 ? 'tool needs' : 'tools need'} OAuth scopes (${scoped.map((t) => t.name).join(', ')}): ` +
+        'without --auth-issuer no caller has a scope, so they are not served',
+    )
+  }
+  return out
 }
 
 /** The first line of an error's message: the command's errors are one line. */
@@ -62,6 +83,7 @@ async function serve(options: ServeCommand): Promise<number> {
       profile: options.profile,
       toolNames: options.toolNames,
       ...budgetOptions(options),
+      methodScopes: options.methodScopes,
     })
     built = reflected
     buildMs = reflected.buildMs
@@ -73,6 +95,7 @@ async function serve(options: ServeCommand): Promise<number> {
       profile: options.profile,
       toolNames: options.toolNames,
       ...budgetOptions(options),
+      methodScopes: options.methodScopes,
     })
     buildMs = performance.now() - started
     source = options.file
@@ -89,8 +112,13 @@ async function serve(options: ServeCommand): Promise<number> {
   const warn = (warning: BuildWarning): void => log(`warning: ${cliWarning(warning).message}`)
   for (const warning of warnings) warn(warning)
   if (options.verbose) for (const note of [...notes, ...built.costs().map(costNote)]) log(`note: ${note}`)
+  for (const line of scopeWarnings(spec.tools, options)) log(`warning: ${line}`)
   const server = createProtoServer(spec).logging({ logger: serverLogger })
-  const backend = grpc(options.grpc, { deadlineMs: options.deadlineMs, forwardHeaders: options.forwardHeaders })
+  const backend = grpc(options.grpc, {
+    deadlineMs: options.deadlineMs,
+    forwardHeaders: options.forwardHeaders,
+    ...(Object.keys(options.principalMetadata).length > 0 ? { principalMetadata: options.principalMetadata } : {}),
+  })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
   const summary = `${count(spec.tools.length)} from ${source}, forwarding to ${options.grpc}`
   const unwatch =
@@ -104,6 +132,7 @@ async function serve(options: ServeCommand): Promise<number> {
           profile: options.profile,
           toolNames: options.toolNames,
           ...budgetOptions(options),
+          methodScopes: options.methodScopes,
           onChange: (next) => {
             for (const warning of next.warnings) warn(warning)
             log(`the gRPC server's descriptors changed: now serving ${count(next.spec.tools.length)}`)
@@ -124,9 +153,15 @@ async function serve(options: ServeCommand): Promise<number> {
         port: options.http,
         ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
         allowAnyHost: options.allowAnyHost,
+        ...(options.auth ? { auth: options.auth } : {}),
       })
       .catch((cause: unknown) => {
-        if ((cause as { code?: unknown }).code === 'BAD_OPTION') {
+        const code = (cause as { code?: unknown }).code
+        if (code === 'AUTH_UNAVAILABLE')
+          throw new Error(`cannot serve with --auth-issuer: ${(cause as Error).message.replace(/^serveHttp\(\): /, '')}`, { cause })
+        if (code === 'BAD_OPTION' && options.auth && !options.auth.resource && /"auth" needs "resource"/.test((cause as Error).message))
+          throw new Error(`--auth-resource is required off loopback: the URL clients connect to (https://mcp.example.com/mcp)`, { cause })
+        if (code === 'BAD_OPTION') {
           throw new Error(
             `cannot serve HTTP on ${options.host}: it is not a loopback address; pass --allowed-host <name> for each name clients use, or --allow-any-host`,
             { cause },

@@ -31,6 +31,8 @@ export interface ReflectOptions {
   toolTokenBudget?: number | false
   /** Which RPCs become tools, as the plugin's `methods` option. @default every RPC */
   methods?: MethodFilter
+  /** OAuth scopes by method glob, as the plugin's `methodScopes` option. @default {} */
+  methodScopes?: Readonly<Record<string, string | readonly string[]>>
   /** The server's name (`serverInfo.name`, and the name budget's server part). @default the first service's file name without `.proto` */
   name?: string
   /** How the reflection call is made (credentials, metadata, deadline). @default {} */
@@ -111,6 +113,7 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
     ...(options.toolNames ? { toolNames: options.toolNames } : {}),
     ...(options.toolTokenBudget !== undefined ? { toolTokenBudget: options.toolTokenBudget } : {}),
     ...(options.methods ? { methods: options.methods } : {}),
+    ...(options.methodScopes ? { methodScopes: options.methodScopes } : {}),
   })
   const buildMs = performance.now() - started
   const digest = createHash('sha256')

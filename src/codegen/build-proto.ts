@@ -19,7 +19,15 @@ import { emitModuleWithWarnings } from './emit-module.ts'
 /** How the tools are built: the plugin's options of the same names. */
 export type ToolBuildOptions = Pick<
   BuildToolsOptions,
-  'profile' | 'toolNames' | 'recursionDepth' | 'toolNameBudget' | 'shortenToolNames' | 'toolTokenBudget' | 'typeTool' | 'methods'
+  | 'profile'
+  | 'toolNames'
+  | 'recursionDepth'
+  | 'toolNameBudget'
+  | 'shortenToolNames'
+  | 'toolTokenBudget'
+  | 'typeTool'
+  | 'methods'
+  | 'methodScopes'
 >
 
 /** Options of {@link buildProto}. */
@@ -71,6 +79,7 @@ export function toolOptions(options: ToolBuildOptions): ToolBuildOptions {
   if (options.toolTokenBudget !== undefined) out.toolTokenBudget = options.toolTokenBudget
   if (options.typeTool !== undefined) out.typeTool = options.typeTool
   if (options.methods !== undefined) out.methods = options.methods
+  if (options.methodScopes !== undefined) out.methodScopes = options.methodScopes
   return out
 }
 

@@ -65,6 +65,11 @@ export interface ToolSpec {
    * and the tool that gives its schema.
    */
   cuts?: ToolCuts
+  /**
+   * OAuth scopes a caller needs for the tool to exist for it (docs/serving.md §5),
+   * from `(proto_mcp.service)`, `(proto_mcp.tool)` and the `methodScopes` option; sorted.
+   */
+  scopes?: string[]
 }
 
 /** A tool's placeholders: the type tool's name and, per placeholder, its JSON Pointer (`*` for any array index) and message. */
@@ -87,6 +92,7 @@ export const TOOL_SPEC_KEYS = [
   'responseType',
   'serverStreaming',
   'cuts',
+  'scopes',
 ] as const satisfies readonly (keyof ToolSpec)[]
 
 // A key added to ToolSpec but not to TOOL_SPEC_KEYS fails to compile here.

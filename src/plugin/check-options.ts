@@ -4,6 +4,7 @@
  * accepts (the runtime checks its own options the same way; neither stage
  * may import the other).
  */
+import { authOptionsProblem, isScopeToken as isScope } from '../contract/auth-options.ts'
 import { PROFILES } from '../schema/types.ts'
 import type { Options } from './options.ts'
 
@@ -46,6 +47,14 @@ const PLUGIN_RULES: Record<keyof Options, Rule> = {
       Object.keys(v).every((k) => k === 'include' || k === 'exclude') &&
       Object.values(v).every((list) => list === undefined || (Array.isArray(list) && list.every((p) => typeof p === 'string' && p !== ''))),
   },
+  methodScopes: {
+    accepts: 'an object of method globs to a scope or an array of scopes',
+    test: (v) =>
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      Object.entries(v).every(([glob, s]) => glob !== '' && (isScope(s) || (Array.isArray(s) && s.length > 0 && s.every(isScope)))),
+  },
   include: {
     accepts: 'a glob, a RegExp or an array of them',
     test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)),
@@ -55,12 +64,14 @@ const PLUGIN_RULES: Record<keyof Options, Rule> = {
     test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)),
   },
   dts: { accepts: 'true, false or a file name', test: (v) => typeof v === 'boolean' || (typeof v === 'string' && v !== '') },
-  dev: { accepts: 'an object { server, path? }', test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v) },
+  dev: { accepts: 'an object { server, path?, auth? }', test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v) },
 }
 
 const DEV_RULES: Record<string, Rule> = {
   server: { accepts: 'a module path such as "./src/mcp.ts"', test: (v) => typeof v === 'string' && v !== '' },
   path: { accepts: 'a path starting with "/"', test: (v) => typeof v === 'string' && v.startsWith('/') && v.length > 1 },
+  // Checked whole below (a nested option says which key is wrong).
+  auth: { accepts: 'an object', test: () => true },
 }
 
 /** How a wrong value is shown: short, and never a whole object. */
@@ -95,5 +106,7 @@ export function checkPluginOptions(where: string, options: unknown): asserts opt
     check(`${where}: option "dev"`, dev, DEV_RULES)
     if (dev.server === undefined)
       throw new Error(`${where}: option "dev" needs "server", the module whose default export is the Server to serve, got none`)
+    const auth = dev.auth === undefined ? undefined : authOptionsProblem(dev.auth, false)
+    if (auth !== undefined) throw new Error(`${where}: ${auth.replace(/"auth/g, '"dev.auth')}`)
   }
 }

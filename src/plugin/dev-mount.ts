@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { networkInterfaces } from 'node:os'
 import { resolve } from 'node:path'
 import type { ViteDevServer } from 'vite'
+import type { AuthOptions } from '../contract/auth-options.ts'
 import { HOT_SERVERS_KEY, HOT_UPDATE_KEY, isLoopbackName, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
 import type { DevOptions } from './options.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
@@ -29,7 +30,7 @@ interface MountLogger {
 
 /** What the mount uses of a `Server` (the plugin stage cannot import `server/`); test/types/dev-mount-slice.ts ties it to `Server`. */
 export interface MountableServer {
-  nodeHandler(options?: { allowedHosts?: string[]; allowedOrigins?: string[]; logger?: MountLogger }): NodeHandler
+  nodeHandler(options?: { allowedHosts?: string[]; allowedOrigins?: string[]; logger?: MountLogger; auth?: AuthOptions }): NodeHandler
   handle(): { replaceAll?(server: object): unknown }
 }
 
@@ -98,6 +99,12 @@ export function devAllowedHosts(server: ViteDevServer): string[] | undefined {
   const allowed = server.config.server.allowedHosts
   if (Array.isArray(allowed)) for (const name of allowed) names.add(name.replace(/^\./, ''))
   return [...names]
+}
+
+/** The `dev.auth` option with `resource` defaulting to the endpoint's URL on the dev server (its first local URL). */
+function devAuth(server: ViteDevServer, auth: AuthOptions, path: string): AuthOptions {
+  const local = server.resolvedUrls?.local[0]
+  return auth.resource !== undefined || local === undefined ? auth : { ...auth, resource: new URL(path, local).href }
 }
 
 /** Shows `error` in Vite's overlay (every page connected to the dev server's HMR channel). */
@@ -254,7 +261,11 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
       .catch((error: Error) => logger.error(`${plugin}: closing the last server's sessions: ${error.message}`, { timestamp: true }))
     serving = {
       server: loaded,
-      handler: loaded.nodeHandler({ ...(allowed && { allowedHosts: allowed, allowedOrigins: allowed }), logger: serverLogger }),
+      handler: loaded.nodeHandler({
+        ...(allowed && { allowedHosts: allowed, allowedOrigins: allowed }),
+        logger: serverLogger,
+        ...(options.auth && { auth: devAuth(server, options.auth, path) }),
+      }),
       source: loaded,
     }
     return serving
@@ -273,12 +284,16 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   }
   updates.add(onUpdate)
 
+  // With `dev.auth`, the protected-resource metadata (public) beside the endpoint, at its path-aware well-known URL.
+  const resourcePath = options.auth?.resource === undefined ? path : new URL(options.auth.resource).pathname.replace(/(?<=.)\/$/, '')
+  const metadataPath = options.auth && `/.well-known/oauth-protected-resource${resourcePath === '/' ? '' : resourcePath}`
   server.middlewares.use((req, res, next) => {
-    if (pathOf(req.url) !== path) return next()
+    const requested = pathOf(req.url)
+    if (requested !== path && requested !== metadataPath) return next()
     // Vite's CORS answers any localhost origin (another dev server's page):
     // only the dev server's own pages may call the tools from a browser.
     const origin = req.headers.origin
-    if (origin !== undefined && !isOwnOrigin(server, origin, req.headers.host)) {
+    if (requested === path && origin !== undefined && !isOwnOrigin(server, origin, req.headers.host)) {
       return replyError(
         res,
         403,

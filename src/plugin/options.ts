@@ -2,6 +2,7 @@
  * The plugin's options, as users pass them to `protoMcp(options)`.
  */
 import type { FilterPattern } from '@rollup/pluginutils'
+import type { AuthOptions } from '../contract/auth-options.ts'
 import type { Profile } from '../codegen/index.ts'
 import type { MethodFilter, ToolNames } from '../schema/index.ts'
 
@@ -62,9 +63,10 @@ export interface Options {
   typeTool?: string
   /**
    * Which RPCs become tools, by full name or glob (`*` any run of
-   * characters but `.`, `**` any run): `include` keeps only the matching
-   * ones, `exclude` then drops matching ones. (Not `include`/`exclude`:
-   * those choose `.proto` files.) A pattern that matches no RPC warns.
+   * characters but `.`, `**` any run; docs/mapping.md §1 "Method globs"):
+   * `include` keeps only the matching ones, `exclude` then drops matching
+   * ones. (Not `include`/`exclude`: those choose `.proto` files.) A pattern
+   * that matches no RPC warns.
    * @default every RPC
    */
   methods?: MethodFilter
@@ -77,6 +79,15 @@ export interface Options {
    * @default 'method'
    */
   toolNames?: ToolNames
+  /**
+   * OAuth scopes by method glob over RPCs' full names, e.g.
+   * `{ 'google.firestore.v1.Firestore.Delete*': 'firestore.write' }`
+   * (the globs of `methods`): a tool exists only for callers
+   * whose token has every scope of every glob matching its RPC, and those
+   * of `(proto_mcp.service)` and `(proto_mcp.tool)` (docs/serving.md §5).
+   * @default {}
+   */
+  methodScopes?: Record<string, string | string[]>
   /**
    * Also print the build's verbose report as warnings: what the schemas
    * leave out (e.g. `buf.validate` CEL rules, which the backend must check).
@@ -127,4 +138,10 @@ export interface DevOptions {
    * @default '/mcp'
    */
   path?: string
+  /**
+   * Bearer-token authorization of the endpoint, as `serveHttp()`'s `auth`
+   * (docs/serving.md §10); `resource` defaults to the dev server's URL.
+   * @default none
+   */
+  auth?: AuthOptions
 }

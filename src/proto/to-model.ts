@@ -73,6 +73,7 @@ export function toModel(root: protobuf.Root, rootFile: string, sources: Sources)
       fullName,
       ...lookup(declarationKey('service', fullName)),
       methods: obj.methodsArray.map((m) => methodModel(m, fullName, lookup)),
+      customOptions: customOptions(obj),
     })
   }
   checkNoServiceLost(scannedRoot, services, rootFile)

@@ -20,8 +20,8 @@ export const BUILD_WARNING_CODES = {
   TOOL_NAME_CLASH: 'two RPCs got the same tool name',
   /** schema/: a tool costs more tokens than the budget even with every nested message cut. */
   TOOL_OVER_BUDGET: 'a tool is over the token budget',
-  /** schema/: a `methods` pattern matches no RPC. */
-  METHOD_PATTERN_UNMATCHED: 'a methods pattern matches no RPC',
+  /** schema/: a `methods` pattern or a `methodScopes` glob matches no RPC. */
+  METHOD_PATTERN_UNMATCHED: 'a methods pattern or methodScopes glob matches no RPC',
   /** schema/: an RPC's tool has the type tool's name, so the type tool is left out. */
   TYPE_TOOL_CLASH: 'a tool has the type tool name',
   /** schema/: the server lists more tools than some clients take. */

@@ -12,8 +12,6 @@ import { advertise, stripNotes } from './advertise.ts'
 import { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels } from './budget.ts'
 import type { Cut } from './budget.ts'
 import { checkClientRules } from './client-rules.ts'
-import { methodMatcher } from './method-filter.ts'
-import type { MethodFilter } from './method-filter.ts'
 import { toolText, toolTokens } from './tokens.ts'
 import { buildTypeDetail } from './type-detail.ts'
 import type { DetailedTool, TypeDetail } from './type-detail.ts'
@@ -24,7 +22,9 @@ import { isPortable } from './scalar-schema.ts'
 import { sortKeys } from './sort-keys.ts'
 import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
 import type { RpcName, ToolNames } from './tool-name.ts'
-import { toolMetadata } from './tool-options.ts'
+import { methodFilter, methodGlobs } from './method-glob.ts'
+import type { MethodFilter } from './method-glob.ts'
+import { toolMetadata, toolScopes } from './tool-options.ts'
 import type { ToolMetadata } from './tool-options.ts'
 
 /** Options of {@link buildTools}. */
@@ -90,10 +90,19 @@ export interface BuildToolsOptions {
   /**
    * Which RPCs become tools, by full name or glob
    * (`google.firestore.v1.Firestore.Get*`): `include` keeps only the
-   * matching ones, `exclude` drops matching ones. A pattern that matches no
-   * RPC is a build warning.
+   * matching ones, `exclude` drops matching ones (globs: method-glob.ts).
+   * A pattern that matches no RPC is a build warning.
    */
   methods?: MethodFilter
+  /**
+   * OAuth scopes by method glob over RPCs' full names
+   * (`{ 'google.firestore.v1.Firestore.Delete*': 'firestore.write' }`;
+   * the globs of `methods`): a tool requires the scopes of every glob that
+   * matches it, with those of `(proto_mcp.service)` and `(proto_mcp.tool)`
+   * (docs/serving.md §5). A glob that matches no tool's RPC is a build warning.
+   * @default {}
+   */
+  methodScopes?: Readonly<Record<string, string | readonly string[]>>
 }
 
 /** One tool as the schema stage builds it: the contract's {@link ToolSpec} and the schema its validator checks. */
@@ -165,11 +174,14 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
   const note = (text: string): void => {
     notes.add(text)
   }
-  const filter = methodMatcher(options.methods)
+  const filter = methodFilter(options.methods)
   const tokenBudget = portable && options.toolTokenBudget !== false ? (options.toolTokenBudget ?? DEFAULT_TOOL_TOKEN_BUDGET) : undefined
   const typeTool = options.typeTool ?? DEFAULT_TYPE_TOOL
   // Tools whose comments or schema the budget shortened: the type tool gives them whole.
   const detailed: DetailedTool[] = []
+  const methodScopes = methodGlobs(
+    Object.entries(options.methodScopes ?? {}).map(([glob, scopes]) => [glob, typeof scopes === 'string' ? [scopes] : scopes] as const),
+  )
   for (const service of model.services) {
     for (const method of service.methods) {
       const rpc: RpcName = {
@@ -290,6 +302,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         detailed.push({ name, description: wholeDescription, comment: method.comment, requestType: method.requestType })
       if (meta.title !== undefined) tool.title = meta.title
       if (meta.annotations !== undefined) tool.annotations = meta.annotations
+      const scopes = toolScopes(service, method, methodScopes)
+      if (scopes !== undefined) tool.scopes = scopes
       if (extended) {
         const output = messageSchema(model, method.responseType, { profile, mode: 'output' })
         if (method.responseStream) {
@@ -318,14 +332,13 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       tools.push(tool)
     }
   }
-  for (const pattern of filter.unmatched()) {
-    warnings.push(
-      buildWarning(
-        'METHOD_PATTERN_UNMATCHED',
-        `methods pattern "${pattern}" matches no RPC`,
-        'check the full name: package.Service.Method',
-      ),
-    )
+  const unmatched = [
+    ...filter.unmatched().map((glob) => `methods pattern "${glob}" matches no RPC`),
+    // Matched against the RPCs that got a tool: a scope of any other one guards nothing.
+    ...methodScopes.unmatched().map((glob) => `methodScopes glob "${glob}" matches no RPC that has a tool`),
+  ]
+  for (const text of unmatched) {
+    warnings.push(buildWarning('METHOD_PATTERN_UNMATCHED', text, 'check the full name: package.Service.Method'))
   }
   const kept = detailed.filter((d) => tools.some((t) => t.name === d.name))
   let types: TypeDetail | undefined

@@ -5,7 +5,6 @@ export { buildTools } from './build-tools.ts'
 export type { BuildToolsOptions, BuiltTools, ToolCost, ToolSchema } from './build-tools.ts'
 export { LIST_TOKEN_WARNING, MAX_LISTED_TOOLS } from './build-tools.ts'
 export { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL } from './budget.ts'
-export type { MethodFilter } from './method-filter.ts'
 export { countTokens, toolTokens } from './tokens.ts'
 export type { TypeDetail } from './type-detail.ts'
 export {
@@ -18,7 +17,9 @@ export {
   TOOL_NAME_TAIL_LENGTH,
 } from './tool-name.ts'
 export type { RpcName, ToolNames } from './tool-name.ts'
-export { toolMetadata, PROTO_MCP_TOOL } from './tool-options.ts'
+export { toolMetadata, toolScopes, PROTO_MCP_SERVICE, PROTO_MCP_TOOL } from './tool-options.ts'
+export { methodFilter, methodGlob, methodGlobs } from './method-glob.ts'
+export type { MethodFilter, MethodGlobs, MethodMatcher, MethodSelection } from './method-glob.ts'
 export type { ToolAnnotations, ToolMetadata } from './tool-options.ts'
 export { applyFieldRules, isOutputOnly, isRequiredField } from './field-rules.ts'
 export { describeComment, splitName, oneofNote } from './describe.ts'

@@ -95,6 +95,8 @@ function listedProtoTool(tool: CompiledTool, structured: boolean): ListedTool {
 export function protoEntries(table: ToolTable): ToolEntry[] {
   return table.tools.map((tool) => ({
     listed: listedProtoTool(tool, tool.structured),
+    // Scopes from the proto's options and the `methodScopes` option decide who the tool exists for, as `requires` does for hand-written tools.
+    ...(tool.spec.scopes?.length ? { requires: { scopes: tool.spec.scopes } } : {}),
     call: (args, context) => callProtoTool(tool, args, context),
     proto: { table, tool },
   }))

@@ -30,7 +30,7 @@ describe('plugin options', () => {
     [
       'an unknown key',
       { profiles: 'full' },
-      `${P}: unknown option "profiles": the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, toolTokenBudget, typeTool, methods, include, exclude, dts, dev`,
+      `${P}: unknown option "profiles": the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, toolTokenBudget, typeTool, methods, methodScopes, include, exclude, dts, dev`,
     ],
     [
       'toolTokenBudget of 10',
@@ -62,7 +62,7 @@ describe('plugin options', () => {
     ['verbose as a string', { verbose: 'yes' }, `${P}: option "verbose" must be true or false, got "yes"`],
     ['dts as a number', { dts: 1 }, `${P}: option "dts" must be true, false or a file name, got 1`],
     ['include as a number', { include: 3 }, `${P}: option "include" must be a glob, a RegExp or an array of them, got 3`],
-    ['dev as a string', { dev: './src/mcp.ts' }, `${P}: option "dev" must be an object { server, path? }, got "./src/mcp.ts"`],
+    ['dev as a string', { dev: './src/mcp.ts' }, `${P}: option "dev" must be an object { server, path?, auth? }, got "./src/mcp.ts"`],
     [
       'dev without server',
       { dev: {} },
@@ -71,7 +71,7 @@ describe('plugin options', () => {
     [
       'dev with an unknown key',
       { dev: { server: 'x', port: 1 } },
-      `${P}: option "dev": unknown option "port": the options are server, path`,
+      `${P}: option "dev": unknown option "port": the options are server, path, auth`,
     ],
     [
       'dev.path without a slash',
@@ -195,7 +195,7 @@ describe('Server options', () => {
     [
       'grpc: an unknown key',
       () => grpc('127.0.0.1:1', { deadline: 5 } as never),
-      'grpc(): unknown option "deadline": the options are credentials, channelOptions, forwardHeaders, metadata, deadlineMs, reconnectWaitMs, streamCap',
+      'grpc(): unknown option "deadline": the options are credentials, channelOptions, forwardHeaders, metadata, principalMetadata, callMetadata, deadlineMs, reconnectWaitMs, streamCap',
     ],
     [
       'grpc: streamCap 0',
