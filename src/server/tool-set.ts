@@ -5,7 +5,7 @@
  */
 import { callProtoTool } from '../runtime/pipeline.ts'
 import type { CompiledTool, ToolTable } from '../runtime/tool-table.ts'
-import type { CallContext, JsonSchema, ToolResult } from '../runtime/types.ts'
+import type { CallContext, JsonSchema, ToolResult, TypeDetailSpec } from '../runtime/types.ts'
 
 /** A tool as `tools/list` shows it. */
 export interface ListedTool {
@@ -52,6 +52,8 @@ export interface ToolEntry {
   readonly call: (args: unknown, context: CallContext) => Promise<CallResult>
   /** For a proto tool: its compiled tool (backend slot) and the table it belongs to. */
   readonly proto?: { readonly table: ToolTable; readonly tool: CompiledTool }
+  /** For a type tool (type-detail.ts): the servers whose type detail it answers. */
+  readonly types?: ReadonlyArray<{ readonly server: string; readonly detail: TypeDetailSpec }>
 }
 
 /** An immutable set of tools; a new one replaces the old by reference. */

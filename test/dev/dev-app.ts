@@ -9,7 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { createLogger, createServer, type Logger, type ViteDevServer } from 'vite'
-import type { DevOptions } from '../../src/plugin/options.ts'
+import type { DevOptions, Options } from '../../src/plugin/options.ts'
 import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
 import { installRuntimePackage, REPO } from '../bundlers/harness.ts'
 
@@ -50,6 +50,8 @@ export interface DevAppOptions {
   allowedHosts?: string[]
   /** The `dev.auth` option. @default none */
   auth?: DevOptions['auth']
+  /** The plugin's other options. @default none */
+  plugin?: Omit<Options, 'dev'>
 }
 
 /** Starts a dev server on a fresh copy of `fixtures/apps/dev` in `.tmp/dev/<name>/`. */
@@ -90,7 +92,12 @@ export async function startDevApp(name: string, options: DevAppOptions = {}): Pr
       watch: { usePolling: true, interval: 50 },
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     },
-    plugins: [unpluginProtoMcp.vite({ dev: { server: options.server ?? './mcp.ts', ...(options.auth ? { auth: options.auth } : {}) } })],
+    plugins: [
+      unpluginProtoMcp.vite({
+        ...options.plugin,
+        dev: { server: options.server ?? './mcp.ts', ...(options.auth ? { auth: options.auth } : {}) },
+      }),
+    ],
   })
   await server.listen()
   const { port } = server.httpServer!.address() as AddressInfo
