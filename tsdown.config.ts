@@ -137,6 +137,21 @@ export default defineConfig([
     sourcemap: false,
   },
   {
+    // The /__mcp/ page's script (page/app.js) with the MCP SDK's client
+    // bundled in: the dev server serves dist/page/app.js (src/plugin/dev-page.ts).
+    entry: { app: 'page/app.js' },
+    outDir: 'dist/page',
+    outExtensions: () => ({ js: '.js' }),
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    dts: false,
+    clean: false,
+    sourcemap: false,
+    deps: { alwaysBundle: [/./] },
+  },
+  {
     // The runtime for Workers and browsers (the `workerd`, `worker` and
     // `browser` conditions of `./runtime` and `./internal`): the same API, no Node transports.
     entry: RUNTIME_ENTRIES,

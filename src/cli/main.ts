@@ -99,6 +99,12 @@ async function serve(options: ServeCommand): Promise<number> {
     })
     buildMs = performance.now() - started
     source = options.file
+    // Nothing to forward: a start that serves no tool is a mistake, said before serving (exit 1).
+    if (built.warnings.some((w) => w.code === 'NO_SERVICE')) {
+      throw new Error(
+        `cannot serve "${options.file}": it declares no service, so it builds no tools (give the .proto that declares the service)`,
+      )
+    }
   }
   const { spec, warnings, notes } = built
   const count = (n: number): string => `${n} ${n === 1 ? 'tool' : 'tools'}`

@@ -64,12 +64,16 @@ const PLUGIN_RULES: Record<keyof Options, Rule> = {
     test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)),
   },
   dts: { accepts: 'true, false or a file name', test: (v) => typeof v === 'boolean' || (typeof v === 'string' && v !== '') },
-  dev: { accepts: 'an object { server, path?, auth? }', test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v) },
+  dev: {
+    accepts: 'an object { server, path?, loadTimeoutMs?, auth? }',
+    test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+  },
 }
 
 const DEV_RULES: Record<string, Rule> = {
   server: { accepts: 'a module path such as "./src/mcp.ts"', test: (v) => typeof v === 'string' && v !== '' },
   path: { accepts: 'a path starting with "/"', test: (v) => typeof v === 'string' && v.startsWith('/') && v.length > 1 },
+  loadTimeoutMs: { accepts: 'a positive number of milliseconds', test: (v) => typeof v === 'number' && v > 0 && Number.isFinite(v) },
   // Checked whole below (a nested option says which key is wrong).
   auth: { accepts: 'an object', test: () => true },
 }

@@ -15,6 +15,33 @@ import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 /** Where the dev server serves MCP when `dev.path` is not given. */
 export const DEFAULT_DEV_PATH = '/mcp'
 
+/** When the mount loads its module again after the last file change (see `reloadSoon`). */
+const RELOAD_AFTER_EDIT_MS = [100, 400, 1500]
+
+/** How long the `dev.server` module may take to load when `dev.loadTimeoutMs` is not given. */
+export const DEFAULT_LOAD_TIMEOUT_MS = 10_000
+
+/**
+ * `loading`, or a rejection once `ms` pass first: the text says what the
+ * mount needs of the module (a module awaiting a transport never settles).
+ */
+function settleWithin<T>(loading: Promise<T>, ms: number, module: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `the dev server module "${module}" did not finish loading within ${ms} ms: the dev mount needs a module that default-exports a Server and returns; serve it here instead of awaiting serveStdio() or serveHttp() in it (or raise dev.loadTimeoutMs)`,
+          ),
+        ),
+      ms,
+    )
+    timer.unref?.()
+  })
+  return Promise.race([loading, late]).finally(() => clearTimeout(timer))
+}
+
 type Next = (error?: unknown) => void
 /** A `Server`'s Node handler (`McpNodeHandler`). */
 interface NodeHandler {
@@ -202,8 +229,22 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   // afresh (not before: re-running modules would re-announce their tools).
   let failed = false
   let changed = false
+  // Loads again shortly after edits settle, so a module broken by an edit
+  // shows in the terminal and the overlay (and a fixed one clears it)
+  // without waiting for a request. Cheap when nothing it needs changed.
+  let again: NodeJS.Timeout[] = []
+  const reloadSoon = (): void => {
+    for (const timer of again) clearTimeout(timer)
+    again = RELOAD_AFTER_EDIT_MS.map((ms) =>
+      setTimeout(() => {
+        if (serving === undefined && lastError === undefined) return
+        current().catch((error: Error) => logger.error(`${plugin}: ${error.message}`, { timestamp: true }))
+      }, ms).unref(),
+    )
+  }
   server.watcher.on('all', () => {
     changed = true
+    reloadSoon()
   })
 
   const load = async (): Promise<MountableServer | undefined> => {
@@ -216,7 +257,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
     try {
       if (failed) r.evaluatedModules.clear()
       changed = false
-      const mod = await r.import(entry)
+      const mod = await settleWithin(r.import(entry), options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS, options.server)
       record = r.evaluatedModules.getModuleById(entry)
       failed = false
       const value = mod.default
@@ -224,6 +265,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
         throw new Error(
           `the dev server module "${options.server}" must default-export a Server (from a "?mcp" import or Server.builder); it exports ${typeof value}`,
         )
+      if (lastError !== undefined) clearOverlay(server)
       lastError = undefined
       return value
     } catch (error) {
@@ -318,6 +360,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
     current().catch((error: Error) => logger.error(`${plugin}: ${error.message}`, { timestamp: true }))
   })
   return async () => {
+    for (const timer of again) clearTimeout(timer)
     updates.delete(onUpdate)
     const closing = serving
     serving = undefined

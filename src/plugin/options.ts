@@ -139,6 +139,13 @@ export interface DevOptions {
    */
   path?: string
   /**
+   * How long the `server` module may take to load (its top-level `await`s
+   * included) before `/mcp` answers that it never finished: a module that
+   * awaits `serveStdio()` or a transport never does.
+   * @default 10000
+   */
+  loadTimeoutMs?: number
+  /**
    * Bearer-token authorization of the endpoint, as `serveHttp()`'s `auth`
    * (docs/serving.md §10); `resource` defaults to the dev server's URL.
    * @default none

@@ -142,7 +142,10 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
     impl: I & CheckedImplementation<I, S[K]>,
   ): this {
     // Strict now (a typo in a method name throws); lenient when re-applied after the proto changed.
-    this.#bindService(service, (table, name, again) => bindImplementation(table, name, impl, { lenient: again }))
+    const log = this[CORE].log
+    this.#bindService(service, (table, name, again) =>
+      bindImplementation(table, name, impl, { lenient: again, onUnknown: (message) => log.warn(`${this.name}: ${message}`) }),
+    )
     return this
   }
 

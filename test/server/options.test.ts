@@ -62,7 +62,11 @@ describe('plugin options', () => {
     ['verbose as a string', { verbose: 'yes' }, `${P}: option "verbose" must be true or false, got "yes"`],
     ['dts as a number', { dts: 1 }, `${P}: option "dts" must be true, false or a file name, got 1`],
     ['include as a number', { include: 3 }, `${P}: option "include" must be a glob, a RegExp or an array of them, got 3`],
-    ['dev as a string', { dev: './src/mcp.ts' }, `${P}: option "dev" must be an object { server, path?, auth? }, got "./src/mcp.ts"`],
+    [
+      'dev as a string',
+      { dev: './src/mcp.ts' },
+      `${P}: option "dev" must be an object { server, path?, loadTimeoutMs?, auth? }, got "./src/mcp.ts"`,
+    ],
     [
       'dev without server',
       { dev: {} },
@@ -71,12 +75,17 @@ describe('plugin options', () => {
     [
       'dev with an unknown key',
       { dev: { server: 'x', port: 1 } },
-      `${P}: option "dev": unknown option "port": the options are server, path, auth`,
+      `${P}: option "dev": unknown option "port": the options are server, path, loadTimeoutMs, auth`,
     ],
     [
       'dev.path without a slash',
       { dev: { server: 'x', path: 'mcp' } },
       `${P}: option "dev": option "path" must be a path starting with "/", got "mcp"`,
+    ],
+    [
+      'dev.loadTimeoutMs not positive',
+      { dev: { server: 'x', loadTimeoutMs: 0 } },
+      `${P}: option "dev": option "loadTimeoutMs" must be a positive number of milliseconds, got 0`,
     ],
     ['options not an object', 'full', `${P}: options must be an object, got "full"`],
   ]
@@ -102,7 +111,7 @@ describe('plugin options', () => {
         include: [/a/, 'b'],
         exclude: null as never,
         dts: 'types.d.ts',
-        dev: { server: './src/mcp.ts', path: '/mcp' },
+        dev: { server: './src/mcp.ts', path: '/mcp', loadTimeoutMs: 5000 },
       }),
     ).not.toThrow()
     expect(() => unpluginProtoMcp.vite({ profile: undefined })).not.toThrow()
