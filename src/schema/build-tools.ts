@@ -11,7 +11,7 @@ import type { DescriptionLevel } from './describe.ts'
 import { advertise, stripNotes } from './advertise.ts'
 import { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels } from './budget.ts'
 import type { Cut } from './budget.ts'
-import { checkClientRules } from './client-rules.ts'
+import { checkClientRules, type CheckedTool } from './client-rules.ts'
 import { toolText, toolTokens } from './tokens.ts'
 import { buildTypeDetail } from './type-detail.ts'
 import type { DetailedTool, TypeDetail } from './type-detail.ts'
@@ -427,8 +427,12 @@ function reachableMessages(model: ProtoModel, roots: readonly string[]): string[
   return [...seen]
 }
 
-/** Each tool's token count and the client rule sets that reject it. */
-function toolCosts(tools: readonly { name: string; description: string; inputSchema: JsonSchema }[], server: string): ToolCost[] {
+/**
+ * Each tool's token count and the client rule sets that reject it: the
+ * verbose report's lines, and the `/__mcp/` page's (for any tool list,
+ * hand-written tools too; `server` is the name clients prefix tools with).
+ */
+export function toolCosts(tools: readonly (CheckedTool & { description?: string })[], server: string): ToolCost[] {
   const rejected = new Map<string, Set<string>>()
   for (const report of checkClientRules(tools, { server })) {
     for (const v of report.violations) {

@@ -3,7 +3,7 @@
  */
 export { buildTools } from './build-tools.ts'
 export type { BuildToolsOptions, BuiltTools, ToolCost, ToolSchema } from './build-tools.ts'
-export { LIST_TOKEN_WARNING, MAX_LISTED_TOOLS } from './build-tools.ts'
+export { LIST_TOKEN_WARNING, MAX_LISTED_TOOLS, toolCosts } from './build-tools.ts'
 export { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL } from './budget.ts'
 export { countTokens, toolTokens } from './tokens.ts'
 export type { TypeDetail } from './type-detail.ts'
