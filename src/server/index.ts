@@ -23,6 +23,7 @@ import { principalOf } from './principal.ts'
 import { ServingCore } from './serving-core.ts'
 import type { ServeReport, ServeStdioOptions } from './stdio.ts'
 import { protoEntries, type ListedTool } from './tool-set.ts'
+import { typeDetailEntries } from './type-detail.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 import type { AuthOptions } from '../contract/auth-options.ts'
 
@@ -307,5 +308,14 @@ function lazyNodeHandler(core: ServingCore, options: NodeHandlerOptions | undefi
  * gateway use it too).
  */
 export function createProtoServer<S extends Record<string, object> = Record<string, object>>(spec: ProtoServerSpec): Server<S> {
-  return new Server<S>(new ServingCore({ name: spec.name, version: spec.version, tools: protoEntries(compileToolTable(spec)) }))
+  const tools = protoEntries(compileToolTable(spec))
+  const detail = spec.types === undefined ? undefined : typeDetailEntries(spec.name, spec.types)
+  return new Server<S>(
+    new ServingCore({
+      name: spec.name,
+      version: spec.version,
+      tools: detail === undefined ? tools : [...tools, detail.tool],
+      ...(detail === undefined ? {} : { resources: detail.resources }),
+    }),
+  )
 }
