@@ -3,7 +3,7 @@
  * in-process output (codegen's `compileProto`: validators compiled with the
  * code generator's Ajv), as the spec `createProtoServer` takes.
  */
-import { buildProto, compileProto, type CompiledProto, type ToolBuildOptions } from '../codegen/index.ts'
+import { buildProto, compileProto, type ToolBuildOptions } from '../codegen/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import type { ProtoServerSpec } from '../runtime/types.ts'
 import type { ToolCost } from '../schema/index.ts'
@@ -26,16 +26,13 @@ export interface BuiltSpec {
   costs: () => ToolCost[]
 }
 
-/** The compiled output as the runtime's spec type (Ajv's validators are the runtime's `ValidateFunction`s). */
-const asBuiltSpec = (compiled: CompiledProto): BuiltSpec => ({ ...compiled, spec: compiled.spec as unknown as ProtoServerSpec })
-
 /**
  * Builds the server spec of the `.proto` at `file`, as a generated module
  * would hold it; validators are compiled now (identical schemas share one).
  * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
  */
 export function buildServerSpec(file: string, options: BuildSpecOptions = {}): BuiltSpec {
-  return asBuiltSpec(compileProto(buildProto(file, options)))
+  return compileProto(buildProto(file, options))
 }
 
 /**
@@ -44,5 +41,5 @@ export function buildServerSpec(file: string, options: BuildSpecOptions = {}): B
  * validators compiled now (identical schemas share one), the codec's descriptor.
  */
 export function specFromModel(model: ProtoModel, name: string, options: Omit<BuildSpecOptions, 'importPaths'> = {}): BuiltSpec {
-  return asBuiltSpec(compileProto(buildProto({ model, name }, options)))
+  return compileProto(buildProto({ model, name }, options))
 }

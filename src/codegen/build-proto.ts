@@ -10,8 +10,8 @@ import { basename } from 'node:path'
 import { loadProto } from '../proto/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { buildTools } from '../schema/index.ts'
-import type { BuildToolsOptions, Profile, ToolCost, ToolSchema, TypeDetail } from '../schema/index.ts'
-import type { LenientPlan } from '../schema/lenient-plan.ts'
+import type { BuildToolsOptions, Profile, ToolCost, ToolSchema, TypeDetailSpec } from '../schema/index.ts'
+import { serviceMethods, type LenientPlan, type ProtoServerSpec, type ProtoToolSpec } from '../contract/index.ts'
 import { compileValidatorsInProcess } from './compile-validators.ts'
 import { emitModuleDeclarations } from './emit-dts.ts'
 import { emitModuleWithWarnings } from './emit-module.ts'
@@ -58,7 +58,7 @@ export interface BuiltProto {
   /** The verbose report: what the schemas leave out (e.g. `buf.validate` CEL rules). */
   notes: string[]
   /** The type tool and its answers, when the token budget cut something. */
-  types?: TypeDetail
+  types?: TypeDetailSpec
   /** Each listed tool's token count and the client rule sets that reject it (counted when asked). */
   costs: () => ToolCost[]
 }
@@ -149,31 +149,9 @@ export function emitProto(built: BuiltProto, options: EmitProtoOptions = {}): Em
   }
 }
 
-/** A validator compiled in process (Ajv's `ValidateFunction`). */
-export interface CompiledValidator {
-  (data: unknown): boolean
-  errors?: unknown[] | null
-}
-
-/** A tool compiled in process: the advertised fields and its validator. */
-export type CompiledTool = Omit<ToolSchema, 'validationSchema'> & { validate: CompiledValidator }
-
-/** What a generated module's `createProtoServer(...)` call holds, compiled in process (the runtime's `ProtoServerSpec`). */
-export interface CompiledSpec {
-  name: string
-  version: string
-  profile: Profile
-  descriptor: Record<string, unknown>
-  tools: CompiledTool[]
-  /** Every service with all its RPC names, tools or not. */
-  services: Record<string, string[]>
-  lenient?: LenientPlan
-  types?: TypeDetail
-}
-
 /** The result of {@link compileProto}. */
 export interface CompiledProto {
-  spec: CompiledSpec
+  spec: ProtoServerSpec
   /** Build warnings of every stage, in stage order. */
   warnings: BuildWarning[]
   /** The verbose report: what the schemas leave out. */
@@ -198,17 +176,14 @@ export function compileProto(built: BuiltProto): CompiledProto {
     built.tools.map((tool) => tool.name),
   )
   // Ajv's own warnings (an unknown format) join the build's instead of going to the console.
-  const tools = built.tools.map(({ validationSchema: _, ...tool }, i): CompiledTool => ({
-    ...tool,
-    validate: compiled.validators[i] as CompiledValidator,
-  }))
-  const spec: CompiledSpec = {
+  const tools = built.tools.map(({ validationSchema: _, ...tool }, i): ProtoToolSpec => ({ ...tool, validate: compiled.validators[i]! }))
+  const spec: ProtoServerSpec = {
     name: built.name,
     version: '0.0.0',
     profile: built.profile,
     descriptor: built.model.descriptor,
     tools,
-    services: Object.fromEntries(built.model.services.map((service) => [service.fullName, service.methods.map((m) => m.name)])),
+    services: serviceMethods(built.model.services),
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
     ...(built.types === undefined ? {} : { types: built.types }),
   }

@@ -8,7 +8,7 @@ import addFormats from 'ajv-formats'
 import { _, and, or, stringify } from 'ajv/dist/compile/codegen/index.js'
 import type { KeywordDefinition, Logger } from 'ajv'
 import { GENERATED_VALIDATOR_OPTIONS } from '../contract/index.ts'
-import type { GeneratedImport, JsonSchema } from '../contract/index.ts'
+import type { GeneratedImport, JsonSchema, ValidateFunction } from '../contract/index.ts'
 import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
 import { needsOwnProperties } from './own-properties.ts'
 import { protectProtoKeys } from './protect-proto-keys.ts'
@@ -132,8 +132,6 @@ export interface InProcessValidators {
   warnings: BuildWarning[]
 }
 
-/** A compiled validator, as the runtime calls it. */
-export type ValidateFunction = ((data: unknown) => boolean) & { errors?: unknown[] | null }
 
 /**
  * Compiles `schemas` now, in this process (the CLI's gateway), exactly as

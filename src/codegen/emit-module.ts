@@ -3,7 +3,7 @@
  * ESM whose only import is `unplugin-proto-mcp/internal`.
  */
 import { basename } from 'node:path'
-import { CREATE_SERVER, INTERNAL_MODULE, TOOL_SPEC_KEYS, type Profile } from '../contract/index.ts'
+import { CREATE_SERVER, INTERNAL_MODULE, serviceMethods, TOOL_SPEC_KEYS, type Profile } from '../contract/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { sortKeys } from '../schema/index.ts'
 import type { ToolSchema } from '../schema/index.ts'
@@ -127,9 +127,7 @@ function emitTool(
  * `implement()` accepts them; keys sorted.
  */
 function emitServices(services: ProtoModel['services']): string {
-  const map: Record<string, string[]> = {}
-  for (const service of services) map[service.fullName] = service.methods.map((m) => m.name)
-  return json(sortKeys(map))
+  return json(serviceMethods(services))
 }
 
 /**

@@ -6,6 +6,19 @@ export { PROFILES, TOOL_SPEC_KEYS } from './tool-spec.ts'
 export type { JsonSchema, Profile, ToolAnnotations, ToolCuts, ToolSpec } from './tool-spec.ts'
 export { AJV_IMPORTS, CODEC_IMPORTS, CREATE_SERVER, GENERATED_IMPORTS, INTERNAL_MODULE, RUNTIME_MODULE } from './generated-imports.ts'
 export type { GeneratedImport } from './generated-imports.ts'
+export { serviceMethods } from './server-spec.ts'
+export type {
+  JsonCodec,
+  LenientField,
+  LenientKind,
+  LenientPlan,
+  ProtoServerSpec,
+  ProtoToolSpec,
+  TypeDetailSpec,
+  TypeToolListing,
+  ValidateFunction,
+  ValidationError,
+} from './server-spec.ts'
 export { HOT_DATA_SERVER, HOT_SERVERS_KEY, HOT_UPDATE_KEY } from './hot-reload.ts'
 export { DEFAULT_HTTP_HOST, isLoopbackName, LOOPBACK_HOSTNAMES } from './loopback.ts'
 export { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD } from './validator-keywords.ts'

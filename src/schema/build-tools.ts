@@ -14,7 +14,7 @@ import type { Cut } from './budget.ts'
 import { checkClientRules, type CheckedTool } from './client-rules.ts'
 import { toolText, toolTokens } from './tokens.ts'
 import { buildTypeDetail } from './type-detail.ts'
-import type { DetailedTool, TypeDetail } from './type-detail.ts'
+import type { DetailedTool, TypeDetailSpec } from './type-detail.ts'
 import { lenientPlan } from './lenient-plan.ts'
 import type { LenientPlan } from './lenient-plan.ts'
 import { DEFAULT_RECURSION_DEPTH, messageSchema } from './message-schema.ts'
@@ -140,7 +140,7 @@ export interface BuiltTools {
   /** What the run-time lenient pass reads of the tools' requests; absent in `topeka`. */
   lenient?: LenientPlan
   /** The type tool and its answers, when the token budget cut something. */
-  types?: TypeDetail
+  types?: TypeDetailSpec
   /** Each tool's cost (the type tool's last), in listing order: counted when first asked for. */
   costs: () => ToolCost[]
 }
@@ -341,7 +341,7 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
     warnings.push(buildWarning('METHOD_PATTERN_UNMATCHED', text, 'check the full name: package.Service.Method'))
   }
   const kept = detailed.filter((d) => tools.some((t) => t.name === d.name))
-  let types: TypeDetail | undefined
+  let types: TypeDetailSpec | undefined
   if (tokenBudget !== undefined && kept.length > 0) {
     if (tools.some((t) => t.name === typeTool)) {
       warnings.push(

@@ -6,7 +6,7 @@ export type { BuildToolsOptions, BuiltTools, ToolCost, ToolSchema } from './buil
 export { LIST_TOKEN_WARNING, MAX_LISTED_TOOLS, toolCosts } from './build-tools.ts'
 export { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL } from './budget.ts'
 export { countTokens, toolTokens } from './tokens.ts'
-export type { TypeDetail } from './type-detail.ts'
+export type { TypeDetailSpec } from './type-detail.ts'
 export {
   goCamelCase,
   nameTool,

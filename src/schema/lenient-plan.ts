@@ -6,6 +6,7 @@
  * validator runs, and an advertised form protobuf JSON lacks (map entries,
  * JSON text) becomes protobuf JSON after it.
  */
+import type { LenientField, LenientKind, LenientPlan } from '../contract/index.ts'
 import type { FieldModel, ProtoModel, ScalarType, ValueType } from '../proto/model.ts'
 import { isOutputOnly, isRequiredField } from './field-rules.ts'
 import { DEFAULT_RECURSION_DEPTH } from './message-schema.ts'
@@ -14,35 +15,7 @@ import { setOwn } from './sort-keys.ts'
 import type { Profile } from './types.ts'
 import { JSON_TEXT_TYPES, WRAPPERS } from './well-known.ts'
 
-/** What a field's value is, as the lenient pass sees it. */
-export type LenientKind = 'msg' | 'json' | 'i64' | 'u64' | 'float' | 'enum' | 'null' | 'bool' | 'int' | 'other'
-
-/** One field: `j` JSON name, `p` proto name (when it differs), `k` kind, `t` message or enum type, `r` repeated, `m` map key kind, `q` required. */
-export interface LenientField {
-  j: string
-  p?: string
-  k: LenientKind
-  t?: string
-  r?: 1
-  m?: LenientKind
-  q?: 1
-}
-
-/** The lenient pass's table for one module. */
-export interface LenientPlan {
-  /** Maps are advertised as `{key, value}` entries, open values as JSON text, 64-bit integers as strings (`portable`, `strict`). */
-  portable: boolean
-  /** Every property is required and optional ones are nullable (`strict`). */
-  strict: boolean
-  /** How many times a recursive message is inlined before its field is JSON text. */
-  depth: number
-  /** Request types inlined less deep than {@link depth} (their schema would be too large). */
-  depths?: Record<string, number>
-  /** Fields of every message the tools' requests reach, by full name. */
-  messages: Record<string, LenientField[]>
-  /** Enum value names by number, for every enum those messages use. */
-  enums: Record<string, Record<string, string>>
-}
+export type { LenientField, LenientKind, LenientPlan }
 
 const SIGNED_64 = new Set<ScalarType>(['int64', 'sint64', 'sfixed64'])
 const UNSIGNED_64 = new Set<ScalarType>(['uint64', 'fixed64'])

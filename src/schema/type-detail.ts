@@ -6,6 +6,7 @@
  * model descends one call at a time. A tool's name gives its whole
  * description and its request's schema.
  */
+import type { TypeDetailSpec, TypeToolListing } from '../contract/index.ts'
 import type { JsonSchema, Profile } from './types.ts'
 import type { ProtoModel } from '../proto/model.ts'
 import { advertise } from './advertise.ts'
@@ -17,19 +18,7 @@ import { messageSchema } from './message-schema.ts'
 import { sortKeys } from './sort-keys.ts'
 import { countTokens } from './tokens.ts'
 
-/** The type tool as `tools/list` shows it. */
-export interface TypeToolListing {
-  name: string
-  description: string
-  inputSchema: JsonSchema
-}
-
-/** What a server holds of type detail: its tool and the answers it gives, by message full name or tool name. */
-export interface TypeDetail {
-  tool: TypeToolListing
-  /** Answer texts (compact JSON), keys sorted. */
-  answers: Record<string, string>
-}
+export type { TypeDetailSpec, TypeToolListing }
 
 /** A tool whose comment or schema the budget shortened: its whole description is on demand. */
 export interface DetailedTool {
@@ -82,7 +71,7 @@ export function buildTypeDetail(
   seeds: Iterable<string>,
   tools: readonly DetailedTool[],
   options: TypeDetailOptions,
-): TypeDetail {
+): TypeDetailSpec {
   const { profile, budget, toolName } = options
   const fit = (type: string, frame: (schema: JsonSchema, level: DescriptionLevel) => string): Fitted & { level: DescriptionLevel } =>
     fitLevels(
