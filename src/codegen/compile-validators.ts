@@ -132,7 +132,6 @@ export interface InProcessValidators {
   warnings: BuildWarning[]
 }
 
-
 /**
  * Compiles `schemas` now, in this process (the CLI's gateway), exactly as
  * {@link compileValidators} would for a module: the same schema forms, the
