@@ -4,6 +4,7 @@
  * `--auth-*` flags, and its check: every place that takes it refuses an
  * unknown key or a wrong value where it is given, in one line.
  */
+import { isLoopbackHost } from './loopback.ts'
 import { showValue } from './show-value.ts'
 
 /** An RFC 7662 introspection response, as an `introspect` hook returns it. */
@@ -77,14 +78,6 @@ export const ASYMMETRIC_ALGORITHMS: readonly string[] = [
   'Ed25519',
 ]
 
-/** Whether a URL's `hostname` (as `new URL()` spells it) is this machine: `localhost`, 127.0.0.0/8, `[::1]`, `[::ffff:7f..]`. */
-export function isLoopbackUrlHost(hostname: string): boolean {
-  const host = hostname.toLowerCase()
-  return (
-    host === 'localhost' || /^127(?:\.\d{1,3}){3}$/.test(host) || host === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host)
-  )
-}
-
 /** The issuers of `auth`, as a list. */
 export const issuersOf = (auth: AuthOptions): readonly string[] => (typeof auth.issuer === 'string' ? [auth.issuer] : auth.issuer)
 
@@ -100,7 +93,7 @@ export function secureUrlProblem(text: unknown, query: boolean): string | undefi
   } catch {
     return 'not an absolute URL'
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackUrlHost(url.hostname)))
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
     return 'not https: http:// is accepted on loopback only'
   if (url.hash !== '' || text.includes('#')) return 'it has a fragment'
   if (!query && url.search !== '') return 'it has a query'

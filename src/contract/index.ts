@@ -20,7 +20,7 @@ export type {
   ValidationError,
 } from './server-spec.ts'
 export { HOT_DATA_SERVER, HOT_SERVERS_KEY, HOT_UPDATE_KEY } from './hot-reload.ts'
-export { DEFAULT_HTTP_HOST, isLoopbackName, LOOPBACK_HOSTNAMES } from './loopback.ts'
+export { DEFAULT_HTTP_HOST, hostHeaderName, isLoopbackHost, LOOPBACK_HOSTNAMES, loopbackHostNames } from './loopback.ts'
 export { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD } from './validator-keywords.ts'
 export { lowerCamel } from './implementation-keys.ts'
 export { jsonRpcErrorBody } from './json-rpc-error.ts'

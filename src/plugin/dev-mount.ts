@@ -8,7 +8,7 @@ import { networkInterfaces } from 'node:os'
 import { resolve } from 'node:path'
 import type { ViteDevServer } from 'vite'
 import type { AuthOptions } from '../contract/auth-options.ts'
-import { HOT_SERVERS_KEY, HOT_UPDATE_KEY, isLoopbackName, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
+import { HOT_SERVERS_KEY, HOT_UPDATE_KEY, isLoopbackHost, LOOPBACK_HOSTNAMES, loopbackHostNames } from '../contract/index.ts'
 import type { DevOptions } from './options.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
@@ -110,15 +110,21 @@ export function pathOf(url: string | undefined): string {
 }
 
 /**
- * The hostnames the mount accepts in Host and Origin headers when Vite
- * listens beyond loopback (`server.host`): loopback, this machine's
- * addresses, the host Vite binds and Vite's `server.allowedHosts`
- * (`.example.com` as `example.com`). `undefined` on loopback: the
- * handler's localhost-only guards apply.
+ * The hostnames the mount accepts in Host and Origin headers. Vite on
+ * loopback (`server.host` unset, `false` or a loopback address, the rule
+ * `serveHttp()` uses): `undefined` for the handler's localhost-only guards,
+ * or those names and the address for another loopback address
+ * (`127.0.0.2`). Vite beyond loopback: loopback, this machine's addresses,
+ * the host Vite binds and Vite's `server.allowedHosts` (`.example.com` as
+ * `example.com`).
  */
 export function devAllowedHosts(server: ViteDevServer): string[] | undefined {
   const host = server.config.server.host
-  if (host === undefined || host === false || (typeof host === 'string' && isLoopbackName(host))) return undefined
+  if (host === undefined || host === false) return undefined
+  if (typeof host === 'string' && isLoopbackHost(host)) {
+    const names = loopbackHostNames(host)!
+    return names.length === LOOPBACK_HOSTNAMES.length ? undefined : names
+  }
   const bracket = (address: string): string => (address.includes(':') ? `[${address}]` : address)
   const names = new Set(LOOPBACK_HOSTNAMES)
   for (const list of Object.values(networkInterfaces())) for (const address of list ?? []) names.add(bracket(address.address))

@@ -3,8 +3,8 @@
  * Node transports themselves (loaded on first use), so that `nodeHandler()`
  * checks its options where they are given.
  */
-import { authOptionsProblem, isLoopbackUrlHost } from '../contract/auth-options.ts'
-import { DEFAULT_HTTP_HOST } from '../contract/loopback.ts'
+import { authOptionsProblem } from '../contract/auth-options.ts'
+import { DEFAULT_HTTP_HOST, isLoopbackHost } from '../contract/loopback.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import type { NodeHandlerOptions, ServeHttpOptions } from './http.ts'
@@ -61,5 +61,5 @@ export function checkServeHttpOptions(options: unknown): void {
   const given = options as ServeHttpOptions | undefined
   // Off loopback, the URL clients use is not the bound address: it must be said (node:net stays out of this check: the web build has it).
   const host = given?.host ?? DEFAULT_HTTP_HOST
-  checkAuth('serveHttp()', given?.auth, !isLoopbackUrlHost(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host))
+  checkAuth('serveHttp()', given?.auth, !isLoopbackHost(host))
 }

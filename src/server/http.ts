@@ -13,13 +13,12 @@ import {
   toNodeHandler,
 } from '@modelcontextprotocol/node'
 import type { AuthOptions } from '../contract/auth-options.ts'
-import { DEFAULT_HTTP_HOST, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
+import { DEFAULT_HTTP_HOST, isLoopbackHost, loopbackHostNames } from '../contract/index.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import { Log, type LoggingOptions } from './logging.ts'
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES } from './limits.ts'
-import { hostHeaderName, isLoopbackHost } from './loopback.ts'
 import type { ServingCore } from './serving-core.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
@@ -168,8 +167,7 @@ export function createNodeHandler(
 ): McpNodeHandler {
   const guards: Guard[] = []
   if (options.allowedHosts) guards.push(hostHeaderValidation(options.allowedHosts))
-  else if (typeof hostCheck === 'string')
-    guards.push(hostHeaderValidation([...new Set([...LOOPBACK_HOSTNAMES, hostHeaderName(hostCheck)])]))
+  else if (typeof hostCheck === 'string') guards.push(hostHeaderValidation(loopbackHostNames(hostCheck) ?? []))
   else if (hostCheck) guards.push(localhostHostValidation())
   guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
   const http = createHttpCore(core, options, log)

@@ -153,7 +153,7 @@ export async function startDevApp(name: string, options: DevAppOptions = {}): Pr
   return {
     server,
     root,
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://${options.host === undefined || options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}`,
     errors,
     async edit(file, from, to) {
       const text = readFileSync(join(root, file), 'utf8')

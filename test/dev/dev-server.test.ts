@@ -6,6 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
+import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -268,6 +269,25 @@ describe('Host and Origin on the dev mount', () => {
     const port = new URL(app.origin).port
     expect(await initializeAs(app.origin, `127.0.0.1:${port}`, app.origin)).toBe(200)
     expect(await initializeAs(app.origin, `127.0.0.1:${port}`, 'http://evil.example')).toBe(403)
+  })
+
+  it('on another loopback address (127.0.0.2): that address and the localhost names, as serveHttp() does; nothing else', async () => {
+    const other = await startDevApp('dev-loopback-2', { host: '127.0.0.2' })
+    try {
+      const port = new URL(other.origin).port
+      expect(other.origin).toBe(`http://127.0.0.2:${port}`)
+      expect(await initializeAs(other.origin, `127.0.0.2:${port}`, `http://127.0.0.2:${port}`)).toBe(200)
+      expect(await initializeAs(other.origin, `localhost:${port}`, undefined)).toBe(200)
+      expect(await initializeAs(other.origin, `evil.example:${port}`, undefined)).toBe(403)
+      // Loopback, not a LAN bind: this machine's other addresses are not accepted names.
+      const lan = Object.values(networkInterfaces())
+        .flat()
+        .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)
+      if (lan) expect(await initializeAs(other.origin, `${lan.address}:${port}`, undefined)).toBe(403)
+      expect(await initializeAs(other.origin, `127.0.0.2:${port}`, 'http://evil.example')).toBe(403)
+    } finally {
+      await other.close()
+    }
   })
 
   it('listening beyond loopback: the names Vite allows are accepted as Host and Origin, others refused', async () => {

@@ -1,5 +1,6 @@
 /**
- * Loopback is 127.0.0.0/8, `::1` in any spelling and `::ffff:127.x`: binding
+ * One loopback rule (src/contract/loopback.ts), for serveHttp, the command
+ * and the dev mount (test/dev/dev-server.test.ts). Loopback is 127.0.0.0/8, `::1` in any spelling and `::ffff:127.x`: binding
  * one keeps the Host check on (a foreign Host gets 403 on the raw wire) and
  * accepts the bound address itself. A non-loopback bind without an
  * allow-list refuses to start unless `allowAnyHost` / `--allow-any-host`
@@ -8,7 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { Server } from '../../src/entries/runtime.ts'
-import { isLoopbackHost } from '../../src/server/loopback.ts'
+import { isLoopbackHost, loopbackHostNames } from '../../src/contract/index.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { INITIALIZE, rawRequest, startCli } from '../helpers/raw-http.ts'
 import { buildCli, REPO, runCli } from '../cli/run-cli.ts'
@@ -38,8 +39,21 @@ describe('isLoopbackHost', () => {
     ['::ffff:10.0.0.1', false],
     ['::2', false],
     ['example.com', false],
+    ['127.0.0.1.example.com', false],
+    ['127.0.0.256', false],
+    ['[::ffff:127.0.0.1]', true],
+    ['127.1', true],
   ])('%s → %s', (host, loopback) => {
     expect(isLoopbackHost(host)).toBe(loopback)
+  })
+
+  it('the Host names a bound address accepts: loopback names, plus another loopback address as a URL writes it', () => {
+    expect(loopbackHostNames('127.0.0.1')).toEqual(['localhost', '127.0.0.1', '[::1]'])
+    expect(loopbackHostNames('::1')).toEqual(['localhost', '127.0.0.1', '[::1]'])
+    expect(loopbackHostNames('127.0.0.2')).toEqual(['localhost', '127.0.0.1', '[::1]', '127.0.0.2'])
+    expect(loopbackHostNames('::ffff:127.0.0.1')).toEqual(['localhost', '127.0.0.1', '[::1]', '[::ffff:7f00:1]'])
+    expect(loopbackHostNames('0.0.0.0')).toBeUndefined()
+    expect(loopbackHostNames('10.0.0.1')).toBeUndefined()
   })
 })
 
