@@ -89,10 +89,15 @@ const WEB_MODULES: Record<string, string> = {
   './ajv-engine.ts': fileURLToPath(new URL('./src/server/ajv-engine-web.ts', import.meta.url)),
 }
 
-/** What generated `?mcp` modules and users' programs load: the user's API and the internal subpath, sharing one chunk. */
+/**
+ * What generated `?mcp` modules and users' programs load: the user's API
+ * and the codegen subpath, sharing one chunk; and what an unserved codegen
+ * version resolves to.
+ */
 export const RUNTIME_ENTRIES = {
   runtime: 'src/entries/runtime.ts',
-  internal: 'src/entries/internal.ts',
+  'codegen-v1': 'src/entries/codegen-v1.ts',
+  'codegen-unserved': 'src/entries/codegen-unserved.ts',
 }
 
 // dist/<name>.mjs for each: the paths of package.json's `exports`.
@@ -153,7 +158,7 @@ export default defineConfig([
   },
   {
     // The runtime for Workers and browsers (the `workerd`, `worker` and
-    // `browser` conditions of `./runtime` and `./internal`): the same API, no Node transports.
+    // `browser` conditions of `./runtime` and `./codegen-v1`): the same API, no Node transports.
     entry: RUNTIME_ENTRIES,
     fixedExtension: true,
     outDir: 'dist/web',

@@ -53,7 +53,7 @@ export interface CompiledValidators {
   code: string
   /** For each input schema, the name of its validator (identical schemas share one). */
   names: string[]
-  /** The `unplugin-proto-mcp/internal` exports the code uses, sorted. */
+  /** The `unplugin-proto-mcp/codegen-v1` exports the code uses, sorted. */
   helpers: GeneratedImport[]
   /** What Ajv logged while compiling (e.g. an unknown format). */
   warnings: BuildWarning[]

@@ -20,7 +20,7 @@ const SPECIAL_TYPES = new Set(
 
 const LONG_KEYS = new Set(['int64', 'sint64', 'sfixed64', 'uint64', 'fixed64'])
 
-/** The internal exports generated codecs use (the contract's table), by the local name they get. */
+/** The codegen entry's exports generated codecs use (the contract's table), by the local name they get. */
 const HELPERS = {
   $B: 'CODEC_BAIL',
   $D: 'CODEC_MAX_DEPTH',
@@ -64,7 +64,7 @@ const SCALAR_HELPERS: Record<string, keyof typeof HELPERS> = {
 export interface EmittedCodecs {
   /** Module-level declarations: the codec functions and their enum tables. */
   code: string
-  /** Import specifiers for `unplugin-proto-mcp/internal` (`CODEC_BAIL as $B`, ...), sorted. */
+  /** Import specifiers for `unplugin-proto-mcp/codegen-v1` (`CODEC_BAIL as $B`, ...), sorted. */
   imports: string[]
   /** For each tool, the codec names of its request and response (undefined for a hand-converted well-known root). */
   tools: { decode?: string; encode?: string }[]

@@ -1,12 +1,12 @@
 /**
  * Ajv's standalone ESM output still `require`s its run-time helpers; this
- * turns each of those into a named import of `unplugin-proto-mcp/internal`.
+ * turns each of those into a named import of `unplugin-proto-mcp/codegen-v1`.
  */
-import { INTERNAL_MODULE, type GeneratedImport } from '../contract/index.ts'
+import { CODEGEN_MODULE, type GeneratedImport } from '../contract/index.ts'
 
 /**
  * The helpers a generated validator may need, as exported by
- * `unplugin-proto-mcp/internal` (`src/entries/internal.ts`): the `require`
+ * `unplugin-proto-mcp/codegen-v1` (`src/entries/codegen-v1.ts`): the `require`
  * specifier and the property read off it, then the name of the contract's
  * table (src/contract/generated-imports.ts) that replaces both.
  */
@@ -26,7 +26,7 @@ const REQUIRE_RE = /(?<=\bconst [\w$]+ = )require\(\s*(["'])([^"']+)\1\s*\)(?:\.
 /** The result of {@link rewriteRequires}. */
 export interface RewrittenCode {
   code: string
-  /** The internal exports the code now uses, sorted. */
+  /** The codegen entry's exports the code now uses, sorted. */
   helpers: GeneratedImport[]
 }
 
@@ -43,7 +43,7 @@ export function rewriteRequires(code: string): RewrittenCode {
     if (!helper) {
       throw new Error(
         `cannot make the validator pure ESM: unknown helper \`${whole}\` in Ajv's output; ` +
-          `export it from "${INTERNAL_MODULE}", name it in src/contract/generated-imports.ts and add it to AJV_HELPERS in src/codegen/rewrite-requires.ts`,
+          `export it from "${CODEGEN_MODULE}", name it in src/contract/generated-imports.ts and add it to AJV_HELPERS in src/codegen/rewrite-requires.ts`,
       )
     }
     helpers.add(helper.name)

@@ -4,7 +4,17 @@
  */
 export { PROFILES, TOOL_SPEC_KEYS } from './tool-spec.ts'
 export type { JsonSchema, Profile, ToolAnnotations, ToolCuts, ToolSpec } from './tool-spec.ts'
-export { AJV_IMPORTS, CODEC_IMPORTS, CREATE_SERVER, GENERATED_IMPORTS, INTERNAL_MODULE, RUNTIME_MODULE } from './generated-imports.ts'
+export {
+  AJV_IMPORTS,
+  CODEC_IMPORTS,
+  CODEGEN_MODULE,
+  CODEGEN_VERSION,
+  codegenImports,
+  codegenUnserved,
+  CREATE_SERVER,
+  GENERATED_IMPORTS,
+  RUNTIME_MODULE,
+} from './generated-imports.ts'
 export type { GeneratedImport } from './generated-imports.ts'
 export { serviceMethods } from './server-spec.ts'
 export type {

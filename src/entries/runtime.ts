@@ -2,7 +2,7 @@
  * `unplugin-proto-mcp/runtime`: the user's run-time API: `Server` (made
  * with `Server.builder(name)` or by a `?mcp` import), its handle, the
  * backend interface, status errors and the types. What only generated code
- * uses is `unplugin-proto-mcp/internal` (./internal.ts).
+ * uses is `unplugin-proto-mcp/codegen-v1` (./codegen-v1.ts).
  */
 export { Server, ServerBuilder, ServerHandle, MAX_BODY_BYTES } from '../server/index.ts'
 export type {

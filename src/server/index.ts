@@ -304,7 +304,7 @@ function lazyNodeHandler(core: ServingCore, options: NodeHandlerOptions | undefi
 
 /**
  * Builds the `Server` of a generated `?mcp` module from its spec, compiling
- * the tool table once (`unplugin-proto-mcp/internal`; the command and the
+ * the tool table once (`unplugin-proto-mcp/codegen-v1`; the command and the
  * gateway use it too).
  */
 export function createProtoServer<S extends Record<string, object> = Record<string, object>>(spec: ProtoServerSpec): Server<S> {

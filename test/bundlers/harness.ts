@@ -2,10 +2,10 @@
  * Builds fixture apps with each of the six bundlers through their JS APIs,
  * in a throw-away workspace under `.tmp/bundlers/` (gitignored).
  *
- * `unplugin-proto-mcp/runtime` and `/internal` resolve the way they would
+ * `unplugin-proto-mcp/runtime` and `/codegen-v1` resolve the way they would
  * for a user: the workspace gets `node_modules/unplugin-proto-mcp/` holding
  * the package's `package.json` and freshly built `dist/runtime.mjs` and
- * `dist/internal.mjs` (tsdown, only those entries). Outputs land in `<workspace>/out/<bundler>/`, so Node walks up to
+ * `dist/codegen-v1.mjs` (tsdown, only those entries). Outputs land in `<workspace>/out/<bundler>/`, so Node walks up to
  * that copy, and from the copy on up to the repository's `node_modules` for
  * the runtime's own dependencies. Bare imports are left external in the six
  * builds (they check the plugin and the generated module);
@@ -57,7 +57,7 @@ export function createWorkspace(name: string): string {
 
 /**
  * Installs the package into `<ws>/node_modules/unplugin-proto-mcp/`:
- * `package.json` plus `dist/runtime.mjs` and `dist/internal.mjs` built from `src/entries/`
+ * `package.json` plus `dist/runtime.mjs` and `dist/codegen-v1.mjs` built from `src/entries/`
  * (with `dts`, its declarations too, and `client.d.ts`). Resolves with the
  * package's folder.
  */

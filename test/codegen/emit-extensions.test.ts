@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { emitModule } from '../../src/codegen/index.ts'
 import { buildTools } from '../../src/schema/index.ts'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import type { ValidateFunction } from '../../src/runtime/types.ts'
 import { compile } from '../proto/compile.ts'
 

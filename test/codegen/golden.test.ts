@@ -38,9 +38,9 @@ describe.each(['full', 'portable'] as const)('golden: fixtures/golden/example.%s
     expect(emitExample(profile)).toBe(code)
   })
 
-  it('imports only unplugin-proto-mcp/internal and has no require(', () => {
+  it('imports only unplugin-proto-mcp/codegen-v1 and has no require(', () => {
     const specifiers = [...code.matchAll(SPECIFIER_RE)].map((m) => m[2] ?? m[4] ?? m[6])
-    expect(specifiers).toEqual(['unplugin-proto-mcp/internal'])
+    expect(specifiers).toEqual(['unplugin-proto-mcp/codegen-v1'])
     expect(code).not.toMatch(/\brequire\s*\(/)
   })
 

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { buildServerSpec } from '../../src/cli/build-spec.ts'
 import { buildMcpModule } from '../../src/codegen/build-proto.ts'
 import { Server } from '../../src/entries/runtime.ts'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { loadMcpModule } from '../helpers/load-module.ts'
 import { writeProtos } from '../proto/compile.ts'
 

@@ -8,7 +8,7 @@ import { topekaFixture } from '../helpers/topeka.ts'
 import { compile } from '../proto/compile.ts'
 import { loadProto } from '../../src/proto/index.ts'
 import { buildTools, sortKeys } from '../../src/schema/index.ts'
-import * as runtime from '../../src/entries/internal.ts'
+import * as runtime from '../../src/entries/codegen-v1.ts'
 import { AJV_HELPERS, compileValidators, createAjv, type JsonSchema } from '../../src/codegen/index.ts'
 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown[] | null }
@@ -210,7 +210,7 @@ describe('generated validators agree with freshly compiled ones', () => {
     })
   })
 
-  it('every helper the rewriter may emit is exported by unplugin-proto-mcp/internal', () => {
+  it('every helper the rewriter may emit is exported by unplugin-proto-mcp/codegen-v1', () => {
     for (const { name } of AJV_HELPERS) expect(runtime, name).toHaveProperty(name)
   })
 

@@ -8,7 +8,7 @@
 import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { grpc } from '../../src/entries/grpc.ts'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 import { startGrpcServer, vibeService, type GrpcTestServer } from './grpc-server.ts'

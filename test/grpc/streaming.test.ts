@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { grpc, grpcImplementation } from '../../src/entries/grpc.ts'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { counterSpec } from './counter-spec.ts'
 import { makeAjv, specFromProto } from '../helpers/spec-from-proto.ts'
 import { COUNTER_PROTO, counterService, startGrpcServer } from './grpc-server.ts'

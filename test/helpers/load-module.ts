@@ -1,7 +1,7 @@
 /**
  * Builds a `.proto`'s real `?mcp` module (`buildMcpModule`: the validators
  * and codecs a bundler would ship) and imports it; the module resolves
- * `unplugin-proto-mcp/internal` to this package's `dist/` (run `npm run build` first).
+ * `unplugin-proto-mcp/codegen-v1` to this package's `dist/` (run `npm run build` first).
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

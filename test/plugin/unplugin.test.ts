@@ -115,7 +115,7 @@ describe('include / exclude', () => {
 describe('load', () => {
   it('emits the generated module: the runtime import, the tools, the server', async () => {
     const { code } = await build(join(APPS, 'watch', 'main.mjs'))
-    expect(code).toContain("from 'unplugin-proto-mcp/internal'")
+    expect(code).toContain("from 'unplugin-proto-mcp/codegen-v1'")
     expect(code).toMatch(/"name": "Echo"/)
     expect(code).toContain('name: "vibe"')
     expect(code).not.toMatch(/\brequire\s*\(/)

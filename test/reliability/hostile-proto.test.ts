@@ -8,7 +8,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildMcpModule } from '../../src/codegen/build-proto.ts'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../proto/compile.ts'
 import { scaled } from './scale.ts'

@@ -4,7 +4,7 @@
  */
 import standaloneCode from 'ajv/dist/standalone/index.js'
 import { describe, expect, it } from 'vitest'
-import { ajvEqual, ajvFormats, ajvUcs2length, ajvUri, ajvValidationError } from '../../src/entries/internal.ts'
+import { ajvEqual, ajvFormats, ajvUcs2length, ajvUri, ajvValidationError } from '../../src/entries/codegen-v1.ts'
 import type { ValidateFunction } from '../../src/runtime/types.ts'
 import { makeAjv } from '../helpers/spec-from-proto.ts'
 

@@ -4,7 +4,7 @@
  * then is a clear `NOT_LOADED` error, and the same read in a handler works.
  */
 import { describe, expect, it } from 'vitest'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { protobufReady } from '../../src/runtime/load-protobuf.ts'
 import type { Backend } from '../../src/runtime/backend.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'

@@ -62,7 +62,7 @@ describe('what a stdio server loads', () => {
 
     const urls = loaded(log)
     // The recorder saw the runtime itself, so what is absent below was not loaded.
-    expect(urls).toContain(pathToFileURL(join(DIST, 'internal.mjs')).href)
+    expect(urls).toContain(pathToFileURL(join(DIST, 'codegen-v1.mjs')).href)
     expect(urls.some((url) => url.includes('@modelcontextprotocol/server/dist/stdio'))).toBe(true)
     expect(urls.filter((url) => /^node:(?:http|https|http2)$/.test(url))).toEqual([])
     expect(urls.filter((url) => url.includes('@modelcontextprotocol/node'))).toEqual([])

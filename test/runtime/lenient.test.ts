@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import type { Profile } from '../../src/runtime/types.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { recordingBackend } from '../helpers/recording-backend.ts'

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { MAX_RENDERED_ERRORS, renderValidationErrors } from '../../src/runtime/validation-text.ts'
 import type { ProtoServerSpec, ValidationError } from '../../src/runtime/types.ts'
 import { ECHO_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { ECHO_PROTO, EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 import { recordingBackend } from '../helpers/recording-backend.ts'
 

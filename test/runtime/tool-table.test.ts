@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { loadProto } from '../../src/proto/load-proto.ts'
 import type { ProtoServerSpec } from '../../src/runtime/types.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'

@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import type { Server } from '../../src/server/index.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { loadMcpModule } from '../helpers/load-module.ts'

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { compileValidators } from '../../src/codegen/compile-validators.ts'
 import { buildTools } from '../../src/schema/build-tools.ts'
-import * as runtime from '../../src/entries/internal.ts'
+import * as runtime from '../../src/entries/codegen-v1.ts'
 import type { ProtoServerSpec, ValidateFunction } from '../../src/runtime/types.ts'
 import { compile } from '../proto/compile.ts'
 

@@ -20,7 +20,7 @@ import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildServerSpec } from '../../src/cli/build-spec.ts'
 import { grpc } from '../../src/entries/grpc.ts'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import type { HttpHandle } from '../../src/entries/runtime.ts'
 import { authorizeInBrowser, CLIENTS, REDIRECT_URI, startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { isRuntimeError, Server, type InputRequiredResult } from '../../src/entries/runtime.ts'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 
 const closers: Array<() => Promise<unknown>> = []

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { Server, type HttpHandle, type LogLevel } from '../../src/entries/runtime.ts'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { implementCount } from '../conformance/everything.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 

@@ -8,12 +8,12 @@
 import { describe, expect, it, vi } from 'vitest'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 
-type Runtime = typeof import('../../src/entries/internal.ts') & typeof import('../../src/entries/runtime.ts')
+type Runtime = typeof import('../../src/entries/codegen-v1.ts') & typeof import('../../src/entries/runtime.ts')
 
 /** A fresh evaluation of the runtime's modules (its own protobufjs loader). */
 async function freshCopy(): Promise<Runtime> {
   vi.resetModules()
-  return { ...(await import('../../src/entries/internal.ts')), ...(await import('../../src/entries/runtime.ts')) }
+  return { ...(await import('../../src/entries/codegen-v1.ts')), ...(await import('../../src/entries/runtime.ts')) }
 }
 
 const IMPL = { SetVibe: (req: { vibe?: string }) => ({ vibe: req.vibe, previousVibe: 'x' }) }

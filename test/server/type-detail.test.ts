@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { buildServerSpec } from '../../src/cli/build-spec.ts'
 import { Server } from '../../src/entries/runtime.ts'
-import { createProtoServer } from '../../src/entries/internal.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'type-detail-'))
 const closers: Array<() => Promise<unknown>> = []

@@ -1,9 +1,10 @@
 /**
- * `unplugin-proto-mcp/internal`: what generated `?mcp` modules import, and
- * nothing else: exactly the names of the contract's table
- * (src/contract/generated-imports.ts; test/contract/generated-imports.test.ts
- * holds the two together). Internal API: not covered by semver, it changes
- * with the code generator (docs/internals.md, "Entries").
+ * `unplugin-proto-mcp/codegen-v1`: what generated `?mcp` modules of codegen
+ * version 1 import, and nothing else: exactly the names of the contract's
+ * table (src/contract/generated-imports.ts;
+ * test/contract/generated-imports.test.ts holds the two together).
+ * Generated-code API: not covered by semver; a new version of the code
+ * generator gets a new subpath (docs/internals.md, "Entries").
  */
 export { createProtoServer } from '../server/index.ts'
 export { ajvEqual, ajvFormats, ajvUcs2length, ajvUri, ajvValidationError } from '../runtime/ajv-runtime.ts'
