@@ -160,3 +160,35 @@ describe('no import circles', () => {
     }
   })
 })
+
+describe('one home per concept', () => {
+  /** Code lines (comments left out) of every file under src/ but `except`, that match `re`, as `file: line`. */
+  const linesMatching = (re: RegExp, except: readonly string[]): string[] =>
+    filesUnder(src)
+      .filter((file) => !except.includes(relative(src, file)))
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => !/^\s*(?:\*|\/\/|\/\*)/.test(line) && re.test(line))
+          .map((line) => `${relative(src, file)}: ${line.trim()}`),
+      )
+
+  it('the shared defaults are written only in contract/defaults.ts (profile, version, path, port, TTLs, limits)', () => {
+    const DEFAULT_RE =
+      /\?\?\s*'(?:portable|0\.0\.0|\/mcp)'|=\s*'(?:\/mcp|0\.0\.0)'|\b(?:10 \* 60_000|600_000|4 \* 1024 \* 1024|8 \* 1024 \* 1024|64 \* 1024 \* 1024)\b|\?\? 600\b|port = 3000/
+    expect(linesMatching(DEFAULT_RE, [join('contract', 'defaults.ts')])).toEqual([])
+  })
+
+  it('loopback is decided in contract/loopback.ts only', () => {
+    const LOOPBACK_RE = /BlockList|\^127\(|::ffff:7f|=== '\[::1\]'/
+    expect(linesMatching(LOOPBACK_RE, [join('contract', 'loopback.ts')])).toEqual([])
+  })
+
+  it('each exported type or interface name is declared once in src/', () => {
+    const declared = new Map<string, string[]>()
+    for (const file of filesUnder(src))
+      for (const [, name] of readFileSync(file, 'utf8').matchAll(/^export (?:interface|type|class) (\w+)\b/gm))
+        declared.set(name!, [...(declared.get(name!) ?? []), relative(src, file)])
+    expect([...declared].filter(([, files]) => files.length > 1)).toEqual([])
+  })
+})

@@ -2,6 +2,7 @@
  * The `proto-mcp` command line: flags parsed with node:util `parseArgs`,
  * usage errors as one line, and the help text.
  */
+import { DEFAULT_PROFILE } from '../contract/defaults.ts'
 import { parseArgs } from 'node:util'
 import { authOptionsProblem, isScopeToken, type AuthOptions } from '../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST } from '../contract/index.ts'
@@ -198,7 +199,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
     throw new UsageError('--import-path needs a .proto file: --reflect reads no imports from disk')
   if (values.grpc === undefined || values.grpc === '')
     throw new UsageError('--grpc <target> is required: the gRPC server to forward calls to')
-  const profile = values.profile ?? 'portable'
+  const profile = values.profile ?? DEFAULT_PROFILE
   if (!(PROFILES as readonly string[]).includes(profile))
     throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, got "${profile}"`)
   const toolNames = values['tool-names'] ?? 'method'

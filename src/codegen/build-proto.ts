@@ -6,6 +6,7 @@
  * command and the gateway serve). Every stage's warnings are passed up as
  * data (`{ code, message, fix? }`).
  */
+import { DEFAULT_PROFILE, DEFAULT_SERVER_VERSION } from '../contract/defaults.ts'
 import { basename } from 'node:path'
 import { loadProto } from '../proto/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
@@ -89,7 +90,7 @@ export function toolOptions(options: ToolBuildOptions): ToolBuildOptions {
  * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
  */
 export function buildProto(source: string | ModelSource, options: BuildProtoOptions = {}): BuiltProto {
-  const profile = options.profile ?? 'portable'
+  const profile = options.profile ?? DEFAULT_PROFILE
   const { model, name } =
     typeof source === 'string' ? { model: loadProto(source, { importPaths: options.importPaths ?? [] }), name: serverName(source) } : source
   const built = buildTools(model, { ...toolOptions(options), profile, serverName: name })
@@ -179,7 +180,7 @@ export function compileProto(built: BuiltProto): CompiledProto {
   const tools = built.tools.map(({ validationSchema: _, ...tool }, i): ProtoToolSpec => ({ ...tool, validate: compiled.validators[i]! }))
   const spec: ProtoServerSpec = {
     name: built.name,
-    version: '0.0.0',
+    version: DEFAULT_SERVER_VERSION,
     profile: built.profile,
     descriptor: built.model.descriptor,
     tools,

@@ -2,6 +2,7 @@
  * Model + tools → the source of a `?mcp` module (docs/internals.md): pure
  * ESM whose only import is `unplugin-proto-mcp/codegen-v1`.
  */
+import { DEFAULT_PROFILE, DEFAULT_SERVER_VERSION } from '../contract/defaults.ts'
 import { basename } from 'node:path'
 import { codegenImports, CODEGEN_MODULE, CREATE_SERVER, serviceMethods, TOOL_SPEC_KEYS, type Profile } from '../contract/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
@@ -141,7 +142,7 @@ export function emitModuleWithWarnings(
   tools: readonly ToolSchema[],
   options: EmitModuleOptions,
 ): EmittedModule {
-  const profile = options.profile ?? 'portable'
+  const profile = options.profile ?? DEFAULT_PROFILE
   // Sorted before compiling, so the validator embeds exactly what clients see.
   const inputSchemas = tools.map((tool) => sortKeys(tool.inputSchema))
   // The validator checks the exact schema where the advertised one says less (portable, strict).
@@ -152,7 +153,7 @@ export function emitModuleWithWarnings(
   const codecs = emitCodecs(model.descriptor, tools)
   const imports = [CREATE_SERVER, ...validators.helpers, ...codecs.imports].sort()
   const file = basename(model.file).replace(/[\r\n]/g, ' ')
-  const version = options.version ?? '0.0.0'
+  const version = options.version ?? DEFAULT_SERVER_VERSION
   const picked = tools.map((tool, i) => pickTool({ ...tool, inputSchema: inputSchemas[i]! }))
   const shared = new SharedSchemas()
   for (const tool of picked) for (const key of SCHEMA_KEYS) shared.count(tool[key])

@@ -30,7 +30,25 @@ export type {
   ValidationError,
 } from './server-spec.ts'
 export { HOT_DATA_SERVER, HOT_SERVERS_KEY, HOT_UPDATE_KEY } from './hot-reload.ts'
-export { DEFAULT_HTTP_HOST, hostHeaderName, isLoopbackHost, LOOPBACK_HOSTNAMES, loopbackHostNames } from './loopback.ts'
+export { hostHeaderName, isLoopbackHost, LOOPBACK_HOSTNAMES, loopbackHostNames } from './loopback.ts'
+export {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_HTTP_HOST,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_LOAD_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_EVENT_BYTES,
+  DEFAULT_MAX_EVENTS,
+  DEFAULT_MAX_SESSION_EVENT_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MCP_PATH,
+  DEFAULT_PROFILE,
+  DEFAULT_REQUEST_STATE_TTL_SECONDS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SERVER_VERSION,
+  DEFAULT_SESSION_IDLE_MS,
+  MAX_BODY_BYTES,
+} from './defaults.ts'
 export { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD } from './validator-keywords.ts'
 export { lowerCamel } from './implementation-keys.ts'
 export { jsonRpcErrorBody } from './json-rpc-error.ts'

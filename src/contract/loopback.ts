@@ -9,9 +9,6 @@
 /** The hostnames of loopback as a Host header carries them (IPv6 bracketed): accepted without `allowedHosts`. */
 export const LOOPBACK_HOSTNAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]']
 
-/** The address `serveHttp()` binds unless told otherwise. */
-export const DEFAULT_HTTP_HOST = '127.0.0.1'
-
 /** `host` (a bind address, a Vite `server.host` or a URL's `hostname`) as URLs write it, or `undefined` when it is no hostname. */
 function urlHostname(host: string): string | undefined {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host

@@ -8,18 +8,20 @@ import { networkInterfaces } from 'node:os'
 import { resolve } from 'node:path'
 import type { ViteDevServer } from 'vite'
 import type { AuthOptions } from '../contract/auth-options.ts'
-import { HOT_SERVERS_KEY, HOT_UPDATE_KEY, isLoopbackHost, LOOPBACK_HOSTNAMES, loopbackHostNames } from '../contract/index.ts'
+import {
+  DEFAULT_LOAD_TIMEOUT_MS,
+  DEFAULT_MCP_PATH,
+  HOT_SERVERS_KEY,
+  HOT_UPDATE_KEY,
+  isLoopbackHost,
+  LOOPBACK_HOSTNAMES,
+  loopbackHostNames,
+} from '../contract/index.ts'
 import type { DevOptions } from './options.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
-/** Where the dev server serves MCP when `dev.path` is not given. */
-export const DEFAULT_DEV_PATH = '/mcp'
-
 /** When the mount loads its module again after the last file change (see `reloadSoon`). */
 const RELOAD_AFTER_EDIT_MS = [100, 400, 1500]
-
-/** How long the `dev.server` module may take to load when `dev.loadTimeoutMs` is not given. */
-export const DEFAULT_LOAD_TIMEOUT_MS = 10_000
 
 /**
  * `loading`, or a rejection once `ms` pass first: the text says what the
@@ -208,7 +210,7 @@ export function isOwnOrigin(server: ViteDevServer, origin: string, host: string 
  * the plugin to call when the dev server closes.
  */
 export function mountDevServer(server: ViteDevServer, options: DevOptions, plugin: string): () => Promise<void> {
-  const path = options.path ?? DEFAULT_DEV_PATH
+  const path = options.path ?? DEFAULT_MCP_PATH
   const entry = resolve(server.config.root, options.server)
   const logger = server.config.logger
   // The served server's messages join Vite's own in the terminal (not raw stderr lines through its output).

@@ -2,6 +2,7 @@
  * The unplugin factory behind every bundler entry: resolves
  * `./x.proto?mcp` imports and loads them as generated MCP server modules.
  */
+import { DEFAULT_MCP_PATH, DEFAULT_PROFILE } from '../contract/defaults.ts'
 import { existsSync, statSync } from 'node:fs'
 import { setTimeout as delay } from 'node:timers/promises'
 import { dirname, isAbsolute, resolve } from 'node:path'
@@ -11,7 +12,7 @@ import type { UnpluginInstance } from 'unplugin'
 import type { ViteDevServer } from 'vite'
 import { isProtoError } from '../proto/index.ts'
 import { buildMcpModule, costNote, toolOptions, type BuiltMcpModule } from '../codegen/index.ts'
-import { clearOverlay, DEFAULT_DEV_PATH, mountDevServer, sendToOverlay } from './dev-mount.ts'
+import { clearOverlay, mountDevServer, sendToOverlay } from './dev-mount.ts'
 import { mountDevPage } from './dev-page.ts'
 import type { Options } from './options.ts'
 import { checkPluginOptions } from './check-options.ts'
@@ -213,7 +214,7 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
           buildMcpModule(file, {
             ...toolOptions(options),
             importPaths: importPaths(),
-            profile: options.profile ?? 'portable',
+            profile: options.profile ?? DEFAULT_PROFILE,
             hmr,
             declarations: Boolean(options.dts),
           })
@@ -285,7 +286,7 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
         })
         if (!options.dev) return
         mounts.set(server.environments.client, mountDevServer(server, options.dev, PLUGIN_NAME))
-        mountDevPage(server, options.dev.path ?? DEFAULT_DEV_PATH)
+        mountDevPage(server, options.dev.path ?? DEFAULT_MCP_PATH)
       },
       // Vite closes each environment's plugins when its dev server closes
       // or restarts (the new server mounts afresh): the client one's

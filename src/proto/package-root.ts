@@ -4,6 +4,7 @@
  * build-time stages read what the package ships beside the code
  * (`protos/`, `page/`, `package.json`) from there.
  */
+import { DEFAULT_SERVER_VERSION } from '../contract/defaults.ts'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -22,7 +23,8 @@ function findPackage(): { dir: string; version: string } | null {
     if (existsSync(file)) {
       try {
         const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown }
-        if (pkg.name === PACKAGE_NAME) return (found = { dir, version: typeof pkg.version === 'string' ? pkg.version : '0.0.0' })
+        if (pkg.name === PACKAGE_NAME)
+          return (found = { dir, version: typeof pkg.version === 'string' ? pkg.version : DEFAULT_SERVER_VERSION })
       } catch {
         // Not JSON (a half-written file): not ours, keep walking up.
       }
@@ -38,7 +40,7 @@ export function packageRoot(): string | null {
   return findPackage()?.dir ?? null
 }
 
-/** The package's version from its `package.json`, `0.0.0` when it cannot be found. */
+/** The package's version from its `package.json`, the default server version (`0.0.0`) when it cannot be found. */
 export function packageVersion(): string {
-  return findPackage()?.version ?? '0.0.0'
+  return findPackage()?.version ?? DEFAULT_SERVER_VERSION
 }

@@ -3,6 +3,7 @@
  * their JSON names, descriptions placed on the outermost schema, messages
  * inlined at every use except those found in a cycle (`$defs` + `$ref`).
  */
+import { DEFAULT_PROFILE } from '../contract/defaults.ts'
 import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { FieldModel, MessageModel, ProtoModel, ValueType } from '../proto/model.ts'
 import { descriptionAt, descriptionOf, oneofNote } from './describe.ts'
@@ -61,7 +62,7 @@ export function defsRef(fullName: string): string {
  * for the messages found in a cycle. Keys sorted.
  */
 export function messageSchema(model: ProtoModel, fullName: string, options: MessageSchemaOptions = {}): JsonSchema {
-  const profile = options.profile ?? 'portable'
+  const profile = options.profile ?? DEFAULT_PROFILE
   const mode = options.mode ?? 'input'
   const defs = new Map<string, JsonSchema>()
   const recursive = new Set<string>()

@@ -2,6 +2,7 @@
  * `Server.builder(name)`: a server of hand-written tools, resources and
  * prompts, typed shared state, and the tools of included `?mcp` servers.
  */
+import { DEFAULT_SERVER_VERSION } from '../contract/defaults.ts'
 import { checkOptions, integerRule, showValue } from '../runtime/check-options.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
@@ -37,7 +38,7 @@ import { mergeTypeTools, typeResources } from './type-detail.ts'
 export class ServerBuilder<State = undefined, Built = unknown> {
   readonly #name: string
   readonly #make: (core: ServingCore) => Built
-  #version = '0.0.0'
+  #version = DEFAULT_SERVER_VERSION
   #state: unknown
   readonly #tools: Array<{ entry: ToolEntry; from: string }> = []
   readonly #resources: ResourceEntry[] = []

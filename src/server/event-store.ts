@@ -7,12 +7,7 @@
  */
 import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server'
 
-/** Events a session keeps by default before the oldest are dropped. */
-export const DEFAULT_MAX_EVENTS = 1000
-/** Bytes of events a session keeps by default (8 MiB). */
-export const DEFAULT_MAX_SESSION_EVENT_BYTES = 8 * 1024 * 1024
-/** Bytes of events all sessions of a server keep by default (64 MiB). */
-export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024
+import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../contract/defaults.ts'
 
 interface Held {
   store: MemoryEventStore

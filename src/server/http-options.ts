@@ -4,7 +4,8 @@
  * checks its options where they are given.
  */
 import { authOptionsProblem } from '../contract/auth-options.ts'
-import { DEFAULT_HTTP_HOST, isLoopbackHost } from '../contract/loopback.ts'
+import { DEFAULT_HTTP_HOST } from '../contract/defaults.ts'
+import { isLoopbackHost } from '../contract/loopback.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import type { NodeHandlerOptions, ServeHttpOptions } from './http.ts'

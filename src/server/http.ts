@@ -3,6 +3,7 @@
  * Host/Origin guards and the body limit, over the sessionful core, and
  * `serveHttp()` listening with it on node:http.
  */
+import { DEFAULT_HTTP_PORT, DEFAULT_MCP_PATH } from '../contract/defaults.ts'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import {
@@ -223,8 +224,8 @@ export function createNodeHandler(
 export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
   const {
     host = DEFAULT_HTTP_HOST,
-    port = 3000,
-    path = '/mcp',
+    port = DEFAULT_HTTP_PORT,
+    path = DEFAULT_MCP_PATH,
     allowAnyHost = false,
     headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
     requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,

@@ -1,16 +1,8 @@
-/** Limits of the serving transports, defined once for every stage that needs them. */
-
-/** Largest HTTP request body served, in bytes (4 MiB); larger bodies get `413`. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024
-
-/** Default `headersTimeoutMs` of `serveHttp()`: a request's headers must be in within 10 s. */
-export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
-
-/** Default `requestTimeoutMs` of `serveHttp()`: a whole request, body included, must be in within 30 s. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
-
-/** Default `maxConnections` of `serveHttp()`. */
-export const DEFAULT_MAX_CONNECTIONS = 1000
-
-/** Default `maxSessions` of HTTP serving: initialize-era sessions open at once. */
-export const DEFAULT_MAX_SESSIONS = 1000
+/** Limits of the serving transports: defined once in the contract (src/contract/defaults.ts), named here for server/. */
+export {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  MAX_BODY_BYTES,
+} from '../contract/defaults.ts'

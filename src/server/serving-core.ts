@@ -3,6 +3,7 @@
  * snapshots, the backends bound per service, the listeners that announce
  * changes to connected clients, and the requestState key.
  */
+import { DEFAULT_REQUEST_STATE_TTL_SECONDS } from '../contract/defaults.ts'
 import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
 import type { ToolTable } from '../runtime/tool-table.ts'
@@ -180,7 +181,7 @@ export class ServingCore {
       v: payload,
       t: tool,
       n: toBase64url(globalThis.crypto.getRandomValues(new Uint8Array(12))),
-      e: Date.now() + (this.#ttl ?? 600) * 1000,
+      e: Date.now() + (this.#ttl ?? DEFAULT_REQUEST_STATE_TTL_SECONDS) * 1000,
     }
     return this.codec().mint(sealed, binding as never)
   }
@@ -197,7 +198,7 @@ export class ServingCore {
     if (sealed === null || typeof sealed !== 'object' || sealed.t !== tool || typeof sealed.n !== 'string' || this.#used.has(sealed.n)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' })
     }
-    this.#used.set(sealed.n, typeof sealed.e === 'number' ? sealed.e : now + 600_000)
+    this.#used.set(sealed.n, typeof sealed.e === 'number' ? sealed.e : now + DEFAULT_REQUEST_STATE_TTL_SECONDS * 1000)
     return sealed.v
   }
 }
