@@ -2,6 +2,7 @@
 export function showValue(value: unknown): string {
   if (typeof value === 'function') return 'a function'
   if (typeof value === 'bigint') return `${value}n`
+  if (value instanceof RegExp) return String(value)
   if (value === undefined) return 'undefined'
   let text: string
   try {

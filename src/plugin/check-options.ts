@@ -1,22 +1,18 @@
 /**
- * Checks the plugin's options when the plugin is created: an unknown key or
- * a wrong value throws one line naming the option, what it got and what it
- * accepts (the runtime checks its own options the same way; neither stage
- * may import the other).
+ * Checks the plugin's options when the plugin is created, with the
+ * contract's option checker (src/contract/check-options.ts, the one the
+ * runtime uses) throwing plain `Error`s: an unknown key or a wrong value
+ * throws one line naming the option, what it got and what it accepts.
  */
 import { authOptionsProblem, isScopeToken as isScope } from '../contract/auth-options.ts'
+import { booleanRule, checkOptions, type OptionRule } from '../contract/check-options.ts'
 import { PROFILES } from '../schema/types.ts'
 import type { Options } from './options.ts'
-
-interface Rule {
-  accepts: string
-  test: (value: unknown) => boolean
-}
 
 const isPattern = (v: unknown): boolean => typeof v === 'string' || v instanceof RegExp
 const TOOL_NAMES = ['method', 'service', 'qualified']
 
-const PLUGIN_RULES: Record<keyof Options, Rule> = {
+const PLUGIN_RULES: Record<keyof Options, OptionRule> = {
   importPaths: {
     accepts: 'an array of directory names',
     test: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && s !== ''),
@@ -26,13 +22,13 @@ const PLUGIN_RULES: Record<keyof Options, Rule> = {
     accepts: `${TOOL_NAMES.map((p) => `"${p}"`).join(', ')} or a function of the RPC`,
     test: (v) => TOOL_NAMES.includes(v as string) || typeof v === 'function',
   },
-  verbose: { accepts: 'true or false', test: (v) => typeof v === 'boolean' },
+  verbose: booleanRule,
   recursionDepth: { accepts: 'a whole number from 1 to 10', test: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 10 },
   toolNameBudget: {
     accepts: 'false or a whole number from 1 to 128',
     test: (v) => v === false || (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 128),
   },
-  shortenToolNames: { accepts: 'true or false', test: (v) => typeof v === 'boolean' },
+  shortenToolNames: booleanRule,
   toolTokenBudget: {
     accepts: 'false or a whole number from 100 to 1000000',
     test: (v) => v === false || (Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 1_000_000),
@@ -70,7 +66,7 @@ const PLUGIN_RULES: Record<keyof Options, Rule> = {
   },
 }
 
-const DEV_RULES: Record<string, Rule> = {
+const DEV_RULES: Record<string, OptionRule> = {
   server: { accepts: 'a module path such as "./src/mcp.ts"', test: (v) => typeof v === 'string' && v !== '' },
   path: { accepts: 'a path starting with "/"', test: (v) => typeof v === 'string' && v.startsWith('/') && v.length > 1 },
   loadTimeoutMs: { accepts: 'a positive number of milliseconds', test: (v) => typeof v === 'number' && v > 0 && Number.isFinite(v) },
@@ -78,36 +74,12 @@ const DEV_RULES: Record<string, Rule> = {
   auth: { accepts: 'an object', test: () => true },
 }
 
-/** How a wrong value is shown: short, and never a whole object. */
-function show(value: unknown): string {
-  if (typeof value === 'function') return 'a function'
-  if (value instanceof RegExp) return String(value)
-  let text: string
-  try {
-    text = JSON.stringify(value) ?? String(value)
-  } catch {
-    text = Object.prototype.toString.call(value)
-  }
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text
-}
-
-function check(where: string, options: object, rules: Record<string, Rule>): void {
-  for (const [key, value] of Object.entries(options)) {
-    const rule = Object.hasOwn(rules, key) ? rules[key] : undefined
-    if (rule === undefined) throw new Error(`${where}: unknown option "${key}": the options are ${Object.keys(rules).join(', ')}`)
-    if (value !== undefined && !rule.test(value)) throw new Error(`${where}: option "${key}" must be ${rule.accepts}, got ${show(value)}`)
-  }
-}
-
 /** Throws for options the plugin does not know or cannot use; `where` prefixes the message (the plugin's name). */
 export function checkPluginOptions(where: string, options: unknown): asserts options is Options | undefined {
-  if (options === undefined) return
-  if (options === null || typeof options !== 'object' || Array.isArray(options))
-    throw new Error(`${where}: options must be an object, got ${show(options)}`)
-  check(where, options, PLUGIN_RULES)
-  const dev = (options as Options).dev
+  checkOptions(where, options, PLUGIN_RULES)
+  const dev = (options as Options | undefined)?.dev
   if (dev !== undefined) {
-    check(`${where}: option "dev"`, dev, DEV_RULES)
+    checkOptions(`${where}: option "dev"`, dev, DEV_RULES)
     if (dev.server === undefined)
       throw new Error(`${where}: option "dev" needs "server", the module whose default export is the Server to serve, got none`)
     const auth = dev.auth === undefined ? undefined : authOptionsProblem(dev.auth, false)

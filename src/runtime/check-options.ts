@@ -1,57 +1,18 @@
 /**
- * Checks an options object where it is given: an unknown key or a wrong
- * value throws one line naming the option, what it got and what it accepts.
+ * The run-time stages' option check: the contract's checker
+ * (src/contract/check-options.ts) throwing `BAD_OPTION` runtime errors.
  */
-import { showValue } from '../contract/show-value.ts'
+import { checkOptions as checkWith, type OptionRule } from '../contract/check-options.ts'
 import { runtimeError } from './errors.ts'
 
-export { showValue }
-
-/** What one option accepts: a description for the message and the test. */
-export interface OptionRule {
-  /** What the option accepts, as the message says it (`an integer from 0 to 65535`). */
-  accepts: string
-  test: (value: unknown) => boolean
-}
+export { booleanRule, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../contract/check-options.ts'
+export { showValue } from '../contract/show-value.ts'
 
 /**
- * Throws a `BAD_OPTION` runtime error for the first key of `options` that
- * `rules` lacks or whose value fails its rule; `undefined` values count as
- * not given. `where` names the call (`serveHttp()`).
+ * Throws a `BAD_OPTION` runtime error for options that are not an object,
+ * or for the first key that `rules` lacks or whose value fails its rule;
+ * `undefined` values count as not given. `where` names the call (`serveHttp()`).
  */
 export function checkOptions(where: string, options: unknown, rules: Readonly<Record<string, OptionRule>>): void {
-  if (options === undefined) return
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw runtimeError('BAD_OPTION', `${where}: options must be an object, got ${showValue(options)}`)
-  }
-  for (const [key, value] of Object.entries(options)) {
-    const rule = Object.hasOwn(rules, key) ? rules[key] : undefined
-    if (rule === undefined) {
-      throw runtimeError('BAD_OPTION', `${where}: unknown option "${key}": the options are ${Object.keys(rules).join(', ')}`)
-    }
-    if (value !== undefined && !rule.test(value)) {
-      throw runtimeError('BAD_OPTION', `${where}: option "${key}" must be ${rule.accepts}, got ${showValue(value)}`)
-    }
-  }
+  checkWith(where, options, rules, (message) => runtimeError('BAD_OPTION', message))
 }
-
-/** A rule: an integer from `min` to `max`. */
-export const integerRule = (min: number, max: number = Number.MAX_SAFE_INTEGER): OptionRule => ({
-  accepts: max === Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`,
-  test: (v) => Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max,
-})
-
-/** A rule: an array of non-empty strings. */
-export const stringsRule: OptionRule = {
-  accepts: 'an array of non-empty strings',
-  test: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && s !== ''),
-}
-
-/** A rule: a non-empty string. */
-export const stringRule: OptionRule = { accepts: 'a non-empty string', test: (v) => typeof v === 'string' && v !== '' }
-
-/** A rule: a path starting with `/`. */
-export const pathRule: OptionRule = { accepts: 'a path starting with "/"', test: (v) => typeof v === 'string' && v.startsWith('/') }
-
-/** A rule: `true` or `false`. */
-export const booleanRule: OptionRule = { accepts: 'true or false', test: (v) => typeof v === 'boolean' }
