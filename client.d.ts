@@ -11,8 +11,8 @@ declare module '*.proto?mcp' {
   export default server
 
   /** One entry per tool: its schemas, the RPC it calls and its precompiled validator. */
-  export const tools: readonly import('unplugin-proto-mcp/runtime').ProtoToolSpec[]
+  export const tools: readonly import('unplugin-proto-mcp/codegen-v1').ProtoToolSpec[]
 
   /** The protobufjs JSON descriptor of every type the tools reach. */
-  export const descriptor: import('unplugin-proto-mcp/runtime').ProtoServerSpec['descriptor']
+  export const descriptor: import('unplugin-proto-mcp/codegen-v1').ProtoServerSpec['descriptor']
 }

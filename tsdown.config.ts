@@ -112,6 +112,7 @@ const ENTRIES = {
   ...RUNTIME_ENTRIES,
   grpc: 'src/entries/grpc.ts',
   gateway: 'src/entries/gateway.ts',
+  'client-rules': 'src/entries/client-rules.ts',
   cli: 'src/entries/cli.ts',
 }
 

@@ -7,7 +7,7 @@
 import { WRAPPERS } from '../schema/well-known.ts'
 import type { EnumModel, FieldModel, MessageModel, ProtoModel, ScalarType, ValueType } from '../proto/index.ts'
 import { describeComment } from '../schema/index.ts'
-import { RUNTIME_MODULE } from '../contract/index.ts'
+import { CODEGEN_MODULE, RUNTIME_MODULE } from '../contract/index.ts'
 import { lowerCamel } from '../contract/implementation-keys.ts'
 
 /** The parts of a model the declarations need. */
@@ -19,7 +19,10 @@ type Form = 'json' | 'input'
 const SUFFIX: Record<Form, string> = { json: 'Json', input: 'Input' }
 
 // Imported under reserved names so no generated name can shadow them.
-const IMPORTS = `import type { CallContext as __CallContext, ProtoServerSpec as __ProtoServerSpec, ProtoToolSpec as __ProtoToolSpec, RpcHandler as __RpcHandler, Server as __Server } from '${RUNTIME_MODULE}'`
+const IMPORTS = [
+  `import type { CallContext as __CallContext, RpcHandler as __RpcHandler, Server as __Server } from '${RUNTIME_MODULE}'`,
+  `import type { ProtoServerSpec as __ProtoServerSpec, ProtoToolSpec as __ProtoToolSpec } from '${CODEGEN_MODULE}'`,
+].join('\n')
 const JSON_VALUE = 'type __JsonValue = null | boolean | number | string | __JsonValue[] | { [key: string]: __JsonValue }'
 const JSON_INPUT = 'type __JsonInput = null | boolean | number | string | readonly __JsonInput[] | { readonly [key: string]: __JsonInput }'
 // What a server-streaming handler may return (runtime/streaming.ts iterates each of them).

@@ -7,6 +7,18 @@
  * generator gets a new subpath (docs/internals.md, "Entries").
  */
 export { createProtoServer } from '../server/index.ts'
+/** The spec a generated module hands to `createProtoServer`, and the types of its `tools` and `descriptor` exports. */
+export type {
+  JsonCodec,
+  LenientField,
+  LenientPlan,
+  ProtoServerSpec,
+  ProtoToolSpec,
+  ToolSpec,
+  TypeDetailSpec,
+  ValidateFunction,
+  ValidationError,
+} from '../contract/index.ts'
 export { ajvEqual, ajvFormats, ajvUcs2length, ajvUri, ajvValidationError } from '../runtime/ajv-runtime.ts'
 export {
   CODEC_BAIL,

@@ -6,11 +6,9 @@
 export { grpc, type GrpcBackend, type GrpcOptions } from '../grpc/grpc-backend.ts'
 export {
   grpcImplementation,
-  InProcessCall,
-  PROTO_LOADER_FORM,
   type GrpcImplementationOptions,
   type GrpcStreamHandler,
   type GrpcUnaryHandler,
+  type InProcessCall,
 } from '../grpc/grpc-implementation.ts'
-export { STATUS_DETAILS_KEY } from '../grpc/status-details.ts'
 export type { Backend, BackendMethod, BackendService } from '../runtime/backend.ts'

@@ -1,11 +1,16 @@
 /**
  * `unplugin-proto-mcp/runtime`: the user's run-time API: `Server` (made
- * with `Server.builder(name)` or by a `?mcp` import), its handle, the
- * backend interface, status errors and the types. What only generated code
- * uses is `unplugin-proto-mcp/codegen-v1` (./codegen-v1.ts).
+ * with `Server.builder(name)` or by a `?mcp` import), the types of its
+ * builder and handle (made by `Server.builder()` and `server.handle()`,
+ * never constructed by users), the backend interface, status errors and
+ * the types. What only generated code uses, and the spec types a `?mcp`
+ * module's `tools` and `descriptor` have, are `unplugin-proto-mcp/codegen-v1`
+ * (./codegen-v1.ts).
  */
-export { Server, ServerBuilder, ServerHandle, MAX_BODY_BYTES } from '../server/index.ts'
+export { Server } from '../server/index.ts'
 export type {
+  ServerBuilder,
+  ServerHandle,
   AuthOptions,
   CallResult,
   Completer,
@@ -42,20 +47,14 @@ export type {
   CallContext,
   ElicitAnswer,
   ElicitRequest,
-  JsonCodec,
   JsonSchema,
   LogLevel,
   Profile,
-  ProtoServerSpec,
-  ProtoToolSpec,
   RpcHandler,
   ServiceImplementation,
   SampleAnswer,
   SampleRequest,
   ToolResult,
-  ToolSpec,
-  ValidateFunction,
-  ValidationError,
 } from '../runtime/types.ts'
 export { statusError, STATUS_NAMES, type StatusName } from '../runtime/status.ts'
 export { isRuntimeError, type RuntimeError, type RuntimeErrorCode } from '../runtime/errors.ts'

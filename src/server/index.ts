@@ -48,7 +48,6 @@ export type { Completer } from './completer.ts'
 export type { ToolWithHandler } from './handle.ts'
 export { ServerHandle } from './handle.ts'
 export { ServerBuilder } from './builder.ts'
-export { MAX_BODY_BYTES } from './limits.ts'
 
 const INSPECT = Symbol.for('nodejs.util.inspect.custom')
 

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest'
 import { CLIENT_DIALECTS } from '../../src/schema/client-dialects.ts'
 import { checkClientRules, CLIENT_DIALECT_NAMES, REQUEST_TOOL } from '../../src/schema/client-rules.ts'
 import type { CheckedTool } from '../../src/schema/client-rules.ts'
-import * as entry from '../../src/entries/index.ts'
+import * as entry from '../../src/entries/client-rules.ts'
+import * as main from '../../src/entries/index.ts'
 import { RULE_CASES } from './client-rule-cases.ts'
 import type { RuleInput } from './client-rule-cases.ts'
 
@@ -125,7 +126,9 @@ describe('checkClientRules', () => {
     )
   })
 
-  it('is a public function of the package', () => {
+  it('is the public function of unplugin-proto-mcp/client-rules, not of the main entry', () => {
     expect(entry.checkClientRules).toBe(checkClientRules)
+    expect(Object.keys(entry).sort()).toEqual(['CLIENT_DIALECT_NAMES', 'REQUEST_TOOL', 'checkClientRules'])
+    expect(Object.keys(main).sort()).toEqual(['default', 'writeProtoDeclarations'])
   })
 })

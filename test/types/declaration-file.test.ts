@@ -141,7 +141,10 @@ describe('writeProtoDeclarations', () => {
           allowImportingTsExtensions: true,
           typeRoots: [join(REPO, 'node_modules', '@types')],
           types: ['node'],
-          paths: { 'unplugin-proto-mcp/runtime': [join(REPO, 'src', 'entries', 'runtime.ts')] },
+          paths: {
+            'unplugin-proto-mcp/runtime': [join(REPO, 'src', 'entries', 'runtime.ts')],
+            'unplugin-proto-mcp/codegen-v1': [join(REPO, 'src', 'entries', 'codegen-v1.ts')],
+          },
         },
         files: ['src/main.ts', 'proto-mcp.d.ts'],
       }),
