@@ -1,21 +1,10 @@
 /**
- * The contract between generated `?mcp` modules and the runtime: what a
+ * The run-time types: what backends and handlers receive and return, and
+ * (named again from the contract, src/contract/server-spec.ts) the spec a
  * generated module hands to `createProtoServer`.
  */
 
-import type {
-  JsonCodec,
-  JsonSchema,
-  LenientField,
-  LenientPlan,
-  Profile,
-  ProtoServerSpec,
-  ProtoToolSpec,
-  ToolSpec,
-  TypeDetailSpec,
-  ValidateFunction,
-  ValidationError,
-} from '../contract/index.ts'
+import type { JsonSchema } from '../contract/index.ts'
 
 export type {
   JsonCodec,
@@ -29,7 +18,7 @@ export type {
   TypeDetailSpec,
   ValidateFunction,
   ValidationError,
-}
+} from '../contract/index.ts'
 
 /** MCP log levels, least severe first. */
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
