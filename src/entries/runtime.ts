@@ -45,6 +45,7 @@ export type {
   Profile,
   ProtoServerSpec,
   ProtoToolSpec,
+  RootsAnswer,
   RpcHandler,
   ServiceImplementation,
   SampleAnswer,

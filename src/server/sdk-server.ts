@@ -3,7 +3,13 @@
  * (one per connection, session or HTTP request) whose handlers answer from
  * the serving core's current snapshots.
  */
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server as SdkServer } from '@modelcontextprotocol/server'
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server as SdkServer,
+} from '@modelcontextprotocol/server'
 import type {
   CallToolResult,
   JSONRPCRequest,
@@ -14,7 +20,7 @@ import type {
 } from '@modelcontextprotocol/server'
 import type { CallContext } from '../runtime/types.ts'
 import type { Log } from './logging.ts'
-import { clientRequests, inputRequiredOf, isAnswersState, startRounds, type Rounds } from './client-requests.ts'
+import { clientRequests, inputRequiredOf, isAnswersState, startRounds, type Ask, type Rounds } from './client-requests.ts'
 import { complete, type CompleteParams } from './completions.ts'
 import { page } from './pagination.ts'
 import { matchTemplate } from './resource-templates.ts'
@@ -63,27 +69,40 @@ function openedState(core: ServingCore, name: string, ctx: ServerContext): unkno
   return state === undefined ? undefined : core.openState(state, name)
 }
 
-/** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, elicit, sample, requestState. */
-export function callContext(
-  core: ServingCore,
-  name: string,
-  ctx: ServerContext,
-  rounds?: Rounds,
-  opened?: { state: unknown },
-): CallContext {
+/** How a request's context is made: its rounds, its opened requestState, what states are sealed for, the SDK instance. */
+export interface ContextOptions {
+  /** The request's `input_required` rounds (2026-07-28), when it may ask questions that way. */
+  rounds?: Rounds
+  /** Its requestState, already opened (it is usable once). */
+  opened?: { state: unknown }
+  /** What the handler's own states are sealed for. @default the name */
+  sealAs?: string
+  /** The SDK instance serving it (the initialize-era client capabilities). */
+  server?: SdkServer
+  /** How questions reach the client instead (a task's input requests). */
+  ask?: Ask
+}
+
+/** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, questions, client capabilities, requestState. */
+export function callContext(core: ServingCore, name: string, ctx: ServerContext, options: ContextOptions = {}): CallContext {
+  const { rounds, opened, server, ask } = options
+  const sealAs = options.sealAs ?? name
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined
   const context: CallContext = {
     tool: name,
     signal: ctx.mcpReq.signal,
     authInfo: ctx.http?.authInfo,
     meta,
-    sealRequestState: (payload) => core.sealState(payload, name, ctx as StateBinding),
-    ...clientRequests(ctx, rounds),
+    sealRequestState: (payload) => core.sealState(payload, sealAs, ctx as StateBinding),
+    ...clientRequests(ctx, rounds, ask),
   }
+  const capabilities = clientCapabilitiesOf(ctx, server)
+  if (capabilities !== undefined) context.clientCapabilities = capabilities
+  if (ctx.mcpReq.inputResponses !== undefined) context.inputResponses = ctx.mcpReq.inputResponses
   const headers = headersOf(ctx.http?.req)
   if (headers) context.headers = headers
   // Verified by the codec (MAC, expiry, principal, session); still to check: its tool, and that it is unused.
-  const state = opened ? opened.state : openedState(core, name, ctx)
+  const state = opened ? opened.state : openedState(core, sealAs, ctx)
   // Our own answers of earlier input_required rounds are the rounds', not the handler's.
   if (state !== undefined && !isAnswersState(state)) context.requestState = state
   const token = meta?.progressToken
@@ -100,6 +119,37 @@ export function callContext(
       })
   }
   return context
+}
+
+/** The client's declared capabilities: a 2026-07-28 request's own, else the session's `initialize`. */
+export function clientCapabilitiesOf(ctx: ServerContext, server?: SdkServer): Record<string, unknown> | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined
+  if (envelope !== undefined) return envelope[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined
+  return server?.getClientCapabilities() as Record<string, unknown> | undefined
+}
+
+/**
+ * Runs `run` (a handler that may ask questions) in the rounds of a
+ * 2026-07-28 request sealed for `sealAs`: a question without an answer
+ * makes the result an `input_required` one, whatever the handler made of
+ * its rejection.
+ */
+async function inRounds<R>(
+  core: ServingCore,
+  ctx: ServerContext,
+  sealAs: string,
+  run: (options: ContextOptions) => Promise<R>,
+): Promise<R | Record<string, unknown>> {
+  const opened = { state: openedState(core, sealAs, ctx) }
+  const rounds = startRounds(ctx, sealAs, opened.state)
+  let result: R
+  try {
+    result = await run({ rounds, opened, sealAs })
+  } catch (error) {
+    if (!rounds?.pending.size) throw error
+  }
+  if (rounds?.pending.size) return inputRequiredOf(rounds, (payload) => core.sealState(payload, sealAs, ctx as StateBinding))
+  return result!
 }
 
 type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>
@@ -172,11 +222,8 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     if (stats) stats.toolCalls++
     const entry = core.lookupTool(name, ctx.http?.authInfo, log)
     if (entry === undefined) throw unknownToolError(name)
-    const opened = { state: openedState(core, name, ctx) }
-    const rounds = startRounds(ctx, name, opened.state)
-    const result = await entry.call(args, callContext(core, name, ctx, rounds, opened))
     // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
-    if (rounds?.pending) return (await inputRequiredOf(rounds, (payload) => core.sealState(payload, name, ctx as StateBinding))) as never
+    const result = await inRounds(core, ctx, name, (options) => entry.call(args, callContext(core, name, ctx, { ...options, server })))
     if ('resultType' in result && result.resultType === 'input_required') return result as never
     if (stats && result.isError) stats.errors++
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
@@ -199,21 +246,23 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
   })
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params
-    const context = { ...callContext(core, uri, ctx), state: core.state }
     const entry = core.resources.get(uri)
-    if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context)) as never
     // A listed resource wins over a template that also matches its URI.
-    const matched = matchTemplate(core.templates, uri)
-    if (matched === undefined) throw new ResourceNotFoundError(uri)
-    const { entry: template, variables } = matched
-    const shown =
-      template.template.mimeType === undefined
-        ? { uri, name: template.template.name }
-        : { uri, name: template.template.name, mimeType: template.template.mimeType }
-    return readResult(shown, await template.read(uri, variables, context)) as never
+    const matched = entry === undefined ? matchTemplate(core.templates, uri) : undefined
+    if (entry === undefined && matched === undefined) throw new ResourceNotFoundError(uri)
+    return (await inRounds(core, ctx, `resources/read:${uri}`, async (options) => {
+      const context = { ...callContext(core, uri, ctx, { ...options, server }), state: core.state }
+      if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context))
+      const { entry: template, variables } = matched!
+      const shown =
+        template.template.mimeType === undefined
+          ? { uri, name: template.template.name }
+          : { uri, name: template.template.name, mimeType: template.template.mimeType }
+      return readResult(shown, await template.read(uri, variables, context))
+    })) as never
   })
   server.setRequestHandler('completion/complete', async (request, ctx) => {
-    const context = { ...callContext(core, 'completion/complete', ctx), state: core.state }
+    const context = { ...callContext(core, 'completion/complete', ctx, { server }), state: core.state }
     return (await complete(request.params as CompleteParams, core, context)) as never
   })
   server.setRequestHandler('prompts/list', (request) =>
@@ -233,8 +282,10 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name}: missing required argument "${arg.name}"`)
       }
     }
-    const context = { ...callContext(core, name, ctx), state: core.state }
-    return promptResult(entry.prompt, await entry.get(args as Record<string, string>, context)) as never
+    return (await inRounds(core, ctx, `prompts/get:${name}`, async (options) => {
+      const context = { ...callContext(core, name, ctx, { ...options, server }), state: core.state }
+      return promptResult(entry.prompt, await entry.get(args as Record<string, string>, context))
+    })) as never
   })
   const unsubscribe = serveSubscriptions(server, core, log)
   live?.add(server)
