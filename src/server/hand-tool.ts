@@ -10,6 +10,7 @@ import { runtimeError } from '../runtime/errors.ts'
 import type { CallContext, JsonSchema, ValidationError } from '../runtime/types.ts'
 import { renderValidationErrors } from '../runtime/validation-text.ts'
 import { loadAjv } from './ajv-engine.ts'
+import { scanHeaderParams } from './param-headers.ts'
 import type { CallResult, ListedTool, ToolEntry, ToolRequirements } from './tool-set.ts'
 
 /** A hand-written tool's definition: what `tools/list` shows, plus who may see it. */
@@ -95,6 +96,11 @@ export function handToolEntry<State>(tool: ToolDefinition, handler: ToolHandler<
     throw runtimeError('BAD_SPEC', `tool "${tool.name}": cannot compile inputSchema: ${(cause as Error).message}`, cause)
   } finally {
     compiler.removeSchema(schema)
+  }
+  try {
+    scanHeaderParams(schema)
+  } catch (cause) {
+    throw runtimeError('BAD_SPEC', `tool "${tool.name}": ${(cause as Error).message}`, cause)
   }
   const listed: ListedTool = { name: tool.name, description: tool.description ?? '', inputSchema: schema }
   if (tool.title !== undefined) listed.title = tool.title

@@ -20,6 +20,7 @@ import type { ErrorSource, Log } from './logging.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
+import { paramHeaderRejection } from './param-headers.ts'
 import { onResourceUpdated } from './subscriptions.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
@@ -100,7 +101,16 @@ export function createFetchHandler(core: ServingCore): FetchHandler {
   const mcp = createMcpHandler(sdkServerFactory(core), { maxRequestBodySize: MAX_BODY_BYTES, onerror: report(core, core.log, 'fetch') })
   core.onChange((kind) => notifyModern(mcp, kind))
   onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri))
-  return (request, options) => mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
+  return async (request, options) => {
+    // A 2026-07-28 tools/call names itself in Mcp-Method: only those bodies are read here, for their Mcp-Param-* headers.
+    if (request.method === 'POST' && request.headers.get('mcp-method') === 'tools/call') {
+      const body = await readBody(request)
+      if (body instanceof Response) return body
+      const rejected = paramHeaderRejection(core, body.parsed, request.headers, options?.authInfo)
+      if (rejected) return rejected
+    }
+    return mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
+  }
 }
 
 /**
@@ -272,7 +282,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
       }
       const legacy = await isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })
       const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
-      if (!legacy) return modern.fetch(request, handled)
+      if (!legacy) return paramHeaderRejection(core, parsed, request.headers, authInfo) ?? modern.fetch(request, handled)
       const id = request.headers.get('mcp-session-id')
       const principal = principalOf(authInfo, request.headers.get('authorization'))
       if (id !== null) {
