@@ -28,7 +28,9 @@ function logOf(ctx: ServerContext): NonNullable<CallContext['log']> {
 /**
  * Sends `method` to the client as a request related to the one being
  * handled; the SDK refuses it on a 2026-07-28 request, whose answer to
- * "ask the client" is an `input_required` result, so say that.
+ * "ask the client" is an `input_required` result, so say that. The
+ * client's own error answer is the question's failure, not a JSON-RPC
+ * error of the call: it is rethrown as a plain error with its text.
  */
 async function send<T>(ctx: ServerContext, method: QuestionMethod, params: Record<string, unknown>): Promise<T> {
   try {
@@ -37,7 +39,7 @@ async function send<T>(ctx: ServerContext, method: QuestionMethod, params: Recor
     if (ctx.mcpReq.envelope !== undefined && !(error as { code?: unknown }).code) {
       throw new Error(`${method} cannot be sent on a 2026-07-28 request: return an input_required result instead`, { cause: error })
     }
-    throw error
+    throw new Error((error as Error).message, { cause: error })
   }
 }
 
@@ -138,6 +140,12 @@ export interface AskOptions {
 
 /** How a handler's questions reach the client: a request on the call's stream, or an `input_required` round. */
 export type Ask = <T>(request: InputRequest, key?: string) => Promise<T>
+
+/** How a request's questions reach the client by themselves: `input_required` rounds (2026-07-28), else requests on its stream. */
+export function directAsk(ctx: ServerContext, rounds?: Rounds): Ask {
+  return <T>(request: InputRequest, key?: string) =>
+    rounds ? askInRound<T>(rounds, request, key) : send<T>(ctx, request.method, request.params)
+}
 
 /** The `log`, `elicit`, `sample` and `listRoots` of a request's context; with `rounds`, questions are `input_required` rounds, with `ask`, asked that way. */
 export function clientRequests(

@@ -15,18 +15,23 @@ import type {
   JSONRPCRequest,
   McpServerFactory,
   Result,
+  ServerCapabilities,
   ServerContext,
   jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
 import type { CallContext } from '../runtime/types.ts'
 import type { Log } from './logging.ts'
-import { clientRequests, inputRequiredOf, isAnswersState, startRounds, type Ask, type Rounds } from './client-requests.ts'
+import { clientRequests, directAsk, inputRequiredOf, isAnswersState, startRounds, type Ask, type Rounds } from './client-requests.ts'
 import { complete, type CompleteParams } from './completions.ts'
 import { page } from './pagination.ts'
 import { matchTemplate } from './resource-templates.ts'
 import { promptResult, readResult } from './resources.ts'
 import { serveSubscriptions } from './subscriptions.ts'
 import { unknownToolError, type ListKind, type ServingCore, type StateBinding } from './serving-core.ts'
+import { TaskableCall } from './task-call.ts'
+import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from './task-methods.ts'
+import { TASKS_EXTENSION, taskView } from './tasks.ts'
+import type { CallResult, ToolEntry } from './tool-set.ts'
 
 export type { ListedTool } from './tool-set.ts'
 export { unknownToolError } from './serving-core.ts'
@@ -46,12 +51,22 @@ const PASS_THROUGH: jsonSchemaValidator = {
 
 // listChanged everywhere: a ServerHandle may change any list while serving.
 // `logging` also makes the SDK answer `logging/setLevel` and filter `ctx.mcpReq.log` by it.
+// The Tasks extension (docs/serving.md §10): advertised to 2026-07-28 clients (see getCapabilities below).
 const CAPABILITIES = {
   tools: { listChanged: true },
   resources: { listChanged: true, subscribe: true },
   prompts: { listChanged: true },
   logging: {},
   completions: {},
+  extensions: { [TASKS_EXTENSION]: {} },
+}
+
+/** The first revision of the per-request era (its versions compare as dates). */
+const MODERN_REVISION = '2026-07-28'
+
+/** How a tools/call that became a task answers past the SDK's result check (caught in ProtoSdkServer._wrapHandler). */
+class TaskCreated {
+  constructor(readonly result: Record<string, unknown>) {}
 }
 
 function headersOf(req: Request | undefined): Record<string, string> | undefined {
@@ -79,18 +94,22 @@ export interface ContextOptions {
   sealAs?: string
   /** The SDK instance serving it (the initialize-era client capabilities). */
   server?: SdkServer
-  /** How questions reach the client instead (a task's input requests). */
+  /** How questions reach the client instead (a call that may become a task). */
   ask?: Ask
+  /** The handler's signal instead of the request's (a call that may become a task). */
+  signal?: AbortSignal
+  /** The handler's progress instead of the request's (a call that may become a task). */
+  progress?: CallContext['progress']
 }
 
 /** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, questions, client capabilities, requestState. */
 export function callContext(core: ServingCore, name: string, ctx: ServerContext, options: ContextOptions = {}): CallContext {
-  const { rounds, opened, server, ask } = options
+  const { rounds, opened, server, ask, signal } = options
   const sealAs = options.sealAs ?? name
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined
   const context: CallContext = {
     tool: name,
-    signal: ctx.mcpReq.signal,
+    signal: signal ?? ctx.mcpReq.signal,
     authInfo: ctx.http?.authInfo,
     meta,
     sealRequestState: (payload) => core.sealState(payload, sealAs, ctx as StateBinding),
@@ -106,7 +125,8 @@ export function callContext(core: ServingCore, name: string, ctx: ServerContext,
   // Our own answers of earlier input_required rounds are the rounds', not the handler's.
   if (state !== undefined && !isAnswersState(state)) context.requestState = state
   const token = meta?.progressToken
-  if (typeof token === 'string' || typeof token === 'number') {
+  if (options.progress !== undefined) context.progress = options.progress
+  else if (typeof token === 'string' || typeof token === 'number') {
     context.progress = (progress, message, total) =>
       ctx.mcpReq.notify({
         method: 'notifications/progress',
@@ -172,7 +192,21 @@ class ProtoSdkServer extends SdkServer {
   protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
     const wrapped = super._wrapHandler(method, handler)
     if (method !== 'tools/call') return wrapped
-    return (request, ctx) => wrapped(withoutNullArguments(request), ctx)
+    // A call that became a task answers with it past the SDK's check of a CallToolResult (docs/serving.md §10).
+    return (request, ctx) =>
+      wrapped(withoutNullArguments(request), ctx).catch((error: unknown) => {
+        if (error instanceof TaskCreated) return error.result as Result
+        throw error
+      })
+  }
+
+  /** The Tasks extension exists on 2026-07-28 only (SEP-2663): an initialize-era client is not told of it. */
+  override getCapabilities(): ServerCapabilities {
+    const capabilities = super.getCapabilities()
+    const version = this.getNegotiatedProtocolVersion()
+    if (version === undefined || version >= MODERN_REVISION) return capabilities
+    const { extensions: _tasks, ...legacy } = capabilities
+    return legacy
   }
 }
 
@@ -206,6 +240,17 @@ export interface FactoryOptions {
   log?: Log
 }
 
+/** What a task that ran a tool stores as its result: the tool's result as `tools/call` would have answered it. */
+function taskResult(server: SdkServer, entry: ToolEntry, result: CallResult): Record<string, unknown> {
+  if ('resultType' in result && result.resultType === 'input_required') {
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      'the handler returned input_required inside a task: ask with ctx.elicit, ctx.sample or ctx.listRoots instead',
+    )
+  }
+  return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema) as Record<string, unknown>
+}
+
 /** Creates one SDK server instance answering from `core`. */
 export function createSdkServer(core: ServingCore, options: FactoryOptions = {}): SdkServer {
   const { stats, live, log = core.log } = options
@@ -222,8 +267,22 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     if (stats) stats.toolCalls++
     const entry = core.lookupTool(name, ctx.http?.authInfo, log)
     if (entry === undefined) throw unknownToolError(name)
+    const taskable = entry.taskSupport !== undefined && declaresTasks(ctx)
+    if (entry.taskSupport === 'required' && !taskable) throw missingTasksCapability(`tool "${name}" runs only as a task: it`)
     // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
-    const result = await inRounds(core, ctx, name, (options) => entry.call(args, callContext(core, name, ctx, { ...options, server })))
+    const result = await inRounds(core, ctx, name, async (options) => {
+      if (!taskable) return entry.call(args, callContext(core, name, ctx, { ...options, server }))
+      const plain = callContext(core, name, ctx, { ...options, server })
+      const call = new TaskableCall(core.tasks, ownerOf(ctx), name, ctx.mcpReq.signal, {
+        ...(options.rounds === undefined ? {} : { rounds: options.rounds }),
+        direct: directAsk(ctx, options.rounds),
+        ...(plain.progress === undefined ? {} : { requestProgress: plain.progress }),
+      })
+      const context = callContext(core, name, ctx, { ...options, server, ask: call.ask, signal: call.signal, progress: call.progress })
+      const outcome = await call.run(entry.call(args, context), (done) => taskResult(server, entry, done))
+      if ('task' in outcome) throw new TaskCreated({ resultType: 'task', ...taskView(outcome.task, false) })
+      return outcome.result
+    })
     if ('resultType' in result && result.resultType === 'input_required') return result as never
     if (stats && result.isError) stats.errors++
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
@@ -287,6 +346,7 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
       return promptResult(entry.prompt, await entry.get(args as Record<string, string>, context))
     })) as never
   })
+  serveTaskMethods(server, core)
   const unsubscribe = serveSubscriptions(server, core, log)
   live?.add(server)
   server.onclose = () => {

@@ -52,6 +52,8 @@ export interface ToolEntry {
   readonly call: (args: unknown, context: CallContext) => Promise<CallResult>
   /** For a proto tool: its compiled tool (backend slot) and the table it belongs to. */
   readonly proto?: { readonly table: ToolTable; readonly tool: CompiledTool }
+  /** Whether a call may run as a task (docs/serving.md §10). @default 'forbidden' */
+  readonly taskSupport?: 'optional' | 'required'
 }
 
 /** An immutable set of tools; a new one replaces the old by reference. */
@@ -93,11 +95,15 @@ function listedProtoTool(tool: CompiledTool, structured: boolean): ListedTool {
 
 /** The entries of a proto tool table, one per tool, calling through the pipeline. */
 export function protoEntries(table: ToolTable): ToolEntry[] {
-  return table.tools.map((tool) => ({
-    listed: listedProtoTool(tool, tool.structured),
-    call: (args, context) => callProtoTool(tool, args, context),
-    proto: { table, tool },
-  }))
+  return table.tools.map((tool) => {
+    const entry: ToolEntry = {
+      listed: listedProtoTool(tool, tool.structured),
+      call: (args, context) => callProtoTool(tool, args, context),
+      proto: { table, tool },
+    }
+    // A stream runs as long as its backend sends: such a call may run as a task.
+    return tool.spec.serverStreaming ? { ...entry, taskSupport: 'optional' } : entry
+  })
 }
 
 /**

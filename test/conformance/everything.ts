@@ -14,6 +14,12 @@ export const WAV = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=
 
 const NO_ARGS = { type: 'object', properties: {} }
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+/** Waits `ms`, or rejects once `signal` aborts (a cancelled task stops). */
+const work = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms)
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true })
+  })
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] })
 
 /** Binds the `Count` RPC of `conformance.proto` on its server. */
@@ -246,6 +252,90 @@ export function everythingServer(ServerClass: typeof Server, proto: Server): Ser
         },
       },
       (args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`),
+    )
+    // The Tasks extension (SEP-2663): tools that may or must run as tasks, as the tasks-* scenarios name them.
+    .tool(
+      {
+        name: 'greet',
+        description: 'Greets by name, at once (never a task)',
+        inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      },
+      (args: { name: string }) => text(`Hello, ${args.name}!`),
+    )
+    .tool(
+      {
+        name: 'slow_compute',
+        description: 'Works for the given seconds (a task when the client can take one)',
+        inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0 }, label: { type: 'string' } } },
+        execution: { taskSupport: 'optional' },
+      },
+      async (args: { seconds?: number; label?: string }, ctx) => {
+        await work((args.seconds ?? 0) * 1000, ctx.signal)
+        return text(`computed ${args.label ?? 'it'} in ${args.seconds ?? 0}s`)
+      },
+    )
+    .tool(
+      {
+        name: 'failing_job',
+        description: 'Fails as a tool after a second (only as a task)',
+        inputSchema: NO_ARGS,
+        execution: { taskSupport: 'required' },
+      },
+      async (_a, ctx) => {
+        await work(1000, ctx.signal)
+        return { content: [{ type: 'text', text: 'the job failed' }], isError: true }
+      },
+    )
+    .tool(
+      {
+        name: 'protocol_error_job',
+        description: 'Fails with a JSON-RPC error (a task that fails)',
+        inputSchema: NO_ARGS,
+        execution: { taskSupport: 'optional' },
+      },
+      async (_a, ctx) => {
+        await work(100, ctx.signal)
+        throw Object.assign(new Error('the job broke down'), { code: -32603 })
+      },
+    )
+    .tool(
+      {
+        name: 'confirm_delete',
+        description: 'Looks a file up, then asks whether to delete it (the task waits for the answer)',
+        inputSchema: { type: 'object', properties: { filename: { type: 'string' } }, required: ['filename'] },
+        execution: { taskSupport: 'optional' },
+      },
+      async (args: { filename: string }, ctx) => {
+        await work(50, ctx.signal)
+        const answer = await ctx.elicit!(form(`Delete ${args.filename}?`, 'confirm', 'boolean'))
+        return text(answer.action === 'accept' && answer.content?.confirm ? `deleted ${args.filename}` : `kept ${args.filename}`)
+      },
+    )
+    .tool(
+      {
+        name: 'multi_input',
+        description: 'Asks two questions at once inside its task',
+        inputSchema: NO_ARGS,
+        execution: { taskSupport: 'optional' },
+      },
+      async (_a, ctx) => {
+        await work(50, ctx.signal)
+        const [first, second] = await Promise.all([ctx.elicit!(form('First name?', 'name')), ctx.elicit!(form('Second name?', 'name'))])
+        return text(`${field(first, 'name')} and ${field(second, 'name')}`)
+      },
+    )
+    .tool(
+      {
+        name: 'test_tool_with_task',
+        description: 'Asks a name in a round of the call, then works on as a task',
+        inputSchema: NO_ARGS,
+        execution: { taskSupport: 'required' },
+      },
+      async (_a, ctx) => {
+        const answer = await ctx.elicit!(form('What is your name?', 'name'), { key: 'user_name' })
+        await work(100, ctx.signal)
+        return text(`Hello, ${field(answer, 'name')}, from the task`)
+      },
     )
     // A parameter mirrored into an HTTP header (SEP-2243): Mcp-Param-Region must agree with the body.
     .tool(
