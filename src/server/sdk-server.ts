@@ -248,7 +248,8 @@ function taskResult(server: SdkServer, entry: ToolEntry, result: CallResult): Re
       'the handler returned input_required inside a task: ask with ctx.elicit, ctx.sample or ctx.listRoots instead',
     )
   }
-  return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema) as Record<string, unknown>
+  // The request's own answer: a complete tools/call result (resultType included, as a 2026-07-28 one carries it).
+  return { ...server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema), resultType: 'complete' }
 }
 
 /** Creates one SDK server instance answering from `core`. */
@@ -268,7 +269,10 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     const entry = core.lookupTool(name, ctx.http?.authInfo, log)
     if (entry === undefined) throw unknownToolError(name)
     const taskable = entry.taskSupport !== undefined && declaresTasks(ctx)
-    if (entry.taskSupport === 'required' && !taskable) throw missingTasksCapability(`tool "${name}" runs only as a task: it`)
+    // An initialize-era call runs to its end (tasks exist on 2026-07-28 only); a 2026-07-28 one that cannot take a task is refused.
+    if (entry.taskSupport === 'required' && !taskable && ctx.mcpReq.envelope !== undefined) {
+      throw missingTasksCapability(`tool "${name}" runs only as a task: it`)
+    }
     // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
     const result = await inRounds(core, ctx, name, async (options) => {
       if (!taskable) return entry.call(args, callContext(core, name, ctx, { ...options, server }))

@@ -52,6 +52,8 @@ const notFound = (): ProtocolError => new ProtocolError(ProtocolErrorCode.Invali
 
 /** The task `params.taskId` if the caller of `ctx` owns it; throws `-32021` to a request without the extension, `-32602` when not found. */
 async function ownTask(core: ServingCore, ctx: ServerContext, method: string, params: Record<string, unknown>): Promise<StoredTask> {
+  // The extension exists on 2026-07-28 only (SEP-2663): an initialize-era session has no such method.
+  if (ctx.mcpReq.envelope === undefined) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found')
   if (!declaresTasks(ctx)) throw missingTasksCapability(method)
   const taskId = params.taskId
   if (typeof taskId !== 'string' || taskId === '')
