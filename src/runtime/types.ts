@@ -175,6 +175,8 @@ export interface CallContext {
    * `initialize`. Absent when the client declared none.
    */
   clientCapabilities?: Record<string, unknown>
+  /** How often a long-running RPC's operation is read (the server's `tasks({ pollIntervalMs })`). @default 1000 */
+  pollIntervalMs?: number
   /** A retried 2026-07-28 request's `inputResponses` (the client's answers, untrusted), for a handler that returns its own `input_required` results. */
   inputResponses?: Record<string, unknown>
   /** The verified payload of a retried 2026-07-28 request's `requestState` (docs/serving.md §6), when it carried one. */

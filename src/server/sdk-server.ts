@@ -117,6 +117,7 @@ export function callContext(core: ServingCore, name: string, ctx: ServerContext,
   }
   const capabilities = clientCapabilitiesOf(ctx, server)
   if (capabilities !== undefined) context.clientCapabilities = capabilities
+  if (core.pollIntervalMs !== undefined) context.pollIntervalMs = core.pollIntervalMs
   if (ctx.mcpReq.inputResponses !== undefined) context.inputResponses = ctx.mcpReq.inputResponses
   const headers = headersOf(ctx.http?.req)
   if (headers) context.headers = headers

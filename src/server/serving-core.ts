@@ -104,6 +104,11 @@ export class ServingCore {
     this.#taskOptions = parts.tasks
   }
 
+  /** How often a long-running operation is read, and the poll interval tasks suggest (`tasks({ pollIntervalMs })`). */
+  get pollIntervalMs(): number | undefined {
+    return this.#taskOptions?.pollIntervalMs
+  }
+
   /** The server's tasks (docs/serving.md §10), made on first use: a server never asked for a task holds no store. */
   get tasks(): TaskManager {
     return (this.#tasks ??= new TaskManager(this.#taskOptions))

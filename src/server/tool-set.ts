@@ -101,8 +101,8 @@ export function protoEntries(table: ToolTable): ToolEntry[] {
       call: (args, context) => callProtoTool(tool, args, context),
       proto: { table, tool },
     }
-    // A stream runs as long as its backend sends: such a call may run as a task.
-    return tool.spec.serverStreaming ? { ...entry, taskSupport: 'optional' } : entry
+    // A stream runs as long as its backend sends, an operation until it is done: such a call may run as a task.
+    return tool.spec.serverStreaming || tool.spec.longRunning ? { ...entry, taskSupport: 'optional' } : entry
   })
 }
 
