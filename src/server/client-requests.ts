@@ -141,10 +141,31 @@ export interface AskOptions {
 /** How a handler's questions reach the client: a request on the call's stream, or an `input_required` round. */
 export type Ask = <T>(request: InputRequest, key?: string) => Promise<T>
 
+/** A fresh round with no answers yet (a first request), sealed for `name`: every question the handler asks is pending. */
+export function firstRound(name: string): Rounds {
+  return { name, answers: {}, used: {}, asked: 0, pending: new Map() }
+}
+
+/** How questions are asked in `rounds` (answered from it, or recorded as pending). */
+export function roundAsk(rounds: Rounds): Ask {
+  return <T>(request: InputRequest, key?: string) => askInRound<T>(rounds, request, key)
+}
+
 /** How a request's questions reach the client by themselves: `input_required` rounds (2026-07-28), else requests on its stream. */
 export function directAsk(ctx: ServerContext, rounds?: Rounds): Ask {
   return <T>(request: InputRequest, key?: string) =>
     rounds ? askInRound<T>(rounds, request, key) : send<T>(ctx, request.method, request.params)
+}
+
+/** A context's questions (`elicit`, `sample`, `listRoots`), each asked with `ask`. */
+export function questionsOf(ask: Ask): Pick<CallContext, 'elicit' | 'sample' | 'listRoots'> {
+  return {
+    elicit: (request: ElicitRequest, options?: AskOptions) =>
+      ask<ElicitAnswer>({ method: 'elicitation/create', params: { mode: 'form', ...request } }, options?.key),
+    sample: (request: SampleRequest, options?: AskOptions) =>
+      ask<SampleAnswer>({ method: 'sampling/createMessage', params: { ...request } }, options?.key),
+    listRoots: (options?: AskOptions) => ask<RootsAnswer>({ method: 'roots/list', params: {} }, options?.key),
+  }
 }
 
 /** The `log`, `elicit`, `sample` and `listRoots` of a request's context; with `rounds`, questions are `input_required` rounds, with `ask`, asked that way. */
@@ -153,16 +174,5 @@ export function clientRequests(
   rounds?: Rounds,
   ask?: Ask,
 ): Pick<CallContext, 'log' | 'elicit' | 'sample' | 'listRoots'> {
-  const question: Ask =
-    ask ??
-    (<T>(request: InputRequest, key?: string) =>
-      rounds ? askInRound<T>(rounds, request, key) : send<T>(ctx, request.method, request.params))
-  return {
-    log: logOf(ctx),
-    elicit: (request: ElicitRequest, options?: AskOptions) =>
-      question<ElicitAnswer>({ method: 'elicitation/create', params: { mode: 'form', ...request } }, options?.key),
-    sample: (request: SampleRequest, options?: AskOptions) =>
-      question<SampleAnswer>({ method: 'sampling/createMessage', params: { ...request } }, options?.key),
-    listRoots: (options?: AskOptions) => question<RootsAnswer>({ method: 'roots/list', params: {} }, options?.key),
-  }
+  return { log: logOf(ctx), ...questionsOf(ask ?? directAsk(ctx, rounds)) }
 }

@@ -20,7 +20,7 @@ import type { ErrorSource, Log } from './logging.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
-import { paramHeaderRejection } from './param-headers.ts'
+import { answerBeforeSdk, METHODS_BEFORE_SDK } from './before-sdk.ts'
 import { onResourceUpdated } from './subscriptions.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
@@ -45,7 +45,8 @@ export interface SessionOptions {
 
 /** A fetch-shaped handler with its sessions. */
 export interface HttpCore {
-  fetch(request: Request, options?: { authInfo?: unknown }): Promise<Response>
+  /** `parsedBody`: the body, already read and parsed (the Node adapter passes it on). */
+  fetch(request: Request, options?: { authInfo?: unknown; parsedBody?: unknown }): Promise<Response>
   /** Initialize-era sessions open now. */
   readonly sessionCount: number
   /** Closes every session and the 2026-07-28 streams. */
@@ -102,12 +103,12 @@ export function createFetchHandler(core: ServingCore): FetchHandler {
   core.onChange((kind) => notifyModern(mcp, kind))
   onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri))
   return async (request, options) => {
-    // A 2026-07-28 tools/call names itself in Mcp-Method: only those bodies are read here, for their Mcp-Param-* headers.
-    if (request.method === 'POST' && request.headers.get('mcp-method') === 'tools/call') {
+    // A 2026-07-28 request names its method in Mcp-Method: only the bodies of those answered before the SDK are read here.
+    if (request.method === 'POST' && METHODS_BEFORE_SDK.has(request.headers.get('mcp-method') ?? '')) {
       const body = await readBody(request)
       if (body instanceof Response) return body
-      const rejected = paramHeaderRejection(core, body.parsed, request.headers, options?.authInfo)
-      if (rejected) return rejected
+      const answered = await answerBeforeSdk(core, body.parsed, request, options?.authInfo)
+      if (answered) return answered
     }
     return mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
   }
@@ -274,15 +275,15 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
     },
     async fetch(request, options) {
       const authInfo = options?.authInfo as AuthInfo | undefined
-      let parsed: unknown
-      if (request.method === 'POST') {
+      let parsed: unknown = options?.parsedBody
+      if (request.method === 'POST' && parsed === undefined) {
         const body = await readBody(request)
         if (body instanceof Response) return body
         parsed = body.parsed
       }
       const legacy = await isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })
       const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
-      if (!legacy) return paramHeaderRejection(core, parsed, request.headers, authInfo) ?? modern.fetch(request, handled)
+      if (!legacy) return (await answerBeforeSdk(core, parsed, request, authInfo)) ?? modern.fetch(request, handled)
       const id = request.headers.get('mcp-session-id')
       const principal = principalOf(authInfo, request.headers.get('authorization'))
       if (id !== null) {

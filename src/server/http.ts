@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/node'
 import { DEFAULT_HTTP_HOST, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
 import { runtimeError } from '../runtime/errors.ts'
+import { mayBeFastCall, serveFastCall } from './fast-call.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import { Log, type LoggingOptions } from './logging.ts'
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES } from './limits.ts'
@@ -170,7 +171,9 @@ export function createNodeHandler(
       return reply(res, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
     }
     flushEventStreams(res)
-    serve(req, res).catch((error: Error) => {
+    // A plain 2026-07-28 tools/call is answered without the SDK's request machinery (fast-call.ts); the rest goes to the SDK.
+    const served = mayBeFastCall(req) ? serveFastCall(core, req, res, (parsed) => serve(req, res, parsed)) : serve(req, res)
+    served.catch((error: Error) => {
       log.error(`${core.info.name}: ${error.message}`, error, 'http')
       if (!res.headersSent) reply(res, 500, 'internal error')
       else res.end()

@@ -255,6 +255,101 @@ describe('on the wire', () => {
   })
 })
 
+/** Opens a 2026-07-28 subscriptions/listen stream on `url`; `next()` reads its messages one by one. */
+async function listen(
+  url: string,
+  notifications: Record<string, unknown>,
+  options: { capabilities?: Record<string, unknown>; authorization?: string } = {},
+) {
+  const abort = new AbortController()
+  const response = await fetch(url, {
+    method: 'POST',
+    signal: abort.signal,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'subscriptions/listen',
+      ...(options.authorization ? { authorization: options.authorization } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'sub-1',
+      method: 'subscriptions/listen',
+      params: {
+        notifications,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': info,
+          'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? TASKS,
+        },
+      },
+    }),
+  })
+  closers.push(async () => abort.abort())
+  let reader: ReadableStreamDefaultReader<string> | undefined
+  let buffer = ''
+  const next = async (): Promise<any> => {
+    reader ??= response.body!.pipeThrough(new TextDecoderStream()).getReader()
+    for (;;) {
+      const end = buffer.indexOf('\n\n')
+      if (end >= 0) {
+        const frame = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        const data = frame.split('\n').find((line) => line.startsWith('data: '))
+        if (data) return JSON.parse(data.slice(6))
+        continue
+      }
+      const { value, done } = await reader.read()
+      if (done) throw new Error('the stream ended')
+      buffer += value
+    }
+  }
+  return { response, next, close: () => abort.abort() }
+}
+
+describe('task status notifications (subscriptions/listen with taskIds, HTTP)', () => {
+  it('the acknowledgment names the caller’s own tasks; each change of one is a notifications/tasks with the task as tasks/get shows it', async () => {
+    const task = (await call('Export', { table: 'watched' }, { capabilities: { ...TASKS, elicitation: {} } })).body.result!
+    const stream = await listen(http.url, { taskIds: [task.taskId, 'not-a-task'], toolsListChanged: true })
+    expect(stream.response.headers.get('content-type')).toContain('text/event-stream')
+    const ack = await stream.next()
+    expect(ack).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: {
+        notifications: { taskIds: [task.taskId], toolsListChanged: true },
+        _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' },
+      },
+    })
+    let note = await stream.next()
+    while (note.params.status !== 'input_required') note = await stream.next()
+    expect(note).toMatchObject({ method: 'notifications/tasks', params: { taskId: task.taskId, status: 'input_required' } })
+    expect(note.params._meta['io.modelcontextprotocol/subscriptionId']).toBe('sub-1')
+    const { _meta: _tag, ...view } = note.params
+    expect(DetailedTaskV2Schema.safeParse(view).success).toBe(true)
+    const key = Object.keys(note.params.inputRequests)[0]!
+    await modernRequest(
+      http.url,
+      'tasks/update',
+      { taskId: task.taskId, inputResponses: { [key]: { action: 'accept', content: { format: 'csv' } } } },
+      { capabilities: TASKS },
+    )
+    while (note.params.status !== 'completed') note = await stream.next()
+    expect(note.params.result).toMatchObject({ content: [{ type: 'text', text: 'exported watched as csv' }] })
+    stream.close()
+  })
+
+  it('without the extension: -32021, HTTP 400; another caller’s task is not acknowledged', async () => {
+    const refused = await listen(http.url, { taskIds: ['x'] }, { capabilities: {} })
+    expect(refused.response.status).toBe(400)
+    expect((await refused.response.json()).error).toMatchObject({ code: -32021 })
+    const mine = (await call('Slow', { ms: 300 }, { capabilities: TASKS, headers: { authorization: 'Bearer carol' } })).body.result!
+    const theirs = await listen(http.url, { taskIds: [mine.taskId] }, { authorization: 'Bearer dave' })
+    expect((await theirs.next()).params.notifications).toEqual({ taskIds: [] })
+    theirs.close()
+  })
+})
+
 describe('the store’s limits and TTL', () => {
   it('tasks past maxTasks are refused (-32603), finished ones counting until their TTL; a result larger than the store fails its task, saying so', async () => {
     const small = await serve({ maxTasks: 2 })
