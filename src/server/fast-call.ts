@@ -10,6 +10,7 @@
  * answers is byte for byte what the SDK answers (test/server/fast-call.test.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { Readable } from 'node:stream'
 import { specTypeSchemas } from '@modelcontextprotocol/server'
 import type { CallContext } from '../runtime/types.ts'
 import { MAX_BODY_BYTES } from './limits.ts'
@@ -18,7 +19,6 @@ import type { ServingCore } from './serving-core.ts'
 import { headerParamsOf } from './param-headers.ts'
 import { firstRound, inputRequiredOf, questionsOf, roundAsk, type InputRequest } from './client-requests.ts'
 import { isVisible, scopesOf } from './tool-set.ts'
-import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
 const REVISION = '2026-07-28'
 const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
@@ -46,16 +46,36 @@ export function mayBeFastCall(req: IncomingMessage): boolean {
   )
 }
 
-/** The request body as text, or `undefined` when it is larger than the body limit (the SDK path answers that). */
-async function bodyOf(req: IncomingMessage): Promise<string | undefined> {
+/** The request body's chunks; `complete` is false past the body limit (the rest is left unread). */
+async function bodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; complete: boolean }> {
   const chunks: Buffer[] = []
   let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > MAX_BODY_BYTES) return undefined
+  // Read by `read()`, not `for await`: that would destroy the stream when left early.
+  for (;;) {
+    const chunk = (req.read() as Buffer | null) ?? (req.readableEnded ? null : await once(req))
+    if (chunk === null) return { chunks, complete: true }
+    if (chunk === undefined) continue
     chunks.push(chunk)
+    size += chunk.length
+    if (size > MAX_BODY_BYTES) return { chunks, complete: false }
   }
-  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** Waits until `req` has more to read (`undefined`) or has ended (`null`). */
+function once(req: IncomingMessage): Promise<undefined | null> {
+  return new Promise((resolve, reject) => {
+    const readable = (): void => (done(), resolve(undefined))
+    const end = (): void => (done(), resolve(null))
+    const fail = (error: Error): void => (done(), reject(error))
+    const done = (): void => {
+      req.off('readable', readable)
+      req.off('end', end)
+      req.off('error', fail)
+    }
+    req.on('readable', readable)
+    req.on('end', end)
+    req.on('error', fail)
+  })
 }
 
 /** The params of a plain `tools/call` this path may answer, or `undefined`. */
@@ -78,29 +98,41 @@ function plainCall(
 }
 
 /**
- * Serves `req` if it is a plain 2026-07-28 `tools/call`, else hands it
- * (its body already read and parsed) to `next`, the SDK path.
+ * The request again, its body replayed: `chunks` (what was read of it),
+ * then whatever is left unread. What the SDK path reads when the fast path
+ * declines, as it came (a body past the limit too: the SDK answers 413).
+ */
+function replayed(req: IncomingMessage, chunks: readonly Buffer[]): IncomingMessage {
+  const again = Readable.from(
+    (async function* () {
+      yield* chunks
+      if (!req.readableEnded) yield* req as AsyncIterable<Buffer>
+    })(),
+  ) as Readable & Record<string, unknown>
+  for (const key of ['method', 'url', 'headers', 'rawHeaders', 'httpVersion', 'socket', 'auth'] as const)
+    again[key] = (req as unknown as Record<string, unknown>)[key]
+  return again as unknown as IncomingMessage
+}
+
+/**
+ * Reads the body of a request {@link mayBeFastCall} let through and serves
+ * it if it is a plain 2026-07-28 `tools/call`; else hands the request, its
+ * body replayed as it came, to `next` (the SDK path).
  */
 export async function serveFastCall(
   core: ServingCore,
   req: IncomingMessage,
   res: ServerResponse,
-  next: (parsed: unknown) => Promise<void>,
+  next: (req: IncomingMessage) => Promise<void>,
 ): Promise<void> {
-  const text = await bodyOf(req)
-  if (text === undefined) {
-    res.writeHead(413, { 'content-type': 'application/json', connection: 'close' })
-    res.end(JSON.stringify(jsonRpcErrorBody(-32000, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)))
-    return
-  }
+  const { chunks, complete } = await bodyOf(req)
   let message: unknown
   try {
-    message = JSON.parse(text)
+    message = complete ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined
   } catch {
-    res.writeHead(400, { 'content-type': 'application/json' })
-    res.end(JSON.stringify(jsonRpcErrorBody(-32700, 'Parse error: the request body is not valid JSON')))
-    return
+    // Not JSON: the SDK path says so, as it does for any request.
   }
+  if (message === undefined) return next(replayed(req, chunks))
   const call = plainCall(message, req.headers['mcp-name'] as string)
   const authInfo = (req as IncomingMessage & { auth?: unknown }).auth
   const entry = call === undefined ? undefined : core.tools.byName.get(call.params.name as string)
@@ -111,7 +143,7 @@ export async function serveFastCall(
     (core.tools.gated && !isVisible(entry, scopesOf(authInfo), core.features)) ||
     headerParamsOf(entry.listed.inputSchema).length > 0
   ) {
-    return next(message)
+    return next(replayed(req, chunks))
   }
   const abort = new AbortController()
   res.once('close', () => abort.abort())

@@ -170,10 +170,13 @@ export function createNodeHandler(
       res.setHeader('connection', 'close')
       return reply(res, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
     }
-    flushEventStreams(res)
+    // A POST's stream answers soon (its result); a GET stream may say nothing for long, so its headers go at once.
+    if (req.method === 'GET') flushEventStreams(res)
     // A plain 2026-07-28 tools/call is answered without the SDK's request machinery (fast-call.ts); the rest goes to the SDK.
-    const served = mayBeFastCall(req) ? serveFastCall(core, req, res, (parsed) => serve(req, res, parsed)) : serve(req, res)
+    const served = mayBeFastCall(req) ? serveFastCall(core, req, res, (body) => serve(body, res)) : serve(req, res)
     served.catch((error: Error) => {
+      // A client that went away mid-body (a cut upload) is not a server error, as for the adapter above.
+      if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return void res.destroy()
       log.error(`${core.info.name}: ${error.message}`, error, 'http')
       if (!res.headersSent) reply(res, 500, 'internal error')
       else res.end()
