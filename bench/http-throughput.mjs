@@ -43,21 +43,25 @@ async function start(side) {
 /** POSTs `body` to `url` on `agent`; resolves with the status, the session id header and the JSON-RPC response (JSON or the last SSE message). */
 function post(agent, url, body, headers) {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => (text += chunk))
-      res.on('end', () => {
-        const data = text.includes('data: ')
-          ? text
-              .split('\n')
-              .filter((line) => line.startsWith('data: '))
-              .at(-1)
-              .slice(6)
-          : text
-        resolve({ status: res.statusCode, session: res.headers['mcp-session-id'], message: data === '' ? undefined : JSON.parse(data) })
-      })
-    })
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk) => (text += chunk))
+        res.on('end', () => {
+          const data = text.includes('data: ')
+            ? text
+                .split('\n')
+                .filter((line) => line.startsWith('data: '))
+                .at(-1)
+                .slice(6)
+            : text
+          resolve({ status: res.statusCode, session: res.headers['mcp-session-id'], message: data === '' ? undefined : JSON.parse(data) })
+        })
+      },
+    )
     req.on('error', reject)
     req.end(JSON.stringify(body))
   })
@@ -77,21 +81,35 @@ function client(wire, agent, url) {
       setup: async () => {},
       call: async (i) => {
         const body = { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'add', arguments: { a: i, b: 1 }, _meta: meta } }
-        const { message } = await post(agent, url, body, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'add' })
+        const { message } = await post(agent, url, body, {
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'add',
+        })
         return message?.result?.content?.[0]?.text
       },
     }
   }
   return {
     setup: async () => {
-      const init = { jsonrpc: '2.0', id: ++id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: INFO } }
+      const init = {
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: INFO },
+      }
       const { session } = await post(agent, url, init, {})
       if (session) headers['mcp-session-id'] = session
       headers['mcp-protocol-version'] = '2025-11-25'
       await post(agent, url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)
     },
     call: async (i) => {
-      const { message } = await post(agent, url, { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'add', arguments: { a: i, b: 1 } } }, headers)
+      const { message } = await post(
+        agent,
+        url,
+        { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'add', arguments: { a: i, b: 1 } } },
+        headers,
+      )
       return message?.result?.content?.[0]?.text
     },
   }

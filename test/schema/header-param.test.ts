@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { isProtoError } from '../../src/proto/errors.ts'
 import { buildTools } from '../../src/schema/build-tools.ts'
+import { checkClientRules } from '../../src/schema/client-rules.ts'
 import { compile } from '../proto/compile.ts'
 
 const proto = (fields: string) => `import "proto_mcp/options.proto";
@@ -60,6 +61,30 @@ enum Mode { MODE_UNSPECIFIED = 0; FAST = 1;`),
       't.Req.id: (proto_mcp.field).header needs a singular field whose schema is a string, integer or boolean',
     )
     expect((error as { line: number }).line).toBe(6)
+  })
+
+  it('strict: a required field carries it, an optional one (nullable there) is a build error', () => {
+    const source = (behavior: string) => `import "proto_mcp/options.proto";
+import "google/api/field_behavior.proto";
+message Req { string region = 1 [(proto_mcp.field) = { header: "Region" }${behavior}]; }
+message Res {}
+service S { rpc Deploy(Req) returns (Res); }`
+    expect(propertiesOf(source(', (google.api.field_behavior) = REQUIRED'), 'strict').region['x-mcp-header']).toBe('Region')
+    expect(() => propertiesOf(source(''), 'strict')).toThrow(
+      't.Req.region: (proto_mcp.field).header needs a singular field whose schema is a string, integer or boolean; this one is of schema ["string","null"]',
+    )
+  })
+
+  it('portable keeps it: of the client rule sets, gemini-legacy alone rejects the tool for it (Gemini’s parameters refuse unknown fields)', () => {
+    const rejected = (options: string) => {
+      const tool = buildTools(compile(proto(`  string region = 1${options};`))).tools.find((t) => t.name === 'Deploy')!
+      return checkClientRules([{ name: tool.name, inputSchema: tool.inputSchema }])
+        .filter((r) => r.rejected > 0)
+        .map((r) => r.name)
+    }
+    const without = rejected('')
+    const withHeader = rejected(' [(proto_mcp.field) = { header: "Region" }]')
+    expect(withHeader.filter((name) => !without.includes(name))).toEqual(['gemini-legacy'])
   })
 
   it.each([
