@@ -184,11 +184,6 @@ export class TaskManager {
     this.startAfterMs = options.startAfterMs ?? 0
   }
 
-  /** Tasks running in this instance now. */
-  get running(): number {
-    return this.#live.size
-  }
-
   /** A new task record (not stored yet): 128 random bits as its id, `working`. */
   newTask(owner: string, tool: string): StoredTask {
     const now = Date.now()
@@ -321,11 +316,6 @@ export class TaskManager {
       () => {},
       () => {},
     )
-  }
-
-  /** Stops every task running in this instance (the server closes); their stored state stays. */
-  stopAll(): void {
-    for (const live of this.#live.values()) live.controller.abort(new Error('the server closed'))
   }
 }
 
