@@ -60,6 +60,11 @@ export interface ToolSpec {
    */
   serverStreaming?: boolean
   /**
+   * OAuth scopes a caller needs for the tool to exist for it (docs/serving.md §5),
+   * from `(proto_mcp.service)`, `(proto_mcp.tool)` and the `methodScopes` option; sorted.
+   */
+  scopes?: string[]
+  /**
    * A long-running RPC (it returns `google.longrunning.Operation` and its
    * `operation_info` names these types; full names, no leading dot): the
    * server polls the operation, and `outputSchema` is the response type's.
@@ -86,6 +91,7 @@ export const TOOL_SPEC_KEYS = [
   'requestType',
   'responseType',
   'serverStreaming',
+  'scopes',
   'longRunning',
 ] as const satisfies readonly (keyof ToolSpec)[]
 

@@ -104,7 +104,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   }
 
   /**
-   * How the server runs tools as tasks (the Tasks extension, docs/serving.md §10):
+   * How the server runs tools as tasks (the Tasks extension, docs/serving.md §11):
    * where tasks live (`store`, a memory store bounded by `maxTasks` and
    * `maxBytes` by default), how long they are kept (`ttlMs`), the poll
    * interval suggested (`pollIntervalMs`), and how long a call may take

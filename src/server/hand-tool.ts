@@ -27,7 +27,7 @@ export interface ToolDefinition {
   /** Scopes and server features a caller needs for the tool to exist for it (docs/serving.md §5). */
   requires?: ToolRequirements
   /**
-   * Whether a call may run as a task (the Tasks extension, docs/serving.md §10):
+   * Whether a call may run as a task (the Tasks extension, docs/serving.md §11):
    * `optional`, when the caller can take one; `required`, only as one (a
    * caller that cannot is refused with `-32021`). @default 'forbidden'
    */

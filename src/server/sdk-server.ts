@@ -51,7 +51,7 @@ const PASS_THROUGH: jsonSchemaValidator = {
 
 // listChanged everywhere: a ServerHandle may change any list while serving.
 // `logging` also makes the SDK answer `logging/setLevel` and filter `ctx.mcpReq.log` by it.
-// The Tasks extension (docs/serving.md §10): advertised to 2026-07-28 clients (see getCapabilities below).
+// The Tasks extension (docs/serving.md §11): advertised to 2026-07-28 clients (see getCapabilities below).
 const CAPABILITIES = {
   tools: { listChanged: true },
   resources: { listChanged: true, subscribe: true },
@@ -193,7 +193,7 @@ class ProtoSdkServer extends SdkServer {
   protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
     const wrapped = super._wrapHandler(method, handler)
     if (method !== 'tools/call') return wrapped
-    // A call that became a task answers with it past the SDK's check of a CallToolResult (docs/serving.md §10).
+    // A call that became a task answers with it past the SDK's check of a CallToolResult (docs/serving.md §11).
     return (request, ctx) =>
       wrapped(withoutNullArguments(request), ctx).catch((error: unknown) => {
         if (error instanceof TaskCreated) return error.result as Result

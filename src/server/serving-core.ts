@@ -109,7 +109,7 @@ export class ServingCore {
     return this.#taskOptions?.pollIntervalMs
   }
 
-  /** The server's tasks (docs/serving.md §10), made on first use: a server never asked for a task holds no store. */
+  /** The server's tasks (docs/serving.md §11), made on first use: a server never asked for a task holds no store. */
   get tasks(): TaskManager {
     return (this.#tasks ??= new TaskManager(this.#taskOptions))
   }

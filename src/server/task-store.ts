@@ -1,5 +1,5 @@
 /**
- * Where tasks live (the Tasks extension, docs/serving.md §10): the
+ * Where tasks live (the Tasks extension, docs/serving.md §11): the
  * `TaskStore` interface and its in-memory default. A store keeps JSON
  * records and applies changes atomically; what a change means (a status
  * moving on, an answer taken) is decided once, in tasks.ts, by the pure

@@ -1,5 +1,5 @@
 /**
- * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663; docs/serving.md §10):
+ * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663; docs/serving.md §11):
  * a `tools/call` of a tool that may run as a task, from a client that
  * declared the extension, answers with a task once it has not finished at
  * once; the handler goes on in the background, its questions become the

@@ -50,9 +50,12 @@ export interface ToolEntry {
   readonly requires?: ToolRequirements
   /** Runs the tool; never throws for a tool-level failure (that is an `isError` result). */
   readonly call: (args: unknown, context: CallContext) => Promise<CallResult>
-  /** For a proto tool: its compiled tool (backend slot) and the table it belongs to. */
-  readonly proto?: { readonly table: ToolTable; readonly tool: CompiledTool }
-  /** Whether a call may run as a task (docs/serving.md §10). @default 'forbidden' */
+  /**
+   * For a proto tool: its compiled tool (backend slot), the table it belongs
+   * to, and the call pipeline of the runtime copy that compiled it.
+   */
+  readonly proto?: { readonly table: ToolTable; readonly tool: CompiledTool; readonly run?: typeof callProtoTool }
+  /** Whether a call may run as a task (docs/serving.md §11). @default 'forbidden' */
   readonly taskSupport?: 'optional' | 'required'
 }
 
@@ -98,8 +101,10 @@ export function protoEntries(table: ToolTable): ToolEntry[] {
   return table.tools.map((tool) => {
     const entry: ToolEntry = {
       listed: listedProtoTool(tool, tool.structured),
+      // Scopes from the proto's options and the `methodScopes` option decide who the tool exists for, as `requires` does for hand-written tools.
+      ...(tool.spec.scopes?.length ? { requires: { scopes: tool.spec.scopes } } : {}),
       call: (args, context) => callProtoTool(tool, args, context),
-      proto: { table, tool },
+      proto: { table, tool, run: callProtoTool },
     }
     // A stream runs as long as its backend sends, an operation until it is done: such a call may run as a task.
     return tool.spec.serverStreaming || tool.spec.longRunning ? { ...entry, taskSupport: 'optional' } : entry
@@ -134,7 +139,12 @@ export function adoptEntries(entries: Iterable<ToolEntry>): ToolEntry[] {
     let table = copies.get(entry.proto.table)
     if (!table) copies.set(entry.proto.table, (table = copyTable(entry.proto.table)))
     const tool = table.byName.get(entry.proto.tool.name)!
-    out.push({ ...entry, call: (args, context) => callProtoTool(tool, args, context), proto: { table, tool } })
+    // A tool runs through the pipeline of the runtime copy that compiled it:
+    // its reflected types are that copy's protobufjs, which only that copy's
+    // pipeline loads. Two copies meet when a server adopts tools from another
+    // bundle, or from a runtime Vite's module runner evaluated afresh.
+    const run = entry.proto.run ?? callProtoTool
+    out.push({ ...entry, call: (args, context) => run(tool, args, context), proto: { table, tool, run } })
   }
   return out
 }
