@@ -15,7 +15,8 @@ import httpThroughput from './http-throughput.mjs'
 import lean from './lean.mjs'
 import memory from './memory.mjs'
 import pipeline from './pipeline.mjs'
+import tokens from './tokens.mjs'
 import toolsListBytes from './tools-list-bytes.mjs'
 
 /** Every group, in run order (cheap in-process ones first). */
-export const groups = [toolsListBytes, pipeline, e2e, httpThroughput, coldStart, lean, build, hmr, grpcOverhead, authOverhead, memory]
+export const groups = [toolsListBytes, tokens, pipeline, e2e, httpThroughput, coldStart, lean, build, hmr, grpcOverhead, authOverhead, memory]
