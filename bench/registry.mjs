@@ -19,4 +19,17 @@ import tokens from './tokens.mjs'
 import toolsListBytes from './tools-list-bytes.mjs'
 
 /** Every group, in run order (cheap in-process ones first). */
-export const groups = [toolsListBytes, tokens, pipeline, e2e, httpThroughput, coldStart, lean, build, hmr, grpcOverhead, authOverhead, memory]
+export const groups = [
+  toolsListBytes,
+  tokens,
+  pipeline,
+  e2e,
+  httpThroughput,
+  coldStart,
+  lean,
+  build,
+  hmr,
+  grpcOverhead,
+  authOverhead,
+  memory,
+]
