@@ -39,6 +39,12 @@ export interface ServeCommand {
   deadlineMs: number
   /** MCP request headers forwarded as gRPC metadata. @default ['authorization', 'traceparent'] */
   forwardHeaders: string[]
+  /** The most messages a server-streaming call collects. @default 1000 */
+  streamCap?: number
+  /** The most bytes of JSON a server-streaming call collects. @default 4194304 */
+  streamByteCap?: number
+  /** The longest stdio line read, in bytes. @default 10485760 */
+  maxLineBytes?: number
 }
 
 /** A parsed command line: serve, or print help or the version. */
@@ -75,6 +81,12 @@ Options:
   --deadline <ms>            deadline of each gRPC call in milliseconds (default 30000)
   --forward-header <name>    MCP request header forwarded as gRPC metadata; repeatable
                              (default: authorization and traceparent)
+  --stream-cap <n>           messages a server-streaming call collects before it is cut
+                             (default 1000)
+  --stream-byte-cap <bytes>  bytes of JSON a server-streaming call collects before it is cut
+                             (default 4194304, 4 MiB)
+  --max-line <bytes>         over stdio: the longest message line read; a longer one is
+                             answered with an error and skipped (default 10485760, 10 MiB)
   --verbose                  also print what the schemas leave out (e.g. buf.validate CEL
                              rules), which the gRPC server must still check
   -h, --help                 print this help and exit
@@ -105,6 +117,9 @@ export const CLI_OPTIONS = {
   verbose: { type: 'boolean' },
   deadline: { type: 'string' },
   'forward-header': { type: 'string', multiple: true },
+  'stream-cap': { type: 'string' },
+  'stream-byte-cap': { type: 'string' },
+  'max-line': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const
@@ -191,5 +206,10 @@ export function parseCli(argv: readonly string[]): CliCommand {
     verbose: values.verbose ?? false,
     deadlineMs: values.deadline === undefined ? 30_000 : integerIn('--deadline', values.deadline, 1, 2 ** 31 - 1),
     forwardHeaders: values['forward-header'] ?? ['authorization', 'traceparent'],
+    ...(values['stream-cap'] === undefined ? {} : { streamCap: integerIn('--stream-cap', values['stream-cap'], 1, 2 ** 31 - 1) }),
+    ...(values['stream-byte-cap'] === undefined
+      ? {}
+      : { streamByteCap: integerIn('--stream-byte-cap', values['stream-byte-cap'], 1, 2 ** 31 - 1) }),
+    ...(values['max-line'] === undefined ? {} : { maxLineBytes: integerIn('--max-line', values['max-line'], 1024, 2 ** 31 - 1) }),
   }
 }

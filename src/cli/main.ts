@@ -76,7 +76,12 @@ async function serve(options: ServeCommand): Promise<number> {
   for (const warning of warnings) warn(warning)
   if (options.verbose) for (const note of notes) log(`note: ${note}`)
   const server = createProtoServer(spec).logging({ logger: serverLogger })
-  const backend = grpc(options.grpc, { deadlineMs: options.deadlineMs, forwardHeaders: options.forwardHeaders })
+  const backend = grpc(options.grpc, {
+    deadlineMs: options.deadlineMs,
+    forwardHeaders: options.forwardHeaders,
+    ...(options.streamCap === undefined ? {} : { streamCap: options.streamCap }),
+    ...(options.streamByteCap === undefined ? {} : { streamByteCap: options.streamByteCap }),
+  })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
   const summary = `${count(spec.tools.length)} from ${source}, forwarding to ${options.grpc}`
   const unwatch =
@@ -100,7 +105,10 @@ async function serve(options: ServeCommand): Promise<number> {
     if (options.http === undefined) {
       logBuilt()
       log(`serving ${summary} over stdio`)
-      await server.serveStdio()
+      // A failure of stdin or stdout is fatal: exit code 1, so a supervisor sees it.
+      await server.serveStdio(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }).catch((cause: unknown) => {
+        throw new Error(`stdio failed: ${oneLine(cause)}`, { cause })
+      })
       return 0
     }
     const handle = await server

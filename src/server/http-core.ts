@@ -22,6 +22,7 @@ import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.
 import type { ListKind, ServingCore } from './serving-core.ts'
 import { onResourceUpdated } from './subscriptions.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
+import { rememberSource } from '../runtime/number-source.ts'
 
 /** Session options of HTTP serving. */
 export interface SessionOptions {
@@ -85,7 +86,9 @@ async function readBody(request: Request): Promise<{ parsed: unknown } | Respons
   const body = await readRequestBody(request.clone(), MAX_BODY_BYTES)
   if (body.tooLarge) return jsonRpcError(413, -32000, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
   try {
-    return { parsed: JSON.parse(body.text) }
+    const parsed: unknown = JSON.parse(body.text)
+    rememberSource(parsed, body.text)
+    return { parsed }
   } catch {
     return jsonRpcError(400, -32700, 'Parse error: the request body is not valid JSON')
   }
