@@ -83,7 +83,10 @@ export function bindBackend(table: ToolTable, service: string, backend: Backend)
     throw runtimeError('BAD_IMPLEMENTATION', `the streamCap of the backend of "${full}" must be a positive integer, got ${String(cap)}`)
   const byteCap = backend.streamByteCap ?? DEFAULT_STREAM_BYTE_CAP
   if (!Number.isInteger(byteCap) || byteCap < 1)
-    throw runtimeError('BAD_IMPLEMENTATION', `the streamByteCap of the backend of "${full}" must be a positive integer, got ${String(byteCap)}`)
+    throw runtimeError(
+      'BAD_IMPLEMENTATION',
+      `the streamByteCap of the backend of "${full}" must be a positive integer, got ${String(byteCap)}`,
+    )
   const tools = toolsOf(table, full)
   // The reflected types as getters: read at binding, they would load protobufjs before any call needs it.
   const methods: BackendMethod[] = tools.map((tool) => ({

@@ -199,15 +199,35 @@ function number64(pass: Pass, kind: 'i64' | 'u64', v: number, at: string): unkno
   return v
 }
 
+/** The decoder's text for a value nested past its depth limit (protojson's), used for JSON text too deep to write. */
+const MAX_DEPTH_EXCEEDED = 'max depth exceeded'
+
+/**
+ * Native JSON where JSON text is advertised, as that text; a value too
+ * deeply nested to write is left as it is and refused at `at` with the
+ * decoder's depth text (else the whole pass would stop, and in `strict`
+ * every property it had still to fill would be reported missing).
+ */
+function jsonText(pass: Pass, v: unknown, at: string): unknown {
+  if (typeof v === 'string') return v
+  try {
+    return JSON.stringify(v)
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+    pass.refused.push({ path: at, reason: MAX_DEPTH_EXCEEDED })
+    return v
+  }
+}
+
 function coerceValue(pass: Pass, f: LenientField, v: unknown, stack: string[], at: string): unknown {
   const { plan } = pass
   switch (f.k) {
     case 'msg': {
-      if (isPlaceholder(plan, f.t!, stack)) return typeof v === 'string' ? v : JSON.stringify(v)
+      if (isPlaceholder(plan, f.t!, stack)) return jsonText(pass, v, at)
       return coerceMessage(pass, f.t!, v, [...stack, f.t!], at)
     }
     case 'json':
-      return typeof v === 'string' ? v : JSON.stringify(v)
+      return jsonText(pass, v, at)
     case 'i64':
     case 'u64':
       return plan.portable && typeof v === 'number' ? number64(pass, f.k, v, at) : v

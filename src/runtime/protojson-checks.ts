@@ -10,7 +10,6 @@ import { isBase64, shownString } from './base64-check.ts'
 import { isType, isWellKnown, reachPredicate } from './type-reach.ts'
 import type { Field, Type } from 'protobufjs'
 
-
 const ANY = '.google.protobuf.Any'
 const BYTES_VALUE = '.google.protobuf.BytesValue'
 // Well-known types packed in an Any as `{"@type": ..., "value": <their JSON>}` (protojson's own list).

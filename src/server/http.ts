@@ -16,7 +16,13 @@ import { DEFAULT_HTTP_HOST, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import { Log, type LoggingOptions } from './logging.ts'
-import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES } from './limits.ts'
+import {
+  BODY_TOO_LARGE,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  MAX_BODY_BYTES,
+} from './limits.ts'
 import { hostHeaderName, isLoopbackHost } from './loopback.ts'
 import type { ServingCore } from './serving-core.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
@@ -89,6 +95,35 @@ type Guard = (req: IncomingMessage, res: ServerResponse) => boolean
 function reply(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' })
   res.end(JSON.stringify(jsonRpcErrorBody(-32000, message)))
+}
+
+/**
+ * A body sent in chunks (no declared length), read up to the limit: `req`
+ * with the body ready to be read again (the SDK's adapter reads it), or
+ * `false` once it was answered `413` with the same text as a declared
+ * length past the limit (the adapter has its own wording).
+ */
+async function readChunked(req: IncomingMessage, res: ServerResponse): Promise<IncomingMessage | false> {
+  const chunks: Buffer[] = []
+  let bytes = 0
+  for await (const chunk of req as AsyncIterable<Buffer | string>) {
+    const piece = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    bytes += piece.length
+    if (bytes > MAX_BODY_BYTES) {
+      res.setHeader('connection', 'close')
+      reply(res, 413, BODY_TOO_LARGE)
+      return false
+    }
+    chunks.push(piece)
+  }
+  // The same request (method, headers, auth) with its body read again from memory.
+  const replay = Object.create(req) as IncomingMessage
+  Object.defineProperty(replay, Symbol.asyncIterator, {
+    value: async function* () {
+      yield* chunks
+    },
+  })
+  return replay
 }
 
 /** Whether the headers given to `writeHead` (an object or a raw list) declare an SSE stream. */
@@ -167,14 +202,20 @@ export function createNodeHandler(
     }
     if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
       res.setHeader('connection', 'close')
-      return reply(res, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
+      return reply(res, 413, BODY_TOO_LARGE)
     }
     flushEventStreams(res)
-    serve(req, res).catch((error: Error) => {
+    const failed = (error: Error): void => {
       log.error(`${core.info.name}: ${error.message}`, error, 'http')
       if (!res.headersSent) reply(res, 500, 'internal error')
       else res.end()
-    })
+    }
+    // A body in chunks is read here first, so that past the limit it gets the same 413 as a declared length.
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] === undefined) serve(req, res).catch(failed)
+    else
+      readChunked(req, res)
+        .then((read) => (read === false ? undefined : serve(read, res)))
+        .catch(failed)
   }) as McpNodeHandler
   Object.defineProperty(handler, 'sessionCount', { get: () => http.sessionCount })
   handler.close = () => http.close()

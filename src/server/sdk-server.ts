@@ -19,6 +19,7 @@ import { complete, type CompleteParams } from './completions.ts'
 import { page } from './pagination.ts'
 import { matchTemplate } from './resource-templates.ts'
 import { promptResult, readResult } from './resources.ts'
+import { failureText, sendable } from './sendable.ts'
 import { serveSubscriptions } from './subscriptions.ts'
 import { unknownToolError, type ListKind, type ServingCore, type StateBinding } from './serving-core.ts'
 
@@ -174,11 +175,16 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     if (entry === undefined) throw unknownToolError(name)
     const opened = { state: openedState(core, name, ctx) }
     const rounds = startRounds(ctx, name, opened.state)
-    const result = await entry.call(args, callContext(core, name, ctx, rounds, opened))
+    const called = await entry.call(args, callContext(core, name, ctx, rounds, opened))
     // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
     if (rounds?.pending) return (await inputRequiredOf(rounds, (payload) => core.sealState(payload, name, ctx as StateBinding))) as never
-    if ('resultType' in result && result.resultType === 'input_required') return result as never
-    if (stats && result.isError) stats.errors++
+    if ('resultType' in called && called.resultType === 'input_required') return called as never
+    // A result no transport could write is answered as a tool error, never dropped.
+    const result = sendable(called, entry)
+    if (result.isError) {
+      if (stats) stats.errors++
+      log.warnThrottled('failed call', `${core.info.name}: call to tool "${name}" failed: ${failureText(result)}`)
+    }
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
   })
   server.setRequestHandler('resources/list', (request) => {

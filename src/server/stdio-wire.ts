@@ -251,7 +251,11 @@ export class StdioWire implements Transport {
       message = parseJSONRPCMessage(parsed)
     } catch {
       const id = (parsed as { id?: unknown } | null)?.id
-      this.#refuse(typeof id === 'string' || typeof id === 'number' ? id : null, -32600, 'Invalid Request: the line is not a JSON-RPC message')
+      this.#refuse(
+        typeof id === 'string' || typeof id === 'number' ? id : null,
+        -32600,
+        'Invalid Request: the line is not a JSON-RPC message',
+      )
       return
     }
     rememberSource(message, text)
