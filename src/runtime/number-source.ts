@@ -18,22 +18,28 @@ const sources = new WeakMap<object, NumberSource>()
 const EXACT_LIMIT = 2 ** 53
 
 /**
- * Records that the `params.arguments` of `parsed` (a JSON-RPC message, or
- * a batch of them) came from `text`. Objects only: nothing is kept for
- * anything else.
+ * Records that what `key` holds came from `text`: an HTTP request (its
+ * body), or the `params.arguments` of a JSON-RPC message the stdio wire
+ * read. Kept as long as `key` lives, no longer.
  */
-export function rememberSource(parsed: unknown, text: string): void {
-  const messages = Array.isArray(parsed) ? parsed : [parsed]
-  let source: NumberSource | undefined
-  for (const message of messages) {
-    const args = (message as { params?: { arguments?: unknown } } | null)?.params?.arguments
-    if (args !== null && typeof args === 'object') sources.set(args, (source ??= { text }))
-  }
+export function rememberSource(key: object, text: string): void {
+  sources.set(key, { text })
 }
 
-/** The text `args` was parsed from, when a transport recorded it. */
-export function sourceOf(args: unknown): NumberSource | undefined {
-  return args !== null && typeof args === 'object' ? sources.get(args) : undefined
+/** The text `key` (a tool call's arguments) came from, when a transport recorded it. */
+export function sourceOf(key: unknown): NumberSource | undefined {
+  return key !== null && typeof key === 'object' ? sources.get(key) : undefined
+}
+
+/**
+ * Gives `args` (a tool call's arguments, as the SDK hands them over: its
+ * schemas copy objects) the source recorded for `from` (the HTTP request
+ * they came in), unless they have one.
+ */
+export function adoptSource(args: unknown, from: unknown): void {
+  if (args === null || typeof args !== 'object' || sources.has(args)) return
+  const source = sourceOf(from)
+  if (source !== undefined) sources.set(args, source)
 }
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57

@@ -91,14 +91,15 @@ function notifyModern(mcp: ReturnType<typeof createMcpHandler>, kind: ListKind):
 
 /**
  * The parsed JSON body of a POST, or a `413`/`400` response. The text is
- * kept for the exact reading of 64-bit numbers (runtime/number-source.ts).
+ * kept with the request, for the exact reading of 64-bit numbers
+ * (runtime/number-source.ts).
  */
 async function readBody(request: Request): Promise<{ parsed: unknown } | Response> {
   const body = await readRequestBody(request.clone(), MAX_BODY_BYTES)
   if (body.tooLarge) return jsonRpcError(413, -32000, BODY_TOO_LARGE)
   try {
     const parsed: unknown = JSON.parse(body.text)
-    rememberSource(parsed, body.text)
+    rememberSource(request, body.text)
     return { parsed }
   } catch {
     return jsonRpcError(400, -32700, BODY_NOT_JSON)

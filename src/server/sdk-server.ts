@@ -12,6 +12,7 @@ import type {
   ServerContext,
   jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
+import { adoptSource } from '../runtime/number-source.ts'
 import type { CallContext } from '../runtime/types.ts'
 import type { Log } from './logging.ts'
 import { clientRequests, inputRequiredOf, isAnswersState, startRounds, type Rounds } from './client-requests.ts'
@@ -173,6 +174,8 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     if (stats) stats.toolCalls++
     const entry = core.lookupTool(name, ctx.http?.authInfo, log)
     if (entry === undefined) throw unknownToolError(name)
+    // Over HTTP the arguments are a copy of what the request body held: they take its text, for exact 64-bit numbers.
+    adoptSource(args, ctx.http?.req)
     const opened = { state: openedState(core, name, ctx) }
     const rounds = startRounds(ctx, name, opened.state)
     const called = await entry.call(args, callContext(core, name, ctx, rounds, opened))

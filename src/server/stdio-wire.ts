@@ -258,7 +258,8 @@ export class StdioWire implements Transport {
       )
       return
     }
-    rememberSource(message, text)
+    const args = (message as { params?: { arguments?: unknown } }).params?.arguments
+    if (args !== null && typeof args === 'object') rememberSource(args, text)
     this.onmessage?.(message)
   }
 
