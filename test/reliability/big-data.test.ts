@@ -79,9 +79,12 @@ afterAll(async () => {
   if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
 
+/** A deadline no call here should meet, even on a loaded machine (these calls move megabytes through protobufjs). */
+const DEADLINE = ['--deadline', '300000']
+
 /** `proto-mcp serve bigdata.proto --http 0` with `args`, stopped after the file. */
 async function gateway(args: string[] = [], target = backend.address): Promise<RunningCli> {
-  const running = await startCli(cli, ['serve', BIGDATA_PROTO, '--grpc', target, '--http', '0', ...args], REPO)
+  const running = await startCli(cli, ['serve', BIGDATA_PROTO, '--grpc', target, '--http', '0', ...DEADLINE, ...args], REPO)
   gateways.push(running)
   return running
 }
@@ -235,7 +238,7 @@ describe('the HTTP gateway, a real grpc-js backend', () => {
 
 /** `proto-mcp serve bigdata.proto` over stdio, written to and read line by line. */
 function stdioGateway(args: string[] = []) {
-  const child = spawn(process.execPath, [cli, 'serve', BIGDATA_PROTO, '--grpc', backend.address, ...args], {
+  const child = spawn(process.execPath, [cli, 'serve', BIGDATA_PROTO, '--grpc', backend.address, ...DEADLINE, ...args], {
     cwd: REPO,
     stdio: ['pipe', 'pipe', 'pipe'],
   }) as ChildProcessWithoutNullStreams
