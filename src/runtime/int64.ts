@@ -77,6 +77,15 @@ export function inexactNumberText(value: number): string {
   return `${BigInt(value)} is beyond ±2^53 as a JSON number, where numbers lose digits: send 64-bit integers as decimal strings`
 }
 
+/** Doubles near 2^64 are 4096 apart: a number farther than this past a range is out of it whatever digits were sent. */
+const ROUNDING = 4096n
+
+/** Whether a double is out of `type`'s range whatever literal it was read from. */
+const clearlyOutOf = (value: number, type: string): boolean => {
+  const big = BigInt(value)
+  return big < RANGES[type]![0] - ROUNDING || big > RANGES[type]![1] + ROUNDING
+}
+
 /**
  * How the decoder should read `value` of a 64-bit field of `type`:
  * `undefined` when protobufjs reads it exactly as it is (a safe integer, a
@@ -87,8 +96,9 @@ export function exact64(value: unknown, type: string, source: NumberSource | und
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || Number.isSafeInteger(value) || !Number.isInteger(value)) return undefined
     const literal = literalOf(source, value)
-    if (literal === undefined) return { refused: inexactNumberText(value) }
-    return exactOf(literal, literal, type)
+    if (literal !== undefined) return exactOf(literal, literal, type)
+    // Far out of range, the digits do not matter: the decoder's own text, the number as JavaScript writes it (1e+30).
+    return { refused: clearlyOutOf(value, type) ? `out of range for ${type}: ${value}` : inexactNumberText(value) }
   }
   if (typeof value !== 'string' || PLAIN_INTEGER_RE.test(value)) return undefined
   return exactOf(value, JSON.stringify(value), type)
