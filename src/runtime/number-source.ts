@@ -32,9 +32,10 @@ export function sourceOf(key: unknown): NumberSource | undefined {
 }
 
 /**
- * Gives `args` (a tool call's arguments, as the SDK hands them over: its
- * schemas copy objects) the source recorded for `from` (the HTTP request
- * they came in), unless they have one.
+ * Gives `args` the source recorded for `from`, unless it has one: a tool
+ * call's arguments as the SDK hands them over (its schemas copy objects)
+ * take the source of the HTTP request they came in, or of the request's
+ * signal, which took it from the raw arguments before the copy.
  */
 export function adoptSource(args: unknown, from: unknown): void {
   if (args === null || typeof args !== 'object' || sources.has(args)) return

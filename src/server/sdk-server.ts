@@ -124,7 +124,11 @@ class ProtoSdkServer extends SdkServer {
   protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
     const wrapped = super._wrapHandler(method, handler)
     if (method !== 'tools/call') return wrapped
-    return (request, ctx) => wrapped(withoutNullArguments(request), ctx)
+    return (request, ctx) => {
+      // The raw arguments, before the SDK's schema copies them: their text goes with the request's signal (one per request).
+      adoptSource(ctx.mcpReq.signal, (request.params as { arguments?: unknown } | undefined)?.arguments)
+      return wrapped(withoutNullArguments(request), ctx)
+    }
   }
 }
 
@@ -174,8 +178,9 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     if (stats) stats.toolCalls++
     const entry = core.lookupTool(name, ctx.http?.authInfo, log)
     if (entry === undefined) throw unknownToolError(name)
-    // Over HTTP the arguments are a copy of what the request body held: they take its text, for exact 64-bit numbers.
-    adoptSource(args, ctx.http?.req)
+    // The arguments are the SDK's copy of what came in (its schemas copy objects): they take the text it came from, for exact
+    // 64-bit numbers: the HTTP request's body, or the stdio line (recorded below, before the copy, on the request's signal).
+    adoptSource(args, ctx.http?.req ?? ctx.mcpReq.signal)
     const opened = { state: openedState(core, name, ctx) }
     const rounds = startRounds(ctx, name, opened.state)
     const called = await entry.call(args, callContext(core, name, ctx, rounds, opened))
