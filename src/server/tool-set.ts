@@ -5,7 +5,7 @@
  */
 import { callProtoTool } from '../runtime/pipeline.ts'
 import type { CompiledTool, ToolTable } from '../runtime/tool-table.ts'
-import type { CallContext, JsonSchema, ToolResult } from '../runtime/types.ts'
+import type { CallContext, JsonSchema, ToolResult, TypeDetailSpec } from '../runtime/types.ts'
 
 /** A tool as `tools/list` shows it. */
 export interface ListedTool {
@@ -55,6 +55,8 @@ export interface ToolEntry {
    * to, and the call pipeline of the runtime copy that compiled it.
    */
   readonly proto?: { readonly table: ToolTable; readonly tool: CompiledTool; readonly run?: typeof callProtoTool }
+  /** For a type tool (type-detail.ts): the servers whose type detail it answers. */
+  readonly types?: ReadonlyArray<{ readonly server: string; readonly detail: TypeDetailSpec }>
 }
 
 /** An immutable set of tools; a new one replaces the old by reference. */
