@@ -17,6 +17,7 @@ const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
   maxSessionEvents: integerRule(1),
   maxSessionEventBytes: integerRule(1),
   maxEventBytes: integerRule(1),
+  maxStreamsPerCaller: integerRule(1),
 }
 
 const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {
