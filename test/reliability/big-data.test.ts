@@ -218,6 +218,25 @@ describe('the HTTP gateway, a real grpc-js backend', () => {
     },
   )
 
+  it('a 2026-07-28 call (the HTTP fast path) reads a number past 2^53 as the client wrote it too', { timeout: 120_000 }, async () => {
+    const { url } = await gateway()
+    const at = received.length
+    const meta =
+      '{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}'
+    const body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"Echo","arguments":{"i64":9007199254740993,"u64":18446744073709551615},"_meta":${meta}}}`
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'Echo',
+    }
+    const response = await fetch(url, { method: 'POST', headers, body })
+    const reply = replyOf(await response.text(), 7)
+    expect(reply?.result?.isError, JSON.stringify(reply)).toBe(false)
+    expect(received.slice(at)).toMatchObject([{ i64: '9007199254740993', u64: '18446744073709551615' }])
+  })
+
   it('a call that fails is a line on stderr, and a flood of them is throttled', { timeout: 120_000 }, async () => {
     // Nothing listens on port 1: every call is Unavailable.
     const running = await gateway(['--deadline', '5000'], '127.0.0.1:1')
