@@ -14,17 +14,32 @@ import {
   type AuthInfo,
   type Server as SdkServer,
 } from '@modelcontextprotocol/server'
-import { DEFAULT_MAX_EVENT_BYTES, EventBudget, MemoryEventStore } from './event-store.ts'
+import type { Cluster, ClusterMessage, SessionRecord } from './cluster.ts'
+import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from './event-store.ts'
+import { FleetBus, LIST_EVENTS, linkFetch, listKindOf, type FetchLinks, noteMethods, replayInitialize, resumeElsewhere, routeResponses, sessionEvents, type SessionEvents } from './fleet.ts'
 import { DEFAULT_MAX_SESSIONS, MAX_BODY_BYTES } from './limits.ts'
-import type { ErrorSource, Log } from './logging.ts'
+import { Log, type ErrorSource, type LoggingOptions } from './logging.ts'
+import { memoryCluster } from './memory-cluster.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
 import { onResourceUpdated } from './subscriptions.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
+/** What the instances of a server behind a load balancer share (docs/serving.md §10). */
+export interface ClusterOptions {
+  /**
+   * Shares sessions, their events, list changes and clients' answers with
+   * the other instances (`postgresCluster()` of `unplugin-proto-mcp/postgres`).
+   * Needs a `requestStateKey`. @default this instance's own state, in memory
+   */
+  cluster?: Cluster
+  /** The requestState key (docs/serving.md §6), the same on every instance. @default `Server.builder(...).requestStateKey(key)`, else random */
+  requestStateKey?: Uint8Array | string
+}
+
 /** Session options of HTTP serving. */
-export interface SessionOptions {
+export interface SessionOptions extends ClusterOptions {
   /** Idle time after which an initialize-era session is closed and freed (an open GET stream keeps it alive). @default 600000 (10 min) */
   sessionIdleMs?: number
   /**
@@ -38,7 +53,7 @@ export interface SessionOptions {
   maxSessionEvents?: number
   /** Bytes of SSE events each session keeps for resumption; the oldest go first. @default 8388608 (8 MiB) */
   maxSessionEventBytes?: number
-  /** Bytes of SSE events all sessions keep together; the oldest of any session go first. @default 67108864 (64 MiB) */
+  /** Bytes of SSE events all sessions keep together; the oldest of any session go first (without a `cluster`). @default 67108864 (64 MiB) */
   maxEventBytes?: number
 }
 
@@ -47,6 +62,8 @@ export interface HttpCore {
   fetch(request: Request, options?: { authInfo?: unknown }): Promise<Response>
   /** Initialize-era sessions open now. */
   readonly sessionCount: number
+  /** Resolves once the cluster listens (rejects when it cannot be reached). */
+  ready(): Promise<void>
   /** Closes every session and the 2026-07-28 streams. */
   close(): Promise<void>
 }
@@ -57,14 +74,24 @@ export type FetchHandler = (request: Request, options?: { authInfo?: unknown }) 
 interface Session {
   readonly server: SdkServer
   readonly transport: WebStandardStreamableHTTPServerTransport
-  readonly events: MemoryEventStore
+  readonly events: SessionEvents
   /** Who opened it (see principal.ts): a request of anyone else is answered as for an unknown session. */
   readonly principal: string
   lastSeen: number
   streams: number
+  /** In a fleet: delivers a client's response another instance received for this one. */
+  deliver?: (message: ClusterMessage) => void
 }
 
 const jsonRpcError = (status: number, code: number, message: string): Response => Response.json(jsonRpcErrorBody(code, message), { status })
+
+const sessionNotFound = (): Response => jsonRpcError(404, -32001, 'Session not found: initialize a new session')
+
+function tooManySessions(maxSessions: number): Response {
+  const busy = jsonRpcError(503, -32000, `too many sessions: all ${maxSessions} are in use; retry later`)
+  busy.headers.set('retry-after', '5')
+  return busy
+}
 
 /** The SDK's `onerror` of a handler: the error, told to `log`. */
 const report =
@@ -93,14 +120,26 @@ async function readBody(request: Request): Promise<{ parsed: unknown } | Respons
 
 /**
  * The stateless handler of `server.fetch()`: both eras, no sessions; its
- * listen streams hear list changes. Its messages go to the server's log.
+ * listen streams hear list changes. Its messages go to the server's log;
+ * with `links` (`fetchHandler()`), to its own, its bus shared with a cluster.
  */
-export function createFetchHandler(core: ServingCore): FetchHandler {
+export function createFetchHandler(core: ServingCore, links?: FetchLinks): FetchHandler {
   core.codec()
-  const mcp = createMcpHandler(sdkServerFactory(core), { maxRequestBodySize: MAX_BODY_BYTES, onerror: report(core, core.log, 'fetch') })
-  core.onChange((kind) => notifyModern(mcp, kind))
-  onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri))
+  const onerror = links?.onerror ?? report(core, core.log, 'fetch')
+  const mcp = createMcpHandler(sdkServerFactory(core, links ? { log: links.log } : {}), {
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror,
+    ...(links ? { bus: links.bus } : {}),
+  })
+  const offs = [core.onChange((kind) => notifyModern(mcp, kind)), onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri)), () => mcp.close()]
+  links?.closers.push(...offs)
   return (request, options) => mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
+}
+
+/** The links of a `fetchHandler()` to its cluster (`fetch()` has none: no one else hears it). */
+export function fetchLinks(core: ServingCore, options: ClusterOptions & LoggingOptions): FetchLinks {
+  const log = new Log(options, core.log)
+  return linkFetch(options.cluster ?? memoryCluster(), log, report(core, log, 'fetch'))
 }
 
 /**
@@ -127,28 +166,60 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
   core.codec()
   const idleMs = options.sessionIdleMs ?? 10 * 60_000
   const onerror = report(core, log, 'http')
-  const modern = createMcpHandler(sdkServerFactory(core, { log }), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror })
+  // Without a cluster option: this server's own state in memory, shared with no one (fleet-only work is skipped).
+  const fleet = options.cluster !== undefined
+  const cluster = options.cluster ?? memoryCluster(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes })
+  const bus = new FleetBus(cluster, onerror)
+  const modern = createMcpHandler(sdkServerFactory(core, { log }), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror, bus })
   const stateless = legacyStatelessFallback(sdkServerFactory(core, { log }), onerror, { maxRequestBodySize: MAX_BODY_BYTES })
   const sessions = new Map<string, Session>()
+  const rebuilding = new Map<string, Promise<Session | undefined>>()
   const live = new Set<SdkServer>()
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
-  const budget = new EventBudget(options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES)
+  const limits = {
+    maxEvents: options.maxSessionEvents ?? DEFAULT_MAX_EVENTS,
+    maxBytes: options.maxSessionEventBytes ?? DEFAULT_MAX_SESSION_EVENT_BYTES,
+  }
   // Initializes still in flight count too: a burst must not overshoot the cap.
   let opening = 0
-  const off = core.onChange((kind) => {
-    notifyModern(modern, kind)
-    for (const server of live) notifyInstance(server, kind)
-  }, log)
+  // A change here goes out on the bus: to this instance's listen streams and sessions (below), and to every other instance.
+  const off = core.onChange((kind) => notifyModern(modern, kind), log)
+  const offBus = bus.subscribe((event) => {
+    const kind = listKindOf(event)
+    if (kind !== undefined) for (const server of live) notifyInstance(server, kind)
+  })
   const offUpdates = onResourceUpdated(core, (uri) => modern.notify.resourceUpdated(uri), log)
 
+  /** Frees this instance's copy of a session (in a fleet, others may serve it on). */
   const free = (id: string): void => {
     const session = sessions.get(id)
     if (!session) return
     sessions.delete(id)
     live.delete(session.server)
-    session.events.clear()
     session.server.close().catch(onerror)
   }
+
+  /** Ends a session everywhere: its record and events go, every instance frees its copy. */
+  const endSession = (id: string): void => {
+    free(id)
+    cluster.endSession(id).catch(onerror)
+  }
+
+  const attached = cluster.attach({
+    event: (event) => bus.deliver(event),
+    ended: free,
+    response: (sessionId, message) => sessions.get(sessionId)?.deliver?.(message),
+    reconnected: () => {
+      // Changes may have been missed: one of each kind, here only; and the sessions that ended meanwhile go.
+      for (const event of Object.values(LIST_EVENTS)) bus.deliver(event)
+      for (const id of sessions.keys()) {
+        cluster.touchSession(id, idleMs).then((record) => record ?? free(id), onerror)
+      }
+    },
+    error: onerror,
+  })
+  // Reported by ready() and by each request.
+  attached.catch(() => {})
 
   /** Makes room for one more session: frees the one idle the longest; `false` when every session is busy. */
   const makeRoom = (): boolean => {
@@ -157,14 +228,19 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
     for (const entry of sessions)
       if (entry[1].streams === 0 && (oldest === undefined || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry
     if (oldest === undefined) return false
-    free(oldest[0])
+    endSession(oldest[0])
     return sessions.size + opening < maxSessions
   }
 
   const sweep = setInterval(
     () => {
       const now = Date.now()
-      for (const [id, session] of sessions) if (session.streams === 0 && now - session.lastSeen >= idleMs) free(id)
+      for (const [id, session] of sessions) {
+        // An open stream keeps the session alive on every instance.
+        if (session.streams > 0) cluster.touchSession(id, idleMs).catch(onerror)
+        // Idle here: in a fleet, another instance may still serve it (its record expires by itself).
+        else if (now - session.lastSeen >= idleMs) (fleet ? free : endSession)(id)
+      }
     },
     Math.max(10, Math.min(idleMs / 4, 30_000)),
   )
@@ -185,6 +261,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
       open = false
       session.streams--
       session.lastSeen = Date.now()
+      if (session.transport.sessionId !== undefined) cluster.touchSession(session.transport.sessionId, idleMs).catch(onerror)
     }
     const reader = response.body.getReader()
     const gone = (): void => {
@@ -216,46 +293,95 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
   }
 
-  const openSession = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
-    if (!makeRoom()) {
-      const busy = jsonRpcError(503, -32000, `too many sessions: all ${maxSessions} are in use; retry later`)
-      busy.headers.set('retry-after', '5')
-      return busy
-    }
-    const events = new MemoryEventStore({
-      ...(options.maxSessionEvents === undefined ? {} : { maxEvents: options.maxSessionEvents }),
-      ...(options.maxSessionEventBytes === undefined ? {} : { maxBytes: options.maxSessionEventBytes }),
-      budget,
-    })
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => globalThis.crypto.randomUUID(),
+  /**
+   * A session on a new transport: a new one (`record` undefined; the
+   * transport's initialize records it) or one another instance opened.
+   */
+  const newSession = async (principal: string, initialize: ClusterMessage, record?: SessionRecord): Promise<Session> => {
+    const id = record?.id ?? globalThis.crypto.randomUUID()
+    let transport: WebStandardStreamableHTTPServerTransport | undefined
+    const events = sessionEvents(cluster.events(id, limits), () => transport!, fleet)
+    transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
       eventStore: events,
       maxRequestBodySize: MAX_BODY_BYTES,
-      onsessioninitialized: (id) => {
+      onsessioninitialized: async () => {
         // Called while a request is handled, after `session` below is set.
         sessions.set(id, session)
         live.add(session.server)
+        if (record === undefined) {
+          const params = (initialize.params ?? {}) as { protocolVersion?: unknown }
+          const protocolVersion = typeof params.protocolVersion === 'string' ? params.protocolVersion : ''
+          await cluster.createSession({ id, initialize, protocolVersion, principal }, idleMs)
+        }
       },
-      onsessionclosed: (id) => free(id),
+      onsessionclosed: () => endSession(id),
     })
     const server = createSdkServer(core, { log })
     const session: Session = { server, transport, events, principal, lastSeen: Date.now(), streams: 0 }
+    await server.connect(transport)
+    endCancelledStreams(transport)
+    if (fleet) session.deliver = routeResponses(transport, cluster, id, onerror)
+    return session
+  }
+
+  const openSession = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
+    if (!makeRoom()) return tooManySessions(maxSessions)
     opening++
+    let session: Session | undefined
     let response: Response
     try {
-      await server.connect(transport)
-      endCancelledStreams(transport)
-      response = await transport.handleRequest(request, { parsedBody: parsed, ...(authInfo ? { authInfo } : {}) })
+      session = await newSession(principal, parsed as ClusterMessage)
+      response = await session.transport.handleRequest(request, { parsedBody: parsed, ...(authInfo ? { authInfo } : {}) })
     } finally {
       opening--
     }
+    const { transport, server } = session
     // An initialize that failed opened no session: nothing may stay behind.
     if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) {
-      events.clear()
       await server.close().catch(onerror)
       return response
     }
     return tracked(session, request, response)
+  }
+
+  /** This instance's copy of a session another instance opened (one rebuild at a time per session). */
+  const rebuild = (record: SessionRecord, url: string): Promise<Session | undefined> => {
+    let building = rebuilding.get(record.id)
+    if (building) return building
+    building = (async () => {
+      if (!makeRoom()) return undefined
+      opening++
+      try {
+        const session = await newSession(record.principal as string, record.initialize, record)
+        session.events.muted = true
+        const ok = await replayInitialize(session.transport, record, url).finally(() => (session.events.muted = false))
+        if (ok && sessions.get(record.id) === session) return session
+        free(record.id)
+        await session.server.close().catch(onerror)
+        return undefined
+      } finally {
+        opening--
+        rebuilding.delete(record.id)
+      }
+    })()
+    rebuilding.set(record.id, building)
+    return building
+  }
+
+  /** The session `id` for this caller, touched (its expiry slides), rebuilt here if another instance opened it. */
+  const sessionFor = async (id: string, principal: string, url: string): Promise<Session | Response> => {
+    const local = sessions.get(id)
+    // Another caller's session (a GET with Last-Event-ID, a DELETE, a POST) is answered as an unknown one.
+    if (local !== undefined && local.principal !== principal) return sessionNotFound()
+    const record = await cluster.touchSession(id, idleMs)
+    if (record === undefined) {
+      if (local !== undefined) free(id)
+      return sessionNotFound()
+    }
+    if (local !== undefined) return local
+    if (JSON.stringify(record.principal) !== JSON.stringify(principal)) return sessionNotFound()
+    return (await rebuild(record, url)) ?? tooManySessions(maxSessions)
   }
 
   return {
@@ -276,23 +402,37 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
       const id = request.headers.get('mcp-session-id')
       const principal = principalOf(authInfo, request.headers.get('authorization'))
       if (id !== null) {
-        const session = sessions.get(id)
-        // Another caller's session (a GET with Last-Event-ID, a DELETE, a POST) is answered as an unknown one.
-        if (session === undefined || session.principal !== principal)
-          return jsonRpcError(404, -32001, 'Session not found: initialize a new session')
+        await attached
+        const session = await sessionFor(id, principal, request.url)
+        if (session instanceof Response) return session
         session.lastSeen = Date.now()
-        return tracked(session, request, await session.transport.handleRequest(request, handled))
+        if (!fleet) return tracked(session, request, await session.transport.handleRequest(request, handled))
+        const open = (): boolean => sessions.get(id) === session
+        const resumed = request.method === 'GET' ? await resumeElsewhere(request, session.transport, session.events, cluster, open) : undefined
+        if (resumed instanceof Response) return tracked(session, request, resumed)
+        if (request.method === 'POST') noteMethods(session.events, parsed)
+        const response = await session.transport.handleRequest(request, handled)
+        // A GET stream resumed here: what the instances announced while it was away may be lost, so once more.
+        if (resumed === 'announce' && response.ok) for (const kind of Object.keys(LIST_EVENTS) as ListKind[]) notifyInstance(session.server, kind)
+        return tracked(session, request, response)
       }
-      if (request.method === 'POST' && isInitializeRequest(parsed)) return openSession(request, parsed, authInfo, principal)
+      if (request.method === 'POST' && isInitializeRequest(parsed)) {
+        await attached
+        return openSession(request, parsed, authInfo, principal)
+      }
       // Initialize-era requests outside a session (a plain POST, GET/DELETE without a session id) are served statelessly.
       return stateless(request, handled)
     },
+    ready: () => attached.then(() => {}),
     async close() {
       clearInterval(sweep)
       off()
+      offBus()
       offUpdates()
-      for (const id of [...sessions.keys()]) free(id)
+      // Without a fleet, this server's sessions end with it; in one, the other instances serve them on.
+      for (const id of [...sessions.keys()]) (fleet ? free : endSession)(id)
       await modern.close()
+      await (await attached.catch(() => undefined))?.()
     },
   }
 }

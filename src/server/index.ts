@@ -17,6 +17,7 @@ import { CORE, ServerHandle } from './handle.ts'
 import type { FetchHandler } from './http-core.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
 import { checkNodeHandlerOptions, checkServeHttpOptions } from './http-options.ts'
+import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster-options.ts'
 import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
 import { loadHttp, loadStdio } from './node-transports.ts'
 import { principalOf } from './principal.ts'
@@ -28,6 +29,22 @@ import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 export type { Connection } from './connect.ts'
 export type { ErrorSource, Logger, LoggingOptions } from './logging.ts'
 export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
+export type { FetchHandlerOptions, McpFetchHandler } from './cluster-options.ts'
+export type { ClusterOptions } from './http-core.ts'
+export type {
+  Cluster,
+  ClusterEventStore,
+  ClusterListeners,
+  ClusterMessage,
+  EventLimits,
+  FleetEvent,
+  JsonValue,
+  SessionRecord,
+  StoredEvent,
+  StreamRequest,
+  StreamTail,
+} from './cluster.ts'
+export { memoryCluster, memoryFleet, type MemoryClusterOptions, type MemoryFleet, type MemoryFleetOptions } from './memory-cluster.ts'
 export type { ServeReport, ServeStdioOptions } from './stdio.ts'
 export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tool-set.ts'
 export type { ToolContext, ToolDefinition, ToolHandler } from './hand-tool.ts'
@@ -198,6 +215,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   /** Serves Streamable HTTP (default `http://127.0.0.1:3000/mcp`) for both eras; resolves once listening. */
   async serveHttp(options?: ServeHttpOptions): Promise<HttpHandle> {
     checkServeHttpOptions(options)
+    applyClusterOptions('serveHttp()', this[CORE], options)
     return (await loadHttp()).serveCoreHttp(this[CORE], options)
   }
 
@@ -212,6 +230,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    */
   nodeHandler(options?: NodeHandlerOptions): McpNodeHandler {
     checkNodeHandlerOptions(options)
+    applyClusterOptions('nodeHandler()', this[CORE], options)
     return lazyNodeHandler(this[CORE], options)
   }
 
@@ -226,6 +245,29 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
     const core = this[CORE]
     this.#fetch ??= import('./http-core.ts').then((http) => http.createFetchHandler(core))
     return this.#fetch.then((handle) => handle(request, options))
+  }
+
+  /**
+   * A web-standard handler like `fetch()` with options of its own: a
+   * `cluster` its 2026-07-28 listen streams hear every instance's changes
+   * through (docs/serving.md §10), the `requestStateKey`, its `logger` and
+   * `onError`. Stateless like `fetch()`: no sessions. `close()` ends its
+   * listen streams and leaves the cluster.
+   */
+  fetchHandler(options?: FetchHandlerOptions): McpFetchHandler {
+    checkFetchHandlerOptions(options)
+    const core = this[CORE]
+    applyClusterOptions('fetchHandler()', core, options)
+    const created = import('./http-core.ts').then((http) => {
+      const links = http.fetchLinks(core, options ?? {})
+      return { links, handle: http.createFetchHandler(core, links) }
+    })
+    // Not an unhandled rejection before the first request: that request reports it.
+    created.catch(() => {})
+    const handler = ((request, init) => created.then(({ handle }) => handle(request, init))) as McpFetchHandler
+    handler.ready = () => created.then(({ links }) => links.ready())
+    handler.close = () => created.then(({ links }) => links.close())
+    return handler
   }
 
   /** `Server(name@version, N tools)`. */

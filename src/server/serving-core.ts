@@ -7,6 +7,7 @@ import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from '@mode
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
 import type { ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext } from '../runtime/types.ts'
+import { runtimeError } from '../runtime/errors.ts'
 import { toBase64url } from './base64url.ts'
 import { Log, type LoggingOptions } from './logging.ts'
 import { principalOf } from './principal.ts'
@@ -38,6 +39,14 @@ interface SealedState {
   t: string
   n: string
   e: number
+}
+
+/** Whether two requestState keys are the same bytes. */
+function sameKey(a: Uint8Array | string, b: Uint8Array | string): boolean {
+  const bytes = (key: Uint8Array | string): Uint8Array => (typeof key === 'string' ? new TextEncoder().encode(key) : key)
+  const x = bytes(a)
+  const y = bytes(b)
+  return x.length === y.length && x.every((byte, i) => byte === y[i])
 }
 
 /** The initial parts of a serving core. */
@@ -79,6 +88,7 @@ export class ServingCore {
   /** Each listener with the log of the transport that registered it. */
   readonly #listeners = new Map<(kind: ListKind) => void, Log>()
   #key: Uint8Array | string | undefined
+  #randomKey = false
   readonly #ttl: number | undefined
   #codec: RequestStateCodec | undefined
   /** Nonces of the requestStates already used, until they expire. */
@@ -153,6 +163,20 @@ export class ServingCore {
     }
   }
 
+  /** Whether the requestState key was given (a random one is not: no other instance has it). */
+  get hasRequestStateKey(): boolean {
+    return this.#key !== undefined && !this.#randomKey
+  }
+
+  /** Sets the requestState key a transport was given (`where` names it); refused when states are sealed with another one. */
+  useRequestStateKey(key: Uint8Array | string, where: string): void {
+    if (this.#key !== undefined && !sameKey(this.#key, key) && (this.#codec !== undefined || !this.#randomKey)) {
+      throw runtimeError('BAD_OPTION', `${where}: option "requestStateKey" differs from the key this server already seals requestState with`)
+    }
+    this.#key = key
+    this.#randomKey = false
+  }
+
   /**
    * The requestState codec (HMAC, the SDK's), bound to the caller's
    * principal and session. Its key is the configured one or, from the first
@@ -160,7 +184,10 @@ export class ServingCore {
    */
   codec(): RequestStateCodec {
     if (this.#codec) return this.#codec
-    this.#key ??= globalThis.crypto.getRandomValues(new Uint8Array(32))
+    if (this.#key === undefined) {
+      this.#key = globalThis.crypto.getRandomValues(new Uint8Array(32))
+      this.#randomKey = true
+    }
     const bind = (ctx: StateBinding): string =>
       `${ctx.principal ?? principalOf(ctx.http?.authInfo, ctx.http?.req?.headers.get('authorization'))}\0${ctx.sessionId ?? ''}`
     this.#codec = createRequestStateCodec({
