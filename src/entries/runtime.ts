@@ -4,7 +4,7 @@
  * backend interface, status errors and the types. What only generated code
  * uses is `unplugin-proto-mcp/internal` (./internal.ts).
  */
-export { Server, ServerBuilder, ServerHandle, MAX_BODY_BYTES } from '../server/index.ts'
+export { Server, ServerBuilder, ServerHandle, MAX_BODY_BYTES, memoryCluster, memoryFleet } from '../server/index.ts'
 export type {
   CallResult,
   Completer,
@@ -35,6 +35,25 @@ export type {
   ToolWithHandler,
 } from '../server/index.ts'
 export type { ErrorSource, Logger, LoggingOptions } from '../server/index.ts'
+export type {
+  Cluster,
+  ClusterEventStore,
+  ClusterListeners,
+  ClusterMessage,
+  ClusterOptions,
+  EventLimits,
+  FetchHandlerOptions,
+  FleetEvent,
+  JsonValue,
+  McpFetchHandler,
+  MemoryClusterOptions,
+  MemoryFleet,
+  MemoryFleetOptions,
+  SessionRecord,
+  StoredEvent,
+  StreamRequest,
+  StreamTail,
+} from '../server/index.ts'
 export type {
   CallContext,
   ElicitAnswer,

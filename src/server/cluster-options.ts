@@ -18,8 +18,8 @@ export const CLUSTER_RULES: Record<keyof ClusterOptions, OptionRule> = {
     test: (v) => v !== null && typeof v === 'object' && CLUSTER_METHODS.every((key) => key in v),
   },
   requestStateKey: {
-    accepts: 'a Uint8Array or a non-empty string',
-    test: (v) => v instanceof Uint8Array || (typeof v === 'string' && v !== ''),
+    accepts: 'a Uint8Array or a string of at least 32 bytes',
+    test: (v) => (v instanceof Uint8Array ? v.length : typeof v === 'string' ? new TextEncoder().encode(v).length : 0) >= 32,
   },
 }
 

@@ -83,7 +83,7 @@ export function runsHere(transport: WebStandardStreamableHTTPServerTransport, st
 }
 
 /** Whether the session's GET stream is open on this transport. */
-function holdsGetStream(transport: WebStandardStreamableHTTPServerTransport): boolean {
+export function holdsGetStream(transport: WebStandardStreamableHTTPServerTransport): boolean {
   return internals(transport)._streamMapping.has(STANDALONE_STREAM)
 }
 

@@ -44,7 +44,8 @@ export type {
   StreamRequest,
   StreamTail,
 } from './cluster.ts'
-export { memoryCluster, memoryFleet, type MemoryClusterOptions, type MemoryFleet, type MemoryFleetOptions } from './memory-cluster.ts'
+export { memoryCluster, memoryFleet, type MemoryClusterOptions, type MemoryFleetOptions } from './memory-cluster.ts'
+export type { MemoryFleet } from './memory-cluster.ts'
 export type { ServeReport, ServeStdioOptions } from './stdio.ts'
 export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tool-set.ts'
 export type { ToolContext, ToolDefinition, ToolHandler } from './hand-tool.ts'
