@@ -6,6 +6,7 @@
  * and list it here.
  */
 import build from './build.mjs'
+import cluster from './cluster.mjs'
 import coldStart from './cold-start.mjs'
 import e2e from './e2e.mjs'
 import grpcOverhead from './grpc-overhead.mjs'
@@ -16,4 +17,4 @@ import pipeline from './pipeline.mjs'
 import toolsListBytes from './tools-list-bytes.mjs'
 
 /** Every group, in run order (cheap in-process ones first). */
-export const groups = [toolsListBytes, pipeline, e2e, coldStart, lean, build, hmr, grpcOverhead, memory]
+export const groups = [toolsListBytes, pipeline, e2e, coldStart, lean, build, hmr, grpcOverhead, memory, cluster]

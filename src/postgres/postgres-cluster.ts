@@ -80,12 +80,14 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
   }
   const query = async <R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> => {
     if (pool === undefined) throw runtimeError('BAD_OPTION', 'postgresCluster(): used before a transport attached it')
+    // Named: each connection prepares a statement once, then only binds it.
+    const statement = { name: `${tablePrefix}${key(text).toString(36)}`, text, values }
     try {
-      return await pool.query<R>(text, values)
+      return await pool.query<R>(statement)
     } catch (error) {
       // A pooled connection Postgres closed (a restart) fails once: the statement runs again on a fresh one.
       if (!isBrokenConnection(error) || pool === undefined) throw error
-      return pool.query<R>(text, values)
+      return pool.query<R>(statement)
     }
   }
 
@@ -170,7 +172,8 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
 
   const start = async (): Promise<void> => {
     closed = false
-    pool = new pg.Pool({ ...config, max: poolSize })
+    // Commits need not wait for the disk: the rows are UNLOGGED (schema.ts), and a crash ends sessions anyway.
+    pool = new pg.Pool({ ...config, max: poolSize, options: [config.options, '-c synchronous_commit=off'].filter(Boolean).join(' ') })
     // An idle connection that fails (Postgres restarting) leaves the pool; without a listener it would crash the process.
     pool.on('error', report)
     try {

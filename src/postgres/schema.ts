@@ -1,7 +1,10 @@
 /**
  * The tables, the append function and the statements of the Postgres
  * cluster, named with the adapter's table prefix. Bodies live in tables;
- * `NOTIFY` carries ids only (its payload stops at 8000 bytes).
+ * `NOTIFY` carries ids only (its payload stops at 8000 bytes). The tables
+ * are UNLOGGED: what they hold lives minutes (sessions, their last events,
+ * messages in flight), and a crash of Postgres ending the sessions (clients
+ * initialize again) costs less than writing each event to the WAL.
  */
 
 /** The statements of one table prefix (`mcp_` by default). */
@@ -29,7 +32,7 @@ export function statements(p: string): Statements {
   return {
     channel,
     schema: `
-CREATE TABLE IF NOT EXISTS ${p}sessions (
+CREATE UNLOGGED TABLE IF NOT EXISTS ${p}sessions (
   id text PRIMARY KEY,
   record text NOT NULL,
   expires_at timestamptz NOT NULL,
@@ -37,14 +40,14 @@ CREATE TABLE IF NOT EXISTS ${p}sessions (
   event_bytes bigint NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS ${p}sessions_expires ON ${p}sessions (expires_at);
-CREATE TABLE IF NOT EXISTS ${p}streams (
+CREATE UNLOGGED TABLE IF NOT EXISTS ${p}streams (
   session_id text NOT NULL REFERENCES ${p}sessions (id) ON DELETE CASCADE,
   stream_id text NOT NULL,
   owner text NOT NULL,
   requests jsonb NOT NULL,
   PRIMARY KEY (session_id, stream_id)
 );
-CREATE TABLE IF NOT EXISTS ${p}events (
+CREATE UNLOGGED TABLE IF NOT EXISTS ${p}events (
   id bigserial PRIMARY KEY,
   session_id text NOT NULL REFERENCES ${p}sessions (id) ON DELETE CASCADE,
   stream_id text NOT NULL,
@@ -52,7 +55,7 @@ CREATE TABLE IF NOT EXISTS ${p}events (
   bytes integer NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ${p}events_session ON ${p}events (session_id, id);
-CREATE TABLE IF NOT EXISTS ${p}messages (
+CREATE UNLOGGED TABLE IF NOT EXISTS ${p}messages (
   id bigserial PRIMARY KEY,
   body text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()
