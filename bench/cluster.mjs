@@ -158,7 +158,10 @@ export default {
       // Per-call time of an initialize-era session: the Postgres cluster against memory.
       const onPostgres = await instance(Server, postgresCluster({ connectionString: await pg.url('bench_overhead') }))
       const onMemory = await instance(Server)
-      closers.push(() => onPostgres.http.close(), () => onMemory.http.close())
+      closers.push(
+        () => onPostgres.http.close(),
+        () => onMemory.http.close(),
+      )
       const clientOf = async (http) => {
         const client = new ClientV1(info)
         await client.connect(new HttpV1(new URL(http.url)))

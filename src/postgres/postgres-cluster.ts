@@ -32,7 +32,10 @@ export interface PostgresClusterOptions {
 const RULES: Record<keyof PostgresClusterOptions, OptionRule> = {
   connectionString: stringRule,
   config: { accepts: 'an object of node-postgres client options', test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v) },
-  tablePrefix: { accepts: 'letters, digits and "_", starting with a letter or "_"', test: (v) => typeof v === 'string' && /^[a-z_][a-z0-9_]*$/i.test(v) },
+  tablePrefix: {
+    accepts: 'letters, digits and "_", starting with a letter or "_"',
+    test: (v) => typeof v === 'string' && /^[a-z_][a-z0-9_]*$/i.test(v),
+  },
   poolSize: integerRule(1),
   sweepMs: integerRule(10),
   messageTtlMs: integerRule(1000),
@@ -261,10 +264,13 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
         },
         async tail(eventId): Promise<StreamTail | undefined> {
           if (!/^\d{1,18}$/.test(eventId)) return undefined
-          const { rows } = await query<{ id: string; stream_id: string; message: string; owner: string | null; requests: StreamTail['requests'] | null }>(
-            sql.tail,
-            [sessionId, eventId],
-          )
+          const { rows } = await query<{
+            id: string
+            stream_id: string
+            message: string
+            owner: string | null
+            requests: StreamTail['requests'] | null
+          }>(sql.tail, [sessionId, eventId])
           if (rows[0] === undefined) return undefined
           return {
             streamId: rows[0].stream_id,

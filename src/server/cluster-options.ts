@@ -9,7 +9,17 @@ import type { ClusterOptions } from './http-core.ts'
 import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
 import type { ServingCore } from './serving-core.ts'
 
-const CLUSTER_METHODS = ['instanceId', 'attach', 'publish', 'createSession', 'touchSession', 'endSession', 'events', 'sendResponse', 'isAlive']
+const CLUSTER_METHODS = [
+  'instanceId',
+  'attach',
+  'publish',
+  'createSession',
+  'touchSession',
+  'endSession',
+  'events',
+  'sendResponse',
+  'isAlive',
+]
 
 /** The rules of the cluster options. */
 export const CLUSTER_RULES: Record<keyof ClusterOptions, OptionRule> = {

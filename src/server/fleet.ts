@@ -8,7 +8,13 @@
  * private in-memory cluster (exactly one server's state).
  */
 import { InMemoryServerEventBus, isJSONRPCRequest } from '@modelcontextprotocol/server'
-import type { EventStore, JSONRPCMessage, ServerEvent, ServerEventBus, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
+import type {
+  EventStore,
+  JSONRPCMessage,
+  ServerEvent,
+  ServerEventBus,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server'
 import type { Cluster, ClusterEventStore, ClusterMessage, FleetEvent, SessionRecord, StreamRequest, StreamTail } from './cluster.ts'
 import type { Log } from './logging.ts'
 import type { ListKind } from './serving-core.ts'
@@ -73,8 +79,7 @@ interface TransportInternals {
   _requestToStreamMapping: Map<string | number, string>
   _streamMapping: Map<string, unknown>
 }
-const internals = (transport: WebStandardStreamableHTTPServerTransport): TransportInternals =>
-  transport as unknown as TransportInternals
+const internals = (transport: WebStandardStreamableHTTPServerTransport): TransportInternals => transport as unknown as TransportInternals
 
 /** Whether a request of `streamId` runs in this transport (its responses are written here). */
 export function runsHere(transport: WebStandardStreamableHTTPServerTransport, streamId: string): boolean {
@@ -123,9 +128,11 @@ export function sessionEvents(
   const tail = (id: string): Promise<StreamTail | undefined> => {
     if (last?.id !== id) last = { id, tail: store.tail(id) }
     const read = last.tail
-    read.finally(() => {
-      if (last?.tail === read) last = undefined
-    }).catch(() => {})
+    read
+      .finally(() => {
+        if (last?.tail === read) last = undefined
+      })
+      .catch(() => {})
     return read
   }
   const events: SessionEvents = {
@@ -213,10 +220,17 @@ const HEADERS = { 'content-type': 'application/json', accept: 'application/json,
  * `initialize` and `notifications/initialized` again (nothing stored, the
  * answers dropped), so the SDK instance knows the client as it was.
  */
-export async function replayInitialize(transport: WebStandardStreamableHTTPServerTransport, record: SessionRecord, url: string): Promise<boolean> {
-  const init = await transport.handleRequest(new Request(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(record.initialize) }), {
-    parsedBody: record.initialize,
-  })
+export async function replayInitialize(
+  transport: WebStandardStreamableHTTPServerTransport,
+  record: SessionRecord,
+  url: string,
+): Promise<boolean> {
+  const init = await transport.handleRequest(
+    new Request(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(record.initialize) }),
+    {
+      parsedBody: record.initialize,
+    },
+  )
   await init.text()
   if (!init.ok || transport.sessionId !== record.id) return false
   const note = { jsonrpc: '2.0', method: 'notifications/initialized' }
@@ -230,8 +244,10 @@ export async function replayInitialize(transport: WebStandardStreamableHTTPServe
 
 /** What a resumed stream's requests get when the instance running them is gone. */
 function lostAnswer(request: StreamRequest): ClusterMessage {
-  const text = 'the server instance running this request stopped before it answered; it may or may not have taken effect: retry if it is safe to'
-  if (request.method === 'tools/call') return { jsonrpc: '2.0', id: request.id, result: { content: [{ type: 'text', text }], isError: true } }
+  const text =
+    'the server instance running this request stopped before it answered; it may or may not have taken effect: retry if it is safe to'
+  if (request.method === 'tools/call')
+    return { jsonrpc: '2.0', id: request.id, result: { content: [{ type: 'text', text }], isError: true } }
   return { jsonrpc: '2.0', id: request.id, error: { code: -32603, message: text } }
 }
 
@@ -374,7 +390,9 @@ export function linkFetch(cluster: Cluster, log: Log, onerror: (error: Error) =>
     ready: () => attached.then(() => {}),
     async close() {
       for (const close of closers.splice(0)) await close()
-      await (await attached.catch(() => undefined))?.()
+      await (
+        await attached.catch(() => undefined)
+      )?.()
     },
   }
 }

@@ -16,7 +16,19 @@ import {
 } from '@modelcontextprotocol/server'
 import type { Cluster, ClusterMessage, SessionRecord } from './cluster.ts'
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from './event-store.ts'
-import { FleetBus, LIST_EVENTS, linkFetch, listKindOf, type FetchLinks, noteMethods, replayInitialize, resumeElsewhere, routeResponses, sessionEvents, type SessionEvents } from './fleet.ts'
+import {
+  FleetBus,
+  LIST_EVENTS,
+  linkFetch,
+  listKindOf,
+  type FetchLinks,
+  noteMethods,
+  replayInitialize,
+  resumeElsewhere,
+  routeResponses,
+  sessionEvents,
+  type SessionEvents,
+} from './fleet.ts'
 import { DEFAULT_MAX_SESSIONS, MAX_BODY_BYTES } from './limits.ts'
 import { Log, type ErrorSource, type LoggingOptions } from './logging.ts'
 import { memoryCluster } from './memory-cluster.ts'
@@ -131,7 +143,11 @@ export function createFetchHandler(core: ServingCore, links?: FetchLinks): Fetch
     onerror,
     ...(links ? { bus: links.bus } : {}),
   })
-  const offs = [core.onChange((kind) => notifyModern(mcp, kind)), onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri)), () => mcp.close()]
+  const offs = [
+    core.onChange((kind) => notifyModern(mcp, kind)),
+    onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri)),
+    () => mcp.close(),
+  ]
   links?.closers.push(...offs)
   return (request, options) => mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
 }
@@ -299,9 +315,9 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
    */
   const newSession = async (principal: string, initialize: ClusterMessage, record?: SessionRecord): Promise<Session> => {
     const id = record?.id ?? globalThis.crypto.randomUUID()
-    let transport: WebStandardStreamableHTTPServerTransport | undefined
-    const events = sessionEvents(cluster.events(id, limits), () => transport!, fleet, onerror)
-    transport = new WebStandardStreamableHTTPServerTransport({
+    // The store reads the transport's streams when it stores, after the transport exists.
+    const events = sessionEvents(cluster.events(id, limits), () => transport, fleet, onerror)
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       eventStore: events,
       maxRequestBodySize: MAX_BODY_BYTES,
@@ -408,12 +424,14 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
         session.lastSeen = Date.now()
         if (!fleet) return tracked(session, request, await session.transport.handleRequest(request, handled))
         const open = (): boolean => sessions.get(id) === session
-        const resumed = request.method === 'GET' ? await resumeElsewhere(request, session.transport, session.events, cluster, open) : undefined
+        const resumed =
+          request.method === 'GET' ? await resumeElsewhere(request, session.transport, session.events, cluster, open) : undefined
         if (resumed instanceof Response) return tracked(session, request, resumed)
         if (request.method === 'POST') noteMethods(session.events, parsed)
         const response = await session.transport.handleRequest(request, handled)
         // A GET stream resumed here: what the instances announced while it was away may be lost, so once more.
-        if (resumed === 'announce' && response.ok) for (const kind of Object.keys(LIST_EVENTS) as ListKind[]) notifyInstance(session.server, kind)
+        if (resumed === 'announce' && response.ok)
+          for (const kind of Object.keys(LIST_EVENTS) as ListKind[]) notifyInstance(session.server, kind)
         return tracked(session, request, response)
       }
       if (request.method === 'POST' && isInitializeRequest(parsed)) {
@@ -432,7 +450,9 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
       // Without a fleet, this server's sessions end with it; in one, the other instances serve them on.
       for (const id of [...sessions.keys()]) (fleet ? free : endSession)(id)
       await modern.close()
-      await (await attached.catch(() => undefined))?.()
+      await (
+        await attached.catch(() => undefined)
+      )?.()
     },
   }
 }

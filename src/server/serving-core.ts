@@ -171,7 +171,10 @@ export class ServingCore {
   /** Sets the requestState key a transport was given (`where` names it); refused when states are sealed with another one. */
   useRequestStateKey(key: Uint8Array | string, where: string): void {
     if (this.#key !== undefined && !sameKey(this.#key, key) && (this.#codec !== undefined || !this.#randomKey)) {
-      throw runtimeError('BAD_OPTION', `${where}: option "requestStateKey" differs from the key this server already seals requestState with`)
+      throw runtimeError(
+        'BAD_OPTION',
+        `${where}: option "requestStateKey" differs from the key this server already seals requestState with`,
+      )
     }
     this.#key = key
     this.#randomKey = false

@@ -245,7 +245,11 @@ async function postgresRestart(fleet: Fleet, postgres: TestPostgres): Promise<vo
 /** SIGKILL of the instance running a call: the call fails cleanly, the session goes on; a killed listen holder closes as remote. */
 async function sigkillMidCall(fleet: Fleet): Promise<void> {
   const { client } = await v1(fleet)
-  const listening = [await v2Listening(fleet, { pin: '2026-07-28' }), await v2Listening(fleet, { pin: '2026-07-28' }), await v2Listening(fleet, 'auto')]
+  const listening = [
+    await v2Listening(fleet, { pin: '2026-07-28' }),
+    await v2Listening(fleet, { pin: '2026-07-28' }),
+    await v2Listening(fleet, 'auto'),
+  ]
   const tag = `kill-${Date.now()}`
   const call = client.callTool({ name: 'Slow', arguments: { ms: 20_000, tag } })
   const victim = await ranOn(fleet, tag)
@@ -256,9 +260,16 @@ async function sigkillMidCall(fleet: Fleet): Promise<void> {
   // The session goes on, on the survivors.
   const survivors = new Set<string>()
   for (let i = 0; i < 4; i++) survivors.add(text(await bounded(client.callTool({ name: 'Where', arguments: {} }), 5000, 'Where')))
-  expect([...survivors].sort()).toEqual(fleet.instances.filter((i) => i !== victim).map((i) => i.name).sort())
+  expect([...survivors].sort()).toEqual(
+    fleet.instances
+      .filter((i) => i !== victim)
+      .map((i) => i.name)
+      .sort(),
+  )
   // The listen streams the victim held closed as `remote`; listening again works.
-  const states = await Promise.all(listening.map((l) => Promise.race([l.subscription.closed, new Promise((r) => setTimeout(() => r('open'), 2000))])))
+  const states = await Promise.all(
+    listening.map((l) => Promise.race([l.subscription.closed, new Promise((r) => setTimeout(() => r('open'), 2000))])),
+  )
   expect(states).toContain('remote')
   for (const [i, l] of listening.entries()) {
     if (states[i] !== 'remote') continue
@@ -288,7 +299,8 @@ describe('a fleet on Postgres', () => {
   it('an elicitation answered through another instance completes the call', { timeout: 30_000 }, () => elicitationThroughAnother(fleet))
   it('Postgres stopped and restarted: the bus recovers and resyncs', { timeout: 60_000 }, () => postgresRestart(fleet, pg!))
   it('SIGKILL mid-call: the call fails cleanly, the session continues, a listen re-listens', { timeout: 60_000 }, () =>
-    sigkillMidCall(fleet))
+    sigkillMidCall(fleet),
+  )
 })
 
 describe('the control: each process on its own memory fails the checks', () => {

@@ -180,7 +180,8 @@ function startProxy(
       },
     )
     upstream.on('error', (error: NodeJS.ErrnoException) => {
-      if (process.env.FLEET_DEBUG) console.error(`proxy: ${req.method} to ${instance.name}: ${error.code} ${error.message} (headers sent: ${res.headersSent})`)
+      if (process.env.FLEET_DEBUG)
+        console.error(`proxy: ${req.method} to ${instance.name}: ${error.code} ${error.message} (headers sent: ${res.headersSent})`)
       // Refused: the request never reached it, so the next instance takes it (anything else may have run: not retried).
       if (!res.headersSent && error.code === 'ECONNREFUSED') return forward(req, res, body, tries + 1)
       res.destroy()

@@ -44,7 +44,9 @@ describe('the cluster options', () => {
     expect(() => server.nodeHandler({ requestStateKey: 'short' })).toThrow(
       'nodeHandler(): option "requestStateKey" must be a Uint8Array or a string of at least 32 bytes, got "short"',
     )
-    expect(() => server.nodeHandler({ cluster: {} as never, requestStateKey: KEY })).toThrow('nodeHandler(): option "cluster" must be a Cluster')
+    expect(() => server.nodeHandler({ cluster: {} as never, requestStateKey: KEY })).toThrow(
+      'nodeHandler(): option "cluster" must be a Cluster',
+    )
     expect(() => server.fetchHandler({ clutser: memoryCluster() } as never)).toThrow('fetchHandler(): unknown option "clutser"')
   })
 })
@@ -62,7 +64,10 @@ async function fleetOf(count: number): Promise<{ https: HttpHandle[]; servers: S
       .tool({ name: 'Where', inputSchema: { type: 'object' } }, () => ({ content: [{ type: 'text', text: name }] }))
       .tool({ name: 'Ask', inputSchema: { type: 'object' } }, async (_args, ctx) => {
         asked.push(name)
-        const answer = await ctx.elicit!({ message: 'word?', requestedSchema: { type: 'object', properties: { word: { type: 'string' } } } })
+        const answer = await ctx.elicit!({
+          message: 'word?',
+          requestedSchema: { type: 'object', properties: { word: { type: 'string' } } },
+        })
         return { content: [{ type: 'text', text: `${String(answer.content?.word)} on ${name}` }] }
       })
       .build()

@@ -23,12 +23,20 @@ describe('the SDK transport internals a fleet reads', () => {
     })
     await server.connect(transport)
     const post = (body: unknown, headers: Record<string, string> = {}) =>
-      transport.handleRequest(new Request('http://localhost/mcp', { method: 'POST', headers: { ...HEADERS, ...headers }, body: JSON.stringify(body) }), {
-        parsedBody: body,
-      })
+      transport.handleRequest(
+        new Request('http://localhost/mcp', { method: 'POST', headers: { ...HEADERS, ...headers }, body: JSON.stringify(body) }),
+        {
+          parsedBody: body,
+        },
+      )
     const session = { 'mcp-session-id': 'session', 'mcp-protocol-version': '2025-11-25' }
     await (
-      await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '0' } } })
+      await post({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '0' } },
+      })
     ).text()
     await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)
     const call = await post({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'x', arguments: {} } }, session)
@@ -42,7 +50,9 @@ describe('the SDK transport internals a fleet reads', () => {
     expect(runsHere(transport, streamId)).toBe(false)
 
     expect(holdsGetStream(transport)).toBe(false)
-    const get = await transport.handleRequest(new Request('http://localhost/mcp', { method: 'GET', headers: { accept: 'text/event-stream', ...session } }))
+    const get = await transport.handleRequest(
+      new Request('http://localhost/mcp', { method: 'GET', headers: { accept: 'text/event-stream', ...session } }),
+    )
     expect(get.status).toBe(200)
     expect(holdsGetStream(transport)).toBe(true)
     await get.body!.cancel()
