@@ -1,7 +1,7 @@
 /**
  * The `cluster` and `requestStateKey` options of `serveHttp()`,
  * `nodeHandler()` and `fetchHandler()`: their rules, and the start-up check
- * that a cluster comes with a key every instance shares (docs/serving.md §10).
+ * that a cluster comes with a key every instance shares (docs/serving.md §12).
  */
 import { runtimeError } from '../runtime/errors.ts'
 import { checkOptions, type OptionRule } from '../runtime/check-options.ts'

@@ -1,6 +1,6 @@
 /**
  * The `Cluster` interface: what the instances of one server behind a load
- * balancer share (docs/serving.md §10). Engine-neutral and async: the
+ * balancer share (docs/serving.md §12). Engine-neutral and async: the
  * in-memory default (memory-cluster.ts) is one process's state, the
  * Postgres adapter (`unplugin-proto-mcp/postgres`) a fleet's; a Redis
  * adapter implements the same members. Only plain JSON crosses it.

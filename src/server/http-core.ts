@@ -38,7 +38,7 @@ import type { ListKind, ServingCore } from './serving-core.ts'
 import { onResourceUpdated } from './subscriptions.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
-/** What the instances of a server behind a load balancer share (docs/serving.md §10). */
+/** What the instances of a server behind a load balancer share (docs/serving.md §12). */
 export interface ClusterOptions {
   /**
    * Shares sessions, their events, list changes and clients' answers with

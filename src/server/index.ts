@@ -251,7 +251,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   /**
    * A web-standard handler like `fetch()` with options of its own: a
    * `cluster` its 2026-07-28 listen streams hear every instance's changes
-   * through (docs/serving.md §10), the `requestStateKey`, its `logger` and
+   * through (docs/serving.md §12), the `requestStateKey`, its `logger` and
    * `onError`. Stateless like `fetch()`: no sessions. `close()` ends its
    * listen streams and leaves the cluster.
    */
