@@ -76,8 +76,10 @@ BEGIN
   UPDATE ${p}sessions SET event_count = event_count + 1, event_bytes = event_bytes + p_bytes
     WHERE id = p_session RETURNING event_count, event_bytes INTO v_count, v_total;
   IF NOT FOUND THEN RETURN NULL; END IF;
-  INSERT INTO ${p}streams (session_id, stream_id, owner, requests)
-    VALUES (p_session, p_stream, p_owner, COALESCE(p_requests, '[]'::jsonb)) ON CONFLICT DO NOTHING;
+  -- A stream's first event names its requests (the transport's priming event); later ones do not.
+  IF p_requests IS NOT NULL THEN
+    INSERT INTO ${p}streams (session_id, stream_id, owner, requests) VALUES (p_session, p_stream, p_owner, p_requests) ON CONFLICT DO NOTHING;
+  END IF;
   INSERT INTO ${p}events (session_id, stream_id, message, bytes) VALUES (p_session, p_stream, p_message, p_bytes) RETURNING id INTO v_id;
   WHILE v_count > p_max_events OR v_total > p_max_bytes LOOP
     DELETE FROM ${p}events WHERE id = (SELECT min(id) FROM ${p}events WHERE session_id = p_session) RETURNING bytes INTO v_dropped;

@@ -335,7 +335,11 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
           })
         }
       },
-      onsessionclosed: () => endSession(id),
+      // Awaited by the transport: the DELETE is answered once every instance would answer 404.
+      onsessionclosed: () => {
+        free(id)
+        return cluster.endSession(id).catch(onerror)
+      },
     })
     const server = createSdkServer(core, { log })
     const session: Session = { server, transport, events, principal, lastSeen: Date.now(), streams: 0 }

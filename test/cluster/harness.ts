@@ -72,7 +72,7 @@ export interface Fleet {
   runs(): string[]
   /** Cuts every client stream the proxy holds to `instance` (the instance keeps running). */
   cut(instance: Instance): number
-  /** Kills `instance` with SIGKILL and waits for it to be gone. */
+  /** Takes `instance` out of the rotation, kills it with SIGKILL and waits for it to be gone. */
   kill(instance: Instance): Promise<void>
   /** Each proxied request, in order: the instance that served it and what it carried. */
   readonly served: Served[]
@@ -235,6 +235,9 @@ export async function startFleet(kind: FleetKind, options: FleetOptions = {}): P
     drain: (instance, draining = true) => void (draining ? drained.add(instance) : drained.delete(instance)),
     async kill(instance) {
       if (!instance.alive) return
+      // The balancer stops sending it new requests as it dies (its health check's business, not the servers');
+      // the requests and streams it holds die with it.
+      drained.add(instance)
       const gone = new Promise((resolve) => instance.process.once('exit', resolve))
       instance.process.kill('SIGKILL')
       await gone
