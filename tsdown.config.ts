@@ -29,7 +29,7 @@ const EAGER_CHUNKS = [
     name: 'runtime-base',
     test: /node_modules[\\/](?:ajv[\\/]dist[\\/]runtime[\\/]|ajv-formats[\\/]dist[\\/]formats|fast-deep-equal[\\/]|fast-uri[\\/])|^\0rolldown[\\/]runtime|[\\/]src[\\/]contract[\\/]/,
   },
-  { name: 'serving', test: /[\\/]src[\\/](?:runtime|server)[\\/](?!(?:http|http-core|fleet)\.ts$|protobufjs\.cjs$)/ },
+  { name: 'serving', test: /[\\/]src[\\/](?:runtime|server)[\\/](?!(?:http|http-core|http-auth|fleet)\.ts$|protobufjs\.cjs$)/ },
 ]
 
 const PROTOBUF_FS_RE = /[\\/]protobufjs[\\/]src[\\/]util[\\/]fs\.js$/
@@ -136,6 +136,21 @@ export default defineConfig([
     dts: { emitDtsOnly: true },
     clean: false,
     sourcemap: false,
+  },
+  {
+    // The /__mcp/ page's script (page/app.js) with the MCP SDK's client
+    // bundled in: the dev server serves dist/page/app.js (src/plugin/dev-page.ts).
+    entry: { app: 'page/app.js' },
+    outDir: 'dist/page',
+    outExtensions: () => ({ js: '.js' }),
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    dts: false,
+    clean: false,
+    sourcemap: false,
+    deps: { alwaysBundle: [/./] },
   },
   {
     // The runtime for Workers and browsers (the `workerd`, `worker` and

@@ -5,6 +5,7 @@
  * `record()` of bench/lib/measure.mjs. To add a benchmark, write its file
  * and list it here.
  */
+import authOverhead from './auth-overhead.mjs'
 import build from './build.mjs'
 import cluster from './cluster.mjs'
 import coldStart from './cold-start.mjs'
@@ -17,4 +18,4 @@ import pipeline from './pipeline.mjs'
 import toolsListBytes from './tools-list-bytes.mjs'
 
 /** Every group, in run order (cheap in-process ones first). */
-export const groups = [toolsListBytes, pipeline, e2e, coldStart, lean, build, hmr, grpcOverhead, memory, cluster]
+export const groups = [toolsListBytes, pipeline, e2e, coldStart, lean, build, hmr, grpcOverhead, authOverhead, memory, cluster]

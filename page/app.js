@@ -3,8 +3,13 @@
  * `notifications/tools/list_changed`), shows each tool's description and
  * schemas, and calls a tool with arguments from a JSON editor or a form
  * generated from the top-level properties of its input schema.
+ *
+ * It talks to the server with the MCP SDK's client, bundled in by the
+ * package build (`dist/page/app.js`, tsdown.config.ts): 2026-07-28 with a
+ * `subscriptions/listen` stream when the server offers it, else the
+ * initialize era with its session's GET stream.
  */
-import { McpClient, McpError } from './mcp-client.js'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 
 const $ = (id) => document.getElementById(id)
 const endpoint = document.querySelector('meta[name="mcp-endpoint"]')?.getAttribute('content') ?? '/mcp'
@@ -23,12 +28,68 @@ function setStatus(status, detail) {
   el.textContent = detail ? `${status}: ${detail}` : status
 }
 
-const client = new McpClient(endpoint, {
-  onStatus: setStatus,
-  onNotification(message) {
-    if (message.method === 'notifications/tools/list_changed') refresh()
-  },
-})
+const CLIENT_INFO = { name: 'unplugin-proto-mcp page', version: '1.0.0' }
+/** @type {Client} */
+let client
+/** Bumped by every new connection: an older one's stream stops following. */
+let generation = 0
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Connects afresh (2026-07-28 when offered, else the initialize era) and starts following list changes. */
+async function connect() {
+  const mine = ++generation
+  const old = client
+  client = new Client(CLIENT_INFO, { versionNegotiation: { mode: 'auto' } })
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
+    if (mine === generation) refresh()
+  })
+  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint, location.href)))
+  old?.close().catch(() => {})
+  const era = client.getProtocolEra()
+  const protocol = $('protocol')
+  protocol.dataset.era = era
+  protocol.textContent = client.getNegotiatedProtocolVersion() ?? ''
+  if (era === 'modern') follow(mine)
+  // The initialize era: the transport keeps the session's GET stream open itself.
+  else setStatus('live')
+  return client.getServerVersion()
+}
+
+/** Keeps a `subscriptions/listen` stream open while this connection is the current one. */
+async function follow(mine) {
+  for (let failures = 0; mine === generation; failures++) {
+    try {
+      const subscription = await client.listen({ toolsListChanged: true })
+      failures = 0
+      setStatus('live')
+      const why = await subscription.closed
+      if (why === 'local' || mine !== generation) return
+      setStatus('reconnecting', `the notification stream ended (${why})`)
+      // What changed while no stream was open.
+      refresh()
+    } catch (error) {
+      if (mine !== generation) return
+      setStatus('reconnecting', error instanceof Error ? error.message : String(error))
+    }
+    await sleep(Math.min(250 * 2 ** failures, 5000))
+  }
+}
+
+/** Whether `error` says the server no longer knows the session (it restarted, or the session was closed). */
+const sessionGone = (error) => /\b404\b|session not found/i.test(error instanceof Error ? error.message : String(error))
+
+/** Runs `request` on the client; a session the server forgot is replaced once, then `request` runs again. */
+async function withSession(request) {
+  try {
+    return await request()
+  } catch (error) {
+    if (!sessionGone(error)) throw error
+    setStatus('reconnecting', 'session ended')
+    await connect()
+    return request()
+  }
+}
 
 function el(tag, props = {}, ...children) {
   const node = Object.assign(document.createElement(tag), props)
@@ -207,7 +268,7 @@ async function call() {
   button.disabled = true
   const started = performance.now()
   try {
-    const result = await client.callTool(tool, args)
+    const result = await withSession(() => client.callTool({ name: tool, arguments: args }))
     const ms = Math.round(performance.now() - started)
     showResult(
       result.isError ? 'error' : 'ok',
@@ -216,7 +277,7 @@ async function call() {
       result.structuredContent,
     )
   } catch (error) {
-    const code = error instanceof McpError && error.code !== undefined ? ` ${error.code}` : ''
+    const code = typeof error?.code === 'number' ? ` ${error.code}` : ''
     showResult('error', `protocol error${code}`, [el('pre', { className: 'text', textContent: error.message })], undefined)
   } finally {
     button.disabled = false
@@ -227,7 +288,7 @@ async function call() {
 function refresh() {
   refreshing = refreshing
     .then(async () => {
-      const next = await client.listTools()
+      const next = (await withSession(() => client.listTools(undefined, { cacheMode: 'refresh' }))).tools
       known = new Set(tools.map((t) => t.name))
       tools = next
       renderList()
@@ -241,7 +302,7 @@ async function start() {
   $('endpoint').textContent = new URL(endpoint, location.href).href
   for (let attempt = 0; ; attempt++) {
     try {
-      const { serverInfo } = await client.connect()
+      const serverInfo = await connect()
       $('server').textContent = `${serverInfo.name} ${serverInfo.version}`
       document.title = `${serverInfo.name} · MCP tools`
       break

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
  * Writes THIRD-PARTY-NOTICES.md: the license texts of the packages the build
- * inlines into dist/ (the `INLINED` list of tsdown.config.ts), which ship
- * inside this package's files rather than as its dependencies. Run after a
- * change to that list: `node scripts/third-party-notices.mjs`.
+ * inlines into dist/ (the `INLINED` list of tsdown.config.ts, and what the
+ * /__mcp/ page's script dist/page/app.js bundles: the MCP SDK's client and
+ * its dependencies), which ship inside this package's files rather than as
+ * its dependencies. Run after a change to either: `node scripts/third-party-notices.mjs`.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -22,6 +23,14 @@ const packages = [
   'protobufjs',
   'require-from-string',
   ...scoped,
+  // dist/page/app.js
+  '@modelcontextprotocol/client',
+  '@modelcontextprotocol/core',
+  'eventsource',
+  'eventsource-parser',
+  'jose',
+  'pkce-challenge',
+  'zod',
 ].sort()
 
 const sections = packages.map((name) => {

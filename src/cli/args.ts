@@ -3,6 +3,7 @@
  * usage errors as one line, and the help text.
  */
 import { parseArgs } from 'node:util'
+import { authOptionsProblem, isScopeToken, type AuthOptions } from '../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST } from '../contract/index.ts'
 import type { Profile } from '../schema/index.ts'
 import { PROFILES } from '../schema/types.ts'
@@ -37,8 +38,14 @@ export interface ServeCommand {
   verbose: boolean
   /** Milliseconds each gRPC call may take. @default 30000 */
   deadlineMs: number
-  /** MCP request headers forwarded as gRPC metadata. @default ['authorization', 'traceparent'] */
+  /** MCP request headers forwarded as gRPC metadata. @default ['authorization', 'traceparent'] (['traceparent'] with `auth`) */
   forwardHeaders: string[]
+  /** Bearer-token authorization of the HTTP server (`--auth-*`). @default none */
+  auth?: AuthOptions
+  /** OAuth scopes by method glob (`--method-scope glob=scope`). @default {} */
+  methodScopes: Record<string, string[]>
+  /** gRPC metadata of the verified caller: metadata key → claim (`--principal-metadata key=claim`). @default {} */
+  principalMetadata: Record<string, string>
 }
 
 /** A parsed command line: serve, or print help or the version. */
@@ -74,7 +81,21 @@ Options:
                              or qualified (examples_v1_VibeService_SetVibe) (default: method)
   --deadline <ms>            deadline of each gRPC call in milliseconds (default 30000)
   --forward-header <name>    MCP request header forwarded as gRPC metadata; repeatable
-                             (default: authorization and traceparent)
+                             (default: authorization and traceparent; with --auth-issuer,
+                             traceparent only: a client's token is never passed through)
+  --auth-issuer <url>        with --http: accept only bearer tokens of this authorization
+                             server (https; http:// on loopback), found by its discovery
+                             document; repeatable. Serves the protected-resource metadata
+  --auth-resource <url>      the URL clients connect to, which tokens must name as their
+                             audience (default: the served URL on a loopback --host)
+  --auth-scope <scope>       a scope every request needs (403 without it); repeatable
+  --method-scope <glob>=<scope>
+                             a scope the tools of matching RPCs need, by full name
+                             (google.firestore.v1.Firestore.Delete*=firestore.write;
+                             * within a name, ** across dots); repeatable
+  --principal-metadata <key>=<claim>
+                             gRPC metadata key carrying a claim of the verified token
+                             (x-user=sub, x-scopes=scope); repeatable
   --verbose                  also print what the schemas leave out (e.g. buf.validate CEL
                              rules), which the gRPC server must still check
   -h, --help                 print this help and exit
@@ -105,6 +126,11 @@ export const CLI_OPTIONS = {
   verbose: { type: 'boolean' },
   deadline: { type: 'string' },
   'forward-header': { type: 'string', multiple: true },
+  'auth-issuer': { type: 'string', multiple: true },
+  'auth-resource': { type: 'string' },
+  'auth-scope': { type: 'string', multiple: true },
+  'method-scope': { type: 'string', multiple: true },
+  'principal-metadata': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const
@@ -172,6 +198,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
   nonEmpty('--allowed-host', 'a host name', values['allowed-host'])
   nonEmpty('--forward-header', 'a header name', values['forward-header'])
   nonEmpty('--import-path', 'a directory', values['import-path'])
+  const { auth, methodScopes, principalMetadata, forwardHeaders } = authFlags(values, values.http !== undefined)
   return {
     command: 'serve',
     ...(file === undefined ? {} : { file }),
@@ -190,6 +217,75 @@ export function parseCli(argv: readonly string[]): CliCommand {
     toolNames: toolNames as ServeCommand['toolNames'],
     verbose: values.verbose ?? false,
     deadlineMs: values.deadline === undefined ? 30_000 : integerIn('--deadline', values.deadline, 1, 2 ** 31 - 1),
-    forwardHeaders: values['forward-header'] ?? ['authorization', 'traceparent'],
+    forwardHeaders,
+    ...(auth === undefined ? {} : { auth }),
+    methodScopes,
+    principalMetadata,
   }
+}
+
+/** `key=value` pairs of a repeatable flag; throws naming a pair without `=` or with an empty side. */
+function pairs(flag: string, what: string, values: readonly string[] | undefined): Array<[string, string]> {
+  return (values ?? []).map((pair) => {
+    const eq = pair.indexOf('=')
+    if (eq <= 0 || eq === pair.length - 1) throw new UsageError(`${flag} must be ${what}, got ${JSON.stringify(pair)}`)
+    return [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()]
+  })
+}
+
+/** The flags of the `auth` option, as the serve command uses them. */
+function authFlags(
+  values: {
+    'auth-issuer'?: string[]
+    'auth-resource'?: string
+    'auth-scope'?: string[]
+    'method-scope'?: string[]
+    'principal-metadata'?: string[]
+    'forward-header'?: string[]
+  },
+  http: boolean,
+): Pick<ServeCommand, 'auth' | 'methodScopes' | 'principalMetadata' | 'forwardHeaders'> {
+  const issuers = values['auth-issuer']
+  if (issuers === undefined) {
+    for (const flag of ['auth-resource', 'auth-scope', 'method-scope', 'principal-metadata'] as const) {
+      if (values[flag] !== undefined) {
+        throw new UsageError(
+          flag === 'method-scope'
+            ? '--method-scope needs --auth-issuer: without authorization no caller has a scope, so the tools it names would exist for no one'
+            : `--${flag} needs --auth-issuer (the authorization server whose tokens are accepted)`,
+        )
+      }
+    }
+    return { methodScopes: {}, principalMetadata: {}, forwardHeaders: values['forward-header'] ?? ['authorization', 'traceparent'] }
+  }
+  if (!http) throw new UsageError('--auth-issuer needs --http: bearer tokens come with HTTP requests (a stdio client is the local user)')
+  if (values['forward-header']?.some((name) => name.toLowerCase() === 'authorization')) {
+    throw new UsageError(
+      "--forward-header authorization would pass the client's token to the gRPC server, which the MCP spec forbids with --auth-issuer: " +
+        'the server verifies it, and --principal-metadata passes on who the caller is',
+    )
+  }
+  const auth: AuthOptions = {
+    issuer: issuers,
+    ...(values['auth-resource'] === undefined ? {} : { resource: values['auth-resource'] }),
+    ...(values['auth-scope'] === undefined ? {} : { scopes: values['auth-scope'] }),
+  }
+  const problem = authOptionsProblem(auth, false)
+  if (problem !== undefined) {
+    // The option's words, with the flags' names.
+    throw new UsageError(
+      problem
+        .replace('option "auth.issuer"', '--auth-issuer')
+        .replace('option "auth.resource"', '--auth-resource')
+        .replace('option "auth.scopes"', '--auth-scope'),
+    )
+  }
+  const methodScopes: Record<string, string[]> = {}
+  for (const [glob, scope] of pairs('--method-scope', 'glob=scope (notes.v1.Notes.Delete*=notes.write)', values['method-scope'])) {
+    if (!isScopeToken(scope))
+      throw new UsageError(`--method-scope must name an OAuth scope (no spaces or quotes), got ${JSON.stringify(scope)}`)
+    ;(methodScopes[glob] ??= []).push(scope)
+  }
+  const principalMetadata = Object.fromEntries(pairs('--principal-metadata', 'key=claim (x-user=sub)', values['principal-metadata']))
+  return { auth, methodScopes, principalMetadata, forwardHeaders: values['forward-header'] ?? ['traceparent'] }
 }

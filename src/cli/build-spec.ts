@@ -16,6 +16,8 @@ export interface BuildSpecOptions {
   profile?: Profile
   /** How tools are named (see the plugin's `toolNames` option). @default 'method' */
   toolNames?: ToolNames
+  /** OAuth scopes by method glob (see the plugin's `methodScopes` option). @default {} */
+  methodScopes?: Readonly<Record<string, string | readonly string[]>>
 }
 
 /** A spec, the build warnings of every stage, and the verbose report (what the schemas leave out). */

@@ -7,6 +7,7 @@ import { resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { grpc } from '../grpc/grpc-backend.ts'
 import { withFix, type BuildWarning, type BuildWarningCode } from '../proto/index.ts'
+import { methodGlob } from '../schema/index.ts'
 import { packageVersion } from '../proto/package-root.ts'
 import { createProtoServer, type Logger } from '../server/index.ts'
 import { HELP, parseCli, type ServeCommand } from './args.ts'
@@ -34,6 +35,30 @@ export function cliWarning(warning: BuildWarning): BuildWarning {
   return fix === undefined ? warning : withFix(warning, fix)
 }
 
+/**
+ * What the command warns of the tools' scopes: tools that need scopes
+ * without `--auth-issuer` exist for no one, and a `--method-scope` glob
+ * that matches no RPC is likely a typo (its RPCs would need no scope).
+ */
+export function scopeWarnings(
+  tools: ReadonlyArray<{ name: string; service: string; method: string; scopes?: readonly string[] }>,
+  options: Pick<ServeCommand, 'auth' | 'methodScopes'>,
+): string[] {
+  const out: string[] = []
+  const scoped = tools.filter((tool) => tool.scopes?.length)
+  if (options.auth === undefined && scoped.length > 0) {
+    out.push(
+      `${scoped.length} ${scoped.length === 1 ? 'tool needs' : 'tools need'} OAuth scopes (${scoped.map((t) => t.name).join(', ')}): ` +
+        'without --auth-issuer no caller has a scope, so they are not served',
+    )
+  }
+  for (const glob of Object.keys(options.methodScopes)) {
+    const matches = methodGlob(glob)
+    if (!tools.some((tool) => matches(`${tool.service}.${tool.method}`))) out.push(`--method-scope ${glob} matches no RPC served`)
+  }
+  return out
+}
+
 /** The first line of an error's message: the command's errors are one line. */
 const oneLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!
 
@@ -49,6 +74,7 @@ async function serve(options: ServeCommand): Promise<number> {
       ...(options.services.length > 0 ? { services: options.services } : {}),
       profile: options.profile,
       toolNames: options.toolNames,
+      methodScopes: options.methodScopes,
     })
     built = reflected
     buildMs = reflected.buildMs
@@ -59,9 +85,16 @@ async function serve(options: ServeCommand): Promise<number> {
       importPaths: options.importPaths.map((dir) => resolve(dir)),
       profile: options.profile,
       toolNames: options.toolNames,
+      methodScopes: options.methodScopes,
     })
     buildMs = performance.now() - started
     source = options.file
+    // Nothing to forward: a start that serves no tool is a mistake, said before serving (exit 1).
+    if (built.warnings.some((w) => w.code === 'NO_SERVICE')) {
+      throw new Error(
+        `cannot serve "${options.file}": it declares no service, so it builds no tools (give the .proto that declares the service)`,
+      )
+    }
   }
   const { spec, warnings, notes } = built
   const count = (n: number): string => `${n} ${n === 1 ? 'tool' : 'tools'}`
@@ -75,8 +108,13 @@ async function serve(options: ServeCommand): Promise<number> {
   const warn = (warning: BuildWarning): void => log(`warning: ${cliWarning(warning).message}`)
   for (const warning of warnings) warn(warning)
   if (options.verbose) for (const note of notes) log(`note: ${note}`)
+  for (const line of scopeWarnings(spec.tools, options)) log(`warning: ${line}`)
   const server = createProtoServer(spec).logging({ logger: serverLogger })
-  const backend = grpc(options.grpc, { deadlineMs: options.deadlineMs, forwardHeaders: options.forwardHeaders })
+  const backend = grpc(options.grpc, {
+    deadlineMs: options.deadlineMs,
+    forwardHeaders: options.forwardHeaders,
+    ...(Object.keys(options.principalMetadata).length > 0 ? { principalMetadata: options.principalMetadata } : {}),
+  })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
   const summary = `${count(spec.tools.length)} from ${source}, forwarding to ${options.grpc}`
   const unwatch =
@@ -89,6 +127,7 @@ async function serve(options: ServeCommand): Promise<number> {
           ...(options.services.length > 0 ? { services: options.services } : {}),
           profile: options.profile,
           toolNames: options.toolNames,
+          methodScopes: options.methodScopes,
           onChange: (next) => {
             for (const warning of next.warnings) warn(warning)
             log(`the gRPC server's descriptors changed: now serving ${count(next.spec.tools.length)}`)
@@ -109,9 +148,15 @@ async function serve(options: ServeCommand): Promise<number> {
         port: options.http,
         ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
         allowAnyHost: options.allowAnyHost,
+        ...(options.auth ? { auth: options.auth } : {}),
       })
       .catch((cause: unknown) => {
-        if ((cause as { code?: unknown }).code === 'BAD_OPTION') {
+        const code = (cause as { code?: unknown }).code
+        if (code === 'AUTH_UNAVAILABLE')
+          throw new Error(`cannot serve with --auth-issuer: ${(cause as Error).message.replace(/^serveHttp\(\): /, '')}`, { cause })
+        if (code === 'BAD_OPTION' && options.auth && !options.auth.resource && /"auth" needs "resource"/.test((cause as Error).message))
+          throw new Error(`--auth-resource is required off loopback: the URL clients connect to (https://mcp.example.com/mcp)`, { cause })
+        if (code === 'BAD_OPTION') {
           throw new Error(
             `cannot serve HTTP on ${options.host}: it is not a loopback address; pass --allowed-host <name> for each name clients use, or --allow-any-host`,
             { cause },

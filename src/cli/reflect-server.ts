@@ -27,6 +27,8 @@ export interface ReflectOptions {
   profile?: Profile
   /** How tools are named, as the plugin's `toolNames` option. @default 'method' */
   toolNames?: ToolNames
+  /** OAuth scopes by method glob, as the plugin's `methodScopes` option. @default {} */
+  methodScopes?: Readonly<Record<string, string | readonly string[]>>
   /** The server's name (`serverInfo.name`, and the name budget's server part). @default the first service's file name without `.proto` */
   name?: string
   /** How the reflection call is made (credentials, metadata, deadline). @default {} */
@@ -105,6 +107,7 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
   const built = specFromModel(model, name, {
     ...(options.profile ? { profile: options.profile } : {}),
     ...(options.toolNames ? { toolNames: options.toolNames } : {}),
+    ...(options.methodScopes ? { methodScopes: options.methodScopes } : {}),
   })
   const buildMs = performance.now() - started
   const digest = createHash('sha256')

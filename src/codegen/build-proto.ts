@@ -17,7 +17,10 @@ import { emitModuleDeclarations } from './emit-dts.ts'
 import { emitModuleWithWarnings } from './emit-module.ts'
 
 /** How the tools are built: the plugin's options of the same names. */
-export type ToolBuildOptions = Pick<BuildToolsOptions, 'profile' | 'toolNames' | 'recursionDepth' | 'toolNameBudget' | 'shortenToolNames'>
+export type ToolBuildOptions = Pick<
+  BuildToolsOptions,
+  'profile' | 'toolNames' | 'recursionDepth' | 'toolNameBudget' | 'shortenToolNames' | 'methodScopes'
+>
 
 /** Options of {@link buildProto}. */
 export interface BuildProtoOptions extends ToolBuildOptions {
@@ -61,6 +64,7 @@ export function toolOptions(options: ToolBuildOptions): ToolBuildOptions {
   if (options.recursionDepth !== undefined) out.recursionDepth = options.recursionDepth
   if (options.toolNameBudget !== undefined) out.toolNameBudget = options.toolNameBudget
   if (options.shortenToolNames !== undefined) out.shortenToolNames = options.shortenToolNames
+  if (options.methodScopes !== undefined) out.methodScopes = options.methodScopes
   return out
 }
 

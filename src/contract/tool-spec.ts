@@ -59,6 +59,11 @@ export interface ToolSpec {
    * the tool returns `{"messages":[...]}` and reports each as progress.
    */
   serverStreaming?: boolean
+  /**
+   * OAuth scopes a caller needs for the tool to exist for it (docs/serving.md §5),
+   * from `(proto_mcp.service)`, `(proto_mcp.tool)` and the `methodScopes` option; sorted.
+   */
+  scopes?: string[]
 }
 
 /** Every key of {@link ToolSpec}: the fields of a built tool a generated module carries. */
@@ -74,6 +79,7 @@ export const TOOL_SPEC_KEYS = [
   'requestType',
   'responseType',
   'serverStreaming',
+  'scopes',
 ] as const satisfies readonly (keyof ToolSpec)[]
 
 // A key added to ToolSpec but not to TOOL_SPEC_KEYS fails to compile here.

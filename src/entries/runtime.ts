@@ -6,8 +6,11 @@
  */
 export { Server, ServerBuilder, ServerHandle, MAX_BODY_BYTES, memoryCluster, memoryFleet } from '../server/index.ts'
 export type {
+  AuthOptions,
   CallResult,
   Completer,
+  FetchOptions,
+  IntrospectionResult,
   Connection,
   HttpHandle,
   InputRequiredResult,
@@ -75,4 +78,13 @@ export type {
 } from '../runtime/types.ts'
 export { statusError, STATUS_NAMES, type StatusName } from '../runtime/status.ts'
 export { isRuntimeError, type RuntimeError, type RuntimeErrorCode } from '../runtime/errors.ts'
-export { DEFAULT_FORWARDED_HEADERS, DEFAULT_STREAM_CAP, type Backend, type BackendMethod, type BackendService } from '../runtime/backend.ts'
+export {
+  DEFAULT_FORWARDED_HEADERS,
+  DEFAULT_STREAM_CAP,
+  principalMetadata,
+  verifiedPrincipal,
+  type Backend,
+  type BackendMethod,
+  type BackendService,
+  type Principal,
+} from '../runtime/backend.ts'

@@ -6,12 +6,12 @@
 import { Client, connectivityState, credentials as grpcCredentials, Metadata } from '@grpc/grpc-js'
 import type { Channel, ChannelCredentials, ChannelOptions, ClientReadableStream } from '@grpc/grpc-js'
 import type { Type } from 'protobufjs'
-import { DEFAULT_FORWARDED_HEADERS, type Backend, type BackendMethod, type BackendService } from '../runtime/backend.ts'
+import { DEFAULT_FORWARDED_HEADERS, principalMetadata, type Backend, type BackendMethod, type BackendService } from '../runtime/backend.ts'
 import { checkOptions, integerRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import { fromJson, toJson } from '../runtime/protojson.ts'
 import { statusError } from '../runtime/status.ts'
 import type { CallContext, RpcHandler } from '../runtime/types.ts'
-import { metadataOf, statusErrorOf } from './metadata.ts'
+import { addSafely, metadataOf, statusErrorOf } from './metadata.ts'
 
 /** Options of {@link grpc}. */
 export interface GrpcOptions {
@@ -23,6 +23,20 @@ export interface GrpcOptions {
   forwardHeaders?: readonly string[]
   /** Metadata added to every call (after the forwarded headers). @default none */
   metadata?: Readonly<Record<string, string>>
+  /**
+   * Metadata of the caller the `auth` option verified (docs/serving.md §10):
+   * metadata key → claim of its token (`sub`, `client_id`, `scope`, `iss`
+   * or any claim), e.g. `{ 'x-user': 'sub', 'x-scopes': 'scope' }`. Calls
+   * without a verified caller carry none. @default none
+   */
+  principalMetadata?: Readonly<Record<string, string>>
+  /**
+   * Metadata made per call, after all the rest (a key it sets replaces
+   * theirs): the backend's own credentials, e.g. a service account's
+   * token or one from an RFC 8693 exchange of `context.authInfo.token`.
+   * A throw fails the call with that error. @default none
+   */
+  callMetadata?: (context: CallContext) => Record<string, string> | Promise<Record<string, string>>
   /** Milliseconds a call may take before it ends with `DeadlineExceeded`. @default 30000 */
   deadlineMs?: number
   /**
@@ -108,6 +122,11 @@ const GRPC_RULES: Record<keyof GrpcOptions, OptionRule> = {
     accepts: 'an object of string values',
     test: (v) => isObject(v) && Object.values(v as object).every((x) => typeof x === 'string'),
   },
+  principalMetadata: {
+    accepts: 'an object of metadata keys to claim names',
+    test: (v) => isObject(v) && Object.values(v as object).every((x) => typeof x === 'string' && x !== ''),
+  },
+  callMetadata: { accepts: 'a function (context) => metadata', test: (v) => typeof v === 'function' },
   deadlineMs: integerRule(1),
   reconnectWaitMs: integerRule(0),
   streamCap: integerRule(1),
@@ -133,9 +152,13 @@ export function grpc(target: string | Channel | Client, options: GrpcOptions = {
   }
   const { client, owned } = clientOf(target, options)
 
-  const metadataFor = (context: CallContext): Metadata => {
+  const principal = options.principalMetadata
+  const hook = options.callMetadata
+  const metadataFor = async (context: CallContext): Promise<Metadata> => {
     const metadata = metadataOf(context, allow)
     for (const [key, value] of extra) metadata.add(key, value)
+    if (principal) for (const [key, value] of principalMetadata(context, principal)) addSafely(metadata, key, value)
+    if (hook) for (const [key, value] of Object.entries(await hook(context))) metadata.set(key.toLowerCase(), value)
     return metadata
   }
 
@@ -144,12 +167,13 @@ export function grpc(target: string | Channel | Client, options: GrpcOptions = {
     async (request: unknown, context: CallContext) => {
       const deadline = Date.now() + deadlineMs
       const bytes = encodeRequest(method.requestType, request)
+      const metadata = await metadataFor(context)
       await whenSettled(client, Math.min(waitMs, deadlineMs), context.signal)
       const root = method.responseType.root
       return new Promise<unknown>((resolve, reject) => {
         const signal = context.signal
         const onAbort = (): void => call.cancel()
-        const call = client.makeUnaryRequest(method.path, identity, identity, bytes, metadataFor(context), { deadline }, (error, reply) => {
+        const call = client.makeUnaryRequest(method.path, identity, identity, bytes, metadata, { deadline }, (error, reply) => {
           signal?.removeEventListener('abort', onAbort)
           if (error) reject(statusErrorOf(error, root))
           else {
@@ -170,8 +194,9 @@ export function grpc(target: string | Channel | Client, options: GrpcOptions = {
     async (request: unknown, context: CallContext) => {
       const deadline = Date.now() + deadlineMs
       const bytes = encodeRequest(method.requestType, request)
+      const metadata = await metadataFor(context)
       await whenSettled(client, Math.min(waitMs, deadlineMs), context.signal)
-      const call = client.makeServerStreamRequest(method.path, identity, identity, bytes, metadataFor(context), { deadline })
+      const call = client.makeServerStreamRequest(method.path, identity, identity, bytes, metadata, { deadline })
       return responses(call, method.responseType, context.signal)
     }
 

@@ -15,14 +15,17 @@ import { decodeStatusDetails, STATUS_DETAILS_KEY } from './status-details.ts'
  */
 export function metadataOf(context: CallContext, allow: readonly string[]): Metadata {
   const metadata = new Metadata()
-  for (const [key, value] of forwardedHeaders(context, allow)) {
-    try {
-      metadata.add(key, key.endsWith('-bin') ? Buffer.from(value, 'base64') : value)
-    } catch {
-      // An unforwardable header is not the backend's business: the call goes on without it.
-    }
-  }
+  for (const [key, value] of forwardedHeaders(context, allow)) addSafely(metadata, key, value)
   return metadata
+}
+
+/** Adds `key: value` (base64 for a `-bin` key); a value metadata refuses is left out rather than failing the call. */
+export function addSafely(metadata: Metadata, key: string, value: string): void {
+  try {
+    metadata.add(key, key.endsWith('-bin') ? Buffer.from(value, 'base64') : value)
+  } catch {
+    // An unforwardable value is not the backend's business: the call goes on without it.
+  }
 }
 
 const isMetadata = (value: unknown): value is Metadata =>

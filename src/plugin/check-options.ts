@@ -4,6 +4,7 @@
  * accepts (the runtime checks its own options the same way; neither stage
  * may import the other).
  */
+import { authOptionsProblem, isScopeToken as isScope } from '../contract/auth-options.ts'
 import { PROFILES } from '../schema/types.ts'
 import type { Options } from './options.ts'
 
@@ -41,12 +42,26 @@ const PLUGIN_RULES: Record<keyof Options, Rule> = {
     test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)),
   },
   dts: { accepts: 'true, false or a file name', test: (v) => typeof v === 'boolean' || (typeof v === 'string' && v !== '') },
-  dev: { accepts: 'an object { server, path? }', test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v) },
+  dev: {
+    accepts: 'an object { server, path?, loadTimeoutMs?, auth? }',
+    test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+  },
+  methodScopes: {
+    accepts: 'an object of method globs to a scope or an array of scopes',
+    test: (v) =>
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      Object.entries(v).every(([glob, s]) => glob !== '' && (isScope(s) || (Array.isArray(s) && s.length > 0 && s.every(isScope)))),
+  },
 }
 
 const DEV_RULES: Record<string, Rule> = {
   server: { accepts: 'a module path such as "./src/mcp.ts"', test: (v) => typeof v === 'string' && v !== '' },
   path: { accepts: 'a path starting with "/"', test: (v) => typeof v === 'string' && v.startsWith('/') && v.length > 1 },
+  loadTimeoutMs: { accepts: 'a positive number of milliseconds', test: (v) => typeof v === 'number' && v > 0 && Number.isFinite(v) },
+  // Checked whole below (a nested option says which key is wrong).
+  auth: { accepts: 'an object', test: () => true },
 }
 
 /** How a wrong value is shown: short, and never a whole object. */
@@ -81,5 +96,7 @@ export function checkPluginOptions(where: string, options: unknown): asserts opt
     check(`${where}: option "dev"`, dev, DEV_RULES)
     if (dev.server === undefined)
       throw new Error(`${where}: option "dev" needs "server", the module whose default export is the Server to serve, got none`)
+    const auth = dev.auth === undefined ? undefined : authOptionsProblem(dev.auth, false)
+    if (auth !== undefined) throw new Error(`${where}: ${auth.replace(/"auth/g, '"dev.auth')}`)
   }
 }

@@ -7,12 +7,40 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { networkInterfaces } from 'node:os'
 import { resolve } from 'node:path'
 import type { ViteDevServer } from 'vite'
+import type { AuthOptions } from '../contract/auth-options.ts'
 import { HOT_SERVERS_KEY, HOT_UPDATE_KEY, isLoopbackName, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
 import type { DevOptions } from './options.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
 /** Where the dev server serves MCP when `dev.path` is not given. */
 export const DEFAULT_DEV_PATH = '/mcp'
+
+/** When the mount loads its module again after the last file change (see `reloadSoon`). */
+const RELOAD_AFTER_EDIT_MS = [100, 400, 1500]
+
+/** How long the `dev.server` module may take to load when `dev.loadTimeoutMs` is not given. */
+export const DEFAULT_LOAD_TIMEOUT_MS = 10_000
+
+/**
+ * `loading`, or a rejection once `ms` pass first: the text says what the
+ * mount needs of the module (a module awaiting a transport never settles).
+ */
+function settleWithin<T>(loading: Promise<T>, ms: number, module: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `the dev server module "${module}" did not finish loading within ${ms} ms: the dev mount needs a module that default-exports a Server and returns; serve it here instead of awaiting serveStdio() or serveHttp() in it (or raise dev.loadTimeoutMs)`,
+          ),
+        ),
+      ms,
+    )
+    timer.unref?.()
+  })
+  return Promise.race([loading, late]).finally(() => clearTimeout(timer))
+}
 
 type Next = (error?: unknown) => void
 /** A `Server`'s Node handler (`McpNodeHandler`). */
@@ -29,7 +57,7 @@ interface MountLogger {
 
 /** What the mount uses of a `Server` (the plugin stage cannot import `server/`); test/types/dev-mount-slice.ts ties it to `Server`. */
 export interface MountableServer {
-  nodeHandler(options?: { allowedHosts?: string[]; allowedOrigins?: string[]; logger?: MountLogger }): NodeHandler
+  nodeHandler(options?: { allowedHosts?: string[]; allowedOrigins?: string[]; logger?: MountLogger; auth?: AuthOptions }): NodeHandler
   handle(): { replaceAll?(server: object): unknown }
 }
 
@@ -98,6 +126,12 @@ export function devAllowedHosts(server: ViteDevServer): string[] | undefined {
   const allowed = server.config.server.allowedHosts
   if (Array.isArray(allowed)) for (const name of allowed) names.add(name.replace(/^\./, ''))
   return [...names]
+}
+
+/** The `dev.auth` option with `resource` defaulting to the endpoint's URL on the dev server (its first local URL). */
+function devAuth(server: ViteDevServer, auth: AuthOptions, path: string): AuthOptions {
+  const local = server.resolvedUrls?.local[0]
+  return auth.resource !== undefined || local === undefined ? auth : { ...auth, resource: new URL(path, local).href }
 }
 
 /** Shows `error` in Vite's overlay (every page connected to the dev server's HMR channel). */
@@ -195,8 +229,22 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   // afresh (not before: re-running modules would re-announce their tools).
   let failed = false
   let changed = false
+  // Loads again shortly after edits settle, so a module broken by an edit
+  // shows in the terminal and the overlay (and a fixed one clears it)
+  // without waiting for a request. Cheap when nothing it needs changed.
+  let again: NodeJS.Timeout[] = []
+  const reloadSoon = (): void => {
+    for (const timer of again) clearTimeout(timer)
+    again = RELOAD_AFTER_EDIT_MS.map((ms) =>
+      setTimeout(() => {
+        if (serving === undefined && lastError === undefined) return
+        current().catch((error: Error) => logger.error(`${plugin}: ${error.message}`, { timestamp: true }))
+      }, ms).unref(),
+    )
+  }
   server.watcher.on('all', () => {
     changed = true
+    reloadSoon()
   })
 
   const load = async (): Promise<MountableServer | undefined> => {
@@ -209,7 +257,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
     try {
       if (failed) r.evaluatedModules.clear()
       changed = false
-      const mod = await r.import(entry)
+      const mod = await settleWithin(r.import(entry), options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS, options.server)
       record = r.evaluatedModules.getModuleById(entry)
       failed = false
       const value = mod.default
@@ -217,6 +265,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
         throw new Error(
           `the dev server module "${options.server}" must default-export a Server (from a "?mcp" import or Server.builder); it exports ${typeof value}`,
         )
+      if (lastError !== undefined) clearOverlay(server)
       lastError = undefined
       return value
     } catch (error) {
@@ -254,7 +303,11 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
       .catch((error: Error) => logger.error(`${plugin}: closing the last server's sessions: ${error.message}`, { timestamp: true }))
     serving = {
       server: loaded,
-      handler: loaded.nodeHandler({ ...(allowed && { allowedHosts: allowed, allowedOrigins: allowed }), logger: serverLogger }),
+      handler: loaded.nodeHandler({
+        ...(allowed && { allowedHosts: allowed, allowedOrigins: allowed }),
+        logger: serverLogger,
+        ...(options.auth && { auth: devAuth(server, options.auth, path) }),
+      }),
       source: loaded,
     }
     return serving
@@ -273,12 +326,16 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
   }
   updates.add(onUpdate)
 
+  // With `dev.auth`, the protected-resource metadata (public) beside the endpoint, at its path-aware well-known URL.
+  const resourcePath = options.auth?.resource === undefined ? path : new URL(options.auth.resource).pathname.replace(/(?<=.)\/$/, '')
+  const metadataPath = options.auth && `/.well-known/oauth-protected-resource${resourcePath === '/' ? '' : resourcePath}`
   server.middlewares.use((req, res, next) => {
-    if (pathOf(req.url) !== path) return next()
+    const requested = pathOf(req.url)
+    if (requested !== path && requested !== metadataPath) return next()
     // Vite's CORS answers any localhost origin (another dev server's page):
     // only the dev server's own pages may call the tools from a browser.
     const origin = req.headers.origin
-    if (origin !== undefined && !isOwnOrigin(server, origin, req.headers.host)) {
+    if (requested === path && origin !== undefined && !isOwnOrigin(server, origin, req.headers.host)) {
       return replyError(
         res,
         403,
@@ -303,6 +360,7 @@ export function mountDevServer(server: ViteDevServer, options: DevOptions, plugi
     current().catch((error: Error) => logger.error(`${plugin}: ${error.message}`, { timestamp: true }))
   })
   return async () => {
+    for (const timer of again) clearTimeout(timer)
     updates.delete(onUpdate)
     const closing = serving
     serving = undefined

@@ -12,20 +12,22 @@ import { pathOf } from './dev-mount.ts'
 /** Where the page lives on the dev server. */
 export const PAGE_PATH = '/__mcp/'
 
-const ASSETS: Record<string, string> = {
-  'app.js': 'text/javascript; charset=utf-8',
-  'mcp-client.js': 'text/javascript; charset=utf-8',
-  'style.css': 'text/css; charset=utf-8',
+/** The page's assets: their content type, and whether the package build makes them (`dist/page/`) or they ship as written (`page/`). */
+const ASSETS: Record<string, { type: string; built: boolean }> = {
+  // page/app.js with the MCP SDK's client bundled in (tsdown.config.ts).
+  'app.js': { type: 'text/javascript; charset=utf-8', built: true },
+  'style.css': { type: 'text/css; charset=utf-8', built: false },
 }
 
 /**
- * The package's `page/` folder: next to `src/` in the repository, next to
- * `dist/` once built (this file may be bundled into any chunk of `dist/`).
+ * The package's `page/` folder and the built `dist/page/` (this file may be
+ * bundled into any chunk of `dist/`, or run from `src/` in the repository).
  */
-function findPageDir(): string {
+function findPageDirs(): { page: string; built: string } {
   const root = packageRoot()
-  if (root !== null && existsSync(join(root, 'page', 'index.html'))) return join(root, 'page')
-  throw new Error(`the /__mcp/ page is missing: no "page/index.html" above "${fileURLToPath(import.meta.url)}"`)
+  if (root === null || !existsSync(join(root, 'page', 'index.html')))
+    throw new Error(`the /__mcp/ page is missing: no "page/index.html" above "${fileURLToPath(import.meta.url)}"`)
+  return { page: join(root, 'page'), built: join(root, 'dist', 'page') }
 }
 
 const escapeAttribute = (text: string): string => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
@@ -46,7 +48,7 @@ export function pageHtml(template: string, endpoint: string, viteClient: string 
 
 /** Serves the page at `/__mcp/` (and its assets) for the MCP endpoint at `endpoint`. */
 export function mountDevPage(server: ViteDevServer, endpoint: string): void {
-  const dir = findPageDir()
+  const dirs = findPageDirs()
   const base = server.config.base.replace(/\/$/, '')
   const withHmr = server.config.server.hmr !== false && server.config.server.ws !== false
   server.middlewares.use((req, res, next) => {
@@ -61,11 +63,15 @@ export function mountDevPage(server: ViteDevServer, endpoint: string): void {
     let type: string
     if (name === '' || name === 'index.html') {
       // Read per request: the page is small, and edits to it show on reload.
-      body = pageHtml(readFileSync(join(dir, 'index.html'), 'utf8'), endpoint, withHmr ? `${base}/@vite/client` : undefined)
+      body = pageHtml(readFileSync(join(dirs.page, 'index.html'), 'utf8'), endpoint, withHmr ? `${base}/@vite/client` : undefined)
       type = 'text/html; charset=utf-8'
     } else if (Object.hasOwn(ASSETS, name)) {
-      body = readFileSync(join(dir, name), 'utf8')
-      type = ASSETS[name]!
+      const asset = ASSETS[name]!
+      const file = join(asset.built ? dirs.built : dirs.page, name)
+      // Only a checkout that was never built lacks it; the package ships it.
+      if (!existsSync(file)) return next(new Error(`the /__mcp/ page's "${name}" is missing: no "${file}" (run "npm run build")`))
+      body = readFileSync(file, 'utf8')
+      type = asset.type
     } else {
       return next()
     }

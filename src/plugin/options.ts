@@ -2,6 +2,7 @@
  * The plugin's options, as users pass them to `protoMcp(options)`.
  */
 import type { FilterPattern } from '@rollup/pluginutils'
+import type { AuthOptions } from '../contract/auth-options.ts'
 import type { Profile } from '../codegen/index.ts'
 import type { ToolNames } from '../schema/index.ts'
 
@@ -55,6 +56,15 @@ export interface Options {
    */
   toolNames?: ToolNames
   /**
+   * OAuth scopes by method glob over RPCs' full names, e.g.
+   * `{ 'google.firestore.v1.Firestore.Delete*': 'firestore.write' }`
+   * (`*` within a name, `**` across dots): a tool exists only for callers
+   * whose token has every scope of every glob matching its RPC, and those
+   * of `(proto_mcp.service)` and `(proto_mcp.tool)` (docs/serving.md §5).
+   * @default {}
+   */
+  methodScopes?: Record<string, string | string[]>
+  /**
    * Also print the build's verbose report as warnings: what the schemas
    * leave out (e.g. `buf.validate` CEL rules, which the backend must check).
    * @default false
@@ -104,4 +114,17 @@ export interface DevOptions {
    * @default '/mcp'
    */
   path?: string
+  /**
+   * How long the `server` module may take to load (its top-level `await`s
+   * included) before `/mcp` answers that it never finished: a module that
+   * awaits `serveStdio()` or a transport never does.
+   * @default 10000
+   */
+  loadTimeoutMs?: number
+  /**
+   * Bearer-token authorization of the endpoint, as `serveHttp()`'s `auth`
+   * (docs/serving.md §10); `resource` defaults to the dev server's URL.
+   * @default none
+   */
+  auth?: AuthOptions
 }

@@ -2,14 +2,15 @@
  * The unplugin factory behind every bundler entry: resolves
  * `./x.proto?mcp` imports and loads them as generated MCP server modules.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
+import { setTimeout as delay } from 'node:timers/promises'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { createFilter } from '@rollup/pluginutils'
 import { createUnplugin } from 'unplugin'
 import type { UnpluginInstance } from 'unplugin'
 import type { ViteDevServer } from 'vite'
 import { isProtoError } from '../proto/index.ts'
-import { buildMcpModule, toolOptions } from '../codegen/index.ts'
+import { buildMcpModule, toolOptions, type BuiltMcpModule } from '../codegen/index.ts'
 import { clearOverlay, DEFAULT_DEV_PATH, mountDevServer, sendToOverlay } from './dev-mount.ts'
 import { mountDevPage } from './dev-page.ts'
 import type { Options } from './options.ts'
@@ -48,6 +49,78 @@ function locateProto(spec: string, importer: string | undefined, root: string, i
     if (existsSync(candidate)) return candidate
   }
   return undefined
+}
+
+/** The package generated modules and user code import at run time. */
+const RUNTIME_PACKAGE = 'unplugin-proto-mcp'
+
+/** Whether a Vite `ssr.external`/`ssr.noExternal` value names `name` (or all packages). */
+function names(value: unknown, name: string): boolean {
+  if (value === true) return true
+  const list = Array.isArray(value) ? (value as unknown[]) : [value]
+  return list.some((item) => (item instanceof RegExp ? item.test(name) : item === name))
+}
+
+/**
+ * The dev server's config addition that loads the runtime with Node's own
+ * import in server environments: one copy across every reload, as in a
+ * built app. A linked package (a workspace, `npm link`, `file:`) is
+ * otherwise evaluated by the module runner, and each full reload would
+ * make a fresh copy beside the one the kept `?mcp` server lives in. Left
+ * out when the user's config already decides (`ssr.noExternal` naming the
+ * package or `true`, `ssr.external: true`).
+ */
+export function externalRuntime(ssr: { external?: unknown; noExternal?: unknown } | undefined): object | undefined {
+  if (ssr?.external === true || names(ssr?.noExternal, RUNTIME_PACKAGE) || names(ssr?.external, RUNTIME_PACKAGE)) return undefined
+  return { ssr: { external: [RUNTIME_PACKAGE] } }
+}
+
+/** How long a dev-server build waits for a `.proto` caught mid-write to settle, and how often it looks. */
+const SETTLE_MS = 300
+const SETTLE_STEP_MS = 25
+
+const declaresNoService = (built: BuiltMcpModule): boolean => built.warnings.some((w) => w.code === 'NO_SERVICE')
+
+/** The size and modification time of each of `files`, as one string (a missing file is `-`). */
+function stamp(files: readonly string[]): string {
+  return files
+    .map((path) => {
+      try {
+        const stat = statSync(path)
+        return `${stat.size}:${stat.mtimeMs}`
+      } catch {
+        return '-'
+      }
+    })
+    .join('|')
+}
+
+/**
+ * `build()`, read again while what it read is still being written: an
+ * editor that truncates, then writes, can be read in between (an empty or
+ * cut-short `.proto`, which fails or declares no service). While the build
+ * fails or finds no service, it is run again as soon as any of `files`
+ * changes, for up to {@link SETTLE_MS}; the last outcome stands.
+ */
+async function buildSettled(build: () => BuiltMcpModule, files: readonly string[]): Promise<BuiltMcpModule> {
+  for (let waited = 0; ; waited += SETTLE_STEP_MS) {
+    const before = stamp(files)
+    let outcome: { built: BuiltMcpModule } | { error: unknown }
+    try {
+      outcome = { built: build() }
+    } catch (error) {
+      outcome = { error }
+    }
+    if ('built' in outcome && !declaresNoService(outcome.built)) return outcome.built
+    while (stamp(files) === before && waited < SETTLE_MS) {
+      await delay(SETTLE_STEP_MS)
+      waited += SETTLE_STEP_MS
+    }
+    if (stamp(files) === before) {
+      if ('built' in outcome) return outcome.built
+      throw outcome.error
+    }
+  }
 }
 
 type Instance = UnpluginInstance<Options | undefined, false>
@@ -110,6 +183,8 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
   const mounts = new WeakMap<object, () => Promise<void>>()
   // `?mcp` ids whose last dev-server build failed: fixing one clears the overlay.
   const failedInDev = new Set<string>()
+  // Each `?mcp` id's last dev-server build that declared a service: the files it read.
+  const lastGood = new Map<string, { files: readonly string[] }>()
 
   return {
     name: PLUGIN_NAME,
@@ -129,20 +204,28 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
 
     load: {
       filter: { id: MCP_ID_RE },
-      handler(id) {
+      async handler(id) {
         const file = stripQuery(id)
         if (!MCP_ID_RE.test(id) || !filter(file)) return null
         // Only the dev server's environments run in 'dev' mode; a build has none.
         const hmr = devServer !== undefined && (this as { environment?: { mode?: string } }).environment?.mode !== 'build'
-        let built
-        try {
-          built = buildMcpModule(file, {
+        const build = (): BuiltMcpModule =>
+          buildMcpModule(file, {
             ...toolOptions(options),
             importPaths: importPaths(),
             profile: options.profile ?? 'portable',
             hmr,
             declarations: Boolean(options.dts),
           })
+        let built: BuiltMcpModule
+        try {
+          built = hmr ? await buildSettled(build, [file, ...(lastGood.get(id)?.files ?? [])]) : build()
+          // A save that parses to no service (an empty or cut-short file) while tools were serving: not a change.
+          if (hmr && lastGood.has(id) && declaresNoService(built)) {
+            throw new Error(
+              `"${file}" declares no service (saved empty or cut short?): still serving the last good tools until it declares one`,
+            )
+          }
         } catch (cause) {
           const error = toPluginError(cause, id, file)
           if (devServer) {
@@ -161,6 +244,7 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
           // Thrown: `this.error(...)` does not stop webpack or Rspack.
           throw error
         }
+        if (hmr && !declaresNoService(built)) lastGood.set(id, { files: built.watchFiles })
         if (devServer && failedInDev.delete(id)) clearOverlay(devServer)
         for (const watched of built.watchFiles) this.addWatchFile(watched)
         for (const warning of built.warnings) this.warn(`${file}: ${warning.message}`)
@@ -188,6 +272,9 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
       },
     },
     vite: {
+      config(config, env) {
+        return env.command === 'serve' ? externalRuntime(config.ssr) : undefined
+      },
       configResolved(config) {
         setRoot(config.root)
       },

@@ -11,7 +11,7 @@ import type { ProtoModel } from './model.ts'
 import { addBundled, scanBundled } from './bundled-cache.ts'
 import { resolveImport } from './resolve-import.ts'
 import { declarationKey, scanDeclarations } from './scan-declarations.ts'
-import { tokenize } from './tokenize.ts'
+import { tokenize, type Token } from './tokenize.ts'
 import { toModel } from './to-model.ts'
 import type { Sources } from './to-model.ts'
 
@@ -35,7 +35,9 @@ export const MAX_PROTO_BYTES = 16 * 1024 * 1024
 
 const LINE_SUFFIX_RE = /\s*\((?:[^()]*, )?line (\d+)\)\s*$/
 const OFFENDING_TOKEN_RE = /^illegal [a-z ]*'([^']*)'/
-const DUPLICATE_NAME_RE = /^duplicate name '([^']+)'/
+const DUPLICATE_RE = /^duplicate (?:name '([^']+)'|id (\d+)) in \w+(?: (\S+))?/
+// What comes before an option's name inside `[...]`: `[default = 1]` is no field.
+const OPTION_START_RE = /^[[,]$/
 const DECLARING_RE = /^(?:message|enum|service|rpc|oneof)$/
 
 /**
@@ -222,14 +224,18 @@ function syntaxError(path: string, text: string, cause: unknown): Error {
   let line = lineMatch ? Number(lineMatch[1]) : undefined
   let column: number | undefined
   const offending = OFFENDING_TOKEN_RE.exec(reason)?.[1]
-  if (line !== undefined) {
+  // A duplicate name or number carries no line of its own (or the parser's
+  // line 1): point at the second declaration, the one that clashes.
+  const duplicate = locateDuplicate(reason, tokens)
+  if (duplicate !== undefined) {
+    line = duplicate.line
+    column = duplicate.column
+  } else if (line !== undefined) {
     column = tokens.find((t) => t.line === line && t.text === offending)?.column ?? tokens.find((t) => t.line === line)?.column
   } else {
-    // "duplicate name 'X' in ..." carries no line: point at the declaration of X.
-    const name = DUPLICATE_NAME_RE.exec(reason)?.[1]
-    const at = tokens.findIndex(
-      (t, i) => t.text === name && ((i > 0 && DECLARING_RE.test(tokens[i - 1]!.text)) || tokens[i + 1]?.text === '='),
-    )
+    // A top-level name declared twice (in two files): its declaration in this one.
+    const name = DUPLICATE_RE.exec(reason)?.[1]
+    const at = tokens.findIndex((t, i) => t.text === name && i > 0 && DECLARING_RE.test(tokens[i - 1]!.text))
     line = tokens[at]?.line
     column = tokens[at]?.column
   }
@@ -239,6 +245,40 @@ function syntaxError(path: string, text: string, cause: unknown): Error {
       ? reason
       : reason.replace(OFFENDING_TOKEN_RE, (whole) => `${whole.slice(0, whole.indexOf("'")).trimEnd()} at column ${column ?? 1}`)
   return protoError('PROTO_SYNTAX', path, line ?? 1, column ?? 1, shown, cause)
+}
+
+/**
+ * For protobufjs's "duplicate name 'x' in Type A" and "duplicate id 2 in
+ * Type A": the name token of the second member of `A` (fields of its
+ * oneofs included, nested declarations not) with that name or number.
+ */
+function locateDuplicate(reason: string, tokens: Token[]): Token | undefined {
+  const match = DUPLICATE_RE.exec(reason)
+  if (match === null) return undefined
+  const [, name, id, owner] = match
+  if (owner === undefined) return undefined
+  const short = owner!.slice(owner!.lastIndexOf('.') + 1)
+  const hits: Token[] = []
+  for (let i = 1; i < tokens.length; i++) {
+    if (tokens[i]!.text !== short || !DECLARING_RE.test(tokens[i - 1]!.text) || tokens[i + 1]?.text !== '{') continue
+    hits.length = 0
+    // The braces opened inside A: a oneof's members are A's, a nested declaration's are not.
+    const opened: boolean[] = []
+    for (let j = i + 2; j < tokens.length; j++) {
+      const text = tokens[j]!.text
+      if (text === '{') opened.push(tokens[j - 2]?.text === 'oneof')
+      else if (text === '}') {
+        if (opened.pop() === undefined) break
+      } else if (opened.every(Boolean) && tokens[j + 1]?.text === '=' && !OPTION_START_RE.test(tokens[j - 1]!.text)) {
+        const value = tokens[j + 2]?.text
+        if (name !== undefined ? text === name : value === id) hits.push(tokens[j]!)
+      } else if (name !== undefined && text === name && opened.every(Boolean) && DECLARING_RE.test(tokens[j - 1]!.text)) {
+        hits.push(tokens[j]!)
+      }
+    }
+    if (hits.length > 1) return hits[1]
+  }
+  return hits[0]
 }
 
 /**

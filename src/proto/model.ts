@@ -106,6 +106,8 @@ export interface ServiceModel {
   fullName: string
   comment: string | null
   methods: MethodModel[]
+  /** Custom service options (e.g. `proto_mcp.service`), as {@link FieldModel.customOptions}. */
+  customOptions: Record<string, unknown>
   loc?: SourceLoc
 }
 

@@ -73,6 +73,7 @@ export function toModel(root: protobuf.Root, rootFile: string, sources: Sources)
       fullName,
       ...lookup(declarationKey('service', fullName)),
       methods: obj.methodsArray.map((m) => methodModel(m, fullName, lookup)),
+      customOptions: customOptions(obj),
     })
   }
   checkNoServiceLost(scannedRoot, services, rootFile)
@@ -85,8 +86,17 @@ export function toModel(root: protobuf.Root, rootFile: string, sources: Sources)
     messages,
     enums,
     descriptor: {},
-    warnings: streamingWarnings(services),
+    warnings: services.length === 0 ? [noServiceWarning()] : streamingWarnings(services),
   }
+}
+
+/** The warning of a file that declares no service: it builds a server without tools. */
+function noServiceWarning(): BuildWarning {
+  return buildWarning(
+    'NO_SERVICE',
+    'declares no service, so it builds no tools',
+    'import the .proto that declares the service, or add a service with an rpc',
+  )
 }
 
 /**

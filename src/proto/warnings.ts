@@ -6,6 +6,8 @@
 
 /** Every build warning's code, and when a stage reports it. */
 export const BUILD_WARNING_CODES = {
+  /** proto/: the file declares no service, so it builds no tools (an empty file too). */
+  NO_SERVICE: 'the file declares no service',
   /** proto/: client-streaming and bidi RPCs, which never become tools (docs/mapping.md §1). */
   STREAMING_RPC_SKIPPED: 'client-streaming and bidi RPCs get no tool',
   /** schema/: a tool name broke the name pattern or the budget and was shortened. */

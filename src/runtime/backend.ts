@@ -11,8 +11,26 @@ import type { CallContext, RpcHandler } from './types.ts'
 /** The most messages a server-streaming tool collects unless its backend says otherwise (docs/calls.md §8). */
 export const DEFAULT_STREAM_CAP = 1000
 
-/** The MCP request headers backends forward as gRPC metadata unless told otherwise. */
+/**
+ * The MCP request headers backends forward as gRPC metadata unless told
+ * otherwise. Behind the `auth` option the `Authorization` header never
+ * reaches a backend (the server verified the token, and the MCP spec
+ * forbids passing it through): the backend gets the {@link Principal}.
+ */
 export const DEFAULT_FORWARDED_HEADERS: readonly string[] = ['authorization', 'traceparent']
+
+/** Who a call is for, as the `auth` option verified it: a small serialisable value. */
+export interface Principal {
+  /** The token's issuer (`iss`). */
+  readonly issuer: string
+  /** The token's subject (`sub`; the client for a client-credentials token). */
+  readonly subject: string
+  /** The OAuth client (`client_id`, else `azp`). */
+  readonly clientId: string
+  readonly scopes: readonly string[]
+  /** Every claim of the verified token (a JWT's payload, or the introspection response). */
+  readonly claims: Readonly<Record<string, unknown>>
+}
 
 /** One RPC of a service, as a backend sees it when it is bound. */
 export interface BackendMethod {
@@ -92,17 +110,67 @@ export function bindBackend(table: ToolTable, service: string, backend: Backend)
 
 /**
  * The values of the `allow`ed headers of a call (lowercase names, repeated
- * headers as several values), in allow-list order, for forwarding as metadata.
+ * headers as several values), in allow-list order, for forwarding as
+ * metadata; never `authorization` for a verified caller.
  */
 export function forwardedHeaders(context: CallContext, allow: readonly string[] = DEFAULT_FORWARDED_HEADERS): Array<[string, string]> {
   const headers = context.headers
   if (headers === undefined) return []
   const out: Array<[string, string]> = []
+  // A verified caller's token is never passed through (the gate removes the header too).
+  const verified = verifiedPrincipal(context) !== undefined
   for (const name of allow) {
     const key = name.toLowerCase()
+    if (verified && key === 'authorization') continue
     const value = headers[key]
     if (typeof value === 'string') out.push([key, value])
     else if (Array.isArray(value)) for (const v of value) out.push([key, v])
+  }
+  return out
+}
+
+/**
+ * The principal of a call whose token the server verified (the `auth`
+ * option, or auth info of the same shape: `extra.iss`, `extra.sub`,
+ * `extra.claims`), else `undefined`.
+ */
+export function verifiedPrincipal(context: CallContext): Principal | undefined {
+  const info = context.authInfo as { clientId?: unknown; scopes?: unknown; extra?: Record<string, unknown> } | undefined
+  const extra = info?.extra
+  if (typeof extra?.iss !== 'string' || typeof extra.sub !== 'string') return undefined
+  return {
+    issuer: extra.iss,
+    subject: extra.sub,
+    clientId: typeof info!.clientId === 'string' ? info!.clientId : '',
+    scopes: Array.isArray(info!.scopes) ? info!.scopes.map(String) : [],
+    claims: extra.claims !== null && typeof extra.claims === 'object' ? (extra.claims as Record<string, unknown>) : {},
+  }
+}
+
+/**
+ * Metadata of a call's verified principal: for each `[key, claim]` of
+ * `map`, the claim's value (`sub`, `client_id`, `scope`, `iss` or any
+ * claim of the token; a list joined with spaces, an object as JSON).
+ * Nothing without a verified principal or for a claim it lacks.
+ */
+export function principalMetadata(context: CallContext, map: Readonly<Record<string, string>>): Array<[string, string]> {
+  const principal = verifiedPrincipal(context)
+  if (principal === undefined) return []
+  const known: Record<string, unknown> = {
+    ...principal.claims,
+    iss: principal.issuer,
+    sub: principal.subject,
+    client_id: principal.clientId,
+    scope: principal.scopes.join(' '),
+  }
+  const out: Array<[string, string]> = []
+  for (const [key, claim] of Object.entries(map)) {
+    const value = known[claim]
+    if (value === undefined || value === null || value === '') continue
+    out.push([
+      key.toLowerCase(),
+      Array.isArray(value) ? value.join(' ') : typeof value === 'object' ? JSON.stringify(value) : String(value),
+    ])
   }
   return out
 }

@@ -2,27 +2,16 @@
  * Checks an options object where it is given: an unknown key or a wrong
  * value throws one line naming the option, what it got and what it accepts.
  */
+import { showValue } from '../contract/show-value.ts'
 import { runtimeError } from './errors.ts'
+
+export { showValue }
 
 /** What one option accepts: a description for the message and the test. */
 export interface OptionRule {
   /** What the option accepts, as the message says it (`an integer from 0 to 65535`). */
   accepts: string
   test: (value: unknown) => boolean
-}
-
-/** How a wrong value is shown in a message: short, and never a whole object. */
-export function showValue(value: unknown): string {
-  if (typeof value === 'function') return 'a function'
-  if (typeof value === 'bigint') return `${value}n`
-  if (value === undefined) return 'undefined'
-  let text: string
-  try {
-    text = JSON.stringify(value) ?? String(value)
-  } catch {
-    text = Object.prototype.toString.call(value)
-  }
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text
 }
 
 /**

@@ -5,7 +5,15 @@
 
 /** Codes of errors the runtime and server throw at their callers. */
 export type RuntimeErrorCode =
-  'UNKNOWN_SERVICE' | 'SERVICE_AMBIGUOUS' | 'UNKNOWN_METHOD' | 'BAD_IMPLEMENTATION' | 'BAD_SPEC' | 'BAD_OPTION' | 'NODE_ONLY' | 'NOT_LOADED'
+  | 'UNKNOWN_SERVICE'
+  | 'SERVICE_AMBIGUOUS'
+  | 'UNKNOWN_METHOD'
+  | 'BAD_IMPLEMENTATION'
+  | 'BAD_SPEC'
+  | 'BAD_OPTION'
+  | 'NODE_ONLY'
+  | 'NOT_LOADED'
+  | 'AUTH_UNAVAILABLE'
 
 /** An error of the runtime: `name` is `ProtoMcpError`, `code` says which. */
 export interface RuntimeError extends Error {

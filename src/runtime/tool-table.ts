@@ -129,7 +129,7 @@ export function bindImplementation(
   table: ToolTable,
   service: string,
   impl: ServiceImplementation,
-  options: { lenient?: boolean } = {},
+  options: { lenient?: boolean; onUnknown?: (message: string) => void } = {},
 ): string {
   if (impl === null || (typeof impl !== 'object' && typeof impl !== 'function')) {
     throw runtimeError('BAD_IMPLEMENTATION', `the implementation of "${service}" must be an object with one method per RPC`)
@@ -138,18 +138,43 @@ export function bindImplementation(
   const methods = methodNames(table, full)
   const accepted = new Set(methods.flatMap((m) => [m, lowerCamel(m)]))
   for (const key of Object.keys(impl)) {
-    // Lenient: re-binding after the proto changed, a method whose RPC is gone is ignored.
-    if (typeof (impl as Record<string, unknown>)[key] === 'function' && !accepted.has(key) && !options.lenient) {
-      throw runtimeError(
-        'UNKNOWN_METHOD',
-        `unknown method "${key}" in the implementation of "${full}": its RPCs are ${methods.map((m) => `"${m}"`).join(', ')}`,
-      )
-    }
+    if (typeof (impl as Record<string, unknown>)[key] !== 'function' || accepted.has(key)) continue
+    const closest = closestName(key, methods)
+    const message = `unknown method "${key}" in the implementation of "${full}": its RPCs are ${methods.map((m) => `"${m}"`).join(', ')}${closest === undefined ? '' : `; did you mean "${closest}"?`}`
+    // Lenient: re-binding after the proto changed (an RPC renamed or removed) says so and binds the rest.
+    if (!options.lenient) throw runtimeError('UNKNOWN_METHOD', message)
+    options.onUnknown?.(message)
   }
   for (const tool of toolsOf(table, full)) {
     bindTool(tool, memberOf(impl, tool.spec.method) ?? memberOf(impl, lowerCamel(tool.spec.method)), impl)
   }
   return full
+}
+
+/**
+ * The RPC of `methods` whose name is nearest to `key` by edit distance,
+ * ignoring case (so a lowerCamel key counts as its RPC's name); none when
+ * even the nearest needs more edits than half of `key`'s length.
+ */
+function closestName(key: string, methods: readonly string[]): string | undefined {
+  let best: string | undefined
+  let bestDistance = Math.floor(key.length / 2) + 1
+  for (const method of methods) {
+    const distance = editDistance(key.toLowerCase(), method.toLowerCase())
+    if (distance < bestDistance) [best, bestDistance] = [method, distance]
+  }
+  return best
+}
+
+/** Levenshtein distance (insert, delete, substitute), one row at a time. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    row = next
+  }
+  return row[b.length]!
 }
 
 /** The tools of `service` (a full name, no leading dot). */

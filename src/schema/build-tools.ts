@@ -15,7 +15,8 @@ import { isPortable } from './scalar-schema.ts'
 import { sortKeys } from './sort-keys.ts'
 import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
 import type { RpcName, ToolNames } from './tool-name.ts'
-import { toolMetadata } from './tool-options.ts'
+import { methodGlob } from './method-glob.ts'
+import { toolMetadata, toolScopes } from './tool-options.ts'
 import type { ToolMetadata } from './tool-options.ts'
 
 /** Options of {@link buildTools}. */
@@ -62,6 +63,15 @@ export interface BuildToolsOptions {
    * @default false
    */
   shortenToolNames?: boolean
+  /**
+   * OAuth scopes by method glob over RPCs' full names
+   * (`{ 'google.firestore.v1.Firestore.Delete*': 'firestore.write' }`;
+   * `*` within a name, `**` across dots): a tool requires the scopes of
+   * every glob that matches it, with those of `(proto_mcp.service)` and
+   * `(proto_mcp.tool)` (docs/serving.md §5).
+   * @default {}
+   */
+  methodScopes?: Readonly<Record<string, string | readonly string[]>>
 }
 
 /** One tool as the schema stage builds it: the contract's {@link ToolSpec} and the schema its validator checks. */
@@ -114,6 +124,9 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
   const note = (text: string): void => {
     notes.add(text)
   }
+  const methodScopes = Object.entries(options.methodScopes ?? {}).map(
+    ([glob, scopes]) => [methodGlob(glob), typeof scopes === 'string' ? [scopes] : scopes] as const,
+  )
   for (const service of model.services) {
     for (const method of service.methods) {
       if (method.requestStream || (method.responseStream && !extended)) continue
@@ -183,6 +196,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       if (JSON.stringify(validationSchema) !== JSON.stringify(inputSchema)) tool.validationSchema = validationSchema
       if (meta.title !== undefined) tool.title = meta.title
       if (meta.annotations !== undefined) tool.annotations = meta.annotations
+      const scopes = toolScopes(service, method, methodScopes)
+      if (scopes !== undefined) tool.scopes = scopes
       if (extended) {
         const output = messageSchema(model, method.responseType, { profile, mode: 'output' })
         if (method.responseStream) {

@@ -13,7 +13,8 @@ export {
   TOOL_NAME_TAIL_LENGTH,
 } from './tool-name.ts'
 export type { RpcName, ToolNames } from './tool-name.ts'
-export { toolMetadata, PROTO_MCP_TOOL } from './tool-options.ts'
+export { toolMetadata, toolScopes, PROTO_MCP_SERVICE, PROTO_MCP_TOOL } from './tool-options.ts'
+export { methodGlob, type MethodMatcher } from './method-glob.ts'
 export type { ToolAnnotations, ToolMetadata } from './tool-options.ts'
 export { applyFieldRules, isOutputOnly, isRequiredField } from './field-rules.ts'
 export { describeComment, splitName, oneofNote } from './describe.ts'

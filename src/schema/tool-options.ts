@@ -4,10 +4,14 @@
  * protobuf's own `idempotency_level`.
  */
 import type { ToolAnnotations } from '../contract/index.ts'
-import type { MethodModel } from '../proto/model.ts'
+import type { MethodModel, ServiceModel } from '../proto/model.ts'
+import { matchingValues, type MethodMatcher } from './method-glob.ts'
 
 /** `(proto_mcp.tool)`: the `MethodOptions` extension of `protos/proto_mcp/options.proto`. */
 export const PROTO_MCP_TOOL = 'proto_mcp.tool'
+
+/** `(proto_mcp.service)`: the `ServiceOptions` extension of `protos/proto_mcp/options.proto`. */
+export const PROTO_MCP_SERVICE = 'proto_mcp.service'
 
 export type { ToolAnnotations }
 
@@ -48,4 +52,28 @@ export function toolMetadata(method: MethodModel): ToolMetadata {
   if (typeof tool.title === 'string' && tool.title !== '') meta.title = tool.title
   if (Object.keys(annotations).length > 0) meta.annotations = annotations
   return meta
+}
+
+const scopesIn = (options: unknown): string[] => {
+  const scopes = (options as { scopes?: unknown } | undefined)?.scopes
+  return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string' && s !== '') : []
+}
+
+/**
+ * The OAuth scopes a method's tool requires (docs/serving.md §5): its
+ * service's `(proto_mcp.service).scopes`, its own `(proto_mcp.tool).scopes`
+ * and those of every `methodScopes` glob matching its full name, sorted;
+ * `undefined` when none.
+ */
+export function toolScopes(
+  service: ServiceModel,
+  method: MethodModel,
+  methodScopes: ReadonlyArray<readonly [MethodMatcher, readonly string[]]>,
+): string[] | undefined {
+  const scopes = new Set([
+    ...scopesIn(service.customOptions[PROTO_MCP_SERVICE]),
+    ...scopesIn(method.customOptions[PROTO_MCP_TOOL]),
+    ...matchingValues(methodScopes, `${service.fullName}.${method.name}`).flat(),
+  ])
+  return scopes.size === 0 ? undefined : [...scopes].sort()
 }

@@ -3,6 +3,9 @@
  * Node transports themselves (loaded on first use), so that `nodeHandler()`
  * checks its options where they are given.
  */
+import { authOptionsProblem, isLoopbackUrlHost } from '../contract/auth-options.ts'
+import { DEFAULT_HTTP_HOST } from '../contract/loopback.ts'
+import { runtimeError } from '../runtime/errors.ts'
 import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import type { NodeHandlerOptions, ServeHttpOptions } from './http.ts'
 import { CLUSTER_RULES } from './cluster-options.ts'
@@ -23,6 +26,8 @@ const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {
   path: pathRule,
   allowedHosts: stringsRule,
   allowedOrigins: stringsRule,
+  // Checked whole by checkAuth (a nested option says which key is wrong).
+  auth: { accepts: 'an object', test: () => true },
   ...LOGGING_RULES,
 }
 
@@ -36,12 +41,27 @@ const SERVE_RULES: Record<keyof ServeHttpOptions, OptionRule> = {
   maxConnections: integerRule(1),
 }
 
+/**
+ * Throws for a wrong `auth` option of `where`; `needResource`: the
+ * transport cannot default `auth.resource` to its own URL.
+ */
+export function checkAuth(where: string, auth: unknown, needResource: boolean): void {
+  if (auth === undefined) return
+  const problem = authOptionsProblem(auth, needResource)
+  if (problem !== undefined) throw runtimeError('BAD_OPTION', `${where}: ${problem}`)
+}
+
 /** Throws for an unknown or wrong option of `nodeHandler()`. */
 export function checkNodeHandlerOptions(options: unknown): void {
   checkOptions('nodeHandler()', options, HANDLER_RULES)
+  checkAuth('nodeHandler()', (options as NodeHandlerOptions | undefined)?.auth, true)
 }
 
 /** Throws for an unknown or wrong option of `serveHttp()`. */
 export function checkServeHttpOptions(options: unknown): void {
   checkOptions('serveHttp()', options, SERVE_RULES)
+  const given = options as ServeHttpOptions | undefined
+  // Off loopback, the URL clients use is not the bound address: it must be said (node:net stays out of this check: the web build has it).
+  const host = given?.host ?? DEFAULT_HTTP_HOST
+  checkAuth('serveHttp()', given?.auth, !isLoopbackUrlHost(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host))
 }

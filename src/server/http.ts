@@ -12,8 +12,10 @@ import {
   originValidation,
   toNodeHandler,
 } from '@modelcontextprotocol/node'
+import type { AuthOptions } from '../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
 import { runtimeError } from '../runtime/errors.ts'
+import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import { Log, type LoggingOptions } from './logging.ts'
 import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES } from './limits.ts'
@@ -29,6 +31,12 @@ export interface NodeHandlerOptions extends SessionOptions, LoggingOptions {
   allowedHosts?: string[]
   /** Origin hostnames accepted from browsers. @default localhost, 127.0.0.1, [::1] */
   allowedOrigins?: string[]
+  /**
+   * Bearer-token authorization (docs/serving.md §10): tokens of `issuer`
+   * for `resource` are verified, the protected-resource metadata is served,
+   * and `req.auth` is ignored. @default none (`req.auth`, when set, is the auth info)
+   */
+  auth?: AuthOptions
 }
 
 /** Options of `serveHttp()`; `logger` and `onError` win over the server's `logging()`. */
@@ -60,6 +68,13 @@ export interface ServeHttpOptions extends SessionOptions, LoggingOptions {
   maxConnections?: number
   /** Origin hostnames accepted from browsers. @default localhost, 127.0.0.1, [::1] */
   allowedOrigins?: string[]
+  /**
+   * Bearer-token authorization (docs/serving.md §10): tokens of `issuer`
+   * for `resource` (by default this server's URL on loopback) are verified
+   * and the protected-resource metadata is served; `serveHttp()` resolves
+   * once every issuer's discovery document answered.
+   */
+  auth?: AuthOptions
 }
 
 /** A running HTTP server. */
@@ -85,6 +100,17 @@ export interface McpNodeHandler {
 const SERVED_METHODS: readonly string[] = ['GET', 'POST', 'DELETE']
 
 type Guard = (req: IncomingMessage, res: ServerResponse) => boolean
+
+/** Sends a web `Response` that is short and whole (the gate's answers). */
+async function send(res: ServerResponse, response: Response): Promise<void> {
+  const body = response.body === null ? undefined : Buffer.from(await response.arrayBuffer())
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, name) => {
+    headers[name] = value
+  })
+  res.writeHead(response.status, headers)
+  res.end(body)
+}
 
 function reply(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' })
@@ -130,13 +156,15 @@ const pathOf = (url: string): string => {
 /**
  * Creates the Node handler of `core`. `hostCheck`: `false` skips the Host
  * guard (a non-loopback bind with `allowAnyHost`), a string also accepts
- * that loopback address (`127.0.0.2`) next to the localhost names.
+ * that loopback address (`127.0.0.2`) next to the localhost names. `gate`:
+ * the auth gate `serveHttp()` made (else one of `options.auth`).
  */
 export function createNodeHandler(
   core: ServingCore,
   options: NodeHandlerOptions = {},
   hostCheck: boolean | string = true,
   log = new Log(options, core.log),
+  gate: AuthGate | undefined = options.auth && createAuthGate(core, options.auth, log),
 ): McpNodeHandler {
   const guards: Guard[] = []
   if (options.allowedHosts) guards.push(hostHeaderValidation(options.allowedHosts))
@@ -153,8 +181,17 @@ export function createNodeHandler(
       log.error(`${core.info.name}: ${error.message}`, error, 'http')
     },
   })
+  const failed = (res: ServerResponse) => (error: Error) => {
+    log.error(`${core.info.name}: ${error.message}`, error, 'http')
+    if (!res.headersSent) reply(res, 500, 'internal error')
+    else res.end()
+  }
+  const pass = (req: IncomingMessage, res: ServerResponse): void => void serve(req, res).catch(failed(res))
   const handler = ((req, res, next) => {
-    if (options.path !== undefined && pathOf(req.url ?? '/') !== options.path) {
+    const path = pathOf(req.url ?? '/')
+    // The metadata is public (CORS *): answered before the endpoint's guards.
+    if (gate?.isMetadataPath(path)) return void send(res, gate.metadata(req.method ?? 'GET')).catch(failed(res))
+    if (options.path !== undefined && path !== options.path) {
       if (next) return next()
       return reply(res, 404, `not found: the MCP endpoint is ${options.path}`)
     }
@@ -170,11 +207,14 @@ export function createNodeHandler(
       return reply(res, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
     }
     flushEventStreams(res)
-    serve(req, res).catch((error: Error) => {
-      log.error(`${core.info.name}: ${error.message}`, error, 'http')
-      if (!res.headersSent) reply(res, 500, 'internal error')
-      else res.end()
-    })
+    if (gate === undefined) return pass(req, res)
+    // Checked before the body is read; the token goes no further than here.
+    gate.authenticate(req.headers.authorization).then((verdict) => {
+      if (verdict instanceof Response) return send(res, verdict)
+      ;(req as IncomingMessage & { auth?: unknown }).auth = verdict
+      delete req.headers.authorization
+      pass(req, res)
+    }, failed(res))
   }) as McpNodeHandler
   Object.defineProperty(handler, 'sessionCount', { get: () => http.sessionCount })
   handler.close = () => http.close()
@@ -209,7 +249,9 @@ export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions
     }
     log.warn(`${core.info.name}: serving on non-loopback address ${host} with allowAnyHost: the Host header is not checked (DNS rebinding)`)
   }
-  const handler = createNodeHandler(core, { ...handlerOptions, path }, loopback ? host : false, log)
+  let url = ''
+  const gate = handlerOptions.auth && createAuthGate(core, handlerOptions.auth, log, () => url)
+  const handler = createNodeHandler(core, { ...handlerOptions, path }, loopback ? host : false, log, gate)
   const server = createServer(
     {
       // Node requires headersTimeout <= requestTimeout.
@@ -242,8 +284,17 @@ export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions
   }
   const address = server.address() as AddressInfo
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  url = `http://${shownHost}:${address.port}${path}`
+  try {
+    await gate?.ready()
+  } catch (error) {
+    await handler.close()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    throw runtimeError('AUTH_UNAVAILABLE', `serveHttp(): ${(error as Error).message}`, error)
+  }
   return {
-    url: `http://${shownHost}:${address.port}${path}`,
+    url,
     get sessionCount() {
       return handler.sessionCount
     },

@@ -16,7 +16,7 @@ import type { CheckedImplementation } from './typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
 import type { FetchHandler } from './http-core.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
-import { checkNodeHandlerOptions, checkServeHttpOptions } from './http-options.ts'
+import { checkAuth, checkNodeHandlerOptions, checkServeHttpOptions } from './http-options.ts'
 import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster-options.ts'
 import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
 import { loadHttp, loadStdio } from './node-transports.ts'
@@ -25,6 +25,7 @@ import { ServingCore } from './serving-core.ts'
 import type { ServeReport, ServeStdioOptions } from './stdio.ts'
 import { protoEntries, type ListedTool } from './tool-set.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
+import type { AuthOptions } from '../contract/auth-options.ts'
 
 export type { Connection } from './connect.ts'
 export type { ErrorSource, Logger, LoggingOptions } from './logging.ts'
@@ -46,6 +47,7 @@ export type {
 } from './cluster.ts'
 export { memoryCluster, memoryFleet, type MemoryClusterOptions, type MemoryFleetOptions } from './memory-cluster.ts'
 export type { MemoryFleet } from './memory-cluster.ts'
+export type { AuthOptions, IntrospectionResult } from '../contract/auth-options.ts'
 export type { ServeReport, ServeStdioOptions } from './stdio.ts'
 export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tool-set.ts'
 export type { ToolContext, ToolDefinition, ToolHandler } from './hand-tool.ts'
@@ -67,6 +69,18 @@ export { MAX_BODY_BYTES } from './limits.ts'
 
 const INSPECT = Symbol.for('nodejs.util.inspect.custom')
 
+/** Options of `server.fetch(request, options)`. */
+export interface FetchOptions {
+  /** The request's auth info, verified by your own code in front. Not with `auth`. */
+  authInfo?: unknown
+  /**
+   * Bearer-token authorization (docs/serving.md §10), `resource` required.
+   * Pass the same object on every call (a module constant): its verified
+   * issuers and cached JWKS live with it.
+   */
+  auth?: AuthOptions
+}
+
 /**
  * An MCP server: the default export of a `?mcp` module, or one built with
  * `Server.builder(name)`. `S` maps service names (short and full) to their
@@ -76,6 +90,8 @@ const INSPECT = Symbol.for('nodejs.util.inspect.custom')
 export class Server<S extends Record<string, object> = Record<string, object>> {
   readonly [CORE]: ServingCore
   #fetch: Promise<FetchHandler> | undefined
+  /** `fetch()`'s gated handler per `auth` object. */
+  readonly #guarded = new WeakMap<AuthOptions, Promise<(request: Request) => Promise<Response>>>()
 
   /** Not for users: a `Server` comes from `Server.builder(name)` or a `?mcp` import. */
   constructor(core: ServingCore) {
@@ -143,7 +159,10 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
     impl: I & CheckedImplementation<I, S[K]>,
   ): this {
     // Strict now (a typo in a method name throws); lenient when re-applied after the proto changed.
-    this.#bindService(service, (table, name, again) => bindImplementation(table, name, impl, { lenient: again }))
+    const log = this[CORE].log
+    this.#bindService(service, (table, name, again) =>
+      bindImplementation(table, name, impl, { lenient: again, onUnknown: (message) => log.warn(`${this.name}: ${message}`) }),
+    )
     return this
   }
 
@@ -239,13 +258,31 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * Answers one web-standard request (Node, Bun, Deno, Workers), statelessly:
    * 2026-07-28 requests and initialize-era requests alike, no sessions. No
    * Host/Origin check: put it behind your own. Instances share only the
-   * requestState key (`Server.builder(...).requestStateKey(key)`).
+   * requestState key (`Server.builder(...).requestStateKey(key)`). With
+   * `auth`, it also answers the protected-resource metadata and verifies
+   * bearer tokens (docs/serving.md §10).
    */
-  fetch(request: Request, options?: { authInfo?: unknown }): Promise<Response> {
+  fetch(request: Request, options?: FetchOptions): Promise<Response> {
     // Loaded on first use: a server on stdio or Node HTTP never parses the web handler.
     const core = this[CORE]
     this.#fetch ??= import('./http-core.ts').then((http) => http.createFetchHandler(core))
-    return this.#fetch.then((handle) => handle(request, options))
+    const auth = options?.auth
+    if (auth === undefined) return this.#fetch.then((handle) => handle(request, options))
+    let guarded = this.#guarded.get(auth)
+    if (guarded === undefined) {
+      try {
+        checkOptions('fetch()', options, FETCH_RULES)
+        checkAuth('fetch()', auth, true)
+        if (options?.authInfo !== undefined)
+          throw runtimeError('BAD_OPTION', 'fetch(): pass auth or authInfo, not both: with auth the server verifies the token itself')
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      const handler = this.#fetch
+      guarded = import('./http-auth.ts').then(async (gated) => gated.guardFetch(gated.createAuthGate(core, auth, core.log), await handler))
+      this.#guarded.set(auth, guarded)
+    }
+    return guarded.then((handle) => handle(request))
   }
 
   /**
@@ -282,6 +319,8 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
     return this.toString()
   }
 }
+
+const FETCH_RULES = { authInfo: { accepts: 'auth info', test: () => true }, auth: { accepts: 'an object', test: () => true } }
 
 /**
  * A Node handler that loads the HTTP transport on first use (see

@@ -1,8 +1,8 @@
 /**
  * Who is calling: the principal a session and a `requestState` are bound
- * to. With auth info (from the transport, or `req.auth` under
- * `nodeHandler`), its `clientId` and subject (`extra.sub`, else the
- * token); without, the request's `Authorization` header; else nobody
+ * to. With auth info (verified by the `auth` option, from the transport,
+ * or `req.auth` under `nodeHandler`), its `clientId` and subject (`extra.iss`
+ * and `extra.sub`, else the token); without, the request's `Authorization` header; else nobody
  * (the same anonymous principal for every caller).
  */
 type NodeCrypto = typeof import('node:crypto')
@@ -20,8 +20,10 @@ const cryptoModule = (): NodeCrypto | null =>
 export function principalOf(authInfo: unknown, authorization: string | null | undefined): string {
   let identity: string
   if (authInfo !== null && typeof authInfo === 'object') {
-    const info = authInfo as { clientId?: unknown; token?: unknown; extra?: { sub?: unknown } }
-    const subject = typeof info.extra?.sub === 'string' ? `sub:${info.extra.sub}` : `token:${String(info.token ?? '')}`
+    const info = authInfo as { clientId?: unknown; token?: unknown; extra?: { sub?: unknown; iss?: unknown } }
+    // A verified token's principal (docs/serving.md §10) is its issuer, subject and client: a refreshed token stays the same caller.
+    const issuer = typeof info.extra?.iss === 'string' ? info.extra.iss : ''
+    const subject = typeof info.extra?.sub === 'string' ? `sub:${issuer}\0${info.extra.sub}` : `token:${String(info.token ?? '')}`
     identity = `auth\0${String(info.clientId ?? '')}\0${subject}`
   } else if (typeof authorization === 'string' && authorization !== '') {
     identity = `header\0${authorization}`

@@ -50,8 +50,11 @@ export interface ToolEntry {
   readonly requires?: ToolRequirements
   /** Runs the tool; never throws for a tool-level failure (that is an `isError` result). */
   readonly call: (args: unknown, context: CallContext) => Promise<CallResult>
-  /** For a proto tool: its compiled tool (backend slot) and the table it belongs to. */
-  readonly proto?: { readonly table: ToolTable; readonly tool: CompiledTool }
+  /**
+   * For a proto tool: its compiled tool (backend slot), the table it belongs
+   * to, and the call pipeline of the runtime copy that compiled it.
+   */
+  readonly proto?: { readonly table: ToolTable; readonly tool: CompiledTool; readonly run?: typeof callProtoTool }
 }
 
 /** An immutable set of tools; a new one replaces the old by reference. */
@@ -95,8 +98,10 @@ function listedProtoTool(tool: CompiledTool, structured: boolean): ListedTool {
 export function protoEntries(table: ToolTable): ToolEntry[] {
   return table.tools.map((tool) => ({
     listed: listedProtoTool(tool, tool.structured),
+    // Scopes from the proto's options and the `methodScopes` option decide who the tool exists for, as `requires` does for hand-written tools.
+    ...(tool.spec.scopes?.length ? { requires: { scopes: tool.spec.scopes } } : {}),
     call: (args, context) => callProtoTool(tool, args, context),
-    proto: { table, tool },
+    proto: { table, tool, run: callProtoTool },
   }))
 }
 
@@ -128,7 +133,12 @@ export function adoptEntries(entries: Iterable<ToolEntry>): ToolEntry[] {
     let table = copies.get(entry.proto.table)
     if (!table) copies.set(entry.proto.table, (table = copyTable(entry.proto.table)))
     const tool = table.byName.get(entry.proto.tool.name)!
-    out.push({ ...entry, call: (args, context) => callProtoTool(tool, args, context), proto: { table, tool } })
+    // A tool runs through the pipeline of the runtime copy that compiled it:
+    // its reflected types are that copy's protobufjs, which only that copy's
+    // pipeline loads. Two copies meet when a server adopts tools from another
+    // bundle, or from a runtime Vite's module runner evaluated afresh.
+    const run = entry.proto.run ?? callProtoTool
+    out.push({ ...entry, call: (args, context) => run(tool, args, context), proto: { table, tool, run } })
   }
   return out
 }

@@ -257,6 +257,15 @@ describe('proto-mcp: help and failures', () => {
     expect(run.stderr).toMatch(/^proto-mcp: cannot parse ".*bad\.proto": .*\(line 4\)\n$/)
   })
 
+  it('a proto without a service exits 1 with a one-line reason, not after building 0 tools', async () => {
+    const dir = writeProtos({ 'types.proto': 'syntax = "proto3";\npackage t;\nmessage M {\n  string a = 1;\n}\n' })
+    const run = await runCli(cli, ['serve', join(dir, 'types.proto'), '--grpc', 'a:1'])
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(
+      /^proto-mcp: cannot serve ".*types\.proto": it declares no service, so it builds no tools \(give the \.proto that declares the service\)\n$/,
+    )
+  })
+
   it('an HTTP port in use exits 1 with a one-line reason saying what to do', async () => {
     const taken = createServer()
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))

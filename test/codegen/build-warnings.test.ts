@@ -32,6 +32,7 @@ const MANY_FIELDS = 'abcdefghijklmnopqrstuvwx'
 
 /** For each code, a build that reports it. */
 const CASES: Record<BuildWarningCode, () => BuildWarning[]> = {
+  NO_SERVICE: () => outputWarnings(fromFile('message M {}')),
   STREAMING_RPC_SKIPPED: () => outputWarnings(fromFile('message M {}\nservice S { rpc Up(stream M) returns (M); }')),
   TOOL_NAME_SHORTENED: () =>
     outputWarnings(fromFile('message M {}\nservice S { rpc R(M) returns (M); }', { toolNames: (rpc) => `get-${rpc.method}` })),

@@ -4,11 +4,12 @@
  * edit the copy. The workspace sits under `.tmp/dev/` so the installed
  * runtime package finds its dependencies in the repository's node_modules.
  */
-import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { setTimeout as delay } from 'node:timers/promises'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { createLogger, createServer, type Logger, type ViteDevServer } from 'vite'
+import { createLogger, createServer, type Logger, type Plugin, type ViteDevServer } from 'vite'
+import type { DevOptions } from '../../src/plugin/options.ts'
 import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
 import { installRuntimePackage, REPO } from '../bundlers/harness.ts'
 
@@ -35,6 +36,8 @@ export interface DevApp {
    * after a pause, in one rename (see {@link EDIT_PAUSE_MS}).
    */
   edit(file: string, from: string | RegExp, to: string): Promise<void>
+  /** Writes `text` as the app's `file`, after the same pause, in one rename. */
+  write(file: string, text: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -47,16 +50,51 @@ export interface DevAppOptions {
   /** Vite's `server.host` and `server.allowedHosts`. @default loopback */
   host?: string
   allowedHosts?: string[]
+  /** The `dev.auth` option. @default none */
+  auth?: DevOptions['auth']
+  /**
+   * How the app has the package: installed in its `node_modules` (the
+   * default), `linked` (a symlink to a folder outside any `node_modules`,
+   * as a workspace or `npm link` makes it, which Vite treats as source), or
+   * `inlined` (linked, and `ssr.noExternal` names it: the module runner
+   * evaluates the runtime, afresh on every full reload).
+   */
+  install?: 'installed' | 'linked' | 'inlined'
+  /** The `dev` option's other settings. */
+  loadTimeoutMs?: number
+  /**
+   * The app's folder under the workspace; with `reuse`, a workspace that
+   * already has the package keeps it (many apps, one install).
+   */
+  app?: string
+  reuse?: boolean
+  /** Plugins before this one (they see requests first). */
+  before?: Plugin[]
 }
 
 /** Starts a dev server on a fresh copy of `fixtures/apps/dev` in `.tmp/dev/<name>/`. */
 export async function startDevApp(name: string, options: DevAppOptions = {}): Promise<DevApp> {
   const ws = join(REPO, '.tmp', 'dev', name)
-  rmSync(ws, { recursive: true, force: true })
-  mkdirSync(ws, { recursive: true })
-  writeFileSync(join(ws, 'package.json'), `${JSON.stringify({ name: `dev-${name}`, private: true, type: 'module' })}\n`)
-  await installRuntimePackage(ws)
-  const root = join(ws, 'app')
+  const install = options.install ?? 'installed'
+  const reused = options.reuse === true && existsSync(join(ws, 'node_modules', 'unplugin-proto-mcp'))
+  if (!reused) {
+    rmSync(ws, { recursive: true, force: true })
+    mkdirSync(ws, { recursive: true })
+    writeFileSync(join(ws, 'package.json'), `${JSON.stringify({ name: `dev-${name}`, private: true, type: 'module' })}\n`)
+  }
+  if (reused) {
+    // Installed already.
+  } else if (install === 'installed') await installRuntimePackage(ws)
+  else {
+    // Installed beside the app and linked in: its realpath is outside node_modules.
+    const linked = join(ws, 'linked', 'unplugin-proto-mcp')
+    mkdirSync(join(ws, 'linked'), { recursive: true })
+    renameSync(await installRuntimePackage(join(ws, 'staging')), linked)
+    mkdirSync(join(ws, 'node_modules'), { recursive: true })
+    symlinkSync(linked, join(ws, 'node_modules', 'unplugin-proto-mcp'), 'dir')
+  }
+  const root = join(ws, options.app ?? 'app')
+  rmSync(root, { recursive: true, force: true })
   cpSync(join(REPO, 'fixtures', 'apps', 'dev'), root, { recursive: true })
   options.prepare?.(root)
 
@@ -87,30 +125,43 @@ export async function startDevApp(name: string, options: DevAppOptions = {}): Pr
       watch: { usePolling: true, interval: 50 },
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     },
-    plugins: [unpluginProtoMcp.vite({ dev: { server: options.server ?? './mcp.ts' } })],
+    ...(install === 'inlined' ? { ssr: { noExternal: ['unplugin-proto-mcp'] } } : {}),
+    plugins: [
+      ...(options.before ?? []),
+      unpluginProtoMcp.vite({
+        dev: {
+          server: options.server ?? './mcp.ts',
+          ...(options.loadTimeoutMs ? { loadTimeoutMs: options.loadTimeoutMs } : {}),
+          ...(options.auth ? { auth: options.auth } : {}),
+        },
+      }),
+    ],
   })
   await server.listen()
   const { port } = server.httpServer!.address() as AddressInfo
+  const write = async (file: string, text: string): Promise<void> => {
+    await delay(EDIT_PAUSE_MS)
+    // Written beside the app and renamed in: the polling watcher never
+    // sees the file truncated but not yet written (an empty .proto).
+    const staged = join(ws, `.edit-${file.replace(/[\\/]/g, '_')}`)
+    writeFileSync(staged, text)
+    renameSync(staged, join(root, file))
+  }
   return {
     server,
     root,
     origin: `http://127.0.0.1:${port}`,
     errors,
     async edit(file, from, to) {
-      const path = join(root, file)
-      const text = readFileSync(path, 'utf8')
+      const text = readFileSync(join(root, file), 'utf8')
       const next = text.replace(from, to)
       if (next === text) throw new Error(`edit of "${file}" changed nothing: ${String(from)} not found`)
-      await delay(EDIT_PAUSE_MS)
-      // Written beside the app and renamed in: the polling watcher never
-      // sees the file truncated but not yet written (an empty .proto).
-      const staged = join(ws, `.edit-${file.replace(/[\\/]/g, '_')}`)
-      writeFileSync(staged, next)
-      renameSync(staged, path)
+      await write(file, next)
     },
+    write,
     close: async () => {
       await server.close()
-      rmSync(ws, { recursive: true, force: true })
+      rmSync(options.reuse ? root : ws, { recursive: true, force: true })
     },
   }
 }

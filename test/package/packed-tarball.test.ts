@@ -10,7 +10,10 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromium } from 'playwright-core'
+import { findChromium } from '../../scripts/find-chromium.mjs'
 import { REPO } from '../bundlers/harness.ts'
 import { CLIENTS, connectStdio, type ClientName } from '../bundlers/mcp-clients.ts'
 
@@ -101,6 +104,38 @@ async function driveLedger(flavour: ClientName, file: string): Promise<void> {
 describe.each(Object.keys(BUILDS) as Build[])('the tarball built by %s', (build) => {
   it.each(CLIENTS)('serves the ledger over stdio to the %s client', async (flavour) => {
     await driveLedger(flavour, join(app, 'out', build, 'main.mjs'))
+  })
+})
+
+describe("the tarball in Vite's dev server", () => {
+  it('serves the /__mcp/ page with the client the build bundled in: Chromium lists the tools over 2026-07-28', async () => {
+    const from = (path: string) => import(pathToFileURL(join(app, 'node_modules', path)).href)
+    const { createServer } = (await from('vite/dist/node/index.js')) as typeof import('vite')
+    const { default: protoMcp } = (await from('unplugin-proto-mcp/dist/vite.mjs')) as typeof import('../../src/entries/vite.ts')
+    const server = await createServer({
+      configFile: false,
+      root: app,
+      appType: 'custom',
+      logLevel: 'error',
+      server: { host: '127.0.0.1', port: 0 },
+      plugins: [protoMcp({ dev: { server: './src/ledger.js' } })],
+    })
+    const { executablePath, args } = await findChromium()
+    const browser = await chromium.launch({ executablePath, args })
+    try {
+      await server.listen()
+      const script = await fetch(`${server.resolvedUrls!.local[0]!.replace(/\/$/, '')}/__mcp/app.js`)
+      expect(script.status).toBe(200)
+      // Self-contained: no import a browser would have to resolve.
+      expect(await script.text()).not.toMatch(/\bimport\s*(?:[\w{}*\s,]+from\s*)?["'][^"'./]/)
+      const page = await browser.newPage()
+      await page.goto(`${server.resolvedUrls!.local[0]}__mcp/`)
+      await page.locator('#tools li[data-tool="Record"]').waitFor({ timeout: 20_000 })
+      expect(await page.locator('#protocol').textContent()).toBe('2026-07-28')
+    } finally {
+      await browser.close()
+      await server.close()
+    }
   })
 })
 

@@ -154,14 +154,14 @@ describe('load', () => {
 describe('watch files of a failed build', () => {
   // Regression: with a → b → c broken in c, only a and c were watched, so
   // editing b to drop its import of c did not rebuild.
-  it('watches every .proto read before the failure, intermediate imports too', () => {
+  it('watches every .proto read before the failure, intermediate imports too', async () => {
     const dir = writeProtos({
       'a.proto': 'syntax = "proto3";\nimport "b.proto";\nmessage A {}\nservice S { rpc Go(A) returns (A); }\n',
       'b.proto': 'syntax = "proto3";\nimport "c.proto";\n',
       'c.proto': 'syntax = "proto3";\nmessage C { Nope n = 1; }\n',
     })
     const raw = unpluginProtoMcp.raw(undefined, { framework: 'rollup', versions: {} })
-    const load = raw.load as { handler: (id: string) => unknown }
+    const load = raw.load as { handler: (id: string) => Promise<unknown> }
     const watched: string[] = []
     const context = {
       addWatchFile: (file: string) => {
@@ -170,7 +170,20 @@ describe('watch files of a failed build', () => {
       warn: () => {},
       error: () => {},
     }
-    expect(() => load.handler.call(context as never, join(dir, 'a.proto') + MCP_QUERY)).toThrow(/unknown type "Nope"/)
+    await expect(load.handler.call(context as never, join(dir, 'a.proto') + MCP_QUERY)).rejects.toThrow(/unknown type "Nope"/)
     expect([...watched].sort()).toEqual(['a.proto', 'b.proto', 'c.proto'].map((f) => join(dir, f)))
+  })
+
+  it('a proto without a service builds, with a warning saying so (not silence)', async () => {
+    const dir = writeProtos({ 'types.proto': 'syntax = "proto3";\nmessage Only { string a = 1; }\n' })
+    const raw = unpluginProtoMcp.raw(undefined, { framework: 'rollup', versions: {} })
+    const load = raw.load as { handler: (id: string) => Promise<{ code: string }> }
+    const warnings: string[] = []
+    const context = { addWatchFile: () => {}, warn: (message: string) => warnings.push(message), error: () => {} }
+    const built = await load.handler.call(context as never, join(dir, 'types.proto') + MCP_QUERY)
+    expect(built.code).toContain('createProtoServer')
+    expect(warnings).toEqual([
+      `${join(dir, 'types.proto')}: declares no service, so it builds no tools (import the .proto that declares the service, or add a service with an rpc)`,
+    ])
   })
 })

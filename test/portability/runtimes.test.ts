@@ -5,7 +5,9 @@
  * clients (SDK v1, initialize era; SDK v2 pinned to 2026-07-28): the tool
  * list, a good call with a Timestamp and an int64 past 2^53, a bad argument,
  * a bad Timestamp, and an int64 out of range (decoded by the reflection
- * fallback, where Workers forbid code generation).
+ * fallback, where Workers forbid code generation). And the same app behind
+ * `fetch(request, { auth })` at /secure/mcp: the SDK client's OAuth against
+ * a real OpenID provider on loopback, jose verifying in each runtime.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
@@ -16,8 +18,9 @@ import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
+import { ClientCredentialsProvider, Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { createWorkspace, REPO } from '../bundlers/harness.ts'
+import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
 
 const RUNTIMES = ['bun', 'deno', 'workerd'] as const
@@ -50,6 +53,8 @@ const failures = new Map<RuntimeName, unknown>()
 const children: ChildProcess[] = []
 let miniflare: Miniflare | undefined
 let ws = ''
+/** The OpenID provider whose tokens the app's /secure/mcp accepts (`AUTH_ISSUER` in each runtime's environment). */
+let oidc: OidcProvider
 
 /**
  * Installs the package as built (`npm run build`: dist/ with its web build)
@@ -95,7 +100,7 @@ async function bundleFor(runtime: RuntimeName, entry: string): Promise<string> {
 
 /** Spawns `command args` and resolves with the URL it prints (`listening <url>`). */
 function startListening(command: string, args: string[]): Promise<string> {
-  const child = spawn(command, args, { cwd: ws, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(command, args, { cwd: ws, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AUTH_ISSUER: oidc.issuer } })
   children.push(child)
   let stderr = ''
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -135,6 +140,7 @@ async function start(runtime: RuntimeName): Promise<string> {
         modules: true,
         scriptPath: await bundleFor('workerd', 'worker.js'),
         compatibilityDate: '2026-07-30',
+        bindings: { AUTH_ISSUER: oidc.issuer },
         host: '127.0.0.1',
         port: 0,
       })
@@ -146,6 +152,7 @@ async function start(runtime: RuntimeName): Promise<string> {
 beforeAll(async () => {
   ws = createWorkspace('runtimes')
   installBuiltPackage()
+  oidc = await startOidcProvider()
   // One after another: this machine has two cores.
   for (const runtime of RUNTIMES) {
     try {
@@ -159,6 +166,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const child of children) child.kill()
   await miniflare?.dispose()
+  await oidc?.close()
 })
 
 interface Session {
@@ -225,6 +233,33 @@ describe.each(RUNTIMES)('server.fetch() in %s', (runtime) => {
     } finally {
       await session.close()
     }
+  })
+})
+
+describe.each(RUNTIMES)('server.fetch(request, { auth }) in %s', (runtime) => {
+  it('serves the metadata; the SDK client authorizes itself at the OpenID provider and calls; another audience is refused', async () => {
+    const base = urls.get(runtime)
+    if (!base) throw failures.get(runtime) ?? new Error(`${runtime}: not started`)
+    const secure = new URL('/secure/mcp', base).href
+    const metadata = await fetch(new URL('/.well-known/oauth-protected-resource/secure/mcp', base))
+    expect(await metadata.json()).toMatchObject({ resource: secure, authorization_servers: [oidc.issuer] })
+    const provider = new ClientCredentialsProvider({ clientId: 'service', clientSecret: 'service-secret', expectedIssuer: oidc.issuer })
+    const client = new ClientV2({ name: 'runtimes-auth', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await client.connect(new HttpV2(new URL(secure), { authProvider: provider }))
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['Record'])
+      expect(await client.callTool({ name: 'Record', arguments: { account: 'a', amount: '1' } })).toMatchObject({ isError: false })
+    } finally {
+      await client.close()
+    }
+    const elsewhere = await oidc.token('service', 'http://127.0.0.1:9/mcp')
+    const refused = await fetch(secure, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${elsewhere}` },
+      body: '{}',
+    })
+    expect(refused.status).toBe(401)
+    expect(await refused.json()).toEqual({ error: 'invalid_token', error_description: 'token was not issued for this resource' })
   })
 })
 

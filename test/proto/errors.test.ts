@@ -106,6 +106,34 @@ describe('ProtoError', () => {
     expect(error.message).toContain("duplicate name 'fooBar'")
   })
 
+  it('a field number used twice: PROTO_SYNTAX at the second field, not line 1', () => {
+    const error = failure({
+      'main.proto': 'syntax = "proto3";\nmessage A {\n  int32 other = 1;\n}\nmessage M {\n  string id = 1;\n  string name = 1;\n}\n',
+    })
+    expect(error).toMatchObject({ code: 'PROTO_SYNTAX', line: 7, column: 10 })
+    expect(error.message).toContain('duplicate id 1')
+  })
+
+  it('a field name used twice, another message having it too: at the second field of the right message', () => {
+    const error = failure({
+      'main.proto':
+        'syntax = "proto3";\nmessage A {\n  string id = 1;\n}\nmessage M {\n  string id = 1;\n  oneof o {\n    int32 id = 2;\n  }\n}\n',
+    })
+    expect(error).toMatchObject({ code: 'PROTO_SYNTAX', line: 8, column: 11 })
+  })
+
+  it('an option value is no field number; an RPC name used twice is found too', () => {
+    const byOption = failure({
+      'main.proto':
+        'syntax = "proto2";\nmessage M {\n  optional int32 a = 2 [default = 1];\n  optional int32 b = 1;\n  optional int32 c = 1;\n}\n',
+    })
+    expect(byOption).toMatchObject({ line: 5, column: 18 })
+    const rpc = failure({
+      'main.proto': 'syntax = "proto3";\nmessage M {}\nservice S {\n  rpc Go(M) returns (M);\n  rpc Go(M) returns (M);\n}\n',
+    })
+    expect(rpc).toMatchObject({ code: 'PROTO_SYNTAX', line: 5, column: 7 })
+  })
+
   it('unknown type of an extension field: PROTO_TYPE in its file', () => {
     const error = failure({
       'main.proto': 'syntax = "proto2";\nmessage M { extensions 10 to 20; }\nextend M {\n  optional Gone g = 10;\n}\n',

@@ -20,6 +20,7 @@ const PROTOS: Record<string, string[]> = {
   'fixtures/apps/import-paths/vibe.proto': ['fixtures/apps/import-paths/protos'],
   'fixtures/apps/typed/typed-vibe.proto': [],
   'fixtures/apps/warnings/streaming.proto': [],
+  'fixtures/protos/auth/notes.proto': [],
   'fixtures/protos/editions/legacy-required.proto': [],
   'fixtures/protos/editions/reserved-names.proto': [],
   'fixtures/protos/grpc/counter.proto': [],

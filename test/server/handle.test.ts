@@ -3,6 +3,7 @@
  * one, never a mix), calls in flight finish on their definition, backends
  * stay bound across a replace, resources and prompts change while serving.
  */
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -10,6 +11,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@mo
 import { Server, type ToolWithHandler } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/internal.ts'
 import { ECHO_PROTO, EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
+import { writeProtos } from '../proto/compile.ts'
 
 const closers: Array<() => Promise<unknown>> = []
 afterAll(async () => {
@@ -258,5 +260,25 @@ describe('resources and prompts', () => {
     await expect.poll(() => heard).toEqual(['resources', 'prompts', 'resources', 'prompts'])
     expect((await client.listResources()).resources).toEqual([])
     await expect(client.readResource({ uri: 'memo://notes' })).rejects.toThrow('memo://notes')
+  })
+})
+
+describe('an implementation naming an RPC the new proto lacks', () => {
+  it('replaceTools warns at once, naming the method and the closest current RPC; the rest stays bound', async () => {
+    const proto = (rpcs: string) =>
+      join(
+        writeProtos({ 'items.proto': `syntax = "proto3";\npackage items.v1;\nmessage M { string id = 1; }\nservice Items {\n${rpcs}}\n` }),
+        'items.proto',
+      )
+    const warnings: string[] = []
+    const server = createProtoServer(specFromProto(proto('  rpc GetItem(M) returns (M);\n  rpc Ping(M) returns (M);\n')))
+      .logging({ logger: { warn: (message) => warnings.push(message) } })
+      .implement('Items', { GetItem: (req: { id?: string }) => ({ id: `got ${req.id}` }), Ping: () => ({ id: 'pong' }) })
+    server.handle().replaceTools(createProtoServer(specFromProto(proto('  rpc FetchItem(M) returns (M);\n  rpc Ping(M) returns (M);\n'))))
+    expect(warnings).toEqual([
+      `${server.name}: unknown method "GetItem" in the implementation of "items.v1.Items": its RPCs are "FetchItem", "Ping"; did you mean "FetchItem"?`,
+    ])
+    expect(text(await server.call('Ping', {}))).toBe('{"id":"pong"}')
+    expect(text(await server.call('FetchItem', { id: 'a' }))).toContain('code = Unimplemented')
   })
 })

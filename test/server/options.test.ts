@@ -30,7 +30,7 @@ describe('plugin options', () => {
     [
       'an unknown key',
       { profiles: 'full' },
-      `${P}: unknown option "profiles": the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, include, exclude, dts, dev`,
+      `${P}: unknown option "profiles": the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, include, exclude, dts, dev, methodScopes`,
     ],
     ['recursionDepth of 0', { recursionDepth: 0 }, `${P}: option "recursionDepth" must be a whole number from 1 to 10, got 0`],
     [
@@ -42,7 +42,11 @@ describe('plugin options', () => {
     ['verbose as a string', { verbose: 'yes' }, `${P}: option "verbose" must be true or false, got "yes"`],
     ['dts as a number', { dts: 1 }, `${P}: option "dts" must be true, false or a file name, got 1`],
     ['include as a number', { include: 3 }, `${P}: option "include" must be a glob, a RegExp or an array of them, got 3`],
-    ['dev as a string', { dev: './src/mcp.ts' }, `${P}: option "dev" must be an object { server, path? }, got "./src/mcp.ts"`],
+    [
+      'dev as a string',
+      { dev: './src/mcp.ts' },
+      `${P}: option "dev" must be an object { server, path?, loadTimeoutMs?, auth? }, got "./src/mcp.ts"`,
+    ],
     [
       'dev without server',
       { dev: {} },
@@ -51,12 +55,17 @@ describe('plugin options', () => {
     [
       'dev with an unknown key',
       { dev: { server: 'x', port: 1 } },
-      `${P}: option "dev": unknown option "port": the options are server, path`,
+      `${P}: option "dev": unknown option "port": the options are server, path, loadTimeoutMs, auth`,
     ],
     [
       'dev.path without a slash',
       { dev: { server: 'x', path: 'mcp' } },
       `${P}: option "dev": option "path" must be a path starting with "/", got "mcp"`,
+    ],
+    [
+      'dev.loadTimeoutMs not positive',
+      { dev: { server: 'x', loadTimeoutMs: 0 } },
+      `${P}: option "dev": option "loadTimeoutMs" must be a positive number of milliseconds, got 0`,
     ],
     ['options not an object', 'full', `${P}: options must be an object, got "full"`],
   ]
@@ -82,7 +91,7 @@ describe('plugin options', () => {
         include: [/a/, 'b'],
         exclude: null as never,
         dts: 'types.d.ts',
-        dev: { server: './src/mcp.ts', path: '/mcp' },
+        dev: { server: './src/mcp.ts', path: '/mcp', loadTimeoutMs: 5000 },
       }),
     ).not.toThrow()
     expect(() => unpluginProtoMcp.vite({ profile: undefined })).not.toThrow()
@@ -175,7 +184,7 @@ describe('Server options', () => {
     [
       'grpc: an unknown key',
       () => grpc('127.0.0.1:1', { deadline: 5 } as never),
-      'grpc(): unknown option "deadline": the options are credentials, channelOptions, forwardHeaders, metadata, deadlineMs, reconnectWaitMs, streamCap',
+      'grpc(): unknown option "deadline": the options are credentials, channelOptions, forwardHeaders, metadata, principalMetadata, callMetadata, deadlineMs, reconnectWaitMs, streamCap',
     ],
     [
       'grpc: streamCap 0',

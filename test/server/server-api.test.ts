@@ -44,7 +44,7 @@ describe('Server', () => {
     }
     expect(isRuntimeError(error, 'UNKNOWN_METHOD')).toBe(true)
     expect((error as Error).message).toMatch(
-      /^unknown method "SetVibes" in the implementation of "examples\.v1\.VibeService": its RPCs are "SetVibe", /,
+      /^unknown method "SetVibes" in the implementation of "examples\.v1\.VibeService": its RPCs are "SetVibe", .*; did you mean "SetVibe"\?$/,
     )
   })
 
