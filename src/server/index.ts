@@ -66,6 +66,10 @@ export type { ToolWithHandler } from './handle.ts'
 export { ServerHandle } from './handle.ts'
 export { ServerBuilder } from './builder.ts'
 export { MAX_BODY_BYTES } from './limits.ts'
+export { MemoryTaskStore, TaskLimitError, isTerminal } from './task-store.ts'
+export type { MemoryTaskStoreOptions, StoredTask, TaskChange, TaskError, TaskInputRequest, TaskStatus, TaskStore } from './task-store.ts'
+export { TASKS_EXTENSION } from './tasks.ts'
+export type { TaskOptions, TaskSupport } from './tasks.ts'
 
 const INSPECT = Symbol.for('nodejs.util.inspect.custom')
 
