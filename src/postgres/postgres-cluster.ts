@@ -12,6 +12,7 @@ import type { Cluster, ClusterListeners, ClusterMessage, EventLimits, FleetEvent
 import { runtimeError } from '../runtime/errors.ts'
 import { checkOptions, integerRule, stringRule, type OptionRule } from '../runtime/check-options.ts'
 import { statements } from './schema.ts'
+import { postgresTasks } from './task-store.ts'
 
 /** Options of {@link postgresCluster}. */
 export interface PostgresClusterOptions {
@@ -27,6 +28,10 @@ export interface PostgresClusterOptions {
   sweepMs?: number
   /** How long a routed response or a published body is kept for the instance it is for. @default 60000 */
   messageTtlMs?: number
+  /** Tasks the fleet keeps at once, expired ones aside (the Tasks extension). @default 10000 */
+  maxTasks?: number
+  /** Bytes of one task's JSON (its result included); a result larger fails its task saying so. @default 4194304 (4 MiB) */
+  maxTaskBytes?: number
 }
 
 const RULES: Record<keyof PostgresClusterOptions, OptionRule> = {
@@ -39,6 +44,8 @@ const RULES: Record<keyof PostgresClusterOptions, OptionRule> = {
   poolSize: integerRule(1),
   sweepMs: integerRule(10),
   messageTtlMs: integerRule(1000),
+  maxTasks: integerRule(1),
+  maxTaskBytes: integerRule(1024),
 }
 
 /** A 31-bit key of `text` (FNV-1a): advisory lock keys are int4 pairs. */
@@ -64,7 +71,7 @@ const LIST_KINDS = new Set(['tools_list_changed', 'prompts_list_changed', 'resou
  */
 export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
   checkOptions('postgresCluster()', options, RULES)
-  const { tablePrefix = 'mcp_', poolSize = 10, sweepMs = 5000, messageTtlMs = 60_000 } = options
+  const { tablePrefix = 'mcp_', poolSize = 10, sweepMs = 5000, messageTtlMs = 60_000, maxTasks = 10_000, maxTaskBytes = 4 * 1024 * 1024 } = options
   const sql = statements(tablePrefix.toLowerCase())
   const config: pg.ClientConfig = { ...options.config, ...(options.connectionString ? { connectionString: options.connectionString } : {}) }
   const instanceId = randomBytes(9).toString('base64url')
@@ -94,6 +101,8 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
     }
   }
 
+  const tasks = postgresTasks(sql, query, instanceId, { maxTasks, maxTaskBytes })
+
   const onNotification = (payload: string): void => {
     const [origin, type, first, second, third] = payload.split(' ')
     if (type === 'x') {
@@ -101,7 +110,8 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
       return
     }
     if (origin === instanceId) return
-    if (type === 'e' && LIST_KINDS.has(first!)) {
+    if (type === 't') tasks.heard(first!)
+    else if (type === 'e' && LIST_KINDS.has(first!)) {
       for (const listeners of attachments) listeners.event({ kind: first } as FleetEvent)
     } else if (type === 'm') {
       query<{ body: string }>(sql.readBody, [first]).then(({ rows }) => {
@@ -171,6 +181,7 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
   const sweep = async (): Promise<void> => {
     await query(sql.sweepSessions, [instanceId])
     await query(sql.sweepMessages, [messageTtlMs])
+    await query(sql.sweepTasks, [Date.now()])
   }
 
   const start = async (): Promise<void> => {
@@ -292,5 +303,6 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
       const { rows } = await query<{ alive: boolean }>(sql.isAlive, [lockSpace, key(id)])
       return rows[0]?.alive === true
     },
+    tasks: () => tasks,
   }
 }

@@ -24,6 +24,11 @@ export interface Statements {
   readonly sweepSessions: string
   readonly sweepMessages: string
   readonly isAlive: string
+  readonly createTask: string
+  readonly getTask: string
+  readonly updateTask: string
+  readonly dueTasks: string
+  readonly sweepTasks: string
 }
 
 /** The statements for table prefix `p` (checked by the caller: `[a-z_][a-z0-9_]*`). */
@@ -61,6 +66,17 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${p}messages (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS ${p}messages_created ON ${p}messages (created_at);
+-- Tasks are logged: a result clients come back for over an hour outlives a Postgres restart.
+-- Times are the instances' milliseconds since the epoch; due_at is the runner's lease end of a task not terminal.
+CREATE TABLE IF NOT EXISTS ${p}tasks (
+  id text PRIMARY KEY,
+  task text NOT NULL,
+  version integer NOT NULL DEFAULT 0,
+  expires_at bigint NOT NULL,
+  due_at bigint
+);
+CREATE INDEX IF NOT EXISTS ${p}tasks_expires ON ${p}tasks (expires_at);
+CREATE INDEX IF NOT EXISTS ${p}tasks_due ON ${p}tasks (due_at) WHERE due_at IS NOT NULL;
 CREATE OR REPLACE FUNCTION ${p}append(
   p_session text, p_stream text, p_message text, p_bytes integer, p_owner text, p_requests jsonb, p_max_events integer, p_max_bytes integer
 ) RETURNS bigint LANGUAGE plpgsql AS $$
@@ -107,6 +123,14 @@ UPDATE ${p}sessions SET event_count = 0, event_bytes = 0 WHERE id = $1`,
     readBody: `SELECT body FROM ${p}messages WHERE id = $1`,
     sweepSessions: `WITH gone AS (DELETE FROM ${p}sessions WHERE expires_at <= now() RETURNING id) SELECT pg_notify('${channel}', $1 || ' x ' || id) FROM gone`,
     sweepMessages: `DELETE FROM ${p}messages WHERE created_at < now() - $1 * interval '1 millisecond'`,
+    createTask: `INSERT INTO ${p}tasks (id, task, expires_at, due_at)
+SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM ${p}tasks WHERE expires_at > $5) < $6`,
+    getTask: `SELECT task, version FROM ${p}tasks WHERE id = $1 AND expires_at > $2`,
+    // Optimistic: the row changes only if no other change came in between; the NOTIFY names the task (its body stays in the table).
+    updateTask: `WITH changed AS (UPDATE ${p}tasks SET task = $3, version = version + 1, expires_at = $4, due_at = $5
+  WHERE id = $1 AND version = $2 RETURNING id) SELECT pg_notify('${channel}', $6 || ' t ' || id) FROM changed`,
+    dueTasks: `SELECT id FROM ${p}tasks WHERE due_at < $1 AND expires_at > $1 ORDER BY due_at LIMIT $2`,
+    sweepTasks: `DELETE FROM ${p}tasks WHERE expires_at <= $1`,
     isAlive: `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND objsubid = 2
   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS alive`,
   }

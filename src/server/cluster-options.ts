@@ -19,6 +19,7 @@ const CLUSTER_METHODS = [
   'events',
   'sendResponse',
   'isAlive',
+  'tasks',
 ]
 
 /** The rules of the cluster options. */

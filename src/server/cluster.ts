@@ -5,6 +5,7 @@
  * Postgres adapter (`unplugin-proto-mcp/postgres`) a fleet's; a Redis
  * adapter implements the same members. Only plain JSON crosses it.
  */
+import type { TaskStore } from './task-store.ts'
 
 /** A JSON value: what a cluster stores and carries. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
@@ -135,4 +136,12 @@ export interface Cluster {
   sendResponse(instanceId: string, sessionId: string, message: ClusterMessage): Promise<void>
   /** Whether instance `instanceId` still serves (a killed one stops being alive at once or within its heartbeat). */
   isAlive(instanceId: string): Promise<boolean>
+
+  /**
+   * The fleet's task store (the Tasks extension, docs/serving.md §11): a
+   * task started on one instance is read, answered and cancelled through
+   * any other, its `watch` hears changes made anywhere, and `due` lists the
+   * tasks whose runner's lease ran out. Used once a transport attached.
+   */
+  tasks(): TaskStore
 }

@@ -32,6 +32,7 @@ import {
 import { DEFAULT_MAX_SESSIONS, MAX_BODY_BYTES } from './limits.ts'
 import { Log, type ErrorSource, type LoggingOptions } from './logging.ts'
 import { memoryCluster } from './memory-cluster.ts'
+import { joinFleetTasks } from './task-takeover.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
@@ -166,7 +167,10 @@ export function createFetchHandler(core: ServingCore, links?: FetchLinks): Fetch
 /** The links of a `fetchHandler()` to its cluster (`fetch()` has none: no one else hears it). */
 export function fetchLinks(core: ServingCore, options: ClusterOptions & LoggingOptions): FetchLinks {
   const log = new Log(options, core.log)
-  return linkFetch(options.cluster ?? memoryCluster(), log, report(core, log, 'fetch'))
+  const onerror = report(core, log, 'fetch')
+  const links = linkFetch(options.cluster ?? memoryCluster(), log, onerror)
+  if (options.cluster !== undefined) links.closers.push(joinFleetTasks(core, options.cluster, onerror))
+  return links
 }
 
 /**
@@ -247,6 +251,8 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
   })
   // Reported by ready() and by each request.
   attached.catch(() => {})
+  // In a fleet, tasks live in the cluster, and this instance takes over those whose runner stopped.
+  const leaveTasks = fleet ? joinFleetTasks(core, cluster, onerror) : undefined
 
   /** Makes room for one more session: frees the one idle the longest; `false` when every session is busy. */
   const makeRoom = (): boolean => {
@@ -463,6 +469,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
     ready: () => attached.then(() => {}),
     async close() {
       clearInterval(sweep)
+      leaveTasks?.()
       off()
       offBus()
       offUpdates()

@@ -18,6 +18,7 @@ import type {
   StreamTail,
 } from './cluster.ts'
 import { DEFAULT_MAX_EVENT_BYTES, EventBudget, MemoryEventStore } from './event-store.ts'
+import { MemoryTaskStore } from './task-store.ts'
 
 /** A new instance id: 12 base64url characters. */
 export function newInstanceId(): string {
@@ -44,6 +45,8 @@ export class MemoryFleet {
   readonly budget: EventBudget
   /** Listeners by instance id. */
   readonly instances = new Map<string, Set<ClusterListeners>>()
+  /** The fleet's tasks. */
+  readonly tasks = new MemoryTaskStore()
 
   constructor(options: MemoryFleetOptions = {}) {
     this.budget = new EventBudget(options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES)
@@ -168,5 +171,6 @@ export function memoryCluster(options: MemoryClusterOptions = {}): Cluster {
     async isAlive(id) {
       return fleet.instances.has(id)
     },
+    tasks: () => fleet.tasks,
   }
 }

@@ -14,6 +14,7 @@ import { principalOf } from './principal.ts'
 import type { PromptEntry, ResourceEntry } from './resources.ts'
 import type { TemplateEntry } from './resource-templates.ts'
 import { TaskManager, type TaskOptions } from './tasks.ts'
+import type { Cluster } from './cluster.ts'
 import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from './tool-set.ts'
 
 /** Which list changed. */
@@ -122,6 +123,21 @@ export class ServingCore {
   /** The server's tasks (docs/serving.md §11), made on first use: a server never asked for a task holds no store. */
   get tasks(): TaskManager {
     return (this.#tasks ??= new TaskManager(this.#taskOptions))
+  }
+
+  /**
+   * Runs this server's tasks as instance `cluster.instanceId` of a fleet
+   * (docs/serving.md §12): in the cluster's task store unless `tasks({ store })`
+   * chose one, each under a lease this instance renews while it runs it.
+   */
+  joinFleet(cluster: Cluster): TaskManager {
+    if (this.#tasks === undefined) {
+      this.#tasks = new TaskManager({ ...this.#taskOptions, store: this.#taskOptions?.store ?? cluster.tasks() })
+    } else if (this.#taskOptions?.store === undefined && this.#tasks.instance === undefined) {
+      this.log.warn(`${this.info.name}: tasks were made before the cluster was given: they stay in this instance's memory`)
+    }
+    if (this.#tasks.instance === undefined) this.#tasks.joinFleet(cluster.instanceId)
+    return this.#tasks
   }
 
   /**
