@@ -71,7 +71,14 @@ const LIST_KINDS = new Set(['tools_list_changed', 'prompts_list_changed', 'resou
  */
 export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
   checkOptions('postgresCluster()', options, RULES)
-  const { tablePrefix = 'mcp_', poolSize = 10, sweepMs = 5000, messageTtlMs = 60_000, maxTasks = 10_000, maxTaskBytes = 4 * 1024 * 1024 } = options
+  const {
+    tablePrefix = 'mcp_',
+    poolSize = 10,
+    sweepMs = 5000,
+    messageTtlMs = 60_000,
+    maxTasks = 10_000,
+    maxTaskBytes = 4 * 1024 * 1024,
+  } = options
   const sql = statements(tablePrefix.toLowerCase())
   const config: pg.ClientConfig = { ...options.config, ...(options.connectionString ? { connectionString: options.connectionString } : {}) }
   const instanceId = randomBytes(9).toString('base64url')

@@ -35,7 +35,10 @@ export function postgresTasks(
     const json = JSON.stringify(task)
     const bytes = encoder.encode(json).length
     if (bytes > limits.maxTaskBytes) {
-      throw new TaskLimitError(`task ${task.taskId} does not fit: ${bytes} bytes, more than the ${limits.maxTaskBytes} a task may hold`, 'bytes')
+      throw new TaskLimitError(
+        `task ${task.taskId} does not fit: ${bytes} bytes, more than the ${limits.maxTaskBytes} a task may hold`,
+        'bytes',
+      )
     }
     return json
   }
@@ -46,8 +49,16 @@ export function postgresTasks(
   return {
     async create(task) {
       const now = Date.now()
-      const { rowCount } = await query(sql.createTask, [task.taskId, text(task), task.createdAt + task.ttlMs, dueOf(task), now, limits.maxTasks])
-      if (rowCount !== 1) throw new TaskLimitError(`too many tasks: all ${limits.maxTasks} the fleet keeps are in use; retry later`, 'tasks')
+      const { rowCount } = await query(sql.createTask, [
+        task.taskId,
+        text(task),
+        task.createdAt + task.ttlMs,
+        dueOf(task),
+        now,
+        limits.maxTasks,
+      ])
+      if (rowCount !== 1)
+        throw new TaskLimitError(`too many tasks: all ${limits.maxTasks} the fleet keeps are in use; retry later`, 'tasks')
     },
     async get(taskId) {
       return (await read(taskId))?.task

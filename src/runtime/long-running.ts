@@ -132,7 +132,8 @@ export async function followOperation(tool: CompiledTool, op: OperationJson | To
     const name = op.name
     if (!(await pause(every, context.signal))) return cancelled(name)
     // Another instance took the operation over (this one's lease ran out): it reads it from now on, and ends the task.
-    if (context.holdsOperation && !(await context.holdsOperation(name))) return toolError(statusText(10, `operation ${name} is followed by another instance`))
+    if (context.holdsOperation && !(await context.holdsOperation(name)))
+      return toolError(statusText(10, `operation ${name} is followed by another instance`))
     op = await readOperation(tool, () => ops.get!.call(ops.target, { name }, context))
     // Cancelled while reading (the read itself was cut short with it): the operation is told all the same.
     if (context.signal?.aborted) return cancelled(name)

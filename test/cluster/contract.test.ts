@@ -262,7 +262,11 @@ describe('postgresCluster()', () => {
   })
 
   it('refuses a task past maxTasks and a change past maxTaskBytes (TaskLimitError)', async () => {
-    const cluster = postgresCluster({ connectionString: await pg.createDatabase(`contract_${++databases}`), maxTasks: 2, maxTaskBytes: 2048 })
+    const cluster = postgresCluster({
+      connectionString: await pg.createDatabase(`contract_${++databases}`),
+      maxTasks: 2,
+      maxTaskBytes: 2048,
+    })
     const detach = await cluster.attach(listeners().listeners)
     try {
       await cluster.tasks().create(task('l-1'))

@@ -475,15 +475,20 @@ describe('a fleet on Postgres', () => {
   it('SIGKILL mid-call: the call fails cleanly, the session continues, a listen re-listens', { timeout: 60_000 }, () =>
     sigkillMidCall(fleet),
   )
-  it('tasks outlive their runner: an operation taken over by one instance at a time, results kept, lost handlers failed', { timeout: 60_000 }, () =>
-    tasksOutliveTheirRunner(fleet),
+  it(
+    'tasks outlive their runner: an operation taken over by one instance at a time, results kept, lost handlers failed',
+    { timeout: 60_000 },
+    () => tasksOutliveTheirRunner(fleet),
   )
 })
 
 describe('the control: each process on its own memory fails the checks', () => {
   let fleet: Fleet
   beforeAll(async () => {
-    fleet = await startFleet({ cluster: 'memory' }, { idleMs: IDLE_MS, sweepMs: SWEEP_MS, grpcTarget: (await exportsBackend()).server.address })
+    fleet = await startFleet(
+      { cluster: 'memory' },
+      { idleMs: IDLE_MS, sweepMs: SWEEP_MS, grpcTarget: (await exportsBackend()).server.address },
+    )
     closers.push(() => fleet.close())
   }, 120_000)
 
@@ -520,7 +525,7 @@ describe('the verified principal across a fleet (auth option, a real OpenID prov
     closers.push(() => provider.close())
   }, 60_000)
 
-  it('on Postgres: a session and a task are their principal\'s on every instance', { timeout: 90_000 }, async () => {
+  it("on Postgres: a session and a task are their principal's on every instance", { timeout: 90_000 }, async () => {
     pg ??= await startPostgres()
     const databaseUrl = await pg.createDatabase('principal')
     const fleet = await startFleet({ cluster: 'postgres', databaseUrl }, { authIssuer: provider.issuer })
