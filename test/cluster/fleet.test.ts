@@ -321,7 +321,10 @@ const taskReaches = (instance: Instance, taskId: string, status: string, ms = 10
     return task
   })
 
-/** A task started on A is read through B and C while it runs, its result read there; one cancelled through B stops on A. */
+/**
+ * A task started on A is read through B and C while it runs, its result
+ * read there; its question answered through C; one cancelled through B stops on A.
+ */
 async function tasksAcrossInstances(fleet: Fleet): Promise<void> {
   const [a, b, c] = fleet.instances as [Instance, Instance, Instance]
   const tag = `task-${Date.now()}`
@@ -331,6 +334,18 @@ async function tasksAcrossInstances(fleet: Fleet): Promise<void> {
   const done = await taskReaches(b, taskId, 'completed')
   expect(done.result.content[0].text).toBe(`done ${tag} on A`)
   expect((await taskOn(c, taskId)).result).toEqual(done.result)
+
+  // A question inside a task, asked on A, answered through C (tasks/update), read through B.
+  const asking = await startTask(a, 'AskInTask', { tag: `update-${Date.now()}` })
+  const waiting = await taskReaches(b, asking, 'input_required')
+  const [key] = Object.keys(waiting.inputRequests)
+  expect(waiting.inputRequests[key!].method).toBe('elicitation/create')
+  const update = await tasksRequest(c, 'tasks/update', {
+    taskId: asking,
+    inputResponses: { [key!]: { action: 'accept', content: { word: 'through-c' } } },
+  })
+  expect(update.body.error).toBeUndefined()
+  expect((await taskReaches(b, asking, 'completed')).result.content[0].text).toBe('through-c (asked on A)')
 
   const long = `cancel-${Date.now()}`
   const longId = await startTask(a, 'Slow', { ms: 30_000, tag: long })
@@ -470,7 +485,7 @@ describe('a fleet on Postgres', () => {
   it('DELETE on one instance and idle expiry give 404 on all', { timeout: 30_000 }, () => deleteAndExpiryEverywhere(fleet))
   it('a stream lost on A resumes on B with the result; the handler ran once', { timeout: 30_000 }, () => streamResumesElsewhere(fleet))
   it('an elicitation answered through another instance completes the call', { timeout: 30_000 }, () => elicitationThroughAnother(fleet))
-  it('a task started on A is read and cancelled through B and C', { timeout: 30_000 }, () => tasksAcrossInstances(fleet))
+  it('a task started on A is read, updated and cancelled through B and C', { timeout: 30_000 }, () => tasksAcrossInstances(fleet))
   it('Postgres stopped and restarted: the bus recovers and resyncs', { timeout: 60_000 }, () => postgresRestart(fleet, pg!))
   it('SIGKILL mid-call: the call fails cleanly, the session continues, a listen re-listens', { timeout: 60_000 }, () =>
     sigkillMidCall(fleet),
