@@ -19,4 +19,17 @@ import pipeline from './pipeline.mjs'
 import toolsListBytes from './tools-list-bytes.mjs'
 
 /** Every group, in run order (cheap in-process ones first). */
-export const groups = [toolsListBytes, pipeline, e2e, httpThroughput, coldStart, lean, build, hmr, grpcOverhead, authOverhead, memory, cluster]
+export const groups = [
+  toolsListBytes,
+  pipeline,
+  e2e,
+  httpThroughput,
+  coldStart,
+  lean,
+  build,
+  hmr,
+  grpcOverhead,
+  authOverhead,
+  memory,
+  cluster,
+]
