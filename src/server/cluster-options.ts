@@ -3,6 +3,7 @@
  * `nodeHandler()` and `fetchHandler()`: their rules, and the start-up check
  * that a cluster comes with a key every instance shares (docs/serving.md §12).
  */
+import type { AuthOptions } from '../contract/auth-options.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { checkOptions, type OptionRule } from '../runtime/check-options.ts'
 import type { ClusterOptions } from './http-core.ts'
@@ -50,12 +51,19 @@ export function applyClusterOptions(where: string, core: ServingCore, options: C
 }
 
 /** Options of `server.fetchHandler()`. */
-export interface FetchHandlerOptions extends ClusterOptions, LoggingOptions {}
+export interface FetchHandlerOptions extends ClusterOptions, LoggingOptions {
+  /**
+   * Bearer-token authorization (docs/serving.md §10), `resource` required:
+   * tokens verified, the protected-resource metadata served, as `fetch(request, { auth })`.
+   */
+  auth?: AuthOptions
+}
 
 /** A web-standard handler from `server.fetchHandler()`. */
 export interface McpFetchHandler {
+  /** `authInfo`: verified elsewhere (ignored with the `auth` option, which verifies the request's own token). */
   (request: Request, options?: { authInfo?: unknown }): Promise<Response>
-  /** Resolves once its cluster listens (rejects when it cannot be reached). */
+  /** Resolves once its cluster listens and, with `auth`, every issuer answered (rejects when one cannot be reached). */
   ready(): Promise<void>
   /** Ends its listen streams and leaves its cluster. */
   close(): Promise<void>
@@ -63,5 +71,6 @@ export interface McpFetchHandler {
 
 /** Throws for an unknown or wrong option of `fetchHandler()`. */
 export function checkFetchHandlerOptions(options: unknown): void {
-  checkOptions('fetchHandler()', options, { ...CLUSTER_RULES, ...LOGGING_RULES })
+  // `auth` is checked whole by checkAuth (index.ts: a nested option says which key is wrong).
+  checkOptions('fetchHandler()', options, { ...CLUSTER_RULES, ...LOGGING_RULES, auth: { accepts: 'an object', test: () => true } })
 }

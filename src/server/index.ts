@@ -292,22 +292,33 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   /**
    * A web-standard handler like `fetch()` with options of its own: a
    * `cluster` its 2026-07-28 listen streams hear every instance's changes
-   * through (docs/serving.md §12), the `requestStateKey`, its `logger` and
-   * `onError`. Stateless like `fetch()`: no sessions. `close()` ends its
+   * through and its tasks live in (docs/serving.md §12), the
+   * `requestStateKey`, `auth` (§10), its `logger` and `onError`. Stateless like `fetch()`: no sessions. `close()` ends its
    * listen streams and leaves the cluster.
    */
   fetchHandler(options?: FetchHandlerOptions): McpFetchHandler {
     checkFetchHandlerOptions(options)
+    checkAuth('fetchHandler()', options?.auth, true)
     const core = this[CORE]
     applyClusterOptions('fetchHandler()', core, options)
-    const created = import('./http-core.ts').then((http) => {
+    const auth = options?.auth
+    const created = import('./http-core.ts').then(async (http) => {
       const links = http.fetchLinks(core, options ?? {})
-      return { links, handle: http.createFetchHandler(core, links) }
+      const handle = http.createFetchHandler(core, links)
+      if (auth === undefined) return { links, handle, gate: undefined }
+      // As fetch(request, { auth }): the gate in front, the token no further than it.
+      const gated = await import('./http-auth.ts')
+      const gate = gated.createAuthGate(core, auth, links.log)
+      return { links, gate, handle: gated.guardFetch(gate, handle) }
     })
     // Not an unhandled rejection before the first request: that request reports it.
     created.catch(() => {})
     const handler = ((request, init) => created.then(({ handle }) => handle(request, init))) as McpFetchHandler
-    handler.ready = () => created.then(({ links }) => links.ready())
+    handler.ready = () =>
+      created.then(async (made) => {
+        await made.links.ready()
+        await made.gate?.ready()
+      })
     handler.close = () => created.then(({ links }) => links.close())
     return handler
   }

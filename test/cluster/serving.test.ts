@@ -29,6 +29,30 @@ describe('the cluster options', () => {
     expect(() => server.fetchHandler({ cluster: memoryCluster() })).toThrow(`fetchHandler(): ${message}`)
   })
 
+  it('fetchHandler({ auth }): its options checked, the metadata served, a request without a token refused with the challenge', async () => {
+    const server = Server.builder('gated').requestStateKey(KEY).build()
+    expect(() => server.fetchHandler({ auth: { issuer: 'https://issuer.example' } })).toThrow(
+      'fetchHandler(): option "auth" needs "resource"',
+    )
+    const auth = { issuer: 'https://issuer.example', resource: 'http://127.0.0.1:9/mcp' }
+    const handler = server.fetchHandler({ cluster: memoryCluster(), auth, logger: false })
+    closers.push(() => handler.close())
+    const metadata = await handler(new Request('http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp'))
+    expect(await metadata.json()).toMatchObject({ resource: auth.resource, authorization_servers: [auth.issuer] })
+    const refused = await handler(
+      new Request(auth.resource, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      }),
+      { authInfo: { token: 'not verified here', clientId: 'x', scopes: [] } },
+    )
+    expect(refused.status).toBe(401)
+    expect(refused.headers.get('www-authenticate')).toContain(
+      'resource_metadata="http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp"',
+    )
+  })
+
   it("the builder's key counts; another key than the one the server seals with is refused", async () => {
     const server = Server.builder('keyed').requestStateKey(KEY).build()
     const http = await server.serveHttp({ port: 0, cluster: memoryCluster() })
