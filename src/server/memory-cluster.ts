@@ -45,8 +45,12 @@ export class MemoryFleet {
   readonly budget: EventBudget
   /** Listeners by instance id. */
   readonly instances = new Map<string, Set<ClusterListeners>>()
-  /** The fleet's tasks. */
-  readonly tasks = new MemoryTaskStore()
+  #tasks: MemoryTaskStore | undefined
+
+  /** The fleet's tasks, made on first use (a fleet that runs none holds no store and no sweep). */
+  get tasks(): MemoryTaskStore {
+    return (this.#tasks ??= new MemoryTaskStore())
+  }
 
   constructor(options: MemoryFleetOptions = {}) {
     this.budget = new EventBudget(options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES)
