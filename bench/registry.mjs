@@ -16,11 +16,13 @@ import httpThroughput from './http-throughput.mjs'
 import lean from './lean.mjs'
 import memory from './memory.mjs'
 import pipeline from './pipeline.mjs'
+import tokens from './tokens.mjs'
 import toolsListBytes from './tools-list-bytes.mjs'
 
 /** Every group, in run order (cheap in-process ones first). */
 export const groups = [
   toolsListBytes,
+  tokens,
   pipeline,
   e2e,
   httpThroughput,

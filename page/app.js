@@ -2,7 +2,9 @@
  * The `/__mcp/` page: lists the dev server's MCP tools live (refreshing on
  * `notifications/tools/list_changed`), shows each tool's description and
  * schemas, and calls a tool with arguments from a JSON editor or a form
- * generated from the top-level properties of its input schema.
+ * generated from the top-level properties of its input schema. Each tool
+ * shows what it costs a model (o200k tokens) and which client rule sets
+ * reject it, as the dev server counts them (`POST /__mcp/costs`).
  *
  * It talks to the server with the MCP SDK's client, bundled in by the
  * package build (`dist/page/app.js`, tsdown.config.ts): 2026-07-28 with a
@@ -13,9 +15,14 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 
 const $ = (id) => document.getElementById(id)
 const endpoint = document.querySelector('meta[name="mcp-endpoint"]')?.getAttribute('content') ?? '/mcp'
+const costsUrl = new URL('./costs', location.href)
 
 /** @type {any[]} */
 let tools = []
+/** Each tool's cost by name: `{ tokens, rejectedBy }`. */
+let costs = new Map()
+/** The server's name (clients prefix tool names with it: some rules count both). */
+let serverName = ''
 /** @type {string | undefined} */
 let selected
 /** Names seen before the latest refresh, to mark new tools. */
@@ -108,6 +115,36 @@ function showText(text) {
   }
 }
 
+/** `1234 tokens`, and the rule sets that reject the tool, for `name` (none before the costs arrive). */
+function costItems(name) {
+  const cost = costs.get(name)
+  if (!cost) return []
+  const items = [el('span', { className: 'tokens', textContent: `${cost.tokens} tokens` })]
+  if (cost.rejectedBy.length > 0)
+    items.push(el('span', { className: 'rejected', textContent: `rejected by ${cost.rejectedBy.join(', ')}` }))
+  return items
+}
+
+/** Asks the dev server what each listed tool costs; the list shows it once it arrives. */
+async function fetchCosts(listed) {
+  try {
+    const res = await fetch(costsUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ server: serverName, tools: listed }),
+    })
+    const body = await res.json()
+    if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`)
+    // A newer listing came meanwhile: its own request will answer.
+    if (listed !== tools) return
+    costs = new Map(body.costs.map((c) => [c.name, c]))
+    renderList()
+    renderDetail(true)
+  } catch (error) {
+    console.warn(`the tools' costs: ${error.message}`)
+  }
+}
+
 function renderList() {
   const filter = $('filter').value.trim().toLowerCase()
   const list = $('tools')
@@ -120,6 +157,7 @@ function renderList() {
           { role: 'option', className: known.size > 0 && !known.has(tool.name) ? 'new' : '' },
           el('span', { className: 'name', textContent: tool.name }),
           el('span', { className: 'summary', textContent: (tool.description ?? '').split('\n')[0] }),
+          el('span', { className: 'cost' }, ...costItems(tool.name)),
         )
         item.dataset.tool = tool.name
         item.setAttribute('aria-selected', String(tool.name === selected))
@@ -212,6 +250,7 @@ function renderDetail(keepArgs) {
   if (!tool) return
   $('tool-name').textContent = tool.name
   $('tool-description').textContent = tool.description ?? ''
+  $('tool-cost').replaceChildren(...costItems(tool.name))
   $('input-schema').textContent = pretty(tool.inputSchema)
   $('output-block').hidden = !tool.outputSchema
   $('output-schema').textContent = tool.outputSchema ? pretty(tool.outputSchema) : ''
@@ -293,6 +332,7 @@ function refresh() {
       tools = next
       renderList()
       renderDetail(true)
+      fetchCosts(next)
     })
     .catch((error) => setStatus('error', error.message))
   return refreshing
@@ -303,6 +343,7 @@ async function start() {
   for (let attempt = 0; ; attempt++) {
     try {
       const serverInfo = await connect()
+      serverName = serverInfo.name
       $('server').textContent = `${serverInfo.name} ${serverInfo.version}`
       document.title = `${serverInfo.name} · MCP tools`
       break

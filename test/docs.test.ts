@@ -57,18 +57,24 @@ function anchorsOf(text: string): Set<string> {
   return anchors
 }
 
+// The repository's address (package.json's homepage): a link to one of its files, absolute so that it works on the registry's page too.
+const REPO_URL = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { homepage: string }).homepage.replace(/#.*$/, '')
+const REPO_FILE_RE = new RegExp(`^${REPO_URL.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(?:blob|raw)/main/`)
+
 /**
  * What is wrong with the links of `text`, the Markdown file `file`: a target
  * that is not a file, or an anchor its file has no heading for. Links in code
- * are not links; `https:` and other schemes are not checked.
+ * are not links; a link to a file of the repository by its address is
+ * checked as that file; other `https:` and other schemes are not checked.
  */
 export function badLinks(text: string, file: string): string[] {
   const bad: string[] = []
   for (const m of text.replace(FENCE_RE, '').replace(CODE_SPAN_RE, '').matchAll(LINK_RE)) {
     const target = m[1]!
-    if (/^[a-z][a-z+.-]*:/i.test(target)) continue
-    const [path, anchor] = target.split('#') as [string, string | undefined]
-    const linked = path === '' ? file : resolve(dirname(file), path)
+    const inRepo = REPO_FILE_RE.test(target)
+    if (!inRepo && /^[a-z][a-z+.-]*:/i.test(target)) continue
+    const [path, anchor] = target.replace(REPO_FILE_RE, '').split('#') as [string, string | undefined]
+    const linked = path === '' ? file : resolve(inRepo ? root : dirname(file), path)
     if (!existsSync(linked)) bad.push(`${target}: no such file`)
     else if (anchor !== undefined && !anchorsOf(linked === file ? text : readFileSync(linked, 'utf8')).has(anchor))
       bad.push(`${target}: no such heading`)
@@ -142,6 +148,12 @@ describe('docs', () => {
       ),
     ).toEqual([])
     expect(badLinks('```md\n[a](nope.md)\n```\n`[b](nope.md)`', readme)).toEqual([])
+    expect(
+      badLinks(
+        `[a](${REPO_URL}/blob/main/docs/nope.md) [b](${REPO_URL}/blob/main/docs/calls.md#nope) [c](${REPO_URL}/raw/main/docs/calls.md)`,
+        readme,
+      ),
+    ).toEqual([`${REPO_URL}/blob/main/docs/nope.md: no such file`, `${REPO_URL}/blob/main/docs/calls.md#nope: no such heading`])
   })
 
   it('fails on the citations it is meant to catch', () => {

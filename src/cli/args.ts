@@ -34,8 +34,12 @@ export interface ServeCommand {
   profile: Profile
   /** How tools are named, as the plugin's `toolNames` option. @default 'method' */
   toolNames: 'method' | 'service' | 'qualified'
-  /** Also print the verbose report: what the schemas leave out (rules JSON Schema cannot say). */
+  /** Also print the verbose report: what the schemas leave out (rules JSON Schema cannot say), each tool's tokens and rejecting clients. */
   verbose: boolean
+  /** The token budget of one tool (`false`: none), as the plugin's `toolTokenBudget`. @default 1500 */
+  toolTokenBudget?: number | false
+  /** Which RPCs become tools, as the plugin's `methods` option. @default every RPC */
+  methods: { include?: string[]; exclude?: string[] }
   /** Milliseconds each gRPC call may take. @default 30000 */
   deadlineMs: number
   /** MCP request headers forwarded as gRPC metadata. @default ['authorization', 'traceparent'] (['traceparent'] with `auth`) */
@@ -79,6 +83,13 @@ Options:
   --profile <name>           schema profile: portable, strict, full or topeka (default: portable)
   --tool-names <mode>        tool names: method (SetVibe), service (VibeService_SetVibe)
                              or qualified (examples_v1_VibeService_SetVibe) (default: method)
+  --include-method <pattern> only RPCs matching it become tools: a full method name or a glob
+                             (* any run of characters but ".", ** any run), e.g.
+                             google.firestore.v1.Firestore.Get*; repeatable
+  --exclude-method <pattern> RPCs matching it get no tool (after --include-method); repeatable
+  --tool-token-budget <n>    portable/strict: the most o200k tokens one tool may cost a model;
+                             deeper messages become placeholders the describe_type tool
+                             explains (default 1500; "off": every message inlined)
   --deadline <ms>            deadline of each gRPC call in milliseconds (default 30000)
   --forward-header <name>    MCP request header forwarded as gRPC metadata; repeatable
                              (default: authorization and traceparent; with --auth-issuer,
@@ -90,14 +101,15 @@ Options:
                              audience (default: the served URL on a loopback --host)
   --auth-scope <scope>       a scope every request needs (403 without it); repeatable
   --method-scope <glob>=<scope>
-                             a scope the tools of matching RPCs need, by full name
-                             (google.firestore.v1.Firestore.Delete*=firestore.write;
-                             * within a name, ** across dots); repeatable
+                             a scope the tools of matching RPCs need, by full name or
+                             glob as --include-method
+                             (google.firestore.v1.Firestore.Delete*=firestore.write); repeatable
   --principal-metadata <key>=<claim>
                              gRPC metadata key carrying a claim of the verified token
                              (x-user=sub, x-scopes=scope); repeatable
   --verbose                  also print what the schemas leave out (e.g. buf.validate CEL
-                             rules), which the gRPC server must still check
+                             rules), which the gRPC server must still check, and each
+                             tool's token count and the client rule sets that reject it
   -h, --help                 print this help and exit
   -v, --version              print the version and exit
 `
@@ -123,6 +135,9 @@ export const CLI_OPTIONS = {
   'import-path': { type: 'string', short: 'I', multiple: true },
   profile: { type: 'string' },
   'tool-names': { type: 'string' },
+  'include-method': { type: 'string', multiple: true },
+  'exclude-method': { type: 'string', multiple: true },
+  'tool-token-budget': { type: 'string' },
   verbose: { type: 'boolean' },
   deadline: { type: 'string' },
   'forward-header': { type: 'string', multiple: true },
@@ -198,6 +213,9 @@ export function parseCli(argv: readonly string[]): CliCommand {
   nonEmpty('--allowed-host', 'a host name', values['allowed-host'])
   nonEmpty('--forward-header', 'a header name', values['forward-header'])
   nonEmpty('--import-path', 'a directory', values['import-path'])
+  nonEmpty('--include-method', 'a method name or glob', values['include-method'])
+  nonEmpty('--exclude-method', 'a method name or glob', values['exclude-method'])
+  const budget = values['tool-token-budget']
   const { auth, methodScopes, principalMetadata, forwardHeaders } = authFlags(values, values.http !== undefined)
   return {
     command: 'serve',
@@ -216,6 +234,13 @@ export function parseCli(argv: readonly string[]): CliCommand {
     profile: profile as ServeCommand['profile'],
     toolNames: toolNames as ServeCommand['toolNames'],
     verbose: values.verbose ?? false,
+    ...(budget === undefined
+      ? {}
+      : { toolTokenBudget: budget === 'off' ? false : integerIn('--tool-token-budget', budget, 100, 1_000_000) }),
+    methods: {
+      ...(values['include-method'] === undefined ? {} : { include: values['include-method'] }),
+      ...(values['exclude-method'] === undefined ? {} : { exclude: values['exclude-method'] }),
+    },
     deadlineMs: values.deadline === undefined ? 30_000 : integerIn('--deadline', values.deadline, 1, 2 ** 31 - 1),
     forwardHeaders,
     ...(auth === undefined ? {} : { auth }),

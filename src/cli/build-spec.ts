@@ -3,21 +3,18 @@
  * in-process output (codegen's `compileProto`: validators compiled with the
  * code generator's Ajv), as the spec `createProtoServer` takes.
  */
-import { buildProto, compileProto, type CompiledProto } from '../codegen/index.ts'
+import { buildProto, compileProto, type CompiledProto, type ToolBuildOptions } from '../codegen/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import type { ProtoServerSpec } from '../runtime/types.ts'
-import type { Profile, ToolNames } from '../schema/index.ts'
+import type { ToolCost } from '../schema/index.ts'
 
-/** Options of {@link buildServerSpec}. */
-export interface BuildSpecOptions {
+/** Options of {@link buildServerSpec}: the plugin's options of the same names. */
+export interface BuildSpecOptions extends Pick<
+  ToolBuildOptions,
+  'profile' | 'toolNames' | 'toolTokenBudget' | 'typeTool' | 'methods' | 'methodScopes'
+> {
   /** Directories searched for imports (resolved against the working directory). @default [] */
   importPaths?: string[]
-  /** @default 'portable' */
-  profile?: Profile
-  /** How tools are named (see the plugin's `toolNames` option). @default 'method' */
-  toolNames?: ToolNames
-  /** OAuth scopes by method glob (see the plugin's `methodScopes` option). @default {} */
-  methodScopes?: Readonly<Record<string, string | readonly string[]>>
 }
 
 /** A spec, the build warnings of every stage, and the verbose report (what the schemas leave out). */
@@ -25,6 +22,8 @@ export interface BuiltSpec {
   spec: ProtoServerSpec
   warnings: BuildWarning[]
   notes: string[]
+  /** Each listed tool's token count and the client rule sets that reject it (counted when asked). */
+  costs: () => ToolCost[]
 }
 
 /** The compiled output as the runtime's spec type (Ajv's validators are the runtime's `ValidateFunction`s). */

@@ -7,11 +7,11 @@ import { resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { grpc } from '../grpc/grpc-backend.ts'
 import { withFix, type BuildWarning, type BuildWarningCode } from '../proto/index.ts'
-import { methodGlob } from '../schema/index.ts'
 import { packageVersion } from '../proto/package-root.ts'
 import { createProtoServer, type Logger } from '../server/index.ts'
 import { HELP, parseCli, type ServeCommand } from './args.ts'
 import { buildServerSpec, type BuiltSpec } from './build-spec.ts'
+import { costNote } from '../codegen/index.ts'
 import { reflectSpec, watchReflection } from './reflect-server.ts'
 
 const log = (line: string): void => {
@@ -27,6 +27,10 @@ const serverLogger: Logger = {
 /** Fixes the command says with its own flags instead of the plugin's options, by warning code. */
 export const CLI_FIXES: Partial<Record<BuildWarningCode, string>> = {
   TOOL_NAME_CLASH: 'pass --tool-names service or qualified to keep both',
+  TOOL_OVER_BUDGET: 'raise --tool-token-budget, or leave the RPC out with --exclude-method',
+  TOO_MANY_TOOLS: 'choose the RPCs with --include-method or --exclude-method',
+  LIST_OVER_TOKENS: 'choose the RPCs with --include-method or --exclude-method, or lower --tool-token-budget',
+  METHOD_PATTERN_UNMATCHED: 'check the full name, package.Service.Method, given to --include-method, --exclude-method or --method-scope',
 }
 
 /** A build warning as the command says it: the fix in terms of its flags where the plugin's option is a flag here. */
@@ -35,14 +39,22 @@ export function cliWarning(warning: BuildWarning): BuildWarning {
   return fix === undefined ? warning : withFix(warning, fix)
 }
 
+/** The command's budget and method options, as the build takes them (unset ones left out). */
+function budgetOptions(options: ServeCommand): { toolTokenBudget?: number | false; methods?: ServeCommand['methods'] } {
+  return {
+    ...(options.toolTokenBudget === undefined ? {} : { toolTokenBudget: options.toolTokenBudget }),
+    ...(options.methods.include || options.methods.exclude ? { methods: options.methods } : {}),
+  }
+}
+
 /**
  * What the command warns of the tools' scopes: tools that need scopes
- * without `--auth-issuer` exist for no one, and a `--method-scope` glob
- * that matches no RPC is likely a typo (its RPCs would need no scope).
+ * without `--auth-issuer` exist for no one. (A `--method-scope` glob that
+ * matches no RPC is a build warning, as a `methodScopes` one is.)
  */
 export function scopeWarnings(
-  tools: ReadonlyArray<{ name: string; service: string; method: string; scopes?: readonly string[] }>,
-  options: Pick<ServeCommand, 'auth' | 'methodScopes'>,
+  tools: ReadonlyArray<{ name: string; scopes?: readonly string[] }>,
+  options: Pick<ServeCommand, 'auth'>,
 ): string[] {
   const out: string[] = []
   const scoped = tools.filter((tool) => tool.scopes?.length)
@@ -51,10 +63,6 @@ export function scopeWarnings(
       `${scoped.length} ${scoped.length === 1 ? 'tool needs' : 'tools need'} OAuth scopes (${scoped.map((t) => t.name).join(', ')}): ` +
         'without --auth-issuer no caller has a scope, so they are not served',
     )
-  }
-  for (const glob of Object.keys(options.methodScopes)) {
-    const matches = methodGlob(glob)
-    if (!tools.some((tool) => matches(`${tool.service}.${tool.method}`))) out.push(`--method-scope ${glob} matches no RPC served`)
   }
   return out
 }
@@ -74,6 +82,7 @@ async function serve(options: ServeCommand): Promise<number> {
       ...(options.services.length > 0 ? { services: options.services } : {}),
       profile: options.profile,
       toolNames: options.toolNames,
+      ...budgetOptions(options),
       methodScopes: options.methodScopes,
     })
     built = reflected
@@ -85,6 +94,7 @@ async function serve(options: ServeCommand): Promise<number> {
       importPaths: options.importPaths.map((dir) => resolve(dir)),
       profile: options.profile,
       toolNames: options.toolNames,
+      ...budgetOptions(options),
       methodScopes: options.methodScopes,
     })
     buildMs = performance.now() - started
@@ -107,7 +117,7 @@ async function serve(options: ServeCommand): Promise<number> {
   }
   const warn = (warning: BuildWarning): void => log(`warning: ${cliWarning(warning).message}`)
   for (const warning of warnings) warn(warning)
-  if (options.verbose) for (const note of notes) log(`note: ${note}`)
+  if (options.verbose) for (const note of [...notes, ...built.costs().map(costNote)]) log(`note: ${note}`)
   for (const line of scopeWarnings(spec.tools, options)) log(`warning: ${line}`)
   const server = createProtoServer(spec).logging({ logger: serverLogger })
   const backend = grpc(options.grpc, {
@@ -127,6 +137,7 @@ async function serve(options: ServeCommand): Promise<number> {
           ...(options.services.length > 0 ? { services: options.services } : {}),
           profile: options.profile,
           toolNames: options.toolNames,
+          ...budgetOptions(options),
           methodScopes: options.methodScopes,
           onChange: (next) => {
             for (const warning of next.warnings) warn(warning)

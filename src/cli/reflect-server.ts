@@ -11,7 +11,7 @@ import { fetchDescriptors, type ReflectedServices, type ReflectionOptions } from
 import { serverName } from '../codegen/index.ts'
 import { buildWarning, modelFromDescriptors, type BuildWarning } from '../proto/index.ts'
 import type { Backend } from '../runtime/backend.ts'
-import type { Profile, ToolNames } from '../schema/index.ts'
+import type { MethodFilter, Profile, ToolNames } from '../schema/index.ts'
 import { createProtoServer, type Server } from '../server/index.ts'
 import { specFromModel, type BuiltSpec } from './build-spec.ts'
 
@@ -27,6 +27,10 @@ export interface ReflectOptions {
   profile?: Profile
   /** How tools are named, as the plugin's `toolNames` option. @default 'method' */
   toolNames?: ToolNames
+  /** The token budget of one tool, as the plugin's `toolTokenBudget` option. @default 1500 */
+  toolTokenBudget?: number | false
+  /** Which RPCs become tools, as the plugin's `methods` option. @default every RPC */
+  methods?: MethodFilter
   /** OAuth scopes by method glob, as the plugin's `methodScopes` option. @default {} */
   methodScopes?: Readonly<Record<string, string | readonly string[]>>
   /** The server's name (`serverInfo.name`, and the name budget's server part). @default the first service's file name without `.proto` */
@@ -107,6 +111,8 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
   const built = specFromModel(model, name, {
     ...(options.profile ? { profile: options.profile } : {}),
     ...(options.toolNames ? { toolNames: options.toolNames } : {}),
+    ...(options.toolTokenBudget !== undefined ? { toolTokenBudget: options.toolTokenBudget } : {}),
+    ...(options.methods ? { methods: options.methods } : {}),
     ...(options.methodScopes ? { methodScopes: options.methodScopes } : {}),
   })
   const buildMs = performance.now() - started

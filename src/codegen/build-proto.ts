@@ -10,7 +10,7 @@ import { basename } from 'node:path'
 import { loadProto } from '../proto/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { buildTools } from '../schema/index.ts'
-import type { BuildToolsOptions, Profile, ToolSchema } from '../schema/index.ts'
+import type { BuildToolsOptions, Profile, ToolCost, ToolSchema, TypeDetail } from '../schema/index.ts'
 import type { LenientPlan } from '../schema/lenient-plan.ts'
 import { compileValidatorsInProcess } from './compile-validators.ts'
 import { emitModuleDeclarations } from './emit-dts.ts'
@@ -19,7 +19,15 @@ import { emitModuleWithWarnings } from './emit-module.ts'
 /** How the tools are built: the plugin's options of the same names. */
 export type ToolBuildOptions = Pick<
   BuildToolsOptions,
-  'profile' | 'toolNames' | 'recursionDepth' | 'toolNameBudget' | 'shortenToolNames' | 'methodScopes'
+  | 'profile'
+  | 'toolNames'
+  | 'recursionDepth'
+  | 'toolNameBudget'
+  | 'shortenToolNames'
+  | 'toolTokenBudget'
+  | 'typeTool'
+  | 'methods'
+  | 'methodScopes'
 >
 
 /** Options of {@link buildProto}. */
@@ -49,6 +57,10 @@ export interface BuiltProto {
   warnings: BuildWarning[]
   /** The verbose report: what the schemas leave out (e.g. `buf.validate` CEL rules). */
   notes: string[]
+  /** The type tool and its answers, when the token budget cut something. */
+  types?: TypeDetail
+  /** Each listed tool's token count and the client rule sets that reject it (counted when asked). */
+  costs: () => ToolCost[]
 }
 
 /** The server name of a `.proto`: its base name without `.proto`. */
@@ -64,6 +76,9 @@ export function toolOptions(options: ToolBuildOptions): ToolBuildOptions {
   if (options.recursionDepth !== undefined) out.recursionDepth = options.recursionDepth
   if (options.toolNameBudget !== undefined) out.toolNameBudget = options.toolNameBudget
   if (options.shortenToolNames !== undefined) out.shortenToolNames = options.shortenToolNames
+  if (options.toolTokenBudget !== undefined) out.toolTokenBudget = options.toolTokenBudget
+  if (options.typeTool !== undefined) out.typeTool = options.typeTool
+  if (options.methods !== undefined) out.methods = options.methods
   if (options.methodScopes !== undefined) out.methodScopes = options.methodScopes
   return out
 }
@@ -86,6 +101,8 @@ export function buildProto(source: string | ModelSource, options: BuildProtoOpti
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
     warnings: [...model.warnings, ...built.warnings],
     notes: built.notes,
+    ...(built.types === undefined ? {} : { types: built.types }),
+    costs: built.costs,
   }
 }
 
@@ -109,6 +126,8 @@ export interface EmittedProto {
   notes: string[]
   /** The body of the module's `declare module` block, when asked for. */
   declarations?: string
+  /** Each listed tool's token count and the client rule sets that reject it (counted when asked: the verbose report). */
+  costs: () => ToolCost[]
 }
 
 /** Output one: the `?mcp` module's source, its validators compiled to standalone code. */
@@ -118,6 +137,7 @@ export function emitProto(built: BuiltProto, options: EmitProtoOptions = {}): Em
     profile: built.profile,
     hmr: options.hmr ?? false,
     ...(built.lenient ? { lenient: built.lenient } : {}),
+    ...(built.types ? { types: built.types } : {}),
   })
   return {
     code: emitted.code,
@@ -125,6 +145,7 @@ export function emitProto(built: BuiltProto, options: EmitProtoOptions = {}): Em
     warnings: [...built.warnings, ...emitted.warnings],
     notes: built.notes,
     ...(options.declarations ? { declarations: emitModuleDeclarations(built.model) } : {}),
+    costs: built.costs,
   }
 }
 
@@ -147,6 +168,7 @@ export interface CompiledSpec {
   /** Every service with all its RPC names, tools or not. */
   services: Record<string, string[]>
   lenient?: LenientPlan
+  types?: TypeDetail
 }
 
 /** The result of {@link compileProto}. */
@@ -156,6 +178,13 @@ export interface CompiledProto {
   warnings: BuildWarning[]
   /** The verbose report: what the schemas leave out. */
   notes: string[]
+  /** Each listed tool's token count and the client rule sets that reject it (counted when asked). */
+  costs: () => ToolCost[]
+}
+
+/** The verbose report's line for one tool: its token count and the client rule sets that reject it. */
+export function costNote(cost: ToolCost): string {
+  return `tool "${cost.name}": ${cost.tokens} tokens${cost.rejectedBy.length > 0 ? `; rejected by ${cost.rejectedBy.join(', ')}` : ''}`
 }
 
 /**
@@ -181,8 +210,9 @@ export function compileProto(built: BuiltProto): CompiledProto {
     tools,
     services: Object.fromEntries(built.model.services.map((service) => [service.fullName, service.methods.map((m) => m.name)])),
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
+    ...(built.types === undefined ? {} : { types: built.types }),
   }
-  return { spec, warnings: [...built.warnings, ...compiled.warnings], notes: built.notes }
+  return { spec, warnings: [...built.warnings, ...compiled.warnings], notes: built.notes, costs: built.costs }
 }
 
 /** Options of {@link buildMcpModule}. */

@@ -30,6 +30,8 @@ export interface EmitModuleOptions {
   hmr?: boolean
   /** The lenient pass's table (`buildTools`'s `lenient`): every spelling protobuf JSON reads is accepted. */
   lenient?: unknown
+  /** The type tool and its answers (`buildTools`'s `types`), when the token budget cut something. */
+  types?: unknown
 }
 
 /** The result of {@link emitModule}. */
@@ -185,9 +187,13 @@ export function emitModuleWithWarnings(
           `const lenient = ${json(sortKeys(options.lenient))}`,
           '',
         ]),
+    ...(options.types === undefined
+      ? []
+      : ['// The type tool: the schemas of the messages the token budget cut, by name.', `const types = ${json(options.types)}`, '']),
     emitDefaultExport(
       `${CREATE_SERVER}({ name: ${JSON.stringify(options.name)}, version: ${JSON.stringify(version)}, ` +
-        `profile: ${JSON.stringify(profile)}, descriptor, tools, services${options.lenient === undefined ? '' : ', lenient'} })`,
+        `profile: ${JSON.stringify(profile)}, descriptor, tools, services${options.lenient === undefined ? '' : ', lenient'}` +
+        `${options.types === undefined ? '' : ', types'} })`,
       options.hmr ?? false,
     ),
     '',

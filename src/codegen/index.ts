@@ -2,7 +2,7 @@
  * The codegen stage: tools + model → the `?mcp` module's source; and the one
  * build pipeline (`.proto` → model → tools → module source or in-process spec).
  */
-export { buildMcpModule, buildProto, compileProto, emitProto, serverName, toolOptions } from './build-proto.ts'
+export { buildMcpModule, buildProto, compileProto, costNote, emitProto, serverName, toolOptions } from './build-proto.ts'
 export type {
   BuildMcpModuleOptions,
   BuildProtoOptions,

@@ -3,7 +3,7 @@
  * stage may import it; it imports nothing of the project.
  */
 export { PROFILES, TOOL_SPEC_KEYS } from './tool-spec.ts'
-export type { JsonSchema, LongRunning, Profile, ToolAnnotations, ToolSpec } from './tool-spec.ts'
+export type { JsonSchema, LongRunning, Profile, ToolAnnotations, ToolCuts, ToolSpec } from './tool-spec.ts'
 export { AJV_IMPORTS, CODEC_IMPORTS, CREATE_SERVER, GENERATED_IMPORTS, INTERNAL_MODULE, RUNTIME_MODULE } from './generated-imports.ts'
 export type { GeneratedImport } from './generated-imports.ts'
 export { HOT_DATA_SERVER, HOT_SERVERS_KEY, HOT_UPDATE_KEY } from './hot-reload.ts'

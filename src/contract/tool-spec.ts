@@ -60,6 +60,12 @@ export interface ToolSpec {
    */
   serverStreaming?: boolean
   /**
+   * Where the token budget put placeholders (`portable`, `strict`;
+   * docs/profiles.md §Token budget): an error below one names the message
+   * and the tool that gives its schema.
+   */
+  cuts?: ToolCuts
+  /**
    * OAuth scopes a caller needs for the tool to exist for it (docs/serving.md §5),
    * from `(proto_mcp.service)`, `(proto_mcp.tool)` and the `methodScopes` option; sorted.
    */
@@ -78,6 +84,12 @@ export interface LongRunning {
   metadataType?: string
 }
 
+/** A tool's placeholders: the type tool's name and, per placeholder, its JSON Pointer (`*` for any array index) and message. */
+export interface ToolCuts {
+  typeTool: string
+  at: ReadonlyArray<{ path: string; type: string }>
+}
+
 /** Every key of {@link ToolSpec}: the fields of a built tool a generated module carries. */
 export const TOOL_SPEC_KEYS = [
   'name',
@@ -91,6 +103,7 @@ export const TOOL_SPEC_KEYS = [
   'requestType',
   'responseType',
   'serverStreaming',
+  'cuts',
   'scopes',
   'longRunning',
 ] as const satisfies readonly (keyof ToolSpec)[]

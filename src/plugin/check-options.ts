@@ -33,6 +33,28 @@ const PLUGIN_RULES: Record<keyof Options, Rule> = {
     test: (v) => v === false || (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 128),
   },
   shortenToolNames: { accepts: 'true or false', test: (v) => typeof v === 'boolean' },
+  toolTokenBudget: {
+    accepts: 'false or a whole number from 100 to 1000000',
+    test: (v) => v === false || (Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 1_000_000),
+  },
+  typeTool: { accepts: 'a tool name of letters, digits and "_"', test: (v) => typeof v === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(v) },
+  methods: {
+    accepts: 'an object { include?, exclude? } of arrays of method names or globs',
+    test: (v) =>
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      Object.keys(v).every((k) => k === 'include' || k === 'exclude') &&
+      Object.values(v).every((list) => list === undefined || (Array.isArray(list) && list.every((p) => typeof p === 'string' && p !== ''))),
+  },
+  methodScopes: {
+    accepts: 'an object of method globs to a scope or an array of scopes',
+    test: (v) =>
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      Object.entries(v).every(([glob, s]) => glob !== '' && (isScope(s) || (Array.isArray(s) && s.length > 0 && s.every(isScope)))),
+  },
   include: {
     accepts: 'a glob, a RegExp or an array of them',
     test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)),
@@ -45,14 +67,6 @@ const PLUGIN_RULES: Record<keyof Options, Rule> = {
   dev: {
     accepts: 'an object { server, path?, loadTimeoutMs?, auth? }',
     test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
-  },
-  methodScopes: {
-    accepts: 'an object of method globs to a scope or an array of scopes',
-    test: (v) =>
-      v !== null &&
-      typeof v === 'object' &&
-      !Array.isArray(v) &&
-      Object.entries(v).every(([glob, s]) => glob !== '' && (isScope(s) || (Array.isArray(s) && s.length > 0 && s.every(isScope)))),
   },
 }
 

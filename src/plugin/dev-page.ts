@@ -1,16 +1,26 @@
 /**
  * The `/__mcp/` page on Vite's dev server: plain HTML and JS shipped in the
- * package's `page/` folder, talking to the mounted MCP endpoint.
+ * package's `page/` folder, talking to the mounted MCP endpoint; and
+ * `POST /__mcp/costs`, what each tool of the list the page got costs a
+ * model and which client rule sets reject it (docs/profiles.md §Token budget).
  */
 import { existsSync, readFileSync } from 'node:fs'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ViteDevServer } from 'vite'
 import { packageRoot } from '../proto/package-root.ts'
-import { pathOf } from './dev-mount.ts'
+import { toolCosts } from '../schema/index.ts'
+import { isOwnOrigin, pathOf } from './dev-mount.ts'
 
 /** Where the page lives on the dev server. */
 export const PAGE_PATH = '/__mcp/'
+
+/** Where the page posts its tool list for the costs. */
+export const COSTS_PATH = `${PAGE_PATH}costs`
+
+/** The largest tool list the costs read (an unbudgeted Firestore list is about 1.5 MB). */
+const MAX_COSTS_BODY = 16 * 1024 * 1024
 
 /** The page's assets: their content type, and whether the package build makes them (`dist/page/`) or they ship as written (`page/`). */
 const ASSETS: Record<string, { type: string; built: boolean }> = {
@@ -46,7 +56,66 @@ export function pageHtml(template: string, endpoint: string, viteClient: string 
   return html
 }
 
-/** Serves the page at `/__mcp/` (and its assets) for the MCP endpoint at `endpoint`. */
+function replyJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
+  res.end(JSON.stringify(body))
+}
+
+/** The request's body as text; `undefined` past `limit` bytes. */
+async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > limit) return undefined
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** What is wrong with a costs request's body (`{ server?, tools: [{ name, description?, inputSchema }] }`), or `undefined`. */
+function costsProblem(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'the body must be a JSON object { server?, tools }'
+  const { server, tools } = body as { server?: unknown; tools?: unknown }
+  if (server !== undefined && typeof server !== 'string') return '"server" must be a string'
+  if (!Array.isArray(tools)) return '"tools" must be the array of a tools/list result'
+  const bad = tools.findIndex(
+    (t) =>
+      t === null ||
+      typeof t !== 'object' ||
+      typeof (t as { name?: unknown }).name !== 'string' ||
+      !['string', 'undefined'].includes(typeof (t as { description?: unknown }).description),
+  )
+  return bad === -1 ? undefined : `"tools[${bad}]" must be a tool { name, description?, inputSchema }`
+}
+
+/**
+ * Answers `POST /__mcp/costs`: for the posted tool list (what `tools/list`
+ * gave the page, hand-written tools too), each tool's o200k tokens and the
+ * client rule sets that reject it, as the build's verbose report counts them.
+ * Only the dev server's own pages may ask (a JSON body, a same-origin `Origin`).
+ */
+async function answerCosts(server: ViteDevServer, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const origin = req.headers.origin
+  if (origin !== undefined && !isOwnOrigin(server, origin, req.headers.host))
+    return replyJson(res, 403, { error: `forbidden origin "${origin}": only pages of this dev server may ask for the costs` })
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+    return replyJson(res, 415, { error: 'the costs take an application/json body { server?, tools }' })
+  const text = await readBody(req, MAX_COSTS_BODY)
+  if (text === undefined) return replyJson(res, 413, { error: `the tool list passes ${MAX_COSTS_BODY} bytes` })
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch (error) {
+    return replyJson(res, 400, { error: `the body is not JSON: ${(error as Error).message}` })
+  }
+  const problem = costsProblem(body)
+  if (problem !== undefined) return replyJson(res, 400, { error: problem })
+  const { server: name, tools } = body as { server?: string; tools: Array<{ name: string; description?: string; inputSchema: unknown }> }
+  replyJson(res, 200, { costs: toolCosts(tools, name ?? '') })
+}
+
+/** Serves the page at `/__mcp/` (and its assets) for the MCP endpoint at `endpoint`, and its costs. */
 export function mountDevPage(server: ViteDevServer, endpoint: string): void {
   const dirs = findPageDirs()
   const base = server.config.base.replace(/\/$/, '')
@@ -57,6 +126,7 @@ export function mountDevPage(server: ViteDevServer, endpoint: string): void {
       res.writeHead(302, { location: PAGE_PATH })
       return void res.end()
     }
+    if (path === COSTS_PATH && req.method === 'POST') return void answerCosts(server, req, res).catch(next)
     if (!path.startsWith(PAGE_PATH) || (req.method !== 'GET' && req.method !== 'HEAD')) return next()
     const name = path.slice(PAGE_PATH.length)
     let body: string

@@ -4,7 +4,7 @@
 import type { FilterPattern } from '@rollup/pluginutils'
 import type { AuthOptions } from '../contract/auth-options.ts'
 import type { Profile } from '../codegen/index.ts'
-import type { ToolNames } from '../schema/index.ts'
+import type { MethodFilter, ToolNames } from '../schema/index.ts'
 
 /** Options of the `unplugin-proto-mcp` plugin (the same for every bundler). */
 export interface Options {
@@ -47,6 +47,30 @@ export interface Options {
    */
   shortenToolNames?: boolean
   /**
+   * `portable`/`strict`: the most o200k tokens one tool may cost a model
+   * (name, description and input schema as compact JSON). Nested messages
+   * past it become placeholders (JSON text) whose schema the type tool
+   * gives, comments are cut to their first paragraph (docs/profiles.md).
+   * `false`: every message inlined, every comment whole.
+   * @default 1500
+   */
+  toolTokenBudget?: number | false
+  /**
+   * The name of the tool that gives the schema of a message a placeholder
+   * names (there only when the budget cut something).
+   * @default 'describe_type'
+   */
+  typeTool?: string
+  /**
+   * Which RPCs become tools, by full name or glob (`*` any run of
+   * characters but `.`, `**` any run; docs/mapping.md §1 "Method globs"):
+   * `include` keeps only the matching ones, `exclude` then drops matching
+   * ones. (Not `include`/`exclude`: those choose `.proto` files.) A pattern
+   * that matches no RPC warns.
+   * @default every RPC
+   */
+  methods?: MethodFilter
+  /**
    * How tools are named: `'method'` → `SetVibe` (as Topeka), `'service'` →
    * `VibeService_SetVibe`, `'qualified'` → `examples_v1_VibeService_SetVibe`,
    * or a function of `{ service, method, package, fullName }`. A
@@ -58,7 +82,7 @@ export interface Options {
   /**
    * OAuth scopes by method glob over RPCs' full names, e.g.
    * `{ 'google.firestore.v1.Firestore.Delete*': 'firestore.write' }`
-   * (`*` within a name, `**` across dots): a tool exists only for callers
+   * (the globs of `methods`): a tool exists only for callers
    * whose token has every scope of every glob matching its RPC, and those
    * of `(proto_mcp.service)` and `(proto_mcp.tool)` (docs/serving.md §5).
    * @default {}

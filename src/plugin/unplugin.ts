@@ -10,7 +10,7 @@ import { createUnplugin } from 'unplugin'
 import type { UnpluginInstance } from 'unplugin'
 import type { ViteDevServer } from 'vite'
 import { isProtoError } from '../proto/index.ts'
-import { buildMcpModule, toolOptions, type BuiltMcpModule } from '../codegen/index.ts'
+import { buildMcpModule, costNote, toolOptions, type BuiltMcpModule } from '../codegen/index.ts'
 import { clearOverlay, DEFAULT_DEV_PATH, mountDevServer, sendToOverlay } from './dev-mount.ts'
 import { mountDevPage } from './dev-page.ts'
 import type { Options } from './options.ts'
@@ -248,7 +248,7 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
         if (devServer && failedInDev.delete(id)) clearOverlay(devServer)
         for (const watched of built.watchFiles) this.addWatchFile(watched)
         for (const warning of built.warnings) this.warn(`${file}: ${warning.message}`)
-        if (options.verbose) for (const note of built.notes) this.warn(`${file}: ${note}`)
+        if (options.verbose) for (const note of [...built.notes, ...built.costs().map(costNote)]) this.warn(`${file}: ${note}`)
         if (built.declarations !== undefined) {
           const target = declarationFile()!
           // Types are a convenience: a failed write warns, the build goes on.

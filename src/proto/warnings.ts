@@ -20,6 +20,16 @@ export const BUILD_WARNING_CODES = {
   RECURSION_SHALLOWER: 'a recursive message was inlined less deep',
   /** schema/: two RPCs got the same tool name; the last one wins. */
   TOOL_NAME_CLASH: 'two RPCs got the same tool name',
+  /** schema/: a tool costs more tokens than the budget even with every nested message cut. */
+  TOOL_OVER_BUDGET: 'a tool is over the token budget',
+  /** schema/: a `methods` pattern or a `methodScopes` glob matches no RPC. */
+  METHOD_PATTERN_UNMATCHED: 'a methods pattern or methodScopes glob matches no RPC',
+  /** schema/: an RPC's tool has the type tool's name, so the type tool is left out. */
+  TYPE_TOOL_CLASH: 'a tool has the type tool name',
+  /** schema/: the server lists more tools than some clients take. */
+  TOO_MANY_TOOLS: 'more tools than some clients take',
+  /** schema/: the tool list costs more tokens than the documented total. */
+  LIST_OVER_TOKENS: 'the tool list is over the token total',
   /** codegen/: what Ajv logged while compiling a validator (e.g. an unknown format). */
   AJV_LOG: 'Ajv logged a warning while compiling a validator',
   /** cli/ (reflection): a listed service the gRPC server sends no descriptor for. */

@@ -31,7 +31,7 @@ function validationFailure(tool: CompiledTool, input: unknown): string | undefin
   } catch (error) {
     return error instanceof RangeError ? NESTED_TOO_DEEPLY : `${INVALID_ARGUMENTS}: ${messageOf(error)}`
   }
-  return renderValidationErrors(validate.errors ?? [], input)
+  return renderValidationErrors(validate.errors ?? [], input, tool.spec)
 }
 
 /**

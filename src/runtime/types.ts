@@ -73,6 +73,13 @@ export interface LenientPlan {
   enums: Record<string, Record<string, string>>
 }
 
+/** The type tool of a server whose tools the token budget cut (docs/profiles.md §Token budget): its listing and answers. */
+export interface TypeDetailSpec {
+  tool: { name: string; description: string; inputSchema: JsonSchema }
+  /** Answer texts (JSON) by message full name or tool name. */
+  answers: Record<string, string>
+}
+
 /** Everything a generated module hands to `createProtoServer`. */
 export interface ProtoServerSpec {
   /** serverInfo.name (the proto's file name without `.proto`). */
@@ -90,6 +97,8 @@ export interface ProtoServerSpec {
   services: Record<string, string[]>
   /** The lenient pass's table: every spelling protobuf JSON reads is accepted (every profile but `topeka`). */
   lenient?: LenientPlan
+  /** The type tool, when the token budget cut a tool's schema. */
+  types?: TypeDetailSpec
 }
 
 /** MCP log levels, least severe first. */

@@ -3,6 +3,8 @@
  * `invalid arguments: /vibe: 5 is not of type "string"; ...`.
  */
 import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD } from '../contract/index.ts'
+import type { JsonSchema, ToolCuts } from '../contract/index.ts'
+import { nearestName } from './nearest.ts'
 import type { ValidationError } from './types.ts'
 
 /** The prefix of every validation failure text. */
@@ -18,11 +20,17 @@ const json = (value: unknown): string => {
 }
 const plural = (n: unknown, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
 
+/** An enum error lists every value while they take at most this many characters (a few hundred tokens). */
+export const MAX_LISTED_CHARS = 1000
+
 function list(values: readonly unknown[]): string {
   const names = values.map(json)
   if (names.length <= 1) return names.join('')
-  if (names.length <= 3) return `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`
-  return `${names[0]}, ${names[1]} or ${names.length - 2} other candidates`
+  let length = 0
+  let shown = 0
+  while (shown < names.length && length + names[shown]!.length <= MAX_LISTED_CHARS) length += names[shown++]!.length + 2
+  if (shown === names.length) return `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`
+  return `${names.slice(0, shown).join(', ')} or ${names.length - shown} other candidates (the schema lists them)`
 }
 
 function typeNames(error: ValidationError): string[] {
@@ -143,7 +151,7 @@ export function valueAt(data: unknown, pointer: string): unknown {
  * `data` is the validated value: errors without `data` of their own (Ajv's
  * `verbose` is off) show the value at their `instancePath` in it.
  */
-export function renderValidationErrors(errors: readonly ValidationError[], data?: unknown): string {
+export function renderValidationErrors(errors: readonly ValidationError[], data?: unknown, tool?: ToolSchemas): string {
   // A combiner's own text stands for its branches' errors.
   const combiners: Combiner[] = []
   for (const e of errors) {
@@ -187,14 +195,57 @@ export function renderValidationErrors(errors: readonly ValidationError[], data?
   const shown = Math.min(entries.length, MAX_RENDERED_ERRORS)
   for (let i = 0; i < shown; i++) {
     const { error, names } = entries[i]!
+    if (names !== undefined && tool !== undefined) {
+      // A generated tool knows its fields: each unknown one at its own path, with the nearest field's name.
+      const known = fieldsAt(tool.inputSchema, error.instancePath)
+      for (const name of names) {
+        const path = `${error.instancePath}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`
+        const near = known === undefined ? undefined : nearestName(name, known)
+        parts.push(`${path}: unknown field${near === undefined ? '' : ` (did you mean "${near}"?)`}${cutHint(tool.cuts, path)}`)
+      }
+      continue
+    }
     if (names !== undefined && names.length > 1) {
       const quoted = names.map((n) => `'${n}'`).join(', ')
       parts.push(`${error.instancePath}: Additional properties are not allowed (${quoted} were unexpected)`)
     } else {
-      parts.push(`${error.instancePath}: ${validationMessage(error, valueOf)}`)
+      parts.push(`${error.instancePath}: ${validationMessage(error, valueOf)}${cutHint(tool?.cuts, error.instancePath)}`)
     }
   }
   const more = entries.length - shown
   if (more > 0) parts.push(`... and ${more} more ${more === 1 ? 'error' : 'errors'}`)
   return INVALID_ARGUMENTS + parts.join('; ')
+}
+
+/** What the texts read of a generated tool: its advertised schema (field names) and its placeholders. */
+export interface ToolSchemas {
+  inputSchema?: JsonSchema
+  cuts?: ToolCuts
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** The property names the advertised schema gives the object at `pointer`, when it spells that object out. */
+function fieldsAt(schema: JsonSchema | undefined, pointer: string): string[] | undefined {
+  let at: unknown = schema
+  for (const raw of pointer === '' ? [] : pointer.slice(1).split('/')) {
+    if (!isRecord(at)) return undefined
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    at = isRecord(at.properties) && Object.hasOwn(at.properties, key) ? at.properties[key] : /^\d+$/.test(key) ? at.items : undefined
+  }
+  return isRecord(at) && isRecord(at.properties) ? Object.keys(at.properties) : undefined
+}
+
+/** ` (<placeholder> is <type>; schema: <type tool>)` for an error at or below a placeholder, else ''. */
+function cutHint(cuts: ToolCuts | undefined, pointer: string): string {
+  if (cuts === undefined) return ''
+  const segments = pointer.split('/')
+  for (const cut of cuts.at) {
+    const want = cut.path.split('/')
+    if (want.length > segments.length) continue
+    if (want.every((s, i) => s === segments[i] || (s === '*' && /^\d+$/.test(segments[i]!)))) {
+      return ` (${segments.slice(0, want.length).join('/')} is ${cut.type}; schema: ${cuts.typeTool})`
+    }
+  }
+  return ''
 }

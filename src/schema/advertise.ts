@@ -7,7 +7,7 @@
  */
 import { X_MCP_HEADER } from '../contract/index.ts'
 import type { JsonSchema, Profile } from './types.ts'
-import { NOTE } from './scalar-schema.ts'
+import { NOTE, TYPE_MARK } from './scalar-schema.ts'
 import { setOwn } from './sort-keys.ts'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- schema nodes are plain JSON read key by key
@@ -42,12 +42,12 @@ const show = (value: unknown): string => JSON.stringify(value)
 const isNumeric = (type: unknown): boolean =>
   type === 'number' || type === 'integer' || (Array.isArray(type) && (type.includes('number') || type.includes('integer')))
 
-/** The validator's schema without the notes meant for descriptions (what Ajv compiles). */
+/** The validator's schema without the notes meant for descriptions and the budget's type marks (what Ajv compiles). */
 export function stripNotes<T>(schema: T): T {
   if (Array.isArray(schema)) return schema.map(stripNotes) as T
   if (schema === null || typeof schema !== 'object') return schema
   const out: Json = {}
-  for (const [key, value] of Object.entries(schema)) if (key !== NOTE) setOwn(out, key, stripNotes(value))
+  for (const [key, value] of Object.entries(schema)) if (key !== NOTE && key !== TYPE_MARK) setOwn(out, key, stripNotes(value))
   return out as T
 }
 
@@ -105,7 +105,8 @@ function advertiseNode(node: Json, strict: boolean): Json {
       delete out.enum
       continue
     }
-    if (KEPT.has(key)) continue
+    // The budget's mark (schema/budget.ts): it reads it and takes it out.
+    if (KEPT.has(key) || key === TYPE_MARK) continue
     delete out[key]
     const note = keywordNote(key, value, out)
     if (note) notes.push(note)

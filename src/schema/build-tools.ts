@@ -7,8 +7,15 @@ import type { JsonSchema, Profile } from './types.ts'
 import type { ProtoModel } from '../proto/model.ts'
 import { longRunningOf } from './long-running.ts'
 import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
-import { describeComment, splitName } from './describe.ts'
+import { descriptionAt, describeComment, DESCRIPTION_LEVELS, splitName } from './describe.ts'
+import type { DescriptionLevel } from './describe.ts'
 import { advertise, stripNotes } from './advertise.ts'
+import { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels } from './budget.ts'
+import type { Cut } from './budget.ts'
+import { checkClientRules, type CheckedTool } from './client-rules.ts'
+import { toolText, toolTokens } from './tokens.ts'
+import { buildTypeDetail } from './type-detail.ts'
+import type { DetailedTool, TypeDetail } from './type-detail.ts'
 import { lenientPlan } from './lenient-plan.ts'
 import type { LenientPlan } from './lenient-plan.ts'
 import { DEFAULT_RECURSION_DEPTH, messageSchema } from './message-schema.ts'
@@ -16,7 +23,8 @@ import { isPortable } from './scalar-schema.ts'
 import { sortKeys } from './sort-keys.ts'
 import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
 import type { RpcName, ToolNames } from './tool-name.ts'
-import { methodGlob } from './method-glob.ts'
+import { methodFilter, methodGlobs } from './method-glob.ts'
+import type { MethodFilter } from './method-glob.ts'
 import { toolMetadata, toolScopes } from './tool-options.ts'
 import type { ToolMetadata } from './tool-options.ts'
 
@@ -65,11 +73,34 @@ export interface BuildToolsOptions {
    */
   shortenToolNames?: boolean
   /**
+   * `portable`/`strict`: the most o200k tokens one tool may cost a model
+   * (its name, description and input schema as compact JSON; docs/profiles.md
+   * §Token budget). Nested messages past it become placeholders whose schema
+   * the type tool gives; comments are cut to their first paragraph. `false`:
+   * every message inlined, every comment whole. `full` and `topeka` keep
+   * exact schemas and ignore it.
+   * @default 1500
+   */
+  toolTokenBudget?: number | false
+  /**
+   * The name of the tool that gives the schema of a message a placeholder
+   * names (it exists only when the budget cut something).
+   * @default 'describe_type'
+   */
+  typeTool?: string
+  /**
+   * Which RPCs become tools, by full name or glob
+   * (`google.firestore.v1.Firestore.Get*`): `include` keeps only the
+   * matching ones, `exclude` drops matching ones (globs: method-glob.ts).
+   * A pattern that matches no RPC is a build warning.
+   */
+  methods?: MethodFilter
+  /**
    * OAuth scopes by method glob over RPCs' full names
    * (`{ 'google.firestore.v1.Firestore.Delete*': 'firestore.write' }`;
-   * `*` within a name, `**` across dots): a tool requires the scopes of
-   * every glob that matches it, with those of `(proto_mcp.service)` and
-   * `(proto_mcp.tool)` (docs/serving.md §5).
+   * the globs of `methods`): a tool requires the scopes of every glob that
+   * matches it, with those of `(proto_mcp.service)` and `(proto_mcp.tool)`
+   * (docs/serving.md §5). A glob that matches no tool's RPC is a build warning.
    * @default {}
    */
   methodScopes?: Readonly<Record<string, string | readonly string[]>>
@@ -87,6 +118,15 @@ export interface ToolSchema extends ToolSpec {
   serverStreaming?: true
 }
 
+/** What one tool costs a model and which client rule sets refuse it: the verbose report's lines. */
+export interface ToolCost {
+  name: string
+  /** o200k tokens of its name, description and input schema as compact JSON. */
+  tokens: number
+  /** The client rule sets (`checkClientRules`) that reject it. */
+  rejectedBy: string[]
+}
+
 /** What {@link buildTools} returns: the tools and the build's reports about them. */
 export interface BuiltTools {
   /** In declaration order (services, then their methods). */
@@ -100,7 +140,17 @@ export interface BuiltTools {
   notes: string[]
   /** What the run-time lenient pass reads of the tools' requests; absent in `topeka`. */
   lenient?: LenientPlan
+  /** The type tool and its answers, when the token budget cut something. */
+  types?: TypeDetail
+  /** Each tool's cost (the type tool's last), in listing order: counted when first asked for. */
+  costs: () => ToolCost[]
 }
+
+/** More tools than this and some clients refuse or truncate the list (VS Code, OpenAI's chat API: 128). */
+export const MAX_LISTED_TOOLS = 128
+
+/** A tool list of more o200k tokens than this is a build warning: about a third of a 200k context. */
+export const LIST_TOKEN_WARNING = 60_000
 
 /**
  * Builds the tools of the model's services, in declaration order, and the
@@ -125,14 +175,16 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
   const note = (text: string): void => {
     notes.add(text)
   }
-  const methodScopes = Object.entries(options.methodScopes ?? {}).map(
-    ([glob, scopes]) => [methodGlob(glob), typeof scopes === 'string' ? [scopes] : scopes] as const,
+  const filter = methodFilter(options.methods)
+  const tokenBudget = portable && options.toolTokenBudget !== false ? (options.toolTokenBudget ?? DEFAULT_TOOL_TOKEN_BUDGET) : undefined
+  const typeTool = options.typeTool ?? DEFAULT_TYPE_TOOL
+  // Tools whose comments or schema the budget shortened: the type tool gives them whole.
+  const detailed: DetailedTool[] = []
+  const methodScopes = methodGlobs(
+    Object.entries(options.methodScopes ?? {}).map(([glob, scopes]) => [glob, typeof scopes === 'string' ? [scopes] : scopes] as const),
   )
   for (const service of model.services) {
     for (const method of service.methods) {
-      if (method.requestStream || (method.responseStream && !extended)) continue
-      const meta: ToolMetadata = extended ? toolMetadata(method) : { hidden: false }
-      if (meta.hidden) continue
       const rpc: RpcName = {
         service: service.name,
         method: method.name,
@@ -140,6 +192,10 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         package: service.fullName.slice(0, Math.max(0, service.fullName.length - service.name.length - 1)),
         fullName: `${service.fullName}.${method.name}`,
       }
+      if (!filter.keeps(rpc.fullName)) continue
+      if (method.requestStream || (method.responseStream && !extended)) continue
+      const meta: ToolMetadata = extended ? toolMetadata(method) : { hidden: false }
+      if (meta.hidden) continue
       // The Go generator names a tool, and splits its fallback description from, the RPC's Go name.
       const rpcName = extended ? method.name : goCamelCase(method.name)
       const wanted = meta.name ?? nameTool(rpc, options.toolNames, rpcName)
@@ -168,10 +224,20 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         )
       }
       const depth = options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
-      let shape = messageSchema(model, method.requestType, { profile, mode: 'input', note, recursionDepth: depth })
+      let trimmed = false
+      const marked = (descriptions: DescriptionLevel) => ({
+        marks: tokenBudget !== undefined,
+        descriptions,
+        trimmed: () => (trimmed = true),
+      })
+      // Whole comments while the whole schema fits; long comments are the first thing cut.
+      const firstLevel: DescriptionLevel = 'full'
+      let usedDepth = depth
+      let shape = messageSchema(model, method.requestType, { profile, mode: 'input', note, recursionDepth: depth, ...marked(firstLevel) })
       // Inlining grows as (recursive fields)^depth: a message that recurses through many fields gets a shallower depth.
       for (let d = depth - 1; portable && d >= 1 && objectCount(shape) > MAX_INLINED_OBJECTS; d--) {
-        shape = messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: d })
+        shape = messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: d, ...marked(firstLevel) })
+        usedDepth = d
         depths.set(method.requestType, d)
         if (d === 1 || objectCount(shape) <= MAX_INLINED_OBJECTS) {
           warnings.push(
@@ -183,11 +249,48 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
           )
         }
       }
-      const inputSchema = sortKeys(advertise(shape, profile))
+      const wholeDescription = describeComment(method.comment) ?? splitName(rpcName)
+      const describeAt = (level: DescriptionLevel): string =>
+        method.comment === null ? wholeDescription : (descriptionAt(method.comment, level) ?? '')
+      let description = tokenBudget === undefined ? wholeDescription : describeAt(firstLevel)
+      let inputSchema = sortKeys(advertise(shape, profile))
+      let cuts: Cut[] = []
+      if (tokenBudget !== undefined) {
+        const fitted = fitLevels(
+          DESCRIPTION_LEVELS.slice(DESCRIPTION_LEVELS.indexOf(firstLevel)),
+          (level) =>
+            level === firstLevel
+              ? inputSchema
+              : advertise(
+                  messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level) }),
+                  profile,
+                ),
+          (level) => ({
+            budget: tokenBudget,
+            typeTool,
+            frame: (schema) => toolText({ name, description: describeAt(level), inputSchema: schema }),
+          }),
+          (fitted, level) => (level === 'full' ? fitted.whole : !fitted.over),
+        )
+        inputSchema = fitted.schema
+        description = describeAt(fitted.level)
+        cuts = fitted.cuts
+        if (fitted.over) {
+          warnings.push(
+            buildWarning(
+              'TOOL_OVER_BUDGET',
+              `tool "${name}" is ${toolTokens({ name, description, inputSchema })} tokens with every nested message cut and no comments, ` +
+                `over the token budget of ${tokenBudget}: its request has too many fields`,
+              'raise toolTokenBudget, or leave the RPC out with methods.exclude',
+            ),
+          )
+        }
+      }
+      if (description !== wholeDescription) trimmed = true
       const validationSchema = stripNotes(shape)
       const tool: ToolSchema = {
         name,
-        description: describeComment(method.comment) ?? splitName(rpcName),
+        description,
         inputSchema,
         service: service.fullName,
         method: method.name,
@@ -195,6 +298,9 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
         responseType: method.responseType,
       }
       if (JSON.stringify(validationSchema) !== JSON.stringify(inputSchema)) tool.validationSchema = validationSchema
+      if (cuts.length > 0) tool.cuts = { typeTool, at: cuts }
+      if (cuts.length > 0 || trimmed)
+        detailed.push({ name, description: wholeDescription, comment: method.comment, requestType: method.requestType })
       if (meta.title !== undefined) tool.title = meta.title
       if (meta.annotations !== undefined) tool.annotations = meta.annotations
       const scopes = toolScopes(service, method, methodScopes)
@@ -230,6 +336,70 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       tools.push(tool)
     }
   }
+  const unmatched = [
+    ...filter.unmatched().map((glob) => `methods pattern "${glob}" matches no RPC`),
+    // Matched against the RPCs that got a tool: a scope of any other one guards nothing.
+    ...methodScopes.unmatched().map((glob) => `methodScopes glob "${glob}" matches no RPC that has a tool`),
+  ]
+  for (const text of unmatched) {
+    warnings.push(buildWarning('METHOD_PATTERN_UNMATCHED', text, 'check the full name: package.Service.Method'))
+  }
+  const kept = detailed.filter((d) => tools.some((t) => t.name === d.name))
+  let types: TypeDetail | undefined
+  if (tokenBudget !== undefined && kept.length > 0) {
+    if (tools.some((t) => t.name === typeTool)) {
+      warnings.push(
+        buildWarning(
+          'TYPE_TOOL_CLASH',
+          `a tool is named "${typeTool}" as the type tool is: the schemas the token budget cut are not offered`,
+          'set typeTool to another name',
+        ),
+      )
+    } else {
+      // Every message a tool's request reaches: a model may ask for any of them (for its whole comments too).
+      const seeds = reachableMessages(
+        model,
+        tools.map((t) => t.requestType),
+      )
+      types = buildTypeDetail(model, seeds, kept, { profile, budget: tokenBudget, toolName: typeTool })
+      if (!fits(typeTool)) {
+        warnings.push(
+          buildWarning(
+            'TOOL_NAME_BUDGET',
+            `server "${serverName}" + tool "${typeTool}" is ${serverName.length + typeTool.length} characters, over the name budget of ${budget}: ` +
+              'Claude Code and Cursor will not offer the tool',
+            'set typeTool to a shorter name',
+          ),
+        )
+      }
+    }
+  }
+  const listed = [...tools, ...(types ? [types.tool] : [])]
+  let counted: ToolCost[] | undefined
+  const costs = (): ToolCost[] => (counted ??= toolCosts(listed, serverName))
+  if (listed.length > MAX_LISTED_TOOLS) {
+    warnings.push(
+      buildWarning(
+        'TOO_MANY_TOOLS',
+        `the server lists ${listed.length} tools: VS Code and OpenAI's chat API take at most ${MAX_LISTED_TOOLS}, Cursor advises about 40`,
+        'choose the RPCs with methods.include or methods.exclude',
+      ),
+    )
+  }
+  // A token is at least a byte: a list of fewer bytes needs no count.
+  const bytes = listed.reduce((sum, t) => sum + Buffer.byteLength(toolText(t)), 0)
+  const total = extended && bytes > LIST_TOKEN_WARNING ? costs().reduce((sum, c) => sum + c.tokens, 0) : 0
+  if (total > LIST_TOKEN_WARNING) {
+    warnings.push(
+      buildWarning(
+        'LIST_OVER_TOKENS',
+        `the tool list is ${total} tokens, over ${LIST_TOKEN_WARNING} (about a third of a 200k-token context)`,
+        portable
+          ? 'choose the RPCs with methods.include or methods.exclude, or lower toolTokenBudget'
+          : "choose the RPCs with methods.include or methods.exclude, or use profile 'portable' (a token budget per tool)",
+      ),
+    )
+  }
   const lenient = lenientPlan(
     model,
     tools.map((t) => t.requestType),
@@ -237,7 +407,46 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
     options.recursionDepth,
     depths,
   )
-  return { tools, warnings, notes: [...notes], ...(lenient === undefined ? {} : { lenient }) }
+  return {
+    tools,
+    warnings,
+    notes: [...notes],
+    ...(lenient === undefined ? {} : { lenient }),
+    ...(types === undefined ? {} : { types }),
+    costs,
+  }
+}
+
+/** The full names of the messages `roots` reach through their fields (well-known types left out), roots first. */
+function reachableMessages(model: ProtoModel, roots: readonly string[]): string[] {
+  const seen = new Set<string>()
+  const queue = [...roots]
+  while (queue.length > 0) {
+    const name = queue.shift()!
+    const message = model.messages.get(name)
+    if (seen.has(name) || message === undefined || name.startsWith('google.protobuf.')) continue
+    seen.add(name)
+    for (const field of message.fields) if (field.type.kind === 'message') queue.push(field.type.typeName)
+  }
+  return [...seen]
+}
+
+/**
+ * Each tool's token count and the client rule sets that reject it: the
+ * verbose report's lines, and the `/__mcp/` page's (for any tool list,
+ * hand-written tools too; `server` is the name clients prefix tools with).
+ */
+export function toolCosts(tools: readonly (CheckedTool & { description?: string })[], server: string): ToolCost[] {
+  const rejected = new Map<string, Set<string>>()
+  for (const report of checkClientRules(tools, { server })) {
+    for (const v of report.violations) {
+      if (v.sev !== 'reject') continue
+      let set = rejected.get(v.tool)
+      if (!set) rejected.set(v.tool, (set = new Set()))
+      set.add(report.name)
+    }
+  }
+  return tools.map((t) => ({ name: t.name, tokens: toolTokens(t), rejectedBy: [...(rejected.get(t.name) ?? [])] }))
 }
 
 /** The most object schemas a `portable`/`strict` input schema inlines before its recursion is made shallower. */

@@ -40,6 +40,47 @@ export function descriptionOf(raw: string | null): string | undefined {
   return text ? text : undefined
 }
 
+/**
+ * The description of a comment's first paragraph (up to its first blank
+ * line), normalised as {@link describeComment}; undefined as {@link descriptionOf}.
+ */
+export function firstParagraphOf(raw: string | null): string | undefined {
+  if (raw === null) return undefined
+  const lines = raw.split('\n')
+  // A blank line (or one holding only the comment marker) after some text ends the first paragraph.
+  let seenText = false
+  for (let i = 0; i < lines.length; i++) {
+    const blank = /^\s*(?:\/\/)?\s*$/.test(lines[i]!)
+    if (!blank) seenText = true
+    else if (seenText) return descriptionOf(lines.slice(0, i).join('\n'))
+  }
+  return descriptionOf(raw)
+}
+
+/** How much of a comment a description keeps (docs/profiles.md §Token budget), most first. */
+export type DescriptionLevel = 'full' | 'first-paragraph' | 'first-sentence' | 'none'
+
+/** Every description level, most first. */
+export const DESCRIPTION_LEVELS: readonly DescriptionLevel[] = ['full', 'first-paragraph', 'first-sentence', 'none']
+
+const SENTENCE_END_RE = /^(.*?[.!?])\s/
+
+/** The description of `raw` at `level`: undefined when nothing is left. */
+export function descriptionAt(raw: string | null, level: DescriptionLevel): string | undefined {
+  switch (level) {
+    case 'full':
+      return descriptionOf(raw)
+    case 'first-paragraph':
+      return firstParagraphOf(raw)
+    case 'first-sentence': {
+      const first = firstParagraphOf(raw)
+      return first === undefined ? undefined : (SENTENCE_END_RE.exec(first)?.[1] ?? first)
+    }
+    case 'none':
+      return undefined
+  }
+}
+
 /** The text appended to the description of a field in a real oneof (docs/mapping.md §4). */
 export function oneofNote(oneof: string): string {
   return `Part of the "${oneof}" oneof: at most one of its fields may be set.`

@@ -2,7 +2,11 @@
  * The schema stage: `ProtoModel` → MCP tools with JSON Schemas.
  */
 export { buildTools } from './build-tools.ts'
-export type { BuildToolsOptions, BuiltTools, ToolSchema } from './build-tools.ts'
+export type { BuildToolsOptions, BuiltTools, ToolCost, ToolSchema } from './build-tools.ts'
+export { LIST_TOKEN_WARNING, MAX_LISTED_TOOLS, toolCosts } from './build-tools.ts'
+export { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL } from './budget.ts'
+export { countTokens, toolTokens } from './tokens.ts'
+export type { TypeDetail } from './type-detail.ts'
 export {
   goCamelCase,
   nameTool,
@@ -14,7 +18,8 @@ export {
 } from './tool-name.ts'
 export type { RpcName, ToolNames } from './tool-name.ts'
 export { toolMetadata, toolScopes, PROTO_MCP_SERVICE, PROTO_MCP_TOOL } from './tool-options.ts'
-export { methodGlob, type MethodMatcher } from './method-glob.ts'
+export { methodFilter, methodGlob, methodGlobs } from './method-glob.ts'
+export type { MethodFilter, MethodGlobs, MethodMatcher, MethodSelection } from './method-glob.ts'
 export type { ToolAnnotations, ToolMetadata } from './tool-options.ts'
 export { applyFieldRules, isOutputOnly, isRequiredField } from './field-rules.ts'
 export { describeComment, splitName, oneofNote } from './describe.ts'

@@ -5,10 +5,11 @@
  */
 import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { FieldModel, MessageModel, ProtoModel, ValueType } from '../proto/model.ts'
-import { descriptionOf, oneofNote } from './describe.ts'
+import { descriptionAt, descriptionOf, oneofNote } from './describe.ts'
+import type { DescriptionLevel } from './describe.ts'
 import { applyFieldRules, isOutputOnly, isRequiredField, VALIDATE_MESSAGE, VALIDATE_ONEOF } from './field-rules.ts'
 import { withHeaderParam } from './header-param.ts'
-import { isPortable, NOTE, scalarSchema } from './scalar-schema.ts'
+import { isPortable, NOTE, scalarSchema, TYPE_MARK } from './scalar-schema.ts'
 import { setOwn, sortKeys } from './sort-keys.ts'
 import { jsonTextSchema, wellKnownEnumSchema, wellKnownSchema } from './well-known.ts'
 
@@ -32,6 +33,22 @@ export interface MessageSchemaOptions {
    * @default 3
    */
   recursionDepth?: number
+  /**
+   * Stamps every message's object schema with its full name (`x-type`), for
+   * the token budget to cut it (schema/budget.ts); stripped from what is
+   * advertised and validated.
+   * @default false
+   */
+  marks?: boolean
+  /**
+   * How much of each comment: `full`; `first-paragraph` (up to its first
+   * blank line: what a tool within a token budget advertises), or less when
+   * even that does not fit: `first-sentence`, `none`.
+   * @default 'full'
+   */
+  descriptions?: DescriptionLevel
+  /** Called when a `first-paragraph` description left some of its comment out. */
+  trimmed?: () => void
 }
 
 /** The `$ref` of a message in the root's `$defs`: keyed by full name without the leading dot. */
@@ -57,6 +74,14 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
   const portable = isPortable(profile) && mode === 'input'
   const strict = profile === 'strict' && mode === 'input'
   const depth = options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
+  const describe = (raw: string | null): string | undefined => {
+    const whole = descriptionOf(raw)
+    const level = options.descriptions ?? 'full'
+    if (level === 'full') return whole
+    const part = descriptionAt(raw, level)
+    if (part !== whole) options.trimmed?.()
+    return part
+  }
 
   const objectSchema = (name: string): JsonSchema => {
     const message = model.messages.get(name)
@@ -87,8 +112,9 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
     // Ajv skips a `__proto__` key of `properties` (and would reject the field
     // as additional); a pattern property validates it the same way.
     if (Object.hasOwn(properties, '__proto__')) schema.patternProperties = { '^__proto__$': properties.__proto__ }
-    const description = descriptionOf(message.comment)
+    const description = describe(message.comment)
     if (description !== undefined) schema.description = description
+    if (options.marks) schema[TYPE_MARK] = name
     return schema
   }
 
@@ -99,7 +125,9 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
     if (portable) {
       // Inlined again while it recurses fewer than `depth` times, then JSON text.
       const seen = building.filter((n) => n === name).length
-      return seen >= depth ? jsonTextSchema(name) : objectSchema(name)
+      if (seen < depth) return objectSchema(name)
+      // Marked, it is one of the budget's placeholders (which names the type tool); the validator reads JSON text either way.
+      return options.marks ? { type: 'string', [TYPE_MARK]: name } : jsonTextSchema(name)
     }
     if (recursive.has(name)) return { $ref: defsRef(name) }
     if (building.includes(name)) {
@@ -126,7 +154,7 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
     const names: JsonSchema = { type: 'string', enum: enm.values.map((v) => v.name) }
     // protojson writes a value the enum does not declare as its number.
     const schema: JsonSchema = mode === 'output' ? { anyOf: [names, { type: 'integer' }] } : names
-    const description = descriptionOf(enm.comment)
+    const description = describe(enm.comment)
     if (description !== undefined) schema.description = description
     return schema
   }
@@ -140,7 +168,7 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
           ? { type: 'array', items: value }
           : value
     // The field's comment goes on its outermost schema, replacing a message's or enum's own.
-    const description = descriptionOf(field.comment)
+    const description = describe(field.comment)
     if (description !== undefined) schema = { ...schema, description }
     if (field.oneof !== undefined) {
       const note = oneofNote(field.oneof)

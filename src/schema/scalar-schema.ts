@@ -19,6 +19,9 @@ const UNSIGNED_64 = new Set<ScalarType>(['uint64', 'fixed64'])
 /** A note the advertised schema turns into description text (`portable`/`strict`), stripped from the validator's schema. */
 export const NOTE = 'x-note'
 
+/** Marks a message's object schema with its full name where the token budget may cut it (schema/budget.ts); never advertised or validated. */
+export const TYPE_MARK = 'x-type'
+
 /**
  * Marks a validator's `anyOf` whose first branch is what the advertised
  * schema says (a `portable` float: a number; its other branches are the

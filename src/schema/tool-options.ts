@@ -5,7 +5,7 @@
  */
 import type { ToolAnnotations } from '../contract/index.ts'
 import type { MethodModel, ServiceModel } from '../proto/model.ts'
-import { matchingValues, type MethodMatcher } from './method-glob.ts'
+import type { MethodGlobs } from './method-glob.ts'
 
 /** `(proto_mcp.tool)`: the `MethodOptions` extension of `protos/proto_mcp/options.proto`. */
 export const PROTO_MCP_TOOL = 'proto_mcp.tool'
@@ -65,15 +65,11 @@ const scopesIn = (options: unknown): string[] => {
  * and those of every `methodScopes` glob matching its full name, sorted;
  * `undefined` when none.
  */
-export function toolScopes(
-  service: ServiceModel,
-  method: MethodModel,
-  methodScopes: ReadonlyArray<readonly [MethodMatcher, readonly string[]]>,
-): string[] | undefined {
+export function toolScopes(service: ServiceModel, method: MethodModel, methodScopes: MethodGlobs<readonly string[]>): string[] | undefined {
   const scopes = new Set([
     ...scopesIn(service.customOptions[PROTO_MCP_SERVICE]),
     ...scopesIn(method.customOptions[PROTO_MCP_TOOL]),
-    ...matchingValues(methodScopes, `${service.fullName}.${method.name}`).flat(),
+    ...methodScopes.valuesFor(`${service.fullName}.${method.name}`).flat(),
   ])
   return scopes.size === 0 ? undefined : [...scopes].sort()
 }

@@ -29,6 +29,7 @@ import {
 import { ServingCore, type Binder } from './serving-core.ts'
 import { checkTaskOptions, type TaskOptions } from './tasks.ts'
 import { adoptEntries, type ToolEntry } from './tool-set.ts'
+import { mergeTypeTools, typeResources } from './type-detail.ts'
 
 /**
  * Builds a server step by step; every step is optional (a server with no
@@ -41,6 +42,8 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   #state: unknown
   readonly #tools: Array<{ entry: ToolEntry; from: string }> = []
   readonly #resources: ResourceEntry[] = []
+  /** The type-detail resources of included servers (they follow their type tools). */
+  readonly #typeResources: ResourceEntry[] = []
   readonly #prompts: PromptEntry[] = []
   readonly #templates: TemplateEntry[] = []
   #pageSize: number | undefined
@@ -165,7 +168,10 @@ export class ServerBuilder<State = undefined, Built = unknown> {
 
   /**
    * Includes the tools of one or more servers (`?mcp` default exports), with
-   * the backends bound on them so far. Name collisions fail `build()`.
+   * the backends bound on them so far, and their type detail: the type
+   * tools of one name (`describe_type`) become one tool answering for every
+   * included server, and their resources come along. Other name collisions
+   * fail `build()`.
    */
   include(...servers: object[]): this {
     for (const server of servers) {
@@ -173,6 +179,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
       if (core === undefined) throw runtimeError('BAD_SPEC', 'include() takes Servers (the default export of a ?mcp module)')
       const from = `include(${core.info.name})`
       for (const entry of adoptEntries(core.tools.byName.values())) this.#tools.push({ entry, from })
+      this.#typeResources.push(...typeResources(core.resources.values()))
       for (const [service, bind] of core.bindings) if (!this.#bindings.has(service)) this.#bindings.set(service, bind)
     }
     return this
@@ -180,8 +187,13 @@ export class ServerBuilder<State = undefined, Built = unknown> {
 
   /** Builds the server; throws when two tools, resources or prompts share a name. */
   build(): Built {
+    const tools = mergeTypeTools(
+      this.#tools,
+      (t) => t.entry,
+      (entry, first) => ({ entry, from: first.from }),
+    )
     const seen = new Map<string, string>()
-    for (const { entry, from } of this.#tools) {
+    for (const { entry, from } of tools) {
       const name = entry.listed.name
       const before = seen.get(name)
       if (before !== undefined) {
@@ -196,14 +208,16 @@ export class ServerBuilder<State = undefined, Built = unknown> {
         names.add(key(item))
       }
     }
-    unique(this.#resources, (r) => r.resource.uri, 'resource')
+    // Two included servers of one name share their type resources' URIs: the first one's answer.
+    const resources = [...this.#resources, ...typeResources(this.#typeResources)]
+    unique(resources, (r) => r.resource.uri, 'resource')
     unique(this.#prompts, (p) => p.prompt.name, 'prompt')
     unique(this.#templates, (t) => t.template.uriTemplate, 'resource template')
     const core = new ServingCore({
       name: this.#name,
       version: this.#version,
-      tools: this.#tools.map((t) => t.entry),
-      resources: this.#resources,
+      tools: tools.map((t) => t.entry),
+      resources,
       prompts: this.#prompts,
       templates: this.#templates,
       ...(this.#pageSize === undefined ? {} : { pageSize: this.#pageSize }),

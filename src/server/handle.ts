@@ -20,6 +20,7 @@ import {
 import { announceResourceUpdated } from './subscriptions.ts'
 import type { ServingCore } from './serving-core.ts'
 import { adoptEntries, toolSet, type ToolEntry } from './tool-set.ts'
+import { typeResources } from './type-detail.ts'
 
 /** Where a `Server` keeps its serving core (a registered symbol, so a runtime bundled twice still finds it). */
 export const CORE: unique symbol = Symbol.for('unplugin-proto-mcp.serving-core')
@@ -96,6 +97,9 @@ export class ServerHandle<State = unknown> {
    * server bound (`implement()`, `forward()`, or through `include()`) keeps
    * that backend, which this server adopts; every other service keeps the
    * backend bound on this server. The other server's tools are not changed.
+   * The type-detail resources go with the type tool (docs/profiles.md §Token
+   * budget): this server's are replaced by the other server's (by none,
+   * for a list of tools), and the resources list is announced when either has some.
    */
   replaceTools(source: object | readonly ToolWithHandler<State>[]): this {
     const core = this.#core
@@ -109,8 +113,19 @@ export class ServerHandle<State = unknown> {
       entries = adoptEntries(other.tools.byName.values())
     }
     const set = toolSet(entries)
+    const before = typeResources(core.resources.values())
+    const after = other === undefined ? [] : typeResources(other.resources.values())
     rebind(core, entries, other === core ? undefined : other)
-    core.setTools(set)
+    // One synchronous swap, as replaceAll's: a request sees the old tool and resources or the new ones.
+    core.tools = set
+    if (before.length + after.length > 0) {
+      const next = new Map([...core.resources].filter(([, r]) => !r.typeDetail))
+      // A resource added by hand keeps its URI.
+      for (const r of after) if (!next.has(r.resource.uri)) next.set(r.resource.uri, r)
+      core.resources = next
+    }
+    core.announce('tools')
+    if (before.length + after.length > 0) core.announce('resources')
     return this
   }
 

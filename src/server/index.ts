@@ -8,11 +8,11 @@ import { bindBackend, type Backend } from '../runtime/backend.ts'
 import { checkOptions } from '../runtime/check-options.ts'
 import { isRuntimeError, runtimeError } from '../runtime/errors.ts'
 import { bindImplementation, compileToolTable, type ToolTable } from '../runtime/tool-table.ts'
-import type { CallContext, ProtoServerSpec, ServiceImplementation, ToolResult } from '../runtime/types.ts'
+import type { CallContext, ProtoServerSpec, ToolResult } from '../runtime/types.ts'
 import type { Transport } from '@modelcontextprotocol/server'
 import { ServerBuilder } from './builder.ts'
 import { connectCore, type Connection } from './connect.ts'
-import type { CheckedImplementation } from './typed-implementation.ts'
+import type { CheckedImplementation, ImplementationOf } from './typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
 import type { FetchHandler } from './http-core.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
@@ -24,6 +24,7 @@ import { principalOf } from './principal.ts'
 import { ServingCore } from './serving-core.ts'
 import type { ServeReport, ServeStdioOptions } from './stdio.ts'
 import { protoEntries, type ListedTool } from './tool-set.ts'
+import { typeDetailEntries } from './type-detail.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 import type { AuthOptions } from '../contract/auth-options.ts'
 
@@ -158,10 +159,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * generated types, each handler's request and reply are checked (an
    * unknown key in a reply is a type error).
    */
-  implement<K extends keyof S & string, I extends Partial<S[K]> & ServiceImplementation>(
-    service: K,
-    impl: I & CheckedImplementation<I, S[K]>,
-  ): this {
+  implement<K extends keyof S & string, I extends ImplementationOf<S[K]>>(service: K, impl: I & CheckedImplementation<I, S[K]>): this {
     // Strict now (a typo in a method name throws); lenient when re-applied after the proto changed.
     const log = this[CORE].log
     this.#bindService(service, (table, name, again) =>
@@ -368,5 +366,14 @@ function lazyNodeHandler(core: ServingCore, options: NodeHandlerOptions | undefi
  * gateway use it too).
  */
 export function createProtoServer<S extends Record<string, object> = Record<string, object>>(spec: ProtoServerSpec): Server<S> {
-  return new Server<S>(new ServingCore({ name: spec.name, version: spec.version, tools: protoEntries(compileToolTable(spec)) }))
+  const tools = protoEntries(compileToolTable(spec))
+  const detail = spec.types === undefined ? undefined : typeDetailEntries(spec.name, spec.types)
+  return new Server<S>(
+    new ServingCore({
+      name: spec.name,
+      version: spec.version,
+      tools: detail === undefined ? tools : [...tools, detail.tool],
+      ...(detail === undefined ? {} : { resources: detail.resources }),
+    }),
+  )
 }

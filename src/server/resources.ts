@@ -57,6 +57,8 @@ export interface ResourceEntry {
   readonly resource: ResourceDefinition
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
   readonly read: ResourceReader<any>
+  /** A type-detail resource (type-detail.ts): it comes and goes with its server's type tool. */
+  readonly typeDetail?: true
 }
 
 /** Options of a prompt. */

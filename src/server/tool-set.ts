@@ -5,7 +5,7 @@
  */
 import { callProtoTool } from '../runtime/pipeline.ts'
 import type { CompiledTool, ToolTable } from '../runtime/tool-table.ts'
-import type { CallContext, JsonSchema, ToolResult } from '../runtime/types.ts'
+import type { CallContext, JsonSchema, ToolResult, TypeDetailSpec } from '../runtime/types.ts'
 
 /** A tool as `tools/list` shows it. */
 export interface ListedTool {
@@ -57,6 +57,8 @@ export interface ToolEntry {
   readonly proto?: { readonly table: ToolTable; readonly tool: CompiledTool; readonly run?: typeof callProtoTool }
   /** Whether a call may run as a task (docs/serving.md §11). @default 'forbidden' */
   readonly taskSupport?: 'optional' | 'required'
+  /** For a type tool (type-detail.ts): the servers whose type detail it answers. */
+  readonly types?: ReadonlyArray<{ readonly server: string; readonly detail: TypeDetailSpec }>
 }
 
 /** An immutable set of tools; a new one replaces the old by reference. */

@@ -5,6 +5,7 @@
  * handler returning `{ vibe, vibez }` would pass; these types turn every key
  * the response type lacks, at any depth, into `never`.
  */
+import type { RpcHandler, ServiceImplementation } from '../runtime/types.ts'
 
 // Values whose keys are not fields: functions and byte arrays.
 type Fielded<T> = T extends (...args: never[]) => unknown ? never : T extends Uint8Array ? never : T extends object ? T : never
@@ -30,6 +31,16 @@ export type ExactReply<V, A> = V extends readonly (infer E)[]
 
 // `any` (an untyped server's default) or a type with no keys (`object`).
 type IsUntyped<T> = 0 extends 1 & T ? true : [keyof T] extends [never] ? true : false
+
+/**
+ * What `implement()` accepts for the implementation type `T`: the typed
+ * handlers (each optional), or, untyped, any object, whose handlers are
+ * contextually `RpcHandler`s, so `(req) => ...` types its request under
+ * `strict` (the `object` member still takes class instances and interfaces,
+ * which have no index signature).
+ */
+export type ImplementationOf<T> =
+  true extends IsUntyped<T> ? Record<string, RpcHandler> | ServiceImplementation : Partial<T> & ServiceImplementation
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- matches a function of any parameters
 type ReplyOf<F> = F extends (...args: any) => infer R ? Awaited<R> : never

@@ -10,7 +10,8 @@ import { dirname } from 'node:path'
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseCli } from '../../src/cli/args.ts'
-import { scopeWarnings } from '../../src/cli/main.ts'
+import { buildServerSpec } from '../../src/cli/build-spec.ts'
+import { cliWarning, scopeWarnings } from '../../src/cli/main.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
@@ -146,16 +147,16 @@ describe('the --auth flags', () => {
     })
   }
 
-  it('warns of scoped tools without --auth-issuer and of a --method-scope matching no RPC', () => {
-    const tools = [
-      { name: 'Get', service: 'a.B', method: 'Get', scopes: ['r'] },
-      { name: 'Put', service: 'a.B', method: 'Put' },
-    ]
-    expect(scopeWarnings(tools, { methodScopes: {} })).toEqual([
+  it('warns of scoped tools without --auth-issuer, and of a --method-scope matching no RPC as a build warning in its own words', () => {
+    const tools = [{ name: 'Get', scopes: ['r'] }, { name: 'Put' }]
+    expect(scopeWarnings(tools, {})).toEqual([
       '1 tool needs OAuth scopes (Get): without --auth-issuer no caller has a scope, so they are not served',
     ])
-    expect(scopeWarnings(tools, { auth: { issuer: 'https://a.example' }, methodScopes: { 'a.B.Gte*': ['r'], 'a.*.Put': ['w'] } })).toEqual([
-      '--method-scope a.B.Gte* matches no RPC served',
+    expect(scopeWarnings(tools, { auth: { issuer: 'https://a.example' } })).toEqual([])
+    const { warnings } = buildServerSpec(EXAMPLE_PROTO, { methodScopes: { 'examples.v1.VibeService.Gte*': 'r', 'examples.**.Set*': 'w' } })
+    expect(warnings.filter((w) => w.code === 'METHOD_PATTERN_UNMATCHED').map((w) => cliWarning(w).message)).toEqual([
+      'methodScopes glob "examples.v1.VibeService.Gte*" matches no RPC that has a tool ' +
+        '(check the full name, package.Service.Method, given to --include-method, --exclude-method or --method-scope)',
     ])
   })
 })

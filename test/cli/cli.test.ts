@@ -159,6 +159,64 @@ describe('proto-mcp serve: naming and the verbose report', () => {
   })
 })
 
+describe('proto-mcp serve: RPC selection and the token budget', () => {
+  const NESTED =
+    'syntax = "proto3";\npackage deep.v1;\n' +
+    '// A leaf.\nmessage Leaf { string name = 1; int64 count = 2; string color = 3; string shape = 4; string owner = 5; bool hidden = 6; }\n' +
+    'message Mid { Leaf leaf = 1; repeated Leaf leaves = 2; }\n' +
+    'message Req { Mid mid = 1; string id = 2; }\n' +
+    'service S { rpc GetThing(Req) returns (Req); rpc ListThings(Req) returns (Req); rpc DropThing(Req) returns (Req); }\n'
+
+  it('--include-method/--exclude-method choose the tools; a pattern matching nothing warns, naming it', async () => {
+    const dir = writeProtos({ 'deep.proto': NESTED })
+    const out = await runCli(cli, [
+      'serve',
+      join(dir, 'deep.proto'),
+      '--grpc',
+      grpcServer.address,
+      '--include-method',
+      'deep.v1.S.*Thing',
+      '--exclude-method',
+      'deep.v1.S.Drop*',
+      '--exclude-method',
+      'deep.v1.Nope.*',
+      '--verbose',
+    ])
+    expect(out.code).toBe(0)
+    expect(out.stderr).toContain('proto-mcp: warning: methods pattern "deep.v1.Nope.*" matches no RPC')
+    expect(out.stderr).toContain('proto-mcp: built 1 tool')
+    // The verbose report: each tool's token count and the rule sets that reject it.
+    expect(out.stderr).toMatch(/proto-mcp: note: tool "GetThing": \d+ tokens; rejected by openai-strict, anthropic-strict\n/)
+  })
+
+  it('--tool-token-budget cuts nested messages; the describe_type tool gives their schemas and a deep call validates whole', async () => {
+    const dir = writeProtos({ 'deep.proto': NESTED })
+    const { client } = await stdioClient([join(dir, 'deep.proto'), '--grpc', grpcServer.address, '--tool-token-budget', '100'])
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map((t) => t.name)).toEqual(['GetThing', 'ListThings', 'DropThing', 'describe_type'])
+      const mid = (tools[0]!.inputSchema as unknown as { properties: Record<string, { properties: Record<string, unknown> }> }).properties
+        .mid!
+      // Mid fits the budget; its Leaf fields do not: placeholders, the field's comment kept.
+      expect(mid.properties.leaf).toEqual({ type: 'string', description: 'A leaf. (JSON text of deep.v1.Leaf; schema: describe_type)' })
+      const answer = await client.callTool({ name: 'describe_type', arguments: { type: 'deep.v1.Leaf' } })
+      expect(JSON.parse(text(answer))).toMatchObject({
+        type: 'deep.v1.Leaf',
+        schema: { type: 'object', properties: { owner: { type: 'string' } } },
+      })
+      const bad = await client.callTool({ name: 'GetThing', arguments: { mid: { leaf: { name: 5 } } } })
+      expect(text(bad)).toBe(
+        'invalid arguments: /mid/leaf/name: 5 is not of type "string" (/mid/leaf is deep.v1.Leaf; schema: describe_type)',
+      )
+      const good = await client.callTool({ name: 'GetThing', arguments: { mid: { leaf: { name: 'n', count: 3 } } } })
+      // Valid whole: it reaches the gRPC server (which has no deep.v1.S).
+      expect(text(good)).toMatch(/^rpc error: code = Unimplemented/)
+    } finally {
+      await client.close()
+    }
+  })
+})
+
 describe('proto-mcp serve --http', () => {
   it('serves Streamable HTTP and forwards the authorization header as metadata', async () => {
     const child = spawn(process.execPath, [cli, 'serve', EXAMPLE_PROTO, '--grpc', grpcServer.address, '--http', '0'], {

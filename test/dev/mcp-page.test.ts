@@ -8,7 +8,12 @@
  * session's GET stream.
  */
 import { randomUUID } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
@@ -199,6 +204,100 @@ describe('the /__mcp/ page against a server of the initialize era', () => {
     } finally {
       await tab.close()
       await v1.close()
+    }
+  })
+})
+
+/** A dev server module with a hand-written tool whose `oneOf` Cursor and Gemini's `parameters` refuse. */
+const COSTLY_MODULE = `/// <reference path="../../../client.d.ts" />
+import { Server } from 'unplugin-proto-mcp/runtime'
+import notes from './mcp.ts'
+
+export default Server.builder('costly')
+  .include(notes)
+  .tool(
+    { name: 'Union', description: 'Takes a string or a number', inputSchema: { type: 'object', properties: { v: { oneOf: [{ type: 'string' }, { type: 'number' }] } } } },
+    () => ({ content: [{ type: 'text', text: 'ok' }] }),
+  )
+  .build()
+`
+
+describe("the /__mcp/ page's token and client-rule view", () => {
+  it('shows per tool, hand-written ones too, its o200k tokens and the rule sets that reject it, and again after an edit', async () => {
+    const app = await startDevApp('mcp-page-costs', {
+      server: './costly.ts',
+      prepare: (root) => writeFileSync(join(root, 'costly.ts'), COSTLY_MODULE),
+    })
+    const tab = await browser.newPage()
+    const errors: string[] = []
+    tab.on('pageerror', (error) => errors.push(error.message))
+    const client = new Client({ name: 'costs-test', version: '1.0.0' })
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${app.origin}/mcp`)))
+      // What a client hands its model, counted here with gpt-tokenizer itself.
+      const tokensOf = async () =>
+        new Map(
+          (await client.listTools()).tools.map((t) => [
+            t.name,
+            countTokens(JSON.stringify({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema })),
+          ]),
+        )
+      const row = (name: string) => tab.locator(`#tools li[data-tool="${name}"]`)
+      await tab.goto(`${app.origin}/__mcp/`)
+      await row('Union').locator('.tokens').waitFor({ timeout: 20_000 })
+      const tokens = await tokensOf()
+      expect([...tokens.keys()]).toEqual(['Echo', 'Union'])
+      for (const [name, n] of tokens) expect(await row(name).locator('.tokens').textContent()).toBe(`${n} tokens`)
+      const rejected = await row('Union').locator('.rejected').textContent()
+      expect(rejected).toMatch(/^rejected by /)
+      expect(rejected).toContain('cursor')
+      expect(rejected).toContain('gemini-legacy')
+      // The proto tool (portable) is one Cursor and Gemini take.
+      expect(await row('Echo').textContent()).not.toMatch(/cursor|gemini-legacy/)
+      await row('Union').click()
+      expect(await tab.locator('#tool-cost .tokens').textContent()).toBe(`${tokens.get('Union')} tokens`)
+
+      // A new RPC: listed again on list_changed, and counted with it.
+      await app.edit(
+        'notes.proto',
+        '  rpc Echo(Note) returns (Note) {}\n',
+        '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back, much louder than Echo does\n  rpc Shout(Note) returns (Note) {}\n',
+      )
+      await row('Shout').locator('.tokens').waitFor({ timeout: 20_000 })
+      expect(await row('Shout').locator('.tokens').textContent()).toBe(`${(await tokensOf()).get('Shout')} tokens`)
+      expect(errors).toEqual([])
+    } finally {
+      await client.close()
+      await tab.close()
+      await app.close()
+    }
+  })
+
+  it('answers only JSON tool lists from its own pages', async () => {
+    const app = await startDevApp('mcp-page-costs-guard')
+    try {
+      const post = (body: string, headers: Record<string, string> = {}) =>
+        fetch(`${app.origin}/__mcp/costs`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } })
+      const ok = await post(JSON.stringify({ server: 'notes', tools: [{ name: 'Free', inputSchema: { type: 'object' } }] }))
+      expect(ok.status).toBe(200)
+      const { costs } = (await ok.json()) as { costs: Array<{ name: string; tokens: number; rejectedBy: string[] }> }
+      expect(costs).toEqual([
+        {
+          name: 'Free',
+          tokens: countTokens('{"name":"Free","description":"","inputSchema":{"type":"object"}}'),
+          rejectedBy: expect.any(Array),
+        },
+      ])
+      const other = await post('{"tools":[]}', { origin: 'http://evil.example' })
+      expect(other.status).toBe(403)
+      expect(((await other.json()) as { error: string }).error).toContain('forbidden origin "http://evil.example"')
+      expect((await post('{"tools":[]}', { 'content-type': 'text/plain' })).status).toBe(415)
+      const bad = await post('{"tools":[{"description":1}]}')
+      expect(bad.status).toBe(400)
+      expect(((await bad.json()) as { error: string }).error).toBe('"tools[0]" must be a tool { name, description?, inputSchema }')
+      expect(((await (await post('{"tools":')).json()) as { error: string }).error).toMatch(/^the body is not JSON: /)
+    } finally {
+      await app.close()
     }
   })
 })

@@ -6,7 +6,7 @@
  * type-checked with `unplugin-proto-mcp/client` and the plugin's `dts` file.
  * Anything the tarball lacks (a file, a dependency, an export) fails here.
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,6 +16,7 @@ import { chromium } from 'playwright-core'
 import { findChromium } from '../../scripts/find-chromium.mjs'
 import { REPO } from '../bundlers/harness.ts'
 import { CLIENTS, connectStdio, type ClientName } from '../bundlers/mcp-clients.ts'
+import { installPacked } from '../helpers/npm.ts'
 
 const BUILDS = {
   vite: ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'error'],
@@ -25,21 +26,7 @@ const BUILDS = {
 type Build = keyof typeof BUILDS
 
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
-/** npm's own CLI, next to the running node (as `npm` on PATH would be). */
-const NPM = process.env.npm_execpath ?? 'npm'
-
 let app = ''
-
-/** The version of `name` the repository installed, so npm finds it in its cache. */
-function repoVersion(name: string): string {
-  return (JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
-}
-
-/** Runs npm with `args` in `cwd`; its stdout. */
-function npm(args: string[], cwd: string): string {
-  const [file, pre] = NPM.endsWith('.js') || NPM.endsWith('.cjs') ? [process.execPath, [NPM]] : [NPM, []]
-  return execFileSync(file, [...pre, ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 })
-}
 
 /** Runs `node ...args` in the app; throws with its output when it fails. */
 function node(args: readonly string[]): string {
@@ -55,19 +42,8 @@ beforeAll(() => {
   app = mkdtempSync(join(tmpdir(), 'proto-mcp-packed-'))
   cpSync(join(REPO, 'fixtures', 'apps', 'anywhere'), app, { recursive: true })
   writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'packed-app', private: true, type: 'module' }, null, 2)}\n`)
-  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', app], REPO)) as { filename: string }[]
   // The same bundler versions as the repository's: npm takes them from its cache.
-  npm(
-    [
-      'install',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      `./${packed[0]!.filename}`,
-      ...['vite', 'esbuild', 'webpack'].map((name) => `${name}@${repoVersion(name)}`),
-    ],
-    app,
-  )
+  installPacked(app, ['vite', 'esbuild', 'webpack'])
   for (const args of Object.values(BUILDS)) node(args)
 }, 300_000)
 

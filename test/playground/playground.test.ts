@@ -91,7 +91,7 @@ describe('npm run playground: the dev server', () => {
 
     const client = new Client({ name: 'playground-test', version: '1.0.0' })
     await client.connect(new StreamableHTTPClientTransportV1(new URL(url!)))
-    expect((await client.listTools()).tools).toHaveLength(16)
+    expect((await client.listTools()).tools).toHaveLength(17)
     const call = caller(client)
     await call('SetVibe', { mood: 'MOOD_CHAOTIC', note: 'dev server' })
     expect((await call('GetVibe', {})).json).toMatchObject({ mood: 'MOOD_CHAOTIC', note: 'dev server', changeCount: '1' })
@@ -187,7 +187,7 @@ describe('playground over stdio', () => {
     expect(await exited).toBe(0)
     const lines = out.stdout.split('\n').filter(Boolean)
     expect(lines.map((line) => JSON.parse(line).id)).toEqual([1])
-    expect(out.stderr).toContain('Server(vibe@0.0.0, 16 tools) serving on stdio')
+    expect(out.stderr).toContain('Server(vibe@0.0.0, 17 tools) serving on stdio')
     expect(out.stderr).toMatch(/stdin closed: 1 requests, 0 tool calls, 0 errors in \d+ ms/)
   })
 })

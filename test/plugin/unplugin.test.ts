@@ -143,6 +143,28 @@ describe('load', () => {
     expect(byDefault).toContain('profile: "portable"')
   })
 
+  it('methods chooses the RPCs, methodScopes scopes them with the same globs (a glob matching none warns); toolTokenBudget cuts nested messages into placeholders', async () => {
+    const dir = writeProtos({
+      'deep.proto':
+        `syntax = "proto3";\npackage deep.v1;\nmessage Leaf { ${Array.from({ length: 20 }, (_, i) => `string field_${i} = ${i + 1};`).join(' ')} }\n` +
+        'message Req { Leaf leaf = 1; }\nservice S { rpc Get(Req) returns (Req); rpc Drop(Req) returns (Req); }\n',
+      'main.mjs': "import server from './deep.proto?mcp'\nexport default server\n",
+    })
+    const { code, warnings } = await build(join(dir, 'main.mjs'), {
+      methods: { include: ['deep.v1.S.*'], exclude: ['deep.v1.S.Drop', 'deep.v1.T.*'] },
+      methodScopes: { 'deep.**.G?t': 'deep.read', 'deep.v1.S.Drop': 'deep.write' },
+      toolTokenBudget: 100,
+      typeTool: 'leaf_schema',
+    })
+    expect(code).toMatch(/"name": "Get"/)
+    expect(code).not.toMatch(/"name": "Drop"/)
+    expect(code).toContain('"scopes": ["deep.read"]')
+    expect(warnings.join('\n')).toContain('methods pattern "deep.v1.T.*" matches no RPC')
+    expect(warnings.join('\n')).toContain('methodScopes glob "deep.v1.S.Drop" matches no RPC that has a tool')
+    expect(code).toContain('JSON text of deep.v1.Leaf; schema: leaf_schema')
+    expect(code).toContain('const types = ')
+  })
+
   it("reports the stages' warnings through the bundler", async () => {
     const { code, warnings } = await build(join(APPS, 'warnings', 'main.mjs'))
     expect(warnings.join('\n')).toMatch(/streaming\.proto: .*warnings\.v1\.UploadService\.Upload \(client-streaming\)/)

@@ -30,6 +30,8 @@ const PLAYGROUND_TOOLS = [
   'AddComment',
   'SearchEntries',
   'DeleteEntry',
+  // The type tool: AddComment's replies past the inlining depth are a placeholder naming it.
+  'describe_type',
 ]
 const SIXTY_FOUR = ['Fixed64', 'Int64', 'Sfixed64', 'Sint64', 'Uint64']
 

@@ -138,7 +138,7 @@ describe('deeply nested values in process', () => {
     const deep = JSON.parse(`{"inner":${'{"v":"x","inner":'.repeat(10_000)}{}${'}'.repeat(10_000)}}`) as unknown
     const result = await server.call('Put', deep)
     expect(result.isError).toBe(true)
-    expect(text(result)).toBe(`invalid arguments: /inner: Additional properties are not allowed ('inner' was unexpected)`)
+    expect(text(result)).toBe('invalid arguments: /inner/inner: unknown field')
     // A keyword whose text shows the value: the value is named, not printed.
     const wrongType = JSON.parse(`{"name":${'['.repeat(10_000)}${']'.repeat(10_000)}}`) as unknown
     expect(text(await server.call('Put', wrongType))).toBe(

@@ -26,7 +26,7 @@ describe('validation texts (docs/calls.md §3 exact cases)', () => {
     it(`${profile}: SetVibe {"previous_vibe":"x"}`, async () => {
       const { server, calls } = vibeServer(profile)
       const result = await server.call('SetVibe', { previous_vibe: 'x' })
-      expect(text(result)).toBe("invalid arguments: : Additional properties are not allowed ('previous_vibe' was unexpected)")
+      expect(text(result)).toBe('invalid arguments: /previous_vibe: unknown field')
       expect(result.isError).toBe(true)
       expect(calls).toHaveLength(0)
     })
@@ -52,10 +52,10 @@ describe('validation texts (docs/calls.md §3 exact cases)', () => {
     )
   })
 
-  it('several unexpected properties are one message', async () => {
+  it('each unknown field is named at its own path, with the nearest field when one is close', async () => {
     const { server, calls } = vibeServer()
-    const result = await server.call('SetVibe', { a: 1, b: 2 })
-    expect(text(result)).toBe("invalid arguments: : Additional properties are not allowed ('a', 'b' were unexpected)")
+    const result = await server.call('SetVibe', { a: 1, b: 2, vibes: 'x' })
+    expect(text(result)).toBe('invalid arguments: /a: unknown field; /b: unknown field; /vibes: unknown field (did you mean "vibe"?)')
     expect(calls).toHaveLength(0)
   })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderValidationErrors } from '../../src/runtime/validation-text.ts'
+import { MAX_LISTED_CHARS, renderValidationErrors } from '../../src/runtime/validation-text.ts'
 import { makeAjv } from '../helpers/spec-from-proto.ts'
 import type { ValidateFunction } from '../../src/runtime/types.ts'
 
@@ -19,7 +19,15 @@ describe('validation messages (docs/calls.md §3 table)', () => {
     expect(texts({ enum: ['A'] }, 'x')).toBe('invalid arguments: : "x" is not one of "A"')
     expect(texts({ enum: ['A', 'B'] }, 'x')).toBe('invalid arguments: : "x" is not one of "A" or "B"')
     expect(texts({ enum: ['A', 'B', 'C'] }, 'x')).toBe('invalid arguments: : "x" is not one of "A", "B" or "C"')
-    expect(texts({ enum: ['A', 'B', 'C', 'D'] }, 'x')).toBe('invalid arguments: : "x" is not one of "A", "B" or 2 other candidates')
+    expect(texts({ enum: ['A', 'B', 'C', 'D'] }, 'x')).toBe('invalid arguments: : "x" is not one of "A", "B", "C" or "D"')
+    // Every name while they fit in MAX_LISTED_CHARS; then the first ones and a count.
+    const many = Array.from({ length: 200 }, (_, i) => `VALUE_NUMBER_${i}`)
+    const text = texts({ enum: many }, 'x')
+    expect(text).toMatch(
+      /^invalid arguments: : "x" is not one of "VALUE_NUMBER_0", "VALUE_NUMBER_1", .* or \d+ other candidates \(the schema lists them\)$/,
+    )
+    expect(text.length).toBeLessThan(MAX_LISTED_CHARS + 200)
+    expect(text.length).toBeGreaterThan(MAX_LISTED_CHARS - 100)
   })
 
   it('minimum, maximum', () => {

@@ -211,7 +211,7 @@ describe('what issue 9 measured for the old default profile (now full)', () => {
 describe("the README's table: the playground's tools per profile", () => {
   // The table as README.md shows it, read from the file: a row per rule set, a column per profile.
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-  const intro = /Tools rejected per client rule set, the playground's (\d+) tools/.exec(readme)
+  const intro = /Tools rejected per client rule set, the playground's (\d+) RPC tools/.exec(readme)
   const table = readme.slice(intro?.index ?? 0).split('\n\n')[1] ?? ''
   const ROWS: Record<string, string> = {
     'OpenAI (`strict: false`)': 'openai',

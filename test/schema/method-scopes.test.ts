@@ -27,7 +27,7 @@ describe('tool scopes', () => {
   })
 
   it('add those of every matching methodScopes glob, sorted, each once', () => {
-    const { tools } = buildTools(loadProto(NOTES), {
+    const { tools, warnings } = buildTools(loadProto(NOTES), {
       methodScopes: { 'notes.v1.Notes.Update*': 'notes.write', 'notes.v1.*.*Note': ['audit', 'notes.read'], 'other.v1.**': 'x' },
     })
     expect(scopesOf(tools)).toEqual({
@@ -35,6 +35,20 @@ describe('tool scopes', () => {
       UpdateNote: ['audit', 'notes.read', 'notes.write'],
       DeleteNote: ['audit', 'notes.read', 'notes.write'],
     })
+    expect(warnings.filter((w) => w.code === 'METHOD_PATTERN_UNMATCHED').map((w) => w.message)).toEqual([
+      'methodScopes glob "other.v1.**" matches no RPC that has a tool (check the full name: package.Service.Method)',
+    ])
+  })
+
+  it('are matched against the RPCs the methods filter keeps, with the same globs', () => {
+    const { tools, warnings } = buildTools(loadProto(NOTES), {
+      methods: { exclude: ['notes.v1.Notes.Delete*'] },
+      methodScopes: { '.notes.v1.Notes.Delete*': 'notes.admin', 'notes.**.Get?ote': 'audit' },
+    })
+    expect(scopesOf(tools)).toEqual({ GetNote: ['audit', 'notes.read'], UpdateNote: ['notes.read'] })
+    expect(warnings.filter((w) => w.code === 'METHOD_PATTERN_UNMATCHED').map((w) => w.message)).toEqual([
+      'methodScopes glob ".notes.v1.Notes.Delete*" matches no RPC that has a tool (check the full name: package.Service.Method)',
+    ])
   })
 
   it('are in the generated module', () => {
@@ -54,6 +68,8 @@ describe('methodGlob', () => {
     expect(match('a.B.Ge?', 'a.B.Ge.')).toBe(false)
     expect(match('a.B.Get', 'aXB.Get')).toBe(false)
     expect(match('a.B.(Get)+', 'a.B.(Get)+')).toBe(true)
+    expect(match('.a.B.Get', 'a.B.Get')).toBe(true)
     expect(() => methodGlob('')).toThrow('a method glob must not be empty')
+    expect(() => methodGlob('.')).toThrow('a method glob must not be empty')
   })
 })

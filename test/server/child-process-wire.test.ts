@@ -114,7 +114,7 @@ describe('SDK v2 client over stdio', () => {
       expect(ok).toMatchObject({ isError: false, structuredContent: { vibe: 'v2' } })
       expect(text(ok)).toBe('{"vibe":"v2"}')
       const bad = await client.callTool({ name: 'SetVibe', arguments: { previous_vibe: 'x' } })
-      expect(text(bad)).toBe("invalid arguments: : Additional properties are not allowed ('previous_vibe' was unexpected)")
+      expect(text(bad)).toBe('invalid arguments: /previous_vibe: unknown field')
       await expect(client.callTool({ name: 'Nope', arguments: {} })).rejects.toMatchObject({ code: -32602 })
       await client.close()
     })

@@ -30,7 +30,27 @@ describe('plugin options', () => {
     [
       'an unknown key',
       { profiles: 'full' },
-      `${P}: unknown option "profiles": the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, include, exclude, dts, dev, methodScopes`,
+      `${P}: unknown option "profiles": the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, toolTokenBudget, typeTool, methods, methodScopes, include, exclude, dts, dev`,
+    ],
+    [
+      'toolTokenBudget of 10',
+      { toolTokenBudget: 10 },
+      `${P}: option "toolTokenBudget" must be false or a whole number from 100 to 1000000, got 10`,
+    ],
+    [
+      'typeTool with a dot',
+      { typeTool: 'describe.type' },
+      `${P}: option "typeTool" must be a tool name of letters, digits and "_", got "describe.type"`,
+    ],
+    [
+      'methods as an array',
+      { methods: ['pkg.S.*'] },
+      `${P}: option "methods" must be an object { include?, exclude? } of arrays of method names or globs, got ["pkg.S.*"]`,
+    ],
+    [
+      'methods with an unknown key',
+      { methods: { only: ['pkg.S.*'] } },
+      `${P}: option "methods" must be an object { include?, exclude? } of arrays of method names or globs, got {"only":["pkg.S.*"]}`,
     ],
     ['recursionDepth of 0', { recursionDepth: 0 }, `${P}: option "recursionDepth" must be a whole number from 1 to 10, got 0`],
     [

@@ -1,0 +1,221 @@
+/**
+ * The token budget of `portable` and `strict` tools (docs/profiles.md
+ * §Token budget): an advertised schema is cut to fit, nested messages
+ * kept as deep as the budget allows and the rest replaced by placeholders
+ * (JSON text of the message, naming it and the tool that gives its
+ * schema). The validator's schema is never cut.
+ */
+import type { JsonSchema } from './types.ts'
+import { TYPE_MARK } from './scalar-schema.ts'
+import { sortKeys } from './sort-keys.ts'
+import { countTokens, fitsTokens } from './tokens.ts'
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- schema nodes are plain JSON read key by key
+type Json = Record<string, any>
+
+/** The default token budget of one tool, and of one answer of the type tool. */
+export const DEFAULT_TOOL_TOKEN_BUDGET = 1500
+
+/** The default name of the tool that gives the schema of a message a placeholder names. */
+export const DEFAULT_TYPE_TOOL = 'describe_type'
+
+/** One subtree replaced by a placeholder: where (a JSON Pointer of the arguments, `*` for any array index) and its message type. */
+export interface Cut {
+  path: string
+  type: string
+}
+
+/** Options of {@link fitBudget}. */
+export interface FitOptions {
+  /** At most this many o200k tokens, counted on `frame(schema)`. */
+  budget: number
+  /** The tool named by placeholders. */
+  typeTool: string
+  /** The text counted for a schema: the tool (name, description, schema) or the type tool's answer. */
+  frame: (schema: JsonSchema) => string
+}
+
+/** What {@link fitBudget} returns: the schema (marks taken out) and its cuts, in document order. */
+export interface Fitted {
+  schema: JsonSchema
+  cuts: Cut[]
+  /** Whether even the root with every message cut passes the budget. */
+  over: boolean
+  /** Whether the schema fit whole: nothing cut but messages inside themselves past the inlining depth. */
+  whole: boolean
+}
+
+interface Site {
+  node: Json
+  path: string
+  depth: number
+  /** The message types from the root down to this site's parent. */
+  ancestors: readonly string[]
+  order: number
+}
+
+const isRecord = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value)
+const typeOf = (node: Json): string | undefined => (typeof node[TYPE_MARK] === 'string' ? (node[TYPE_MARK] as string) : undefined)
+const escapePointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1')
+
+/** The text of a placeholder's description: what to send and where its schema is. */
+export function placeholderText(type: string, typeTool: string): string {
+  return `JSON text of ${type}; schema: ${typeTool}`
+}
+
+/** A message cut by the budget: JSON text (every client accepts a string), its field's description kept. */
+function placeholder(node: Json, typeTool: string): Json {
+  const text = placeholderText(typeOf(node)!, typeTool)
+  const nullable = Array.isArray(node.type) && node.type.includes('null')
+  const description = typeof node.description === 'string' && node.description ? `${node.description} (${text})` : text
+  return { type: nullable ? ['string', 'null'] : 'string', description }
+}
+
+/** The marked message nodes right below `node` (not below them), with their paths. */
+function childSites(node: Json, path: string, out: { node: Json; path: string }[]): void {
+  const visit = (sub: unknown, at: string): void => {
+    if (!isRecord(sub)) return
+    if (typeOf(sub) !== undefined) {
+      if (isRecord(sub.properties)) out.push({ node: sub, path: at })
+    } else childSites(sub, at, out)
+  }
+  if (isRecord(node.properties)) for (const [key, sub] of Object.entries(node.properties)) visit(sub, `${path}/${escapePointer(key)}`)
+  if (isRecord(node.items)) visit(node.items, `${path}/*`)
+}
+
+/**
+ * `node` without marks, every marked node outside `open` a placeholder;
+ * `cuts` (when given) receives each placeholder's path and type.
+ */
+function render(node: Json, open: ReadonlySet<Json>, typeTool: string, path = '', cuts?: Cut[]): Json {
+  const out: Json = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (key === TYPE_MARK) continue
+    if (key === 'properties' && isRecord(value)) {
+      const properties: Json = {}
+      for (const [name, sub] of Object.entries(value)) {
+        Object.defineProperty(properties, name, {
+          value: renderChild(sub, open, typeTool, `${path}/${escapePointer(name)}`, cuts),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
+      }
+      out.properties = properties
+    } else if (key === 'items' && isRecord(value)) {
+      out.items = renderChild(value, open, typeTool, `${path}/*`, cuts)
+    } else {
+      out[key] = value
+    }
+  }
+  return out
+}
+
+function renderChild(sub: unknown, open: ReadonlySet<Json>, typeTool: string, path: string, cuts?: Cut[]): unknown {
+  if (!isRecord(sub)) return sub
+  const type = typeOf(sub)
+  // A marked node without properties is a message inside itself past the inlining depth: always a placeholder.
+  if (type !== undefined && (!open.has(sub) || !isRecord(sub.properties))) {
+    cuts?.push({ path, type })
+    return placeholder(sub, typeTool)
+  }
+  return render(sub, open, typeTool, path, cuts)
+}
+
+/**
+ * `root` (an advertised schema whose message nodes carry their type mark)
+ * fitted to `options.budget` tokens: the root's own fields always stay;
+ * nested messages are opened breadth first, shallow before deep, a message
+ * not yet shown in this schema before one shown elsewhere in it, and never
+ * inside itself, while the count stays within the budget. A schema that
+ * fits whole is returned whole.
+ */
+export function fitBudget(root: JsonSchema, options: FitOptions): Fitted {
+  const { budget, typeTool, frame } = options
+  const all = new Set<Json>()
+  const mark = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(mark)
+    else if (isRecord(node)) {
+      if (typeOf(node) !== undefined) all.add(node)
+      Object.values(node).forEach(mark)
+    }
+  }
+  mark(root)
+  const wholeCuts: Cut[] = []
+  const whole = sortKeys(render(root, all, typeTool, '', wholeCuts))
+  if (fitsTokens(frame(whole), budget)) return { schema: whole, cuts: wholeCuts, over: false, whole: true }
+
+  const open = new Set<Json>([root])
+  const opened: Json[] = []
+  const shown = new Set<string>()
+  const rootType = typeOf(root)
+  if (rootType !== undefined) shown.add(rootType)
+  let total = countTokens(frame(sortKeys(render(root, open, typeTool))))
+  const over = total > budget
+  const queue: Site[] = []
+  let order = 0
+  const enqueue = (node: Json, path: string, depth: number, ancestors: readonly string[]): void => {
+    const found: { node: Json; path: string }[] = []
+    childSites(node, path, found)
+    for (const site of found) queue.push({ ...site, depth, ancestors, order: order++ })
+  }
+  enqueue(root, '', 1, rootType === undefined ? [] : [rootType])
+  while (!over && queue.length > 0) {
+    // Shallow first; at one depth, a message not yet shown before one shown elsewhere; then document order.
+    let best = 0
+    const rank = (s: Site): [number, number, number] => [s.depth, shown.has(typeOf(s.node)!) ? 1 : 0, s.order]
+    for (let i = 1; i < queue.length; i++) {
+      const a = rank(queue[i]!)
+      const b = rank(queue[best]!)
+      if (a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] < b[2])))) best = i
+    }
+    const site = queue.splice(best, 1)[0]!
+    const type = typeOf(site.node)!
+    // A message inside itself stays cut: its schema is one call away.
+    if (site.ancestors.includes(type)) continue
+    const shell = JSON.stringify(render(site.node, new Set([site.node]), typeTool))
+    const delta = countTokens(shell) - countTokens(JSON.stringify(placeholder(site.node, typeTool)))
+    if (total + delta > budget) continue
+    total += delta
+    open.add(site.node)
+    opened.push(site.node)
+    shown.add(type)
+    enqueue(site.node, site.path, site.depth + 1, [...site.ancestors, type])
+  }
+  // Counts of parts add up only nearly: the whole is counted, and the last opened closed until it fits.
+  let cuts: Cut[] = []
+  let schema = sortKeys(render(root, open, typeTool, '', cuts))
+  while (opened.length > 0 && countTokens(frame(schema)) > budget) {
+    open.delete(opened.pop()!)
+    cuts = []
+    schema = sortKeys(render(root, open, typeTool, '', cuts))
+  }
+  return { schema, cuts, over, whole: false }
+}
+
+/**
+ * {@link fitBudget} at each description level in turn (most comment first)
+ * until one is `accepted` (by default: it fits with its root alone):
+ * `schema(level)` builds the marked advertised schema, `options(level)`
+ * says how it is counted. The last level's result when none is.
+ */
+export function fitLevels<L>(
+  levels: readonly L[],
+  schema: (level: L) => JsonSchema,
+  options: (level: L) => FitOptions,
+  accepted: (fitted: Fitted, level: L) => boolean = (fitted) => !fitted.over,
+): Fitted & { level: L } {
+  let result: (Fitted & { level: L }) | undefined
+  let previous: string | undefined
+  for (const level of levels) {
+    const built = schema(level)
+    const counted = options(level)
+    // A level that leaves out nothing more (no comments to cut) fits as the one before did.
+    const text = counted.frame(built)
+    if (result !== undefined && text === previous) continue
+    previous = text
+    result = { ...fitBudget(built, counted), level }
+    if (accepted(result, level)) break
+  }
+  return result!
+}
