@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 
 const src = join(import.meta.dirname, '..', 'src')
 // `contract/` is the bottom: every stage may import it, it imports nothing of the project.
-const STAGES = ['contract', 'proto', 'schema', 'codegen', 'plugin', 'runtime', 'server', 'grpc', 'cli'] as const
+const STAGES = ['contract', 'proto', 'schema', 'codegen', 'plugin', 'runtime', 'server', 'postgres', 'grpc', 'cli'] as const
 const BUILD_TIME = new Set(['proto', 'schema', 'codegen', 'plugin'])
 // Value and type imports, re-exports, dynamic and side-effect imports.
 const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s*['"]([^'"]+)['"]/gm
@@ -53,7 +53,7 @@ describe('stage folders import one way', () => {
   }
 
   it('run-time folders never reach build-time folders', () => {
-    const bad = ['runtime', 'server', 'grpc']
+    const bad = ['runtime', 'server', 'postgres', 'grpc']
       .flatMap((stage) => importsOf(stage).map(({ file, spec }) => ({ file, spec, to: targetStage(file, spec) })))
       .filter(({ to }) => to !== undefined && BUILD_TIME.has(to))
     expect(bad).toEqual([])
@@ -76,6 +76,13 @@ describe('stage folders import one way', () => {
     const bad = STAGES.filter((s) => s !== 'grpc')
       .flatMap((stage) => importsOf(stage))
       .filter(({ spec }) => spec.startsWith('@grpc/'))
+    expect(bad).toEqual([])
+  })
+
+  it('only postgres/ imports pg (the /postgres subpath alone loads it)', () => {
+    const bad = STAGES.filter((s) => s !== 'postgres')
+      .flatMap((stage) => importsOf(stage))
+      .filter(({ spec }) => spec === 'pg' || spec.startsWith('pg/'))
     expect(bad).toEqual([])
   })
 
@@ -173,10 +180,14 @@ describe('one home per concept', () => {
           .map((line) => `${relative(src, file)}: ${line.trim()}`),
       )
 
-  it('the shared defaults are written only in contract/defaults.ts (profile, version, path, port, TTLs, limits)', () => {
-    const DEFAULT_RE =
-      /\?\?\s*'(?:portable|0\.0\.0|\/mcp)'|=\s*'(?:\/mcp|0\.0\.0)'|\b(?:10 \* 60_000|600_000|4 \* 1024 \* 1024|8 \* 1024 \* 1024|64 \* 1024 \* 1024)\b|\?\? 600\b|port = 3000/
-    expect(linesMatching(DEFAULT_RE, [join('contract', 'defaults.ts')])).toEqual([])
+  it('the shared defaults are written only in contract/defaults.ts (profile, version, path, TTLs, HTTP and event limits)', () => {
+    const defaults = join('contract', 'defaults.ts')
+    const names = [...readFileSync(join(src, defaults), 'utf8').matchAll(/^export const (\w+)/gm)].map((m) => m[1]!)
+    expect(names).toEqual(expect.arrayContaining(['DEFAULT_PROFILE', 'DEFAULT_SESSION_IDLE_MS', 'DEFAULT_MAX_EVENTS', 'MAX_BODY_BYTES']))
+    const redefined = new RegExp(`^export const (?:${names.join('|')})\\b`)
+    const LITERAL_RE = /\?\?\s*'(?:portable|0\.0\.0|\/mcp)'|=\s*'(?:\/mcp|0\.0\.0)'|\b(?:10 \* 60_000|600_000)\b|\?\? 600\b|port = 3000/
+    expect(linesMatching(redefined, [defaults])).toEqual([])
+    expect(linesMatching(LITERAL_RE, [defaults])).toEqual([])
   })
 
   it('loopback is decided in contract/loopback.ts only', () => {

@@ -44,6 +44,14 @@ export const DEFAULT_MAX_CONNECTIONS = 1000
 /** Default `maxSessions` of HTTP serving: initialize-era sessions open at once. */
 export const DEFAULT_MAX_SESSIONS = 1000
 
+/**
+ * Default `maxStreamsPerCaller` of HTTP serving: held SSE streams (a
+ * session's GET stream, a 2026-07-28 `subscriptions/listen`) one caller may
+ * have open at once, a tenth of `maxConnections`, so one caller cannot hold
+ * every connection.
+ */
+export const DEFAULT_MAX_STREAMS_PER_CALLER = 100
+
 /** Events an HTTP session keeps for resumption before the oldest are dropped (`maxSessionEvents`). */
 export const DEFAULT_MAX_EVENTS = 1000
 

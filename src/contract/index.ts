@@ -3,7 +3,7 @@
  * stage may import it; it imports nothing of the project.
  */
 export { PROFILES, TOOL_SPEC_KEYS } from './tool-spec.ts'
-export type { JsonSchema, Profile, ToolAnnotations, ToolCuts, ToolSpec } from './tool-spec.ts'
+export type { JsonSchema, LongRunning, Profile, ToolAnnotations, ToolCuts, ToolSpec } from './tool-spec.ts'
 export {
   AJV_IMPORTS,
   CODEC_IMPORTS,
@@ -41,6 +41,7 @@ export {
   DEFAULT_MAX_EVENTS,
   DEFAULT_MAX_SESSION_EVENT_BYTES,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_STREAMS_PER_CALLER,
   DEFAULT_MCP_PATH,
   DEFAULT_PROFILE,
   DEFAULT_REQUEST_STATE_TTL_SECONDS,
@@ -54,3 +55,4 @@ export { lowerCamel } from './implementation-keys.ts'
 export { jsonRpcErrorBody } from './json-rpc-error.ts'
 export { GENERATED_VALIDATOR_OPTIONS, HAND_TOOL_VALIDATOR_OPTIONS, VALIDATOR_OPTIONS } from './validator-options.ts'
 export { WRAPPER_NAMES, WRAPPER_SCALARS } from './wrappers.ts'
+export { HEADER_NAME_RE, HEADER_PARAM_TYPES, X_MCP_HEADER } from './header-params.ts'

@@ -7,7 +7,7 @@
  * module's `tools` and `descriptor` have, are `unplugin-proto-mcp/codegen-v1`
  * (./codegen-v1.ts).
  */
-export { Server } from '../server/index.ts'
+export { Server, memoryCluster, memoryFleet, MemoryTaskStore, TaskLimitError, TASKS_EXTENSION, isTerminal } from '../server/index.ts'
 export type {
   ServerBuilder,
   ServerHandle,
@@ -41,8 +41,36 @@ export type {
   ToolHandler,
   ToolRequirements,
   ToolWithHandler,
+  MemoryTaskStoreOptions,
+  StoredTask,
+  TaskChange,
+  TaskError,
+  TaskInputRequest,
+  TaskOptions,
+  TaskStatus,
+  TaskStore,
+  TaskSupport,
 } from '../server/index.ts'
 export type { ErrorSource, Logger, LoggingOptions } from '../server/index.ts'
+export type {
+  Cluster,
+  ClusterEventStore,
+  ClusterListeners,
+  ClusterMessage,
+  ClusterOptions,
+  EventLimits,
+  FetchHandlerOptions,
+  FleetEvent,
+  JsonValue,
+  McpFetchHandler,
+  MemoryClusterOptions,
+  MemoryFleet,
+  MemoryFleetOptions,
+  SessionRecord,
+  StoredEvent,
+  StreamRequest,
+  StreamTail,
+} from '../server/index.ts'
 export type {
   CallContext,
   ElicitAnswer,
@@ -50,6 +78,7 @@ export type {
   JsonSchema,
   LogLevel,
   Profile,
+  RootsAnswer,
   RpcHandler,
   ServiceImplementation,
   SampleAnswer,

@@ -47,6 +47,8 @@ export interface GrpcOptions {
   reconnectWaitMs?: number
   /** The most messages a server-streaming call collects before it is cut. @default 1000 */
   streamCap?: number
+  /** The most bytes of JSON a server-streaming call collects before it is cut (docs/calls.md §8). @default 4194304 (4 MiB) */
+  streamByteCap?: number
 }
 
 /** A gRPC backend for `Server.forward`; `close()` closes the channel it opened (not one it was given). */
@@ -130,6 +132,7 @@ const GRPC_RULES: Record<keyof GrpcOptions, OptionRule> = {
   deadlineMs: integerRule(1),
   reconnectWaitMs: integerRule(0),
   streamCap: integerRule(1),
+  streamByteCap: integerRule(1),
 }
 
 /**
@@ -202,6 +205,7 @@ export function grpc(target: string | Channel | Client, options: GrpcOptions = {
 
   return {
     streamCap: options.streamCap,
+    streamByteCap: options.streamByteCap,
     bind(service: BackendService) {
       const handlers: Record<string, RpcHandler> = {}
       for (const method of service.methods) handlers[method.name] = method.serverStreaming ? streaming(method) : unary(method)

@@ -9,6 +9,7 @@ import { isLoopbackHost } from '../contract/loopback.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import type { NodeHandlerOptions, ServeHttpOptions } from './http.ts'
+import { CLUSTER_RULES } from './cluster-options.ts'
 import type { SessionOptions } from './http-core.ts'
 import { LOGGING_RULES } from './logging.ts'
 
@@ -18,6 +19,8 @@ const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
   maxSessionEvents: integerRule(1),
   maxSessionEventBytes: integerRule(1),
   maxEventBytes: integerRule(1),
+  maxStreamsPerCaller: integerRule(1),
+  ...CLUSTER_RULES,
 }
 
 const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {

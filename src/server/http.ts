@@ -16,10 +16,17 @@ import {
 import type { AuthOptions } from '../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST, isLoopbackHost, loopbackHostNames } from '../contract/index.ts'
 import { runtimeError } from '../runtime/errors.ts'
+import { mayBeFastCall, serveFastCall } from './fast-call.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import { Log, type LoggingOptions } from './logging.ts'
-import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES } from './limits.ts'
+import {
+  BODY_TOO_LARGE,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  MAX_BODY_BYTES,
+} from './limits.ts'
 import type { ServingCore } from './serving-core.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
@@ -117,6 +124,35 @@ function reply(res: ServerResponse, status: number, message: string): void {
   res.end(JSON.stringify(jsonRpcErrorBody(-32000, message)))
 }
 
+/**
+ * A body sent in chunks (no declared length), read up to the limit: `req`
+ * with the body ready to be read again (the SDK's adapter reads it), or
+ * `false` once it was answered `413` with the same text as a declared
+ * length past the limit (the adapter has its own wording).
+ */
+async function readChunked(req: IncomingMessage, res: ServerResponse): Promise<IncomingMessage | false> {
+  const chunks: Buffer[] = []
+  let bytes = 0
+  for await (const chunk of req as AsyncIterable<Buffer | string>) {
+    const piece = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    bytes += piece.length
+    if (bytes > MAX_BODY_BYTES) {
+      res.setHeader('connection', 'close')
+      reply(res, 413, BODY_TOO_LARGE)
+      return false
+    }
+    chunks.push(piece)
+  }
+  // The same request (method, headers, auth) with its body read again from memory.
+  const replay = Object.create(req) as IncomingMessage
+  Object.defineProperty(replay, Symbol.asyncIterator, {
+    value: async function* () {
+      yield* chunks
+    },
+  })
+  return replay
+}
+
 /** Whether the headers given to `writeHead` (an object or a raw list) declare an SSE stream. */
 function isEventStream(headers: unknown): boolean {
   if (Array.isArray(headers)) {
@@ -185,7 +221,23 @@ export function createNodeHandler(
     if (!res.headersSent) reply(res, 500, 'internal error')
     else res.end()
   }
-  const pass = (req: IncomingMessage, res: ServerResponse): void => void serve(req, res).catch(failed(res))
+  /**
+   * A plain 2026-07-28 tools/call is answered without the SDK's request machinery (fast-call.ts); the rest goes to the SDK.
+   * A body in chunks is read here first, so that past the limit it gets the same 413 as a declared length (and goes to the SDK).
+   */
+  const pass = (req: IncomingMessage, res: ServerResponse): void => {
+    const chunked = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined
+    const served = chunked
+      ? readChunked(req, res).then((read) => (read === false ? undefined : serve(read, res)))
+      : mayBeFastCall(req)
+        ? serveFastCall(core, req, res, (body) => serve(body, res), log)
+        : serve(req, res)
+    served.catch((error: Error) => {
+      // A client that went away mid-body (a cut upload) is not a server error, as for the adapter above.
+      if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return void res.destroy()
+      failed(res)(error)
+    })
+  }
   const handler = ((req, res, next) => {
     const path = pathOf(req.url ?? '/')
     // The metadata is public (CORS *): answered before the endpoint's guards.
@@ -203,11 +255,12 @@ export function createNodeHandler(
     }
     if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
       res.setHeader('connection', 'close')
-      return reply(res, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
+      return reply(res, 413, BODY_TOO_LARGE)
     }
-    flushEventStreams(res)
+    // A POST's stream answers soon (its result); a GET stream may say nothing for long, so its headers go at once.
+    if (req.method === 'GET') flushEventStreams(res)
     if (gate === undefined) return pass(req, res)
-    // Checked before the body is read; the token goes no further than here.
+    // Checked before the body is read and before the fast path or the SDK sees the request; the token goes no further than here.
     gate.authenticate(req.headers.authorization).then((verdict) => {
       if (verdict instanceof Response) return send(res, verdict)
       ;(req as IncomingMessage & { auth?: unknown }).auth = verdict
@@ -217,8 +270,12 @@ export function createNodeHandler(
   }) as McpNodeHandler
   Object.defineProperty(handler, 'sessionCount', { get: () => http.sessionCount })
   handler.close = () => http.close()
+  readiness.set(handler, http.ready())
   return handler
 }
+
+/** Per handler, when its cluster listens (serveHttp() resolves only then). */
+const readiness = new WeakMap<McpNodeHandler, Promise<void>>()
 
 /** Serves `core` over Streamable HTTP (options checked by `Server.serveHttp`); resolves once listening. */
 export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
@@ -263,6 +320,8 @@ export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions
     socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${SERVED_METHODS.join(', ')}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
   })
   try {
+    // A cluster that cannot be reached is a start-up error, like a port in use.
+    await readiness.get(handler)
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
       server.listen(port, host, () => {

@@ -19,13 +19,19 @@ describe('each subpath exports what users need, and nothing more', () => {
     expect(keys(main)).toEqual(['default', 'writeProtoDeclarations'])
   })
 
-  it('/runtime: Server as the one class, the status errors, the backend helpers', () => {
+  it('/runtime: Server, the status errors, the backend helpers, the task store and the fleets; no builder, handle or limit', () => {
     expect(keys(runtime)).toEqual([
       'DEFAULT_FORWARDED_HEADERS',
       'DEFAULT_STREAM_CAP',
+      'MemoryTaskStore',
       'STATUS_NAMES',
       'Server',
+      'TASKS_EXTENSION',
+      'TaskLimitError',
       'isRuntimeError',
+      'isTerminal',
+      'memoryCluster',
+      'memoryFleet',
       'principalMetadata',
       'statusError',
       'verifiedPrincipal',
