@@ -5,8 +5,9 @@
 import { parseArgs } from 'node:util'
 import { authOptionsProblem, isScopeToken, type AuthOptions } from '../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST } from '../contract/index.ts'
+import { DEFAULT_DEADLINE_MS, DEFAULT_FORWARDED_HEADERS } from '../runtime/backend.ts'
 import type { Profile } from '../schema/index.ts'
-import { PROFILES } from '../schema/types.ts'
+import { DEFAULT_PROFILE, PROFILES } from '../schema/types.ts'
 
 /** What `proto-mcp serve` was asked to do. */
 export interface ServeCommand {
@@ -198,7 +199,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
     throw new UsageError('--import-path needs a .proto file: --reflect reads no imports from disk')
   if (values.grpc === undefined || values.grpc === '')
     throw new UsageError('--grpc <target> is required: the gRPC server to forward calls to')
-  const profile = values.profile ?? 'portable'
+  const profile = values.profile ?? DEFAULT_PROFILE
   if (!(PROFILES as readonly string[]).includes(profile))
     throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, got "${profile}"`)
   const toolNames = values['tool-names'] ?? 'method'
@@ -241,7 +242,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
       ...(values['include-method'] === undefined ? {} : { include: values['include-method'] }),
       ...(values['exclude-method'] === undefined ? {} : { exclude: values['exclude-method'] }),
     },
-    deadlineMs: values.deadline === undefined ? 30_000 : integerIn('--deadline', values.deadline, 1, 2 ** 31 - 1),
+    deadlineMs: values.deadline === undefined ? DEFAULT_DEADLINE_MS : integerIn('--deadline', values.deadline, 1, 2 ** 31 - 1),
     forwardHeaders,
     ...(auth === undefined ? {} : { auth }),
     methodScopes,
@@ -281,7 +282,7 @@ function authFlags(
         )
       }
     }
-    return { methodScopes: {}, principalMetadata: {}, forwardHeaders: values['forward-header'] ?? ['authorization', 'traceparent'] }
+    return { methodScopes: {}, principalMetadata: {}, forwardHeaders: values['forward-header'] ?? [...DEFAULT_FORWARDED_HEADERS] }
   }
   if (!http) throw new UsageError('--auth-issuer needs --http: bearer tokens come with HTTP requests (a stdio client is the local user)')
   if (values['forward-header']?.some((name) => name.toLowerCase() === 'authorization')) {

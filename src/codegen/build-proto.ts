@@ -9,6 +9,7 @@
 import { basename } from 'node:path'
 import { loadProto } from '../proto/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
+import { DEFAULT_PROFILE } from '../contract/index.ts'
 import { buildTools } from '../schema/index.ts'
 import type { BuildToolsOptions, Profile, ToolCost, ToolSchema, TypeDetail } from '../schema/index.ts'
 import type { LenientPlan } from '../schema/lenient-plan.ts'
@@ -89,7 +90,7 @@ export function toolOptions(options: ToolBuildOptions): ToolBuildOptions {
  * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
  */
 export function buildProto(source: string | ModelSource, options: BuildProtoOptions = {}): BuiltProto {
-  const profile = options.profile ?? 'portable'
+  const profile = options.profile ?? DEFAULT_PROFILE
   const { model, name } =
     typeof source === 'string' ? { model: loadProto(source, { importPaths: options.importPaths ?? [] }), name: serverName(source) } : source
   const built = buildTools(model, { ...toolOptions(options), profile, serverName: name })

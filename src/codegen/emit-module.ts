@@ -3,7 +3,7 @@
  * ESM whose only import is `unplugin-proto-mcp/internal`.
  */
 import { basename } from 'node:path'
-import { CREATE_SERVER, INTERNAL_MODULE, TOOL_SPEC_KEYS, type Profile } from '../contract/index.ts'
+import { CREATE_SERVER, DEFAULT_PROFILE, INTERNAL_MODULE, TOOL_SPEC_KEYS, type Profile } from '../contract/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { sortKeys } from '../schema/index.ts'
 import type { ToolSchema } from '../schema/index.ts'
@@ -143,7 +143,7 @@ export function emitModuleWithWarnings(
   tools: readonly ToolSchema[],
   options: EmitModuleOptions,
 ): EmittedModule {
-  const profile = options.profile ?? 'portable'
+  const profile = options.profile ?? DEFAULT_PROFILE
   // Sorted before compiling, so the validator embeds exactly what clients see.
   const inputSchemas = tools.map((tool) => sortKeys(tool.inputSchema))
   // The validator checks the exact schema where the advertised one says less (portable, strict).

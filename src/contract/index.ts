@@ -2,7 +2,7 @@
  * The contract: what build time and run time both know, named once. Every
  * stage may import it; it imports nothing of the project.
  */
-export { PROFILES, TOOL_SPEC_KEYS } from './tool-spec.ts'
+export { DEFAULT_PROFILE, PROFILES, TOOL_SPEC_KEYS } from './tool-spec.ts'
 export type { JsonSchema, Profile, ToolAnnotations, ToolCuts, ToolSpec } from './tool-spec.ts'
 export { AJV_IMPORTS, CODEC_IMPORTS, CREATE_SERVER, GENERATED_IMPORTS, INTERNAL_MODULE, RUNTIME_MODULE } from './generated-imports.ts'
 export type { GeneratedImport } from './generated-imports.ts'

@@ -14,6 +14,9 @@ export type Profile = 'portable' | 'strict' | 'full' | 'topeka'
 /** Every profile, the default first. */
 export const PROFILES: readonly Profile[] = ['portable', 'strict', 'full', 'topeka']
 
+/** The profile when none is given: schemas every major AI client accepts. */
+export const DEFAULT_PROFILE: Profile = 'portable'
+
 /** A JSON Schema document, as plain JSON. */
 export type JsonSchema = Record<string, unknown>
 

@@ -5,39 +5,67 @@
  * may import the other).
  */
 import { authOptionsProblem, isScopeToken as isScope } from '../contract/auth-options.ts'
-import { PROFILES } from '../schema/types.ts'
+import {
+  DEFAULT_RECURSION_DEPTH,
+  DEFAULT_TOOL_NAME_BUDGET,
+  DEFAULT_TOOL_NAMES,
+  DEFAULT_TOOL_TOKEN_BUDGET,
+  DEFAULT_TYPE_TOOL,
+} from '../schema/index.ts'
+import { DEFAULT_PROFILE, PROFILES } from '../schema/types.ts'
+import { DEFAULT_DEV_PATH, DEFAULT_LOAD_TIMEOUT_MS } from './dev-mount.ts'
 import type { Options } from './options.ts'
 
-interface Rule {
+/** What one option accepts, and the value the build uses when it is not given (where there is one). */
+export interface Rule {
   accepts: string
   test: (value: unknown) => boolean
+  /** The docs' option tables show it; test/option-docs.test.ts holds them to it. */
+  default?: unknown
 }
 
 const isPattern = (v: unknown): boolean => typeof v === 'string' || v instanceof RegExp
 const TOOL_NAMES = ['method', 'service', 'qualified']
 
-const PLUGIN_RULES: Record<keyof Options, Rule> = {
+/** The plugin's options, with their defaults. */
+export const PLUGIN_RULES: Record<keyof Options, Rule> = {
   importPaths: {
     accepts: 'an array of directory names',
     test: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && s !== ''),
+    default: [],
   },
-  profile: { accepts: `one of ${PROFILES.map((p) => `"${p}"`).join(', ')}`, test: (v) => (PROFILES as readonly unknown[]).includes(v) },
+  profile: {
+    accepts: `one of ${PROFILES.map((p) => `"${p}"`).join(', ')}`,
+    test: (v) => (PROFILES as readonly unknown[]).includes(v),
+    default: DEFAULT_PROFILE,
+  },
   toolNames: {
     accepts: `${TOOL_NAMES.map((p) => `"${p}"`).join(', ')} or a function of the RPC`,
     test: (v) => TOOL_NAMES.includes(v as string) || typeof v === 'function',
+    default: DEFAULT_TOOL_NAMES,
   },
-  verbose: { accepts: 'true or false', test: (v) => typeof v === 'boolean' },
-  recursionDepth: { accepts: 'a whole number from 1 to 10', test: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 10 },
+  verbose: { accepts: 'true or false', test: (v) => typeof v === 'boolean', default: false },
+  recursionDepth: {
+    accepts: 'a whole number from 1 to 10',
+    test: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 10,
+    default: DEFAULT_RECURSION_DEPTH,
+  },
   toolNameBudget: {
     accepts: 'false or a whole number from 1 to 128',
     test: (v) => v === false || (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 128),
+    default: DEFAULT_TOOL_NAME_BUDGET,
   },
-  shortenToolNames: { accepts: 'true or false', test: (v) => typeof v === 'boolean' },
+  shortenToolNames: { accepts: 'true or false', test: (v) => typeof v === 'boolean', default: false },
   toolTokenBudget: {
     accepts: 'false or a whole number from 100 to 1000000',
     test: (v) => v === false || (Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 1_000_000),
+    default: DEFAULT_TOOL_TOKEN_BUDGET,
   },
-  typeTool: { accepts: 'a tool name of letters, digits and "_"', test: (v) => typeof v === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(v) },
+  typeTool: {
+    accepts: 'a tool name of letters, digits and "_"',
+    test: (v) => typeof v === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(v),
+    default: DEFAULT_TYPE_TOOL,
+  },
   methods: {
     accepts: 'an object { include?, exclude? } of arrays of method names or globs',
     test: (v) =>
@@ -54,6 +82,7 @@ const PLUGIN_RULES: Record<keyof Options, Rule> = {
       typeof v === 'object' &&
       !Array.isArray(v) &&
       Object.entries(v).every(([glob, s]) => glob !== '' && (isScope(s) || (Array.isArray(s) && s.length > 0 && s.every(isScope)))),
+    default: {},
   },
   include: {
     accepts: 'a glob, a RegExp or an array of them',
@@ -63,17 +92,30 @@ const PLUGIN_RULES: Record<keyof Options, Rule> = {
     accepts: 'a glob, a RegExp or an array of them',
     test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)),
   },
-  dts: { accepts: 'true, false or a file name', test: (v) => typeof v === 'boolean' || (typeof v === 'string' && v !== '') },
+  dts: {
+    accepts: 'true, false or a file name',
+    test: (v) => typeof v === 'boolean' || (typeof v === 'string' && v !== ''),
+    default: false,
+  },
   dev: {
     accepts: 'an object { server, path?, loadTimeoutMs?, auth? }',
     test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
   },
 }
 
-const DEV_RULES: Record<string, Rule> = {
+/** The options of the plugin's `dev` option, with their defaults. */
+export const DEV_RULES: Record<string, Rule> = {
   server: { accepts: 'a module path such as "./src/mcp.ts"', test: (v) => typeof v === 'string' && v !== '' },
-  path: { accepts: 'a path starting with "/"', test: (v) => typeof v === 'string' && v.startsWith('/') && v.length > 1 },
-  loadTimeoutMs: { accepts: 'a positive number of milliseconds', test: (v) => typeof v === 'number' && v > 0 && Number.isFinite(v) },
+  path: {
+    accepts: 'a path starting with "/"',
+    test: (v) => typeof v === 'string' && v.startsWith('/') && v.length > 1,
+    default: DEFAULT_DEV_PATH,
+  },
+  loadTimeoutMs: {
+    accepts: 'a positive number of milliseconds',
+    test: (v) => typeof v === 'number' && v > 0 && Number.isFinite(v),
+    default: DEFAULT_LOAD_TIMEOUT_MS,
+  },
   // Checked whole below (a nested option says which key is wrong).
   auth: { accepts: 'an object', test: () => true },
 }

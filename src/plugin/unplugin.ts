@@ -9,6 +9,7 @@ import { createFilter } from '@rollup/pluginutils'
 import { createUnplugin } from 'unplugin'
 import type { UnpluginInstance } from 'unplugin'
 import type { ViteDevServer } from 'vite'
+import { DEFAULT_PROFILE } from '../contract/index.ts'
 import { isProtoError } from '../proto/index.ts'
 import { buildMcpModule, costNote, toolOptions, type BuiltMcpModule } from '../codegen/index.ts'
 import { clearOverlay, DEFAULT_DEV_PATH, mountDevServer, sendToOverlay } from './dev-mount.ts'
@@ -213,7 +214,7 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
           buildMcpModule(file, {
             ...toolOptions(options),
             importPaths: importPaths(),
-            profile: options.profile ?? 'portable',
+            profile: options.profile ?? DEFAULT_PROFILE,
             hmr,
             declarations: Boolean(options.dts),
           })

@@ -2,7 +2,7 @@
  * Model → one tool per unary (and, by default, server-streaming) RPC of the
  * imported file (docs/mapping.md §1–§8).
  */
-import type { ToolSpec } from '../contract/index.ts'
+import { DEFAULT_PROFILE, type ToolSpec } from '../contract/index.ts'
 import type { JsonSchema, Profile } from './types.ts'
 import type { ProtoModel } from '../proto/model.ts'
 import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
@@ -159,7 +159,7 @@ export const LIST_TOKEN_WARNING = 60_000
  * own position) and a warning names both.
  */
 export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): BuiltTools {
-  const profile = options.profile ?? 'portable'
+  const profile = options.profile ?? DEFAULT_PROFILE
   const extended = profile !== 'topeka'
   const portable = isPortable(profile)
   const nameRe = portable ? PORTABLE_TOOL_NAME_RE : TOOL_NAME_RE

@@ -15,7 +15,7 @@ import {
   type Server as SdkServer,
 } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_EVENT_BYTES, EventBudget, MemoryEventStore } from './event-store.ts'
-import { DEFAULT_MAX_SESSIONS, MAX_BODY_BYTES } from './limits.ts'
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, MAX_BODY_BYTES } from './limits.ts'
 import type { ErrorSource, Log } from './logging.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
@@ -125,7 +125,7 @@ function endCancelledStreams(transport: WebStandardStreamableHTTPServerTransport
 export function createHttpCore(core: ServingCore, options: SessionOptions = {}, log: Log = core.log): HttpCore {
   // requestState needs its key from serve time on.
   core.codec()
-  const idleMs = options.sessionIdleMs ?? 10 * 60_000
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
   const onerror = report(core, log, 'http')
   const modern = createMcpHandler(sdkServerFactory(core, { log }), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror })
   const stateless = legacyStatelessFallback(sdkServerFactory(core, { log }), onerror, { maxRequestBodySize: MAX_BODY_BYTES })

@@ -18,7 +18,14 @@ import { runtimeError } from '../runtime/errors.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import { Log, type LoggingOptions } from './logging.ts'
-import { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_BODY_BYTES } from './limits.ts'
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_HTTP_PATH,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  MAX_BODY_BYTES,
+} from './limits.ts'
 import { hostHeaderName, isLoopbackHost } from './loopback.ts'
 import type { ServingCore } from './serving-core.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
@@ -225,8 +232,8 @@ export function createNodeHandler(
 export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
   const {
     host = DEFAULT_HTTP_HOST,
-    port = 3000,
-    path = '/mcp',
+    port = DEFAULT_HTTP_PORT,
+    path = DEFAULT_HTTP_PATH,
     allowAnyHost = false,
     headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
     requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,

@@ -275,7 +275,8 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   }
 }
 
-const FETCH_RULES = { authInfo: { accepts: 'auth info', test: () => true }, auth: { accepts: 'an object', test: () => true } }
+/** The options of `fetch()`. */
+export const FETCH_RULES = { authInfo: { accepts: 'auth info', test: () => true }, auth: { accepts: 'an object', test: () => true } }
 
 /**
  * A Node handler that loads the HTTP transport on first use (see

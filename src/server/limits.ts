@@ -12,5 +12,12 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 /** Default `maxConnections` of `serveHttp()`. */
 export const DEFAULT_MAX_CONNECTIONS = 1000
 
+/** Default `sessionIdleMs` of HTTP serving: an initialize-era session without requests (and no open GET stream) is closed after 10 min. */
+export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000
+
+/** Default `port` and `path` of `serveHttp()`. */
+export const DEFAULT_HTTP_PORT = 3000
+export const DEFAULT_HTTP_PATH = '/mcp'
+
 /** Default `maxSessions` of HTTP serving: initialize-era sessions open at once. */
 export const DEFAULT_MAX_SESSIONS = 1000

@@ -31,7 +31,8 @@ export interface ServeStdioOptions extends LoggingOptions {
 }
 
 const isStream = (v: unknown): boolean => v !== null && typeof v === 'object' && typeof (v as { on?: unknown }).on === 'function'
-const STDIO_RULES: Record<keyof ServeStdioOptions, OptionRule> = {
+/** The options of `serveStdio()`. */
+export const STDIO_RULES: Record<keyof ServeStdioOptions, OptionRule> = {
   stdin: { accepts: 'a readable stream', test: (v) => isStream(v) && typeof (v as { read?: unknown }).read === 'function' },
   stdout: { accepts: 'a writable stream', test: (v) => isStream(v) && typeof (v as { write?: unknown }).write === 'function' },
   ...LOGGING_RULES,
