@@ -202,17 +202,17 @@ describe('every option is in the docs, with the default the code has', () => {
     ].join('\n')
     const surface = (options: Record<string, unknown>): Surface => ({
       what: 'x',
-      page: 'x.md',
+      page: 'fake-page',
       headings: ['## Options'],
       options: new Map(Object.entries(options)),
     })
     expect(problemsOf(surface({ profile: 'strict', limit: 10000, maxBytes: 8 * MIB, other: undefined }), page)).toEqual([])
     expect(problemsOf(surface({ profile: 'portable', limit: 1000, late: 1, gone: undefined }), page)).toEqual([
-      "x: profile defaults to 'portable' in the code; x.md says \"'strict'\"",
-      'x: limit defaults to 1000 in the code; x.md says "10000"',
-      'x: late is not in a table of x.md under ## Options',
-      'x: gone is not in a table of x.md under ## Options',
+      "x: profile defaults to 'portable' in the code; fake-page says \"'strict'\"",
+      'x: limit defaults to 1000 in the code; fake-page says "10000"',
+      'x: late is not in a table of fake-page under ## Options',
+      'x: gone is not in a table of fake-page under ## Options',
     ])
-    expect(problemsOf({ ...surface({}), headings: ['## Nope'] }, page)).toEqual(['x.md: no heading "## Nope"'])
+    expect(problemsOf({ ...surface({}), headings: ['## Nope'] }, page)).toEqual(['fake-page: no heading "## Nope"'])
   })
 })
