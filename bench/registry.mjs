@@ -11,6 +11,7 @@ import coldStart from './cold-start.mjs'
 import e2e from './e2e.mjs'
 import grpcOverhead from './grpc-overhead.mjs'
 import hmr from './hmr.mjs'
+import httpThroughput from './http-throughput.mjs'
 import lean from './lean.mjs'
 import memory from './memory.mjs'
 import pipeline from './pipeline.mjs'
@@ -18,4 +19,17 @@ import tokens from './tokens.mjs'
 import toolsListBytes from './tools-list-bytes.mjs'
 
 /** Every group, in run order (cheap in-process ones first). */
-export const groups = [toolsListBytes, tokens, pipeline, e2e, coldStart, lean, build, hmr, grpcOverhead, authOverhead, memory]
+export const groups = [
+  toolsListBytes,
+  tokens,
+  pipeline,
+  e2e,
+  httpThroughput,
+  coldStart,
+  lean,
+  build,
+  hmr,
+  grpcOverhead,
+  authOverhead,
+  memory,
+]

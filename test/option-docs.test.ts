@@ -1,5 +1,6 @@
 /**
- * Every option of the plugin, the `Server` and the `proto-mcp` command is in
+ * Every option of the plugin, the `Server` (its transports, `logging()`,
+ * `tasks()`, `auth`), `grpc()` and the `proto-mcp` command is in
  * the docs, with the default the code has. The options and their defaults
  * are read from the code's own option tables (the rules that check them,
  * whose `default` is the constant the code applies) and, for the command,
@@ -18,6 +19,7 @@ import { FETCH_RULES } from '../src/server/index.ts'
 import { HANDLER_RULES, SERVE_RULES } from '../src/server/http-options.ts'
 import { LOGGING_RULES } from '../src/server/logging.ts'
 import { STDIO_RULES } from '../src/server/stdio.ts'
+import { TASK_OPTION_RULES } from '../src/server/tasks.ts'
 
 const root = resolve(import.meta.dirname, '..')
 const MIB = 1024 * 1024
@@ -166,6 +168,7 @@ const SURFACES: Surface[] = [
   { what: 'serveStdio()', page: 'docs/guide/serving.md', headings: ['## Over stdio', '## Logging'], options: defaultsOf(STDIO_RULES) },
   { what: 'fetch()', page: 'docs/guide/serving.md', headings: ['## Web-standard `fetch()`'], options: defaultsOf(FETCH_RULES) },
   { what: 'logging()', page: 'docs/guide/serving.md', headings: ['## Logging'], options: defaultsOf(LOGGING_RULES) },
+  { what: 'tasks()', page: 'docs/guide/tasks.md', headings: ['## Options'], options: defaultsOf(TASK_OPTION_RULES) },
   { what: 'auth', page: 'docs/guide/authorization.md', headings: ['## Options'], options: defaultsOf(AUTH_RULES) },
   { what: 'grpc()', page: 'docs/guide/grpc.md', headings: ['## Options'], options: defaultsOf(GRPC_RULES) },
   {

@@ -73,6 +73,18 @@ export interface ToolSpec {
    * from `(proto_mcp.service)`, `(proto_mcp.tool)` and the `methodScopes` option; sorted.
    */
   scopes?: string[]
+  /**
+   * A long-running RPC (it returns `google.longrunning.Operation` and its
+   * `operation_info` names these types; full names, no leading dot): the
+   * server polls the operation, and `outputSchema` is the response type's.
+   */
+  longRunning?: LongRunning
+}
+
+/** The types a long-running RPC's `google.longrunning.operation_info` names, resolved to full names. */
+export interface LongRunning {
+  responseType: string
+  metadataType?: string
 }
 
 /** A tool's placeholders: the type tool's name and, per placeholder, its JSON Pointer (`*` for any array index) and message. */
@@ -96,6 +108,7 @@ export const TOOL_SPEC_KEYS = [
   'serverStreaming',
   'cuts',
   'scopes',
+  'longRunning',
 ] as const satisfies readonly (keyof ToolSpec)[]
 
 // A key added to ToolSpec but not to TOOL_SPEC_KEYS fails to compile here.

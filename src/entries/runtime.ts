@@ -4,7 +4,16 @@
  * backend interface, status errors and the types. What only generated code
  * uses is `unplugin-proto-mcp/internal` (./internal.ts).
  */
-export { Server, ServerBuilder, ServerHandle, MAX_BODY_BYTES } from '../server/index.ts'
+export {
+  Server,
+  ServerBuilder,
+  ServerHandle,
+  MAX_BODY_BYTES,
+  MemoryTaskStore,
+  TaskLimitError,
+  TASKS_EXTENSION,
+  isTerminal,
+} from '../server/index.ts'
 export type {
   AuthOptions,
   CallResult,
@@ -36,6 +45,15 @@ export type {
   ToolHandler,
   ToolRequirements,
   ToolWithHandler,
+  MemoryTaskStoreOptions,
+  StoredTask,
+  TaskChange,
+  TaskError,
+  TaskInputRequest,
+  TaskOptions,
+  TaskStatus,
+  TaskStore,
+  TaskSupport,
 } from '../server/index.ts'
 export type { ErrorSource, Logger, LoggingOptions } from '../server/index.ts'
 export type {
@@ -48,6 +66,7 @@ export type {
   Profile,
   ProtoServerSpec,
   ProtoToolSpec,
+  RootsAnswer,
   RpcHandler,
   ServiceImplementation,
   SampleAnswer,

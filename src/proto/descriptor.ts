@@ -6,6 +6,11 @@ import protobuf from 'protobufjs'
 
 type Json = Record<string, unknown>
 
+/** A long-running RPC's response (`google/longrunning/operations.proto`), the requests polling and cancelling it take, and its option naming its types. */
+const LRO_OPERATION = '.google.longrunning.Operation'
+const LRO_REQUESTS = ['.google.longrunning.GetOperationRequest', '.google.longrunning.CancelOperationRequest']
+const LRO_INFO_OPTION = '(google.longrunning.operation_info)'
+
 /** Keys whose children protobufjs reads in order (field order is output order; enum aliases). */
 const ORDERED_KEYS = new Set(['fields', 'values'])
 
@@ -36,7 +41,24 @@ export function buildDescriptor(root: protobuf.Root, optionOnly: ReadonlySet<str
       // out unless another type uses them.
       const skip = nested.filename != null && optionOnly.has(nested.filename)
       if ((nested instanceof protobuf.Type || nested instanceof protobuf.Enum) && !skip) reach(nested)
+      // An RPC uses its request and response types too, and a long-running one what polling and cancelling it take.
+      if (nested instanceof protobuf.Service && !skip) for (const method of nested.methodsArray) reachMethod(method)
       if (nested instanceof protobuf.Namespace) visit(nested)
+    }
+  }
+  const reachNamed = (name: string, from: protobuf.ReflectionObject): void => {
+    const found = from.parent?.lookup(name)
+    if (found instanceof protobuf.Type || found instanceof protobuf.Enum) reach(found)
+  }
+  const reachMethod = (method: protobuf.Method): void => {
+    method.resolve()
+    if (method.resolvedRequestType) reach(method.resolvedRequestType)
+    if (method.resolvedResponseType) reach(method.resolvedResponseType)
+    if (method.resolvedResponseType?.fullName !== LRO_OPERATION) return
+    for (const name of LRO_REQUESTS) reachNamed(name, method)
+    for (const key of ['response_type', 'metadata_type']) {
+      const name = method.options?.[`${LRO_INFO_OPTION}.${key}`]
+      if (typeof name === 'string') reachNamed(name, method.parent!)
     }
   }
   visit(root)

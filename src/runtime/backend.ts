@@ -5,7 +5,8 @@
  */
 import type { Type } from 'protobufjs'
 import { runtimeError } from './errors.ts'
-import { bindTool, resolveService, toolsOf, type ToolTable } from './tool-table.ts'
+import { OPERATIONS_SERVICE } from './operations-service.ts'
+import { bindOperations, bindTool, resolveService, toolsOf, type ToolTable } from './tool-table.ts'
 import type { CallContext, RpcHandler } from './types.ts'
 
 /** The most messages a server-streaming tool collects unless its backend says otherwise (docs/calls.md §8). */
@@ -111,7 +112,31 @@ export function bindBackend(table: ToolTable, service: string, backend: Backend)
   }))
   const handlers = backend.bind({ name: full, methods })
   for (const tool of tools) bindTool(tool, handlers[tool.spec.method], handlers, cap)
+  // A service of long-running RPCs: their operations are read on the same backend (forwarding the Operations service itself rebinds them).
+  if (full === OPERATIONS_SERVICE || tools.some((t) => t.spec.longRunning !== undefined)) {
+    const operations = backend.bind({ name: OPERATIONS_SERVICE, methods: operationMethods(table) })
+    bindOperations(table, operations, operations)
+  }
   return full
+}
+
+/** `GetOperation` and `CancelOperation` as a backend is told of them (types read when a call needs them, as above). */
+function operationMethods(table: ToolTable): BackendMethod[] {
+  const method = (name: string, request: string, response: string): BackendMethod => ({
+    name,
+    path: `/${OPERATIONS_SERVICE}/${name}`,
+    get requestType() {
+      return table.root.lookupType(request)
+    },
+    get responseType() {
+      return table.root.lookupType(response)
+    },
+    serverStreaming: false,
+  })
+  return [
+    method('GetOperation', 'google.longrunning.GetOperationRequest', 'google.longrunning.Operation'),
+    method('CancelOperation', 'google.longrunning.CancelOperationRequest', 'google.protobuf.Empty'),
+  ]
 }
 
 /**

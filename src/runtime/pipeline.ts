@@ -8,6 +8,7 @@ import { decodeText, encodeReply, messageOf } from './encode-reply.ts'
 import { coerceArguments, toProtoJson } from './lenient.ts'
 import { preloadProtobuf, protobufReady } from './load-protobuf.ts'
 import { toolError, toolResult } from './result.ts'
+import { callLongRunningTool } from './long-running.ts'
 import { callStreamingTool } from './streaming.ts'
 import type { CompiledTool } from './tool-table.ts'
 import type { CallContext, ToolResult } from './types.ts'
@@ -75,6 +76,7 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
   const handler = tool.handler
   if (handler === undefined) return toolError(tool.unbound)
   if (tool.spec.serverStreaming) return callStreamingTool(tool, request, context)
+  if (tool.spec.longRunning !== undefined) return callLongRunningTool(tool, request, context)
   let response: unknown
   try {
     response = await handler.call(tool.target, request, context)

@@ -9,6 +9,7 @@ import { needsProtoJson } from './lenient.ts'
 import { statusText } from './status.ts'
 import { runtimeError } from './errors.ts'
 import { lowerCamel } from '../contract/implementation-keys.ts'
+import { OPERATIONS_METHODS, OPERATIONS_SERVICE } from './operations-service.ts'
 
 /** A tool ready to call: its spec, reflected types, and the bound backend method. */
 export interface CompiledTool {
@@ -30,6 +31,8 @@ export interface CompiledTool {
   readonly rewrites: boolean
   /** The most messages a server-streaming call collects (set by the bound backend; runtime/backend.ts has the default). */
   streamCap?: number
+  /** A long-running tool's `google.longrunning.Operations` methods (GetOperation, CancelOperation) and their `this`, once bound. */
+  operations?: { get?: RpcHandler; cancel?: RpcHandler; target: unknown }
 }
 
 /** All tools of a proto server, by name, with the root they were resolved in. */
@@ -76,6 +79,9 @@ export function compileToolTable(spec: ProtoServerSpec): ToolTable {
     return compiled
   })
   const services = new Map(Object.entries(spec.services).map(([name, methods]) => [stripDot(name), methods] as const))
+  // Long-running tools are followed with google.longrunning.Operations: implement() and forward() take it too.
+  if (spec.tools.some((t) => t.longRunning !== undefined) && !services.has(OPERATIONS_SERVICE))
+    services.set(OPERATIONS_SERVICE, [...OPERATIONS_METHODS])
   const table = { tools, byName, services } as Omit<ToolTable, 'root'> as ToolTable
   Object.defineProperty(table, 'root', { get: getRoot, enumerable: true, configurable: true })
   return table
@@ -145,10 +151,18 @@ export function bindImplementation(
     if (!options.lenient) throw runtimeError('UNKNOWN_METHOD', message)
     options.onUnknown?.(message)
   }
-  for (const tool of toolsOf(table, full)) {
-    bindTool(tool, memberOf(impl, tool.spec.method) ?? memberOf(impl, lowerCamel(tool.spec.method)), impl)
-  }
+  const method = (name: string): unknown => memberOf(impl, name) ?? memberOf(impl, lowerCamel(name))
+  for (const tool of toolsOf(table, full)) bindTool(tool, method(tool.spec.method), impl)
+  if (full === OPERATIONS_SERVICE)
+    bindOperations(table, { GetOperation: method('GetOperation'), CancelOperation: method('CancelOperation') }, impl)
   return full
+}
+
+/** Binds the `google.longrunning.Operations` methods every long-running tool of `table` follows its operations with. */
+export function bindOperations(table: ToolTable, handlers: Readonly<Record<string, unknown>>, target: unknown): void {
+  const get = typeof handlers.GetOperation === 'function' ? (handlers.GetOperation as RpcHandler) : undefined
+  const cancel = typeof handlers.CancelOperation === 'function' ? (handlers.CancelOperation as RpcHandler) : undefined
+  for (const tool of table.tools) if (tool.spec.longRunning !== undefined) tool.operations = { get, cancel, target }
 }
 
 /**

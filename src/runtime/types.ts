@@ -135,6 +135,12 @@ export interface SampleAnswer {
   [key: string]: unknown
 }
 
+/** The client's roots (`roots/list` result). */
+export interface RootsAnswer {
+  roots: Array<{ uri: string; name?: string; [key: string]: unknown }>
+  [key: string]: unknown
+}
+
 /** What a backend method receives besides the request. */
 export interface CallContext {
   /** The tool being called (`SetVibe`). */
@@ -162,13 +168,26 @@ export interface CallContext {
   /**
    * Asks the user for input through the client (`elicitation/create`) and
    * resolves with the answer. Rejects when the client cannot elicit.
+   * `options.key` names the question in a 2026-07-28 `inputRequests` map.
    */
-  elicit?: (request: ElicitRequest) => Promise<ElicitAnswer>
+  elicit?: (request: ElicitRequest, options?: { key?: string }) => Promise<ElicitAnswer>
   /**
    * Asks the client's model for a completion (`sampling/createMessage`) and
    * resolves with its message. Rejects when the client cannot sample.
    */
-  sample?: (request: SampleRequest) => Promise<SampleAnswer>
+  sample?: (request: SampleRequest, options?: { key?: string }) => Promise<SampleAnswer>
+  /** Asks the client for its roots (`roots/list`). Rejects when the client has none to give. */
+  listRoots?: (options?: { key?: string }) => Promise<RootsAnswer>
+  /**
+   * The capabilities the client declared: a 2026-07-28 request's own
+   * (`io.modelcontextprotocol/clientCapabilities`), else the session's
+   * `initialize`. Absent when the client declared none.
+   */
+  clientCapabilities?: Record<string, unknown>
+  /** How often a long-running RPC's operation is read (the server's `tasks({ pollIntervalMs })`). @default 1000 */
+  pollIntervalMs?: number
+  /** A retried 2026-07-28 request's `inputResponses` (the client's answers, untrusted), for a handler that returns its own `input_required` results. */
+  inputResponses?: Record<string, unknown>
   /** The verified payload of a retried 2026-07-28 request's `requestState` (docs/serving.md §6), when it carried one. */
   requestState?: unknown
   /** Seals a payload into a `requestState` for an `input_required` result (HMAC with the server's key). */

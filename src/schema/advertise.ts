@@ -5,6 +5,7 @@
  * single types, no combinators and no `additionalProperties` (`portable`)
  * or OpenAI strict mode's subset (`strict`).
  */
+import { X_MCP_HEADER } from '../contract/index.ts'
 import type { JsonSchema, Profile } from './types.ts'
 import { NOTE, TYPE_MARK } from './scalar-schema.ts'
 import { setOwn } from './sort-keys.ts'
@@ -31,6 +32,8 @@ const KEPT = new Set([
   'items',
   'minimum',
   'maximum',
+  // Asked for by a `(proto_mcp.field).header` option (SEP-2243): the user's choice, though Gemini's `parameters` path refuses it.
+  X_MCP_HEADER,
 ])
 // Gemini's `parameters` accepts only `date-time` (and `enum`) as a string format.
 const KEPT_FORMATS = new Set(['date-time'])

@@ -5,6 +5,7 @@
 import { DEFAULT_PROFILE, type ToolSpec } from '../contract/index.ts'
 import type { JsonSchema, Profile } from './types.ts'
 import type { ProtoModel } from '../proto/model.ts'
+import { longRunningOf } from './long-running.ts'
 import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
 import { descriptionAt, describeComment, DESCRIPTION_LEVELS, splitName } from './describe.ts'
 import type { DescriptionLevel } from './describe.ts'
@@ -304,8 +305,11 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       if (meta.annotations !== undefined) tool.annotations = meta.annotations
       const scopes = toolScopes(service, method, methodScopes)
       if (scopes !== undefined) tool.scopes = scopes
+      const longRunning = extended ? longRunningOf(model, method, rpc.package) : undefined
+      if (longRunning !== undefined) tool.longRunning = longRunning
       if (extended) {
-        const output = messageSchema(model, method.responseType, { profile, mode: 'output' })
+        // A long-running RPC's result is its operation's response, not the Operation.
+        const output = messageSchema(model, longRunning?.responseType ?? method.responseType, { profile, mode: 'output' })
         if (method.responseStream) {
           tool.serverStreaming = true
           tool.outputSchema = streamOutputSchema(output)

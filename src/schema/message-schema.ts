@@ -8,6 +8,7 @@ import type { FieldModel, MessageModel, ProtoModel, ValueType } from '../proto/m
 import { descriptionAt, descriptionOf, oneofNote } from './describe.ts'
 import type { DescriptionLevel } from './describe.ts'
 import { applyFieldRules, isOutputOnly, isRequiredField, VALIDATE_MESSAGE, VALIDATE_ONEOF } from './field-rules.ts'
+import { withHeaderParam } from './header-param.ts'
 import { isPortable, NOTE, scalarSchema, TYPE_MARK } from './scalar-schema.ts'
 import { setOwn, sortKeys } from './sort-keys.ts'
 import { jsonTextSchema, wellKnownEnumSchema, wellKnownSchema } from './well-known.ts'
@@ -99,6 +100,8 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
       if (portable && field.mapKey !== undefined) schema = mapEntries(schema, scalarSchema(field.mapKey, profile, mode))
       // OpenAI strict mode: every property required, the optional ones nullable.
       if (strict && !isRequired) schema = nullable(schema)
+      // A header is one value of the request itself: read on the request message's own fields.
+      if (annotated && building.length === 1) schema = withHeaderParam(schema, field, `${name}.${field.name}`)
       if (isRequired || strict) required.push(field.jsonName)
       setOwn(properties, field.jsonName, schema)
     }

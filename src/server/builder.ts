@@ -27,6 +27,7 @@ import {
   type ResourceReader,
 } from './resources.ts'
 import { ServingCore, type Binder } from './serving-core.ts'
+import { checkTaskOptions, type TaskOptions } from './tasks.ts'
 import { adoptEntries, type ToolEntry } from './tool-set.ts'
 import { mergeTypeTools, typeResources } from './type-detail.ts'
 
@@ -51,6 +52,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   #key: Uint8Array | string | undefined
   #ttl: number | undefined
   #logging: LoggingOptions | undefined
+  #tasks: TaskOptions | undefined
   // Handlers read the state of the built server, which exists only after build().
   readonly #ref: { core?: ServingCore } = {}
 
@@ -101,6 +103,19 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   logging(options: LoggingOptions): this {
     checkOptions('logging()', options, LOGGING_RULES)
     this.#logging = options
+    return this
+  }
+
+  /**
+   * How the server runs tools as tasks (the Tasks extension, docs/serving.md §11):
+   * where tasks live (`store`, a memory store bounded by `maxTasks` and
+   * `maxBytes` by default), how long they are kept (`ttlMs`), the poll
+   * interval suggested (`pollIntervalMs`), and how long a call may take
+   * before it becomes a task (`startAfterMs`).
+   */
+  tasks(options: TaskOptions): this {
+    checkTaskOptions(options)
+    this.#tasks = options
     return this
   }
 
@@ -211,6 +226,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
       ...(this.#key === undefined ? {} : { requestStateKey: this.#key }),
       ...(this.#ttl === undefined ? {} : { requestStateTtlSeconds: this.#ttl }),
       ...(this.#logging === undefined ? {} : { logging: this.#logging }),
+      ...(this.#tasks === undefined ? {} : { tasks: this.#tasks }),
     })
     for (const [service, bind] of this.#bindings) core.bindings.set(service, bind)
     this.#ref.core = core

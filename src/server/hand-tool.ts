@@ -10,6 +10,8 @@ import { runtimeError } from '../runtime/errors.ts'
 import type { CallContext, JsonSchema, ValidationError } from '../runtime/types.ts'
 import { renderValidationErrors } from '../runtime/validation-text.ts'
 import { loadAjv } from './ajv-engine.ts'
+import { scanHeaderParams } from './param-headers.ts'
+import type { TaskSupport } from './tasks.ts'
 import type { CallResult, ListedTool, ToolEntry, ToolRequirements } from './tool-set.ts'
 
 /** A hand-written tool's definition: what `tools/list` shows, plus who may see it. */
@@ -24,6 +26,12 @@ export interface ToolDefinition {
   annotations?: Record<string, unknown>
   /** Scopes and server features a caller needs for the tool to exist for it (docs/serving.md §5). */
   requires?: ToolRequirements
+  /**
+   * Whether a call may run as a task (the Tasks extension, docs/serving.md §11):
+   * `optional`, when the caller can take one; `required`, only as one (a
+   * caller that cannot is refused with `-32021`). @default 'forbidden'
+   */
+  execution?: { taskSupport?: TaskSupport }
 }
 
 /** What a hand-written tool's handler receives besides its arguments. */
@@ -36,7 +44,8 @@ export interface ToolContext<State = unknown> extends CallContext {
  * A hand-written tool's handler: receives the validated arguments and
  * returns the result. Return `{ content, isError: true }` for a failure;
  * a throw becomes `rpc error: code = Unknown desc = <message>` (or the
- * thrown status).
+ * thrown status), but for one with a JSON-RPC `code` (-32768 to -32000,
+ * the SDK's `ProtocolError`): the request answers with that error.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a hand-written tool's arguments are typed by its handler
 export type ToolHandler<State = unknown, Args = any> = (args: Args, context: ToolContext<State>) => CallResult | Promise<CallResult>
@@ -44,6 +53,7 @@ export type ToolHandler<State = unknown, Args = any> = (args: Args, context: Too
 const EMPTY: Readonly<Record<string, never>> = Object.freeze({})
 
 const NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/
+const TASK_SUPPORT: readonly TaskSupport[] = ['forbidden', 'optional', 'required']
 
 let shared: Ajv2020 | undefined
 
@@ -63,6 +73,12 @@ function ajv(): Ajv2020 {
   shared = new Ajv2020({ ...HAND_TOOL_VALIDATOR_OPTIONS, logger: false })
   addFormats(shared)
   return shared
+}
+
+/** Whether `error` carries a JSON-RPC error code (an integer from -32768 to -32000; gRPC status codes are positive). */
+function isJsonRpcError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'number' && Number.isInteger(code) && code >= -32768 && code <= -32000
 }
 
 /** `at /properties/a/type: must be equal to one of the allowed values` for each meta-schema error. */
@@ -96,10 +112,25 @@ export function handToolEntry<State>(tool: ToolDefinition, handler: ToolHandler<
   } finally {
     compiler.removeSchema(schema)
   }
+  try {
+    scanHeaderParams(schema)
+  } catch (cause) {
+    throw runtimeError('BAD_SPEC', `tool "${tool.name}": ${(cause as Error).message}`, cause)
+  }
   const listed: ListedTool = { name: tool.name, description: tool.description ?? '', inputSchema: schema }
   if (tool.title !== undefined) listed.title = tool.title
   if (tool.outputSchema !== undefined) listed.outputSchema = tool.outputSchema
   if (tool.annotations !== undefined) listed.annotations = tool.annotations
+  const support = tool.execution?.taskSupport
+  if (
+    tool.execution !== undefined &&
+    (tool.execution === null || typeof tool.execution !== 'object' || !TASK_SUPPORT.includes(support as TaskSupport))
+  ) {
+    throw runtimeError(
+      'BAD_SPEC',
+      `tool "${tool.name}": execution.taskSupport must be one of ${TASK_SUPPORT.join(', ')}, got ${JSON.stringify(support)}`,
+    )
+  }
   const call = async (args: unknown, context: CallContext): Promise<CallResult> => {
     const input = args == null ? EMPTY : args
     let valid: boolean
@@ -118,8 +149,11 @@ export function handToolEntry<State>(tool: ToolDefinition, handler: ToolHandler<
       }
       return result
     } catch (error) {
+      // A JSON-RPC error the handler chose to answer with (the SDK's ProtocolError, say): the request fails with it, a task too.
+      if (isJsonRpcError(error)) throw error
       return toolError(errorStatusText(error))
     }
   }
-  return tool.requires === undefined ? { listed, call } : { listed, call, requires: tool.requires }
+  const entry: ToolEntry = tool.requires === undefined ? { listed, call } : { listed, call, requires: tool.requires }
+  return support === 'optional' || support === 'required' ? { ...entry, taskSupport: support } : entry
 }

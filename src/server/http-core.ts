@@ -20,6 +20,7 @@ import type { ErrorSource, Log } from './logging.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
+import { answerBeforeSdk, METHODS_BEFORE_SDK } from './before-sdk.ts'
 import { onResourceUpdated } from './subscriptions.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
@@ -44,7 +45,8 @@ export interface SessionOptions {
 
 /** A fetch-shaped handler with its sessions. */
 export interface HttpCore {
-  fetch(request: Request, options?: { authInfo?: unknown }): Promise<Response>
+  /** `parsedBody`: the body, already read and parsed (the Node adapter passes it on). */
+  fetch(request: Request, options?: { authInfo?: unknown; parsedBody?: unknown }): Promise<Response>
   /** Initialize-era sessions open now. */
   readonly sessionCount: number
   /** Closes every session and the 2026-07-28 streams. */
@@ -100,7 +102,16 @@ export function createFetchHandler(core: ServingCore): FetchHandler {
   const mcp = createMcpHandler(sdkServerFactory(core), { maxRequestBodySize: MAX_BODY_BYTES, onerror: report(core, core.log, 'fetch') })
   core.onChange((kind) => notifyModern(mcp, kind))
   onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri))
-  return (request, options) => mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
+  return async (request, options) => {
+    // A 2026-07-28 request names its method in Mcp-Method: only the bodies of those answered before the SDK are read here.
+    if (request.method === 'POST' && METHODS_BEFORE_SDK.has(request.headers.get('mcp-method') ?? '')) {
+      const body = await readBody(request)
+      if (body instanceof Response) return body
+      const answered = await answerBeforeSdk(core, body.parsed, request, options?.authInfo)
+      if (answered) return answered
+    }
+    return mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
+  }
 }
 
 /**
@@ -264,15 +275,15 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
     },
     async fetch(request, options) {
       const authInfo = options?.authInfo as AuthInfo | undefined
-      let parsed: unknown
-      if (request.method === 'POST') {
+      let parsed: unknown = options?.parsedBody
+      if (request.method === 'POST' && parsed === undefined) {
         const body = await readBody(request)
         if (body instanceof Response) return body
         parsed = body.parsed
       }
       const legacy = await isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })
       const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
-      if (!legacy) return modern.fetch(request, handled)
+      if (!legacy) return (await answerBeforeSdk(core, parsed, request, authInfo)) ?? modern.fetch(request, handled)
       const id = request.headers.get('mcp-session-id')
       const principal = principalOf(authInfo, request.headers.get('authorization'))
       if (id !== null) {

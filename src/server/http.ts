@@ -15,6 +15,7 @@ import {
 import type { AuthOptions } from '../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST, LOOPBACK_HOSTNAMES } from '../contract/index.ts'
 import { runtimeError } from '../runtime/errors.ts'
+import { mayBeFastCall, serveFastCall } from './fast-call.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import { Log, type LoggingOptions } from './logging.ts'
@@ -193,7 +194,15 @@ export function createNodeHandler(
     if (!res.headersSent) reply(res, 500, 'internal error')
     else res.end()
   }
-  const pass = (req: IncomingMessage, res: ServerResponse): void => void serve(req, res).catch(failed(res))
+  /** A plain 2026-07-28 tools/call is answered without the SDK's request machinery (fast-call.ts); the rest goes to the SDK. */
+  const pass = (req: IncomingMessage, res: ServerResponse): void => {
+    const served = mayBeFastCall(req) ? serveFastCall(core, req, res, (body) => serve(body, res)) : serve(req, res)
+    served.catch((error: Error) => {
+      // A client that went away mid-body (a cut upload) is not a server error, as for the adapter above.
+      if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return void res.destroy()
+      failed(res)(error)
+    })
+  }
   const handler = ((req, res, next) => {
     const path = pathOf(req.url ?? '/')
     // The metadata is public (CORS *): answered before the endpoint's guards.
@@ -213,9 +222,10 @@ export function createNodeHandler(
       res.setHeader('connection', 'close')
       return reply(res, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
     }
-    flushEventStreams(res)
+    // A POST's stream answers soon (its result); a GET stream may say nothing for long, so its headers go at once.
+    if (req.method === 'GET') flushEventStreams(res)
     if (gate === undefined) return pass(req, res)
-    // Checked before the body is read; the token goes no further than here.
+    // Checked before the body is read and before the fast path or the SDK sees the request; the token goes no further than here.
     gate.authenticate(req.headers.authorization).then((verdict) => {
       if (verdict instanceof Response) return send(res, verdict)
       ;(req as IncomingMessage & { auth?: unknown }).auth = verdict

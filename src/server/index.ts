@@ -5,7 +5,7 @@
  * serves through its `ServerHandle`.
  */
 import { bindBackend, type Backend } from '../runtime/backend.ts'
-import { checkOptions } from '../runtime/check-options.ts'
+import { checkOptions, type OptionRule } from '../runtime/check-options.ts'
 import { isRuntimeError, runtimeError } from '../runtime/errors.ts'
 import { bindImplementation, compileToolTable, type ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext, ProtoServerSpec, ToolResult } from '../runtime/types.ts'
@@ -49,6 +49,10 @@ export type { ToolWithHandler } from './handle.ts'
 export { ServerHandle } from './handle.ts'
 export { ServerBuilder } from './builder.ts'
 export { MAX_BODY_BYTES } from './limits.ts'
+export { MemoryTaskStore, TaskLimitError, isTerminal } from './task-store.ts'
+export type { MemoryTaskStoreOptions, StoredTask, TaskChange, TaskError, TaskInputRequest, TaskStatus, TaskStore } from './task-store.ts'
+export { TASKS_EXTENSION } from './tasks.ts'
+export type { TaskOptions, TaskSupport } from './tasks.ts'
 
 const INSPECT = Symbol.for('nodejs.util.inspect.custom')
 
@@ -276,7 +280,10 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
 }
 
 /** The options of `fetch()`. */
-export const FETCH_RULES = { authInfo: { accepts: 'auth info', test: () => true }, auth: { accepts: 'an object', test: () => true } }
+export const FETCH_RULES: Record<'authInfo' | 'auth', OptionRule> = {
+  authInfo: { accepts: 'auth info', test: () => true },
+  auth: { accepts: 'an object', test: () => true },
+}
 
 /**
  * A Node handler that loads the HTTP transport on first use (see

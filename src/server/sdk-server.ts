@@ -3,24 +3,35 @@
  * (one per connection, session or HTTP request) whose handlers answer from
  * the serving core's current snapshots.
  */
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server as SdkServer } from '@modelcontextprotocol/server'
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server as SdkServer,
+} from '@modelcontextprotocol/server'
 import type {
   CallToolResult,
   JSONRPCRequest,
   McpServerFactory,
   Result,
+  ServerCapabilities,
   ServerContext,
   jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
 import type { CallContext } from '../runtime/types.ts'
 import type { Log } from './logging.ts'
-import { clientRequests, inputRequiredOf, isAnswersState, startRounds, type Rounds } from './client-requests.ts'
+import { clientRequests, directAsk, inputRequiredOf, isAnswersState, startRounds, type Ask, type Rounds } from './client-requests.ts'
 import { complete, type CompleteParams } from './completions.ts'
 import { page } from './pagination.ts'
 import { matchTemplate } from './resource-templates.ts'
 import { promptResult, readResult } from './resources.ts'
 import { serveSubscriptions } from './subscriptions.ts'
 import { unknownToolError, type ListKind, type ServingCore, type StateBinding } from './serving-core.ts'
+import { TaskableCall } from './task-call.ts'
+import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from './task-methods.ts'
+import { TASKS_EXTENSION, taskView } from './tasks.ts'
+import type { CallResult, ToolEntry } from './tool-set.ts'
 
 export type { ListedTool } from './tool-set.ts'
 export { unknownToolError } from './serving-core.ts'
@@ -40,12 +51,22 @@ const PASS_THROUGH: jsonSchemaValidator = {
 
 // listChanged everywhere: a ServerHandle may change any list while serving.
 // `logging` also makes the SDK answer `logging/setLevel` and filter `ctx.mcpReq.log` by it.
+// The Tasks extension (docs/serving.md §11): advertised to 2026-07-28 clients (see getCapabilities below).
 const CAPABILITIES = {
   tools: { listChanged: true },
   resources: { listChanged: true, subscribe: true },
   prompts: { listChanged: true },
   logging: {},
   completions: {},
+  extensions: { [TASKS_EXTENSION]: {} },
+}
+
+/** The first revision of the per-request era (its versions compare as dates). */
+const MODERN_REVISION = '2026-07-28'
+
+/** How a tools/call that became a task answers past the SDK's result check (caught in ProtoSdkServer._wrapHandler). */
+class TaskCreated {
+  constructor(readonly result: Record<string, unknown>) {}
 }
 
 function headersOf(req: Request | undefined): Record<string, string> | undefined {
@@ -63,31 +84,50 @@ function openedState(core: ServingCore, name: string, ctx: ServerContext): unkno
   return state === undefined ? undefined : core.openState(state, name)
 }
 
-/** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, elicit, sample, requestState. */
-export function callContext(
-  core: ServingCore,
-  name: string,
-  ctx: ServerContext,
-  rounds?: Rounds,
-  opened?: { state: unknown },
-): CallContext {
+/** How a request's context is made: its rounds, its opened requestState, what states are sealed for, the SDK instance. */
+export interface ContextOptions {
+  /** The request's `input_required` rounds (2026-07-28), when it may ask questions that way. */
+  rounds?: Rounds
+  /** Its requestState, already opened (it is usable once). */
+  opened?: { state: unknown }
+  /** What the handler's own states are sealed for. @default the name */
+  sealAs?: string
+  /** The SDK instance serving it (the initialize-era client capabilities). */
+  server?: SdkServer
+  /** How questions reach the client instead (a call that may become a task). */
+  ask?: Ask
+  /** The handler's signal instead of the request's (a call that may become a task). */
+  signal?: AbortSignal
+  /** The handler's progress instead of the request's (a call that may become a task). */
+  progress?: CallContext['progress']
+}
+
+/** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, questions, client capabilities, requestState. */
+export function callContext(core: ServingCore, name: string, ctx: ServerContext, options: ContextOptions = {}): CallContext {
+  const { rounds, opened, server, ask, signal } = options
+  const sealAs = options.sealAs ?? name
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined
   const context: CallContext = {
     tool: name,
-    signal: ctx.mcpReq.signal,
+    signal: signal ?? ctx.mcpReq.signal,
     authInfo: ctx.http?.authInfo,
     meta,
-    sealRequestState: (payload) => core.sealState(payload, name, ctx as StateBinding),
-    ...clientRequests(ctx, rounds),
+    sealRequestState: (payload) => core.sealState(payload, sealAs, ctx as StateBinding),
+    ...clientRequests(ctx, rounds, ask),
   }
+  const capabilities = clientCapabilitiesOf(ctx, server)
+  if (capabilities !== undefined) context.clientCapabilities = capabilities
+  if (core.pollIntervalMs !== undefined) context.pollIntervalMs = core.pollIntervalMs
+  if (ctx.mcpReq.inputResponses !== undefined) context.inputResponses = ctx.mcpReq.inputResponses
   const headers = headersOf(ctx.http?.req)
   if (headers) context.headers = headers
   // Verified by the codec (MAC, expiry, principal, session); still to check: its tool, and that it is unused.
-  const state = opened ? opened.state : openedState(core, name, ctx)
+  const state = opened ? opened.state : openedState(core, sealAs, ctx)
   // Our own answers of earlier input_required rounds are the rounds', not the handler's.
   if (state !== undefined && !isAnswersState(state)) context.requestState = state
   const token = meta?.progressToken
-  if (typeof token === 'string' || typeof token === 'number') {
+  if (options.progress !== undefined) context.progress = options.progress
+  else if (typeof token === 'string' || typeof token === 'number') {
     context.progress = (progress, message, total) =>
       ctx.mcpReq.notify({
         method: 'notifications/progress',
@@ -100,6 +140,37 @@ export function callContext(
       })
   }
   return context
+}
+
+/** The client's declared capabilities: a 2026-07-28 request's own, else the session's `initialize`. */
+export function clientCapabilitiesOf(ctx: ServerContext, server?: SdkServer): Record<string, unknown> | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined
+  if (envelope !== undefined) return envelope[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined
+  return server?.getClientCapabilities() as Record<string, unknown> | undefined
+}
+
+/**
+ * Runs `run` (a handler that may ask questions) in the rounds of a
+ * 2026-07-28 request sealed for `sealAs`: a question without an answer
+ * makes the result an `input_required` one, whatever the handler made of
+ * its rejection.
+ */
+async function inRounds<R>(
+  core: ServingCore,
+  ctx: ServerContext,
+  sealAs: string,
+  run: (options: ContextOptions) => Promise<R>,
+): Promise<R | Record<string, unknown>> {
+  const opened = { state: openedState(core, sealAs, ctx) }
+  const rounds = startRounds(ctx, sealAs, opened.state)
+  let result: R
+  try {
+    result = await run({ rounds, opened, sealAs })
+  } catch (error) {
+    if (!rounds?.pending.size) throw error
+  }
+  if (rounds?.pending.size) return inputRequiredOf(rounds, (payload) => core.sealState(payload, sealAs, ctx as StateBinding))
+  return result!
 }
 
 type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>
@@ -122,7 +193,21 @@ class ProtoSdkServer extends SdkServer {
   protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
     const wrapped = super._wrapHandler(method, handler)
     if (method !== 'tools/call') return wrapped
-    return (request, ctx) => wrapped(withoutNullArguments(request), ctx)
+    // A call that became a task answers with it past the SDK's check of a CallToolResult (docs/serving.md §11).
+    return (request, ctx) =>
+      wrapped(withoutNullArguments(request), ctx).catch((error: unknown) => {
+        if (error instanceof TaskCreated) return error.result as Result
+        throw error
+      })
+  }
+
+  /** The Tasks extension exists on 2026-07-28 only (SEP-2663): an initialize-era client is not told of it. */
+  override getCapabilities(): ServerCapabilities {
+    const capabilities = super.getCapabilities()
+    const version = this.getNegotiatedProtocolVersion()
+    if (version === undefined || version >= MODERN_REVISION) return capabilities
+    const { extensions: _tasks, ...legacy } = capabilities
+    return legacy
   }
 }
 
@@ -156,6 +241,18 @@ export interface FactoryOptions {
   log?: Log
 }
 
+/** What a task that ran a tool stores as its result: the tool's result as `tools/call` would have answered it. */
+function taskResult(server: SdkServer, entry: ToolEntry, result: CallResult): Record<string, unknown> {
+  if ('resultType' in result && result.resultType === 'input_required') {
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      'the handler returned input_required inside a task: ask with ctx.elicit, ctx.sample or ctx.listRoots instead',
+    )
+  }
+  // The request's own answer: a complete tools/call result (resultType included, as a 2026-07-28 one carries it).
+  return { ...server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema), resultType: 'complete' }
+}
+
 /** Creates one SDK server instance answering from `core`. */
 export function createSdkServer(core: ServingCore, options: FactoryOptions = {}): SdkServer {
   const { stats, live, log = core.log } = options
@@ -172,11 +269,25 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     if (stats) stats.toolCalls++
     const entry = core.lookupTool(name, ctx.http?.authInfo, log)
     if (entry === undefined) throw unknownToolError(name)
-    const opened = { state: openedState(core, name, ctx) }
-    const rounds = startRounds(ctx, name, opened.state)
-    const result = await entry.call(args, callContext(core, name, ctx, rounds, opened))
+    const taskable = entry.taskSupport !== undefined && declaresTasks(ctx)
+    // An initialize-era call runs to its end (tasks exist on 2026-07-28 only); a 2026-07-28 one that cannot take a task is refused.
+    if (entry.taskSupport === 'required' && !taskable && ctx.mcpReq.envelope !== undefined) {
+      throw missingTasksCapability(`tool "${name}" runs only as a task: it`)
+    }
     // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
-    if (rounds?.pending) return (await inputRequiredOf(rounds, (payload) => core.sealState(payload, name, ctx as StateBinding))) as never
+    const result = await inRounds(core, ctx, name, async (options) => {
+      if (!taskable) return entry.call(args, callContext(core, name, ctx, { ...options, server }))
+      const plain = callContext(core, name, ctx, { ...options, server })
+      const call = new TaskableCall(core.tasks, ownerOf(ctx), name, ctx.mcpReq.signal, {
+        ...(options.rounds === undefined ? {} : { rounds: options.rounds }),
+        direct: directAsk(ctx, options.rounds),
+        ...(plain.progress === undefined ? {} : { requestProgress: plain.progress }),
+      })
+      const context = callContext(core, name, ctx, { ...options, server, ask: call.ask, signal: call.signal, progress: call.progress })
+      const outcome = await call.run(entry.call(args, context), (done) => taskResult(server, entry, done))
+      if ('task' in outcome) throw new TaskCreated({ resultType: 'task', ...taskView(outcome.task, false) })
+      return outcome.result
+    })
     if ('resultType' in result && result.resultType === 'input_required') return result as never
     if (stats && result.isError) stats.errors++
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
@@ -199,21 +310,23 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
   })
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params
-    const context = { ...callContext(core, uri, ctx), state: core.state }
     const entry = core.resources.get(uri)
-    if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context)) as never
     // A listed resource wins over a template that also matches its URI.
-    const matched = matchTemplate(core.templates, uri)
-    if (matched === undefined) throw new ResourceNotFoundError(uri)
-    const { entry: template, variables } = matched
-    const shown =
-      template.template.mimeType === undefined
-        ? { uri, name: template.template.name }
-        : { uri, name: template.template.name, mimeType: template.template.mimeType }
-    return readResult(shown, await template.read(uri, variables, context)) as never
+    const matched = entry === undefined ? matchTemplate(core.templates, uri) : undefined
+    if (entry === undefined && matched === undefined) throw new ResourceNotFoundError(uri)
+    return (await inRounds(core, ctx, `resources/read:${uri}`, async (options) => {
+      const context = { ...callContext(core, uri, ctx, { ...options, server }), state: core.state }
+      if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context))
+      const { entry: template, variables } = matched!
+      const shown =
+        template.template.mimeType === undefined
+          ? { uri, name: template.template.name }
+          : { uri, name: template.template.name, mimeType: template.template.mimeType }
+      return readResult(shown, await template.read(uri, variables, context))
+    })) as never
   })
   server.setRequestHandler('completion/complete', async (request, ctx) => {
-    const context = { ...callContext(core, 'completion/complete', ctx), state: core.state }
+    const context = { ...callContext(core, 'completion/complete', ctx, { server }), state: core.state }
     return (await complete(request.params as CompleteParams, core, context)) as never
   })
   server.setRequestHandler('prompts/list', (request) =>
@@ -233,9 +346,12 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name}: missing required argument "${arg.name}"`)
       }
     }
-    const context = { ...callContext(core, name, ctx), state: core.state }
-    return promptResult(entry.prompt, await entry.get(args as Record<string, string>, context)) as never
+    return (await inRounds(core, ctx, `prompts/get:${name}`, async (options) => {
+      const context = { ...callContext(core, name, ctx, { ...options, server }), state: core.state }
+      return promptResult(entry.prompt, await entry.get(args as Record<string, string>, context))
+    })) as never
   })
+  serveTaskMethods(server, core)
   const unsubscribe = serveSubscriptions(server, core, log)
   live?.add(server)
   server.onclose = () => {

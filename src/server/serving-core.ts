@@ -12,6 +12,7 @@ import { Log, type LoggingOptions } from './logging.ts'
 import { principalOf } from './principal.ts'
 import type { PromptEntry, ResourceEntry } from './resources.ts'
 import type { TemplateEntry } from './resource-templates.ts'
+import { TaskManager, type TaskOptions } from './tasks.ts'
 import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from './tool-set.ts'
 
 /** Which list changed. */
@@ -57,6 +58,8 @@ export interface CoreParts {
   requestStateTtlSeconds?: number
   /** Where the server's messages go (`Server.logging()`). @default stderr */
   logging?: LoggingOptions
+  /** Tasks options (`tasks()`). @default a memory store, defaults of TaskOptions */
+  tasks?: TaskOptions
 }
 
 /** The state every transport of a server reads; every change swaps a snapshot and announces it. */
@@ -83,6 +86,8 @@ export class ServingCore {
   #codec: RequestStateCodec | undefined
   /** Nonces of the requestStates already used, until they expire. */
   readonly #used = new Map<string, number>()
+  readonly #taskOptions: TaskOptions | undefined
+  #tasks: TaskManager | undefined
 
   constructor(parts: CoreParts) {
     this.info = { name: parts.name, version: parts.version }
@@ -96,6 +101,17 @@ export class ServingCore {
     this.#key = parts.requestStateKey
     this.#ttl = parts.requestStateTtlSeconds
     this.log = new Log(parts.logging)
+    this.#taskOptions = parts.tasks
+  }
+
+  /** How often a long-running operation is read, and the poll interval tasks suggest (`tasks({ pollIntervalMs })`). */
+  get pollIntervalMs(): number | undefined {
+    return this.#taskOptions?.pollIntervalMs
+  }
+
+  /** The server's tasks (docs/serving.md §11), made on first use: a server never asked for a task holds no store. */
+  get tasks(): TaskManager {
+    return (this.#tasks ??= new TaskManager(this.#taskOptions))
   }
 
   /**

@@ -55,6 +55,8 @@ export interface ToolEntry {
    * to, and the call pipeline of the runtime copy that compiled it.
    */
   readonly proto?: { readonly table: ToolTable; readonly tool: CompiledTool; readonly run?: typeof callProtoTool }
+  /** Whether a call may run as a task (docs/serving.md §11). @default 'forbidden' */
+  readonly taskSupport?: 'optional' | 'required'
   /** For a type tool (type-detail.ts): the servers whose type detail it answers. */
   readonly types?: ReadonlyArray<{ readonly server: string; readonly detail: TypeDetailSpec }>
 }
@@ -98,13 +100,17 @@ function listedProtoTool(tool: CompiledTool, structured: boolean): ListedTool {
 
 /** The entries of a proto tool table, one per tool, calling through the pipeline. */
 export function protoEntries(table: ToolTable): ToolEntry[] {
-  return table.tools.map((tool) => ({
-    listed: listedProtoTool(tool, tool.structured),
-    // Scopes from the proto's options and the `methodScopes` option decide who the tool exists for, as `requires` does for hand-written tools.
-    ...(tool.spec.scopes?.length ? { requires: { scopes: tool.spec.scopes } } : {}),
-    call: (args, context) => callProtoTool(tool, args, context),
-    proto: { table, tool, run: callProtoTool },
-  }))
+  return table.tools.map((tool) => {
+    const entry: ToolEntry = {
+      listed: listedProtoTool(tool, tool.structured),
+      // Scopes from the proto's options and the `methodScopes` option decide who the tool exists for, as `requires` does for hand-written tools.
+      ...(tool.spec.scopes?.length ? { requires: { scopes: tool.spec.scopes } } : {}),
+      call: (args, context) => callProtoTool(tool, args, context),
+      proto: { table, tool, run: callProtoTool },
+    }
+    // A stream runs as long as its backend sends, an operation until it is done: such a call may run as a task.
+    return tool.spec.serverStreaming || tool.spec.longRunning ? { ...entry, taskSupport: 'optional' } : entry
+  })
 }
 
 /**

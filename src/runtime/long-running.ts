@@ -1,0 +1,127 @@
+/**
+ * Long-running RPCs (docs/calls.md §9): the RPC answers a
+ * `google.longrunning.Operation`; until it is `done` the tool reads it again
+ * with `google.longrunning.Operations/GetOperation` on the same backend,
+ * every `pollIntervalMs`, reporting its metadata as progress; done, the
+ * result is its `response` as the type `operation_info` names, or its
+ * `error` (a `google.rpc.Status`) as a tool error. A call cancelled (its
+ * task, or its request) cancels the operation (`CancelOperation`).
+ */
+import { backendErrorResult, detailsText } from './backend-error.ts'
+import { OPERATIONS_SERVICE } from './operations-service.ts'
+import { encodeReply } from './encode-reply.ts'
+import { toolError, toolResult } from './result.ts'
+import { statusCode, statusText } from './status.ts'
+import type { CompiledTool } from './tool-table.ts'
+import type { CallContext, ToolResult } from './types.ts'
+
+/** How often an operation is read when the server says nothing else (its tasks' `pollIntervalMs`). */
+export const DEFAULT_OPERATION_POLL_MS = 1000
+
+/** An `Operation` as protobuf JSON gives it (`metadata` and `response` are `Any`: `@type` and the fields). */
+interface OperationJson {
+  name?: string
+  done?: boolean
+  metadata?: Record<string, unknown>
+  error?: { code?: number; message?: string; details?: unknown[] }
+  response?: Record<string, unknown>
+}
+
+/** An `Any`'s fields without its `@type` (a well-known type keeps its `value`). */
+function unpacked(any: Record<string, unknown> | undefined): unknown {
+  if (any === undefined) return {}
+  const { '@type': _type, ...fields } = any
+  return Object.keys(fields).length === 1 &&
+    'value' in fields &&
+    typeof any['@type'] === 'string' &&
+    /google\.protobuf\./.test(any['@type'])
+    ? fields.value
+    : fields
+}
+
+/** Resolves after `ms`, or `false` at once when `signal` aborts first. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', stop)
+      resolve(true)
+    }, ms)
+    const stop = (): void => {
+      clearTimeout(timer)
+      resolve(false)
+    }
+    signal?.addEventListener('abort', stop, { once: true })
+  })
+}
+
+/** The tool result of a done operation: its response, or its error with the status details. */
+function outcome(tool: CompiledTool, op: OperationJson): ToolResult {
+  if (op.error !== undefined) {
+    const code = statusCode(op.error.code ?? 2) ?? 2
+    const text = statusText(code, op.error.message ?? '')
+    const details = op.error.details?.length ? detailsText(op.error.details) : undefined
+    return details === undefined
+      ? toolError(text)
+      : {
+          content: [
+            { type: 'text', text },
+            { type: 'text', text: details },
+          ],
+          isError: true,
+        }
+  }
+  return toolResult(unpacked(op.response), tool.structured)
+}
+
+/**
+ * Calls a long-running tool's RPC with the decoded `request` and follows
+ * the operation it starts to its end. Never throws: a failure is a tool error.
+ */
+export async function callLongRunningTool(tool: CompiledTool, request: unknown, context: CallContext): Promise<ToolResult> {
+  const read = async (call: () => unknown): Promise<OperationJson | ToolResult> => {
+    let response: unknown
+    try {
+      response = await call()
+    } catch (error) {
+      return backendErrorResult(error)
+    }
+    const encoded = encodeReply(tool, response ?? {})
+    return 'content' in encoded ? encoded : (encoded.json as OperationJson)
+  }
+  const ops = tool.operations
+  /** Cancelled (a task by tasks/cancel, a request by its client): the operation is told, best effort. */
+  const cancelled = async (name: string): Promise<ToolResult> => {
+    // Its own call, not under the aborted signal (a gRPC call would be cancelled with it).
+    const { signal: _aborted, ...rest } = context
+    await Promise.resolve()
+      .then(() => ops?.cancel?.call(ops.target, { name }, rest))
+      .catch(() => {})
+    return toolError(statusText(1, `operation ${name} cancelled`))
+  }
+  let op = await read(() => tool.handler!.call(tool.target, request, context))
+  const every = context.pollIntervalMs ?? DEFAULT_OPERATION_POLL_MS
+  let said: string | undefined
+  let reads = 0
+  while (!('content' in op) && !op.done) {
+    if (ops?.get === undefined || typeof op.name !== 'string') {
+      return toolError(
+        statusText(
+          12,
+          `operation ${op.name ?? '(unnamed)'} is not done and ${OPERATIONS_SERVICE}/GetOperation is not bound: forward the service to a gRPC backend that serves it, or implement() ${OPERATIONS_SERVICE}`,
+        ),
+      )
+    }
+    const text = op.metadata === undefined ? undefined : JSON.stringify(unpacked(op.metadata))
+    if (text !== undefined && text !== said) {
+      said = text
+      await context.progress?.(++reads, text)
+    }
+    const name = op.name
+    if (!(await pause(every, context.signal))) return cancelled(name)
+    op = await read(() => ops.get!.call(ops.target, { name }, context))
+    // Cancelled while reading (the read itself was cut short with it): the operation is told all the same.
+    if (context.signal?.aborted) return cancelled(name)
+  }
+  return 'content' in op ? op : outcome(tool, op)
+}
