@@ -79,11 +79,11 @@ export function tableRows(text: string, flags = false): Row[] {
   return rows
 }
 
-/** How a default is written in the docs: the code's literal (`'portable'`, `[]`, `1000`, `8 MiB` for bytes); the command's bare. */
+/** How a default may be written in the docs: the code's literal (`'portable'`, `[]`, `1000`, or `8 MiB` for bytes); the command's bare. */
 export function spellings(name: string, value: unknown, flags = false): string[] {
   const quote = (s: string) => (flags ? s : `'${s}'`)
   if (typeof value === 'string') return [quote(value)]
-  if (typeof value === 'number') return /Bytes$/.test(name) && value % MIB === 0 ? [`${value / MIB} MiB`] : [String(value)]
+  if (typeof value === 'number') return /byte/i.test(name) && value % MIB === 0 ? [String(value), `${value / MIB} MiB`] : [String(value)]
   if (Array.isArray(value)) return [flags ? value.join(', ') : `[${value.map((v) => quote(String(v))).join(', ')}]`]
   if (value !== null && typeof value === 'object' && Object.keys(value).length === 0) return ['{}']
   return [String(value)]
@@ -144,6 +144,9 @@ const CLI_DEFAULTS: Record<keyof typeof CLI_OPTIONS, unknown> = {
   'tool-token-budget': bare.toolTokenBudget ?? PLUGIN_RULES.toolTokenBudget.default,
   verbose: undefined,
   deadline: bare.deadlineMs,
+  'stream-cap': bare.streamCap ?? GRPC_RULES.streamCap.default,
+  'stream-byte-cap': bare.streamByteCap ?? GRPC_RULES.streamByteCap.default,
+  'max-line': bare.maxLineBytes ?? STDIO_RULES.maxLineBytes.default,
   'forward-header': bare.forwardHeaders,
   'auth-issuer': undefined,
   'auth-resource': undefined,

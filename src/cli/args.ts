@@ -51,6 +51,12 @@ export interface ServeCommand {
   methodScopes: Record<string, string[]>
   /** gRPC metadata of the verified caller: metadata key → claim (`--principal-metadata key=claim`). @default {} */
   principalMetadata: Record<string, string>
+  /** The most messages a server-streaming call collects. @default 1000 */
+  streamCap?: number
+  /** The most bytes of JSON a server-streaming call collects. @default 4194304 */
+  streamByteCap?: number
+  /** The longest stdio line read, in bytes. @default 10485760 */
+  maxLineBytes?: number
 }
 
 /** A parsed command line: serve, or print help or the version. */
@@ -108,6 +114,12 @@ Options:
   --principal-metadata <key>=<claim>
                              gRPC metadata key carrying a claim of the verified token
                              (x-user=sub, x-scopes=scope); repeatable
+  --stream-cap <n>           messages a server-streaming call collects before it is cut
+                             (default 1000)
+  --stream-byte-cap <bytes>  bytes of JSON a server-streaming call collects before it is cut
+                             (default 4194304, 4 MiB)
+  --max-line <bytes>         over stdio: the longest message line read; a longer one is
+                             answered with an error and skipped (default 10485760, 10 MiB)
   --verbose                  also print what the schemas leave out (e.g. buf.validate CEL
                              rules), which the gRPC server must still check, and each
                              tool's token count and the client rule sets that reject it
@@ -142,6 +154,9 @@ export const CLI_OPTIONS = {
   verbose: { type: 'boolean' },
   deadline: { type: 'string' },
   'forward-header': { type: 'string', multiple: true },
+  'stream-cap': { type: 'string' },
+  'stream-byte-cap': { type: 'string' },
+  'max-line': { type: 'string' },
   'auth-issuer': { type: 'string', multiple: true },
   'auth-resource': { type: 'string' },
   'auth-scope': { type: 'string', multiple: true },
@@ -247,6 +262,11 @@ export function parseCli(argv: readonly string[]): CliCommand {
     ...(auth === undefined ? {} : { auth }),
     methodScopes,
     principalMetadata,
+    ...(values['stream-cap'] === undefined ? {} : { streamCap: integerIn('--stream-cap', values['stream-cap'], 1, 2 ** 31 - 1) }),
+    ...(values['stream-byte-cap'] === undefined
+      ? {}
+      : { streamByteCap: integerIn('--stream-byte-cap', values['stream-byte-cap'], 1, 2 ** 31 - 1) }),
+    ...(values['max-line'] === undefined ? {} : { maxLineBytes: integerIn('--max-line', values['max-line'], 1024, 2 ** 31 - 1) }),
   }
 }
 

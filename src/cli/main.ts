@@ -123,6 +123,8 @@ async function serve(options: ServeCommand): Promise<number> {
   const backend = grpc(options.grpc, {
     deadlineMs: options.deadlineMs,
     forwardHeaders: options.forwardHeaders,
+    ...(options.streamCap === undefined ? {} : { streamCap: options.streamCap }),
+    ...(options.streamByteCap === undefined ? {} : { streamByteCap: options.streamByteCap }),
     ...(Object.keys(options.principalMetadata).length > 0 ? { principalMetadata: options.principalMetadata } : {}),
   })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
@@ -150,7 +152,10 @@ async function serve(options: ServeCommand): Promise<number> {
     if (options.http === undefined) {
       logBuilt()
       log(`serving ${summary} over stdio`)
-      await server.serveStdio()
+      // A failure of stdin or stdout is fatal: exit code 1, so a supervisor sees it.
+      await server.serveStdio(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }).catch((cause: unknown) => {
+        throw new Error(`stdio failed: ${oneLine(cause)}`, { cause })
+      })
       return 0
     }
     const handle = await server

@@ -10,6 +10,7 @@ import {
   DEFAULT_DEADLINE_MS,
   DEFAULT_FORWARDED_HEADERS,
   DEFAULT_RECONNECT_WAIT_MS,
+  DEFAULT_STREAM_BYTE_CAP,
   DEFAULT_STREAM_CAP,
   principalMetadata,
   type Backend,
@@ -56,6 +57,8 @@ export interface GrpcOptions {
   reconnectWaitMs?: number
   /** The most messages a server-streaming call collects before it is cut. @default 1000 */
   streamCap?: number
+  /** The most bytes of JSON a server-streaming call collects before it is cut (docs/calls.md §8). @default 4194304 (4 MiB) */
+  streamByteCap?: number
 }
 
 /** A gRPC backend for `Server.forward`; `close()` closes the channel it opened (not one it was given). */
@@ -140,6 +143,7 @@ export const GRPC_RULES: Record<keyof GrpcOptions, OptionRule> = {
   deadlineMs: { ...integerRule(1), default: DEFAULT_DEADLINE_MS },
   reconnectWaitMs: { ...integerRule(0), default: DEFAULT_RECONNECT_WAIT_MS },
   streamCap: { ...integerRule(1), default: DEFAULT_STREAM_CAP },
+  streamByteCap: { ...integerRule(1), default: DEFAULT_STREAM_BYTE_CAP },
 }
 
 /**
@@ -212,6 +216,7 @@ export function grpc(target: string | Channel | Client, options: GrpcOptions = {
 
   return {
     streamCap: options.streamCap,
+    streamByteCap: options.streamByteCap,
     bind(service: BackendService) {
       const handlers: Record<string, RpcHandler> = {}
       for (const method of service.methods) handlers[method.name] = method.serverStreaming ? streaming(method) : unary(method)

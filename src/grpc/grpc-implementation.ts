@@ -30,6 +30,8 @@ export interface GrpcImplementationOptions {
   forwardHeaders?: readonly string[]
   /** The most messages a server-streaming call collects before it is cut. @default 1000 */
   streamCap?: number
+  /** The most bytes of JSON a server-streaming call collects before it is cut (docs/calls.md §8). @default 4194304 (4 MiB) */
+  streamByteCap?: number
 }
 
 /**
@@ -191,7 +193,11 @@ class InProcessStream extends InProcessCall {
   }
 }
 
-const IMPLEMENTATION_RULES: Record<keyof GrpcImplementationOptions, OptionRule> = { forwardHeaders: stringsRule, streamCap: integerRule(1) }
+const IMPLEMENTATION_RULES: Record<keyof GrpcImplementationOptions, OptionRule> = {
+  forwardHeaders: stringsRule,
+  streamCap: integerRule(1),
+  streamByteCap: integerRule(1),
+}
 
 /** A handler of `handlers` as it is called: with the call (and the callback, unary). */
 type GrpcHandler = (this: unknown, ...args: unknown[]) => unknown
@@ -264,6 +270,7 @@ export function grpcImplementation(handlers: object, options: GrpcImplementation
 
   return {
     streamCap: options.streamCap,
+    streamByteCap: options.streamByteCap,
     bind(service: BackendService) {
       const bound: Record<string, RpcHandler> = {}
       for (const method of service.methods) {

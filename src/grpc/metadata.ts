@@ -42,6 +42,9 @@ export interface StatusError extends Error {
   statusDetails?: unknown[]
 }
 
+/** grpc-js ends `Unavailable` texts with `. Resolution note: ` and the resolver's note, which is usually empty: an empty one goes. */
+const withoutEmptyNote = (details: string): string => details.replace(/\.? Resolution note: $/, '')
+
 /**
  * The status error of what a grpc-js call (or handler) failed with: the
  * code (anything else is Unknown), the message, and the details decoded from
@@ -55,14 +58,15 @@ export function statusErrorOf(error: unknown, root?: Root): StatusError {
     metadata?: unknown
   }
   const code = typeof source.code === 'number' && Number.isInteger(source.code) && source.code >= 0 && source.code <= 16 ? source.code : 2
-  const details =
+  const details = withoutEmptyNote(
     typeof source.details === 'string'
       ? source.details
       : typeof source.message === 'string'
         ? source.message
         : error instanceof Error
           ? error.message
-          : String(error)
+          : String(error),
+  )
   const out = new Error(details) as StatusError
   out.name = 'StatusError'
   out.code = code

@@ -19,6 +19,13 @@ export const DEFAULT_DEADLINE_MS = 30_000
 export const DEFAULT_RECONNECT_WAIT_MS = 1000
 
 /**
+ * The most bytes of JSON a server-streaming tool collects unless its
+ * backend says otherwise (docs/calls.md §8): 4 MiB, what one gRPC reply may
+ * be by default and what an HTTP request may be here.
+ */
+export const DEFAULT_STREAM_BYTE_CAP = 4 * 1024 * 1024
+
+/**
  * The MCP request headers backends forward as gRPC metadata unless told
  * otherwise. Behind the `auth` option the `Authorization` header never
  * reaches a backend (the server verified the token, and the MCP spec
@@ -74,6 +81,8 @@ export interface Backend {
   bind(service: BackendService): Readonly<Record<string, RpcHandler | undefined>>
   /** The most messages a server-streaming call collects before it is cut. @default 1000 */
   readonly streamCap?: number
+  /** The most bytes of JSON (the messages as the result holds them) a server-streaming call collects before it is cut. @default 4194304 (4 MiB) */
+  readonly streamByteCap?: number
 }
 
 /** Whether `value` looks like a {@link Backend} (checked by shape: the runtime may be bundled twice). */
@@ -97,6 +106,12 @@ export function bindBackend(table: ToolTable, service: string, backend: Backend)
   const cap = backend.streamCap ?? DEFAULT_STREAM_CAP
   if (!Number.isInteger(cap) || cap < 1)
     throw runtimeError('BAD_IMPLEMENTATION', `the streamCap of the backend of "${full}" must be a positive integer, got ${String(cap)}`)
+  const byteCap = backend.streamByteCap ?? DEFAULT_STREAM_BYTE_CAP
+  if (!Number.isInteger(byteCap) || byteCap < 1)
+    throw runtimeError(
+      'BAD_IMPLEMENTATION',
+      `the streamByteCap of the backend of "${full}" must be a positive integer, got ${String(byteCap)}`,
+    )
   const tools = toolsOf(table, full)
   // The reflected types as getters: read at binding, they would load protobufjs before any call needs it.
   const methods: BackendMethod[] = tools.map((tool) => ({
@@ -111,7 +126,7 @@ export function bindBackend(table: ToolTable, service: string, backend: Backend)
     serverStreaming: tool.spec.serverStreaming === true,
   }))
   const handlers = backend.bind({ name: full, methods })
-  for (const tool of tools) bindTool(tool, handlers[tool.spec.method], handlers, cap)
+  for (const tool of tools) bindTool(tool, handlers[tool.spec.method], handlers, { messages: cap, bytes: byteCap })
   // A service of long-running RPCs: their operations are read on the same backend (forwarding the Operations service itself rebinds them).
   if (full === OPERATIONS_SERVICE || tools.some((t) => t.spec.longRunning !== undefined)) {
     const operations = backend.bind({ name: OPERATIONS_SERVICE, methods: operationMethods(table) })

@@ -5,6 +5,9 @@
  * {@link CODEC_BAIL} for anything it does not handle exactly; the reflection
  * path then runs, so results and error texts stay those of protojson.
  */
+import { isCanonicalBase64 } from './base64-check.ts'
+import { exactIntegers } from './exact-integers.ts'
+import type { NumberSource } from './number-source.ts'
 import { fromJson, toJson } from './protojson.ts'
 import type { CompiledTool } from './tool-table.ts'
 import type { JsonCodec } from './types.ts'
@@ -22,20 +25,18 @@ export const CODEC_BAIL: unique symbol = Symbol.for('unplugin-proto-mcp.codec-ba
  */
 export const CODEC_MAX_DEPTH = 32
 
-/** A canonical, in-range-for-sure int64 decimal string (15 digits at most: a safe integer). */
-export const CODEC_INT64_RE = /^(?:0|-?[1-9][0-9]{0,14})$/
-/** As {@link CODEC_INT64_RE}, unsigned. */
-export const CODEC_UINT64_RE = /^(?:0|[1-9][0-9]{0,14})$/
+/** A canonical decimal integer: no sign but `-`, no leading zero, no `-0`. */
+const CANONICAL_INTEGER_RE = /^(?:0|-?[1-9][0-9]*)$/
+const INT64_MAX = '9223372036854775807'
+const INT64_MIN_DIGITS = '9223372036854775808'
+const UINT64_MAX = '18446744073709551615'
+
+/** Whether canonical `digits` are at most `max` (both without sign): shorter, or as long and not after it. */
+const atMost = (digits: string, max: string): boolean => digits.length < max.length || (digits.length === max.length && digits <= max)
 /** A canonical int32 map key that is in range for sure (9 digits at most). */
 export const CODEC_INT32_KEY_RE = /^(?:0|-?[1-9][0-9]{0,8})$/
 /** As {@link CODEC_INT32_KEY_RE}, unsigned. */
 export const CODEC_UINT32_KEY_RE = /^(?:0|[1-9][0-9]{0,8})$/
-/**
- * Padded standard base64 whose unused trailing bits are zero: exactly the
- * strings that decode and re-encode to themselves.
- */
-export const CODEC_BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$/
-
 const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed
 
@@ -68,15 +69,20 @@ export const codecBool = (v: unknown): unknown => (typeof v === 'boolean' ? v : 
 export const codecInt32 = (v: unknown): unknown => (typeof v === 'number' && (v | 0) === v ? v | 0 : B)
 /** A uint32/fixed32 number (`-0` as `0`), or {@link CODEC_BAIL}. */
 export const codecUint32 = (v: unknown): unknown => (typeof v === 'number' && v >>> 0 === v ? v >>> 0 : B)
-/** A signed 64-bit value as its decimal string (safe integers, canonical strings of 15 digits at most), or {@link CODEC_BAIL}. */
+/**
+ * A signed 64-bit value as its decimal string (safe integers; canonical
+ * decimal strings in range, compared as text: 200 000 of them must not
+ * each take the reflection path), or {@link CODEC_BAIL}.
+ */
 export function codecInt64(v: unknown): unknown {
   if (typeof v === 'number') return Number.isSafeInteger(v) ? `${v}` : B
-  return typeof v === 'string' && CODEC_INT64_RE.test(v) ? v : B
+  if (typeof v !== 'string' || !CANONICAL_INTEGER_RE.test(v)) return B
+  return v.charCodeAt(0) === 45 ? (atMost(v.slice(1), INT64_MIN_DIGITS) ? v : B) : atMost(v, INT64_MAX) ? v : B
 }
 /** As {@link codecInt64}, unsigned. */
 export function codecUint64(v: unknown): unknown {
   if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? `${v}` : B
-  return typeof v === 'string' && CODEC_UINT64_RE.test(v) ? v : B
+  return typeof v === 'string' && CANONICAL_INTEGER_RE.test(v) && v.charCodeAt(0) !== 45 && atMost(v, UINT64_MAX) ? v : B
 }
 /** A finite double as is, or `"NaN"`/`"Infinity"`/`"-Infinity"` as is, else {@link CODEC_BAIL}. */
 export function codecDouble(v: unknown): unknown {
@@ -89,7 +95,7 @@ export function codecFloat(v: unknown): unknown {
   return v === 'NaN' || v === 'Infinity' || v === '-Infinity' ? v : B
 }
 /** Canonical base64 as is, or {@link CODEC_BAIL} (URL-safe, unpadded, stray bits: reflection re-encodes those). */
-export const codecBytes = (v: unknown): unknown => (typeof v === 'string' && CODEC_BASE64_RE.test(v) ? v : B)
+export const codecBytes = (v: unknown): unknown => (typeof v === 'string' && isCanonicalBase64(v) ? v : B)
 
 /**
  * An enum value as the name protojson writes: `names` maps each accepted
@@ -119,15 +125,17 @@ function runCodec(codec: JsonCodec, json: unknown): unknown {
 /**
  * The canonical request JSON of validated `input` (docs/calls.md §4): the
  * tool's generated codec when it has one and handles the value, else the
- * reflection codec. Throws what the reflection codec throws.
+ * reflection codec, after the exact pass over its 64-bit values (`source`:
+ * the text the arguments came from, for numbers past ±2^53). Throws what
+ * the reflection codec throws, or the exact pass's `ExactIntegerError`.
  */
-export function decodeRequest(tool: CompiledTool, input: unknown): unknown {
+export function decodeRequest(tool: CompiledTool, input: unknown, source?: NumberSource): unknown {
   const codec = tool.spec.decode
   if (codec !== undefined) {
     const out = runCodec(codec, input)
     if (out !== CODEC_BAIL) return out
   }
-  return toJson(tool.requestType, fromJson(tool.requestType, input))
+  return toJson(tool.requestType, fromJson(tool.requestType, exactIntegers(tool.requestType, input, source)))
 }
 
 /**

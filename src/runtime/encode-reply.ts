@@ -5,6 +5,8 @@
  */
 import { describeFailure, fromJson, isCyclicValueError, jsonFromJs, locateFailure, toJson } from './protojson.ts'
 import { encodeResponse } from './codec.ts'
+import { exactIntegers, isExactIntegerError } from './exact-integers.ts'
+import type { NumberSource } from './number-source.ts'
 import { missingRequired } from './required-fields.ts'
 import { toolError } from './result.ts'
 import type { CompiledTool } from './tool-table.ts'
@@ -17,12 +19,18 @@ const TOO_DEEP = 'value nested too deeply'
 export const messageOf = (error: unknown): string =>
   error instanceof RangeError ? TOO_DEEP : error instanceof Error ? error.message : 'unreadable value'
 
-/** `<prefix><path>: <reason>` of a value that failed to decode; never throws. */
-export function decodeText(prefix: string, tool: CompiledTool, json: unknown, forResponse: boolean): string {
+/**
+ * `<prefix><path>: <reason>` of a value that failed to decode; never
+ * throws. A request is located as the decoder read it: after the exact
+ * pass over its 64-bit values (`source`, the text it came from).
+ */
+export function decodeText(prefix: string, tool: CompiledTool, json: unknown, forResponse: boolean, source?: NumberSource): string {
   const type = forResponse ? tool.responseType : tool.requestType
   try {
-    return `${prefix}${describeFailure(locateFailure(type, json))}`
+    const read = forResponse ? json : exactIntegers(type, json, source)
+    return `${prefix}${describeFailure(locateFailure(type, read))}`
   } catch (error) {
+    if (isExactIntegerError(error)) return `${prefix}${describeFailure(error)}`
     // A value locateFailure cannot walk (a throwing getter, a stack overflow).
     return `${prefix}${messageOf(error)}`
   }

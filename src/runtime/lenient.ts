@@ -11,6 +11,9 @@
  * forms protobuf JSON lacks (map entries, JSON text, strict mode's nulls)
  * into protobuf JSON for the decoder.
  */
+import { exact64, type Exact64 } from './int64.ts'
+import type { NumberSource } from './number-source.ts'
+import type { DecodeFailure } from './protojson.ts'
 import type { LenientField, LenientPlan } from './types.ts'
 
 type Obj = Record<string, unknown>
@@ -53,21 +56,41 @@ function isPlaceholder(plan: LenientPlan, type: string, stack: readonly string[]
   return seen >= (plan.depths !== undefined && Object.hasOwn(plan.depths, root) ? plan.depths[root]! : plan.depth)
 }
 
+/** What one lenient pass reads besides the arguments, and what it refused. */
+interface Pass {
+  plan: LenientPlan
+  /** The text the arguments came from, for 64-bit numbers past ±2^53 (number-source.ts). */
+  source: NumberSource | undefined
+  /** 64-bit numbers that cannot be read exactly, with their field paths. */
+  refused: DecodeFailure[]
+}
+
 /**
  * The arguments of a tool whose request is `type`, rewritten into the
  * advertised form wherever they use another spelling the decoder reads;
- * the same object when nothing changed. Never throws: what it cannot
- * read stays as it is, for the validator to report.
+ * the same object when nothing changed. A 64-bit number past ±2^53 becomes
+ * the decimal string the client wrote (`source`), or is pushed on
+ * `refused` with its field path when that is not known (int64.ts). Never
+ * throws: what it cannot read stays as it is, for the validator to report.
  */
-export function coerceArguments(plan: LenientPlan, type: string, args: unknown): unknown {
+export function coerceArguments(
+  plan: LenientPlan,
+  type: string,
+  args: unknown,
+  source?: NumberSource,
+  refused: DecodeFailure[] = [],
+): unknown {
   try {
-    return coerceMessage(plan, type, args, [type])
+    return coerceMessage({ plan, source, refused }, type, args, [type], '')
   } catch {
     return args
   }
 }
 
-function coerceMessage(plan: LenientPlan, type: string, value: unknown, stack: string[]): unknown {
+const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`)
+
+function coerceMessage(pass: Pass, type: string, value: unknown, stack: string[], path: string): unknown {
+  const { plan } = pass
   if (typeof value === 'string') value = parsed(value, false) ?? value
   const fields = fieldsOf(plan, type)
   if (!isObject(value) || fields === undefined || stack.length > MAX_DEPTH) return value
@@ -99,30 +122,31 @@ function coerceMessage(plan: LenientPlan, type: string, value: unknown, stack: s
       else if (!plan.strict) delete copy()[f.j]
       continue
     }
-    const next = coerceField(plan, f, v, stack)
+    const next = coerceField(pass, f, v, stack, join(path, f.j))
     if (next !== v) setOwn(copy(), f.j, next)
   }
   return out ?? value
 }
 
-function coerceField(plan: LenientPlan, f: LenientField, v: unknown, stack: string[]): unknown {
-  if (f.m !== undefined) return coerceMap(plan, f, v, stack)
+function coerceField(pass: Pass, f: LenientField, v: unknown, stack: string[], at: string): unknown {
+  if (f.m !== undefined) return coerceMap(pass, f, v, stack, at)
   if (f.r) {
     const list = typeof v === 'string' ? (parsed(v, true) ?? v) : v
     if (!Array.isArray(list)) return list
     let changed = list !== v
-    const items = list.map((item) => {
-      const next = coerceValue(plan, f, item, stack)
+    const items = list.map((item, i) => {
+      const next = coerceValue(pass, f, item, stack, `${at}[${i}]`)
       if (next !== item) changed = true
       return next
     })
     return changed ? items : v
   }
-  return coerceValue(plan, f, v, stack)
+  return coerceValue(pass, f, v, stack, at)
 }
 
 /** A map: an object becomes `{key, value}` entries where those are advertised; entries' values are coerced. */
-function coerceMap(plan: LenientPlan, f: LenientField, v: unknown, stack: string[]): unknown {
+function coerceMap(pass: Pass, f: LenientField, v: unknown, stack: string[], at: string): unknown {
+  const { plan } = pass
   let value = v
   if (typeof value === 'string') value = parsed(value, plan.portable && value.trimStart()[0] === '[') ?? value
   if (!plan.portable) {
@@ -130,19 +154,21 @@ function coerceMap(plan: LenientPlan, f: LenientField, v: unknown, stack: string
     const out: Obj = {}
     let changed = value !== v
     for (const [key, item] of Object.entries(value)) {
-      const next = coerceValue(plan, f, item, stack)
+      const next = coerceValue(pass, f, item, stack, `${at}[${JSON.stringify(key)}]`)
       if (next !== item) changed = true
       setOwn(out, key, next)
     }
     return changed ? out : v
   }
-  const entries = isObject(value) ? Object.entries(value).map(([key, item]) => ({ key: coerceKey(f.m!, key), value: item })) : value
+  const entries = isObject(value)
+    ? Object.entries(value).map(([key, item]) => ({ key: coerceKey(pass, f.m!, key, at), value: item }))
+    : value
   if (!Array.isArray(entries)) return value
   let changed = entries !== v
   const out = entries.map((entry) => {
     if (!isObject(entry) || !own(entry, 'value')) return entry
-    const key = own(entry, 'key') ? coerceKey(f.m!, entry.key) : undefined
-    const item = coerceValue(plan, f, entry.value, stack)
+    const key = own(entry, 'key') ? coerceKey(pass, f.m!, entry.key, at) : undefined
+    const item = coerceValue(pass, f, entry.value, stack, `${at}[${JSON.stringify(key ?? null)}]`)
     if (item === entry.value && key === entry.key) return entry
     changed = true
     return { ...entry, ...(key === undefined ? {} : { key }), value: item }
@@ -151,25 +177,60 @@ function coerceMap(plan: LenientPlan, f: LenientField, v: unknown, stack: string
 }
 
 /** A map key as its entry advertises it: a JSON object's string key becomes the key type's value. */
-function coerceKey(kind: LenientField['k'], key: unknown): unknown {
-  if (kind === 'i64' || kind === 'u64') return typeof key === 'number' && Number.isInteger(key) ? BigInt(key).toString() : key
+function coerceKey(pass: Pass, kind: LenientField['k'], key: unknown, at: string): unknown {
+  if (kind === 'i64' || kind === 'u64') return typeof key === 'number' ? number64(pass, kind, key, `${at} key`) : key
   if (typeof key !== 'string') return key
   if (kind === 'int') return /^-?[0-9]+$/.test(key) ? Number(key) : key
   if (kind === 'bool') return key === 'true' ? true : key === 'false' ? false : key
   return key
 }
 
-function coerceValue(plan: LenientPlan, f: LenientField, v: unknown, stack: string[]): unknown {
+/**
+ * A JSON number of a 64-bit field as the decimal string it stands for: a
+ * safe integer as is, one past ±2^53 as the client wrote it, or left as it
+ * is (and refused at `at`) when that is not known or not in range.
+ */
+function number64(pass: Pass, kind: 'i64' | 'u64', v: number, at: string): unknown {
+  if (!Number.isInteger(v)) return v
+  if (Number.isSafeInteger(v)) return String(v)
+  const exact: Exact64 | undefined = exact64(v, kind === 'i64' ? 'int64' : 'uint64', pass.source)
+  if (exact !== undefined && 'decimal' in exact) return exact.decimal
+  if (exact !== undefined) pass.refused.push({ path: at, reason: exact.refused })
+  return v
+}
+
+/** The decoder's text for a value nested past its depth limit (protojson's), used for JSON text too deep to write. */
+const MAX_DEPTH_EXCEEDED = 'max depth exceeded'
+
+/**
+ * Native JSON where JSON text is advertised, as that text; a value too
+ * deeply nested to write is left as it is and refused at `at` with the
+ * decoder's depth text (else the whole pass would stop, and in `strict`
+ * every property it had still to fill would be reported missing).
+ */
+function jsonText(pass: Pass, v: unknown, at: string): unknown {
+  if (typeof v === 'string') return v
+  try {
+    return JSON.stringify(v)
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+    pass.refused.push({ path: at, reason: MAX_DEPTH_EXCEEDED })
+    return v
+  }
+}
+
+function coerceValue(pass: Pass, f: LenientField, v: unknown, stack: string[], at: string): unknown {
+  const { plan } = pass
   switch (f.k) {
     case 'msg': {
-      if (isPlaceholder(plan, f.t!, stack)) return typeof v === 'string' ? v : JSON.stringify(v)
-      return coerceMessage(plan, f.t!, v, [...stack, f.t!])
+      if (isPlaceholder(plan, f.t!, stack)) return jsonText(pass, v, at)
+      return coerceMessage(pass, f.t!, v, [...stack, f.t!], at)
     }
     case 'json':
-      return typeof v === 'string' ? v : JSON.stringify(v)
+      return jsonText(pass, v, at)
     case 'i64':
     case 'u64':
-      return plan.portable && typeof v === 'number' && Number.isInteger(v) ? BigInt(v).toString() : v
+      return plan.portable && typeof v === 'number' ? number64(pass, f.k, v, at) : v
     case 'float':
       return typeof v === 'string' && FLOAT_TEXT_RE.test(v) ? Number(v) : v
     case 'int':
@@ -244,7 +305,12 @@ function messageToJson(plan: LenientPlan, type: string, value: unknown, stack: s
     }
     if (f.m !== undefined && Array.isArray(v)) {
       const map: Obj = {}
-      for (const entry of v as Obj[]) setOwn(map, String(entry.key), valueToJson(plan, f, entry.value, stack, `${at}.${String(entry.key)}`))
+      for (const entry of v as Obj[]) {
+        const key = String(entry.key)
+        // As Go's protojson: a key given twice is an error, not the last one winning.
+        if (Object.hasOwn(map, key)) throw new Error(`${at}: duplicate map key ${JSON.stringify(key)}`)
+        setOwn(map, key, valueToJson(plan, f, entry.value, stack, `${at}.${key}`))
+      }
       out[f.j] = map
     } else if (f.r && Array.isArray(v)) {
       out[f.j] = v.map((item, i) => valueToJson(plan, f, item, stack, `${at}.${i}`))

@@ -7,6 +7,8 @@ import { decodeRequest } from './codec.ts'
 import { decodeText, encodeReply, messageOf } from './encode-reply.ts'
 import { coerceArguments, toProtoJson } from './lenient.ts'
 import { preloadProtobuf, protobufReady } from './load-protobuf.ts'
+import { sourceOf } from './number-source.ts'
+import { describeFailure, type DecodeFailure } from './protojson.ts'
 import { toolError, toolResult } from './result.ts'
 import { callLongRunningTool } from './long-running.ts'
 import { callStreamingTool } from './streaming.ts'
@@ -48,10 +50,14 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
     }
   }
   let input: unknown = args == null ? EMPTY : args
+  // The JSON text the arguments came from (stdio, HTTP): 64-bit numbers past ±2^53 are read from it.
+  const source = sourceOf(args)
   let invalid = validationFailure(tool, input)
   if (invalid !== undefined && tool.lenient !== undefined) {
     // Off the hot path: another spelling the decoder reads, in the advertised form.
-    const coerced = coerceArguments(tool.lenient, tool.spec.requestType, input)
+    const refused: DecodeFailure[] = []
+    const coerced = coerceArguments(tool.lenient, tool.spec.requestType, input, source, refused)
+    if (refused.length > 0) return toolError(`decoding arguments: ${describeFailure(refused[0]!)}`)
     if (coerced !== input) {
       invalid = validationFailure(tool, coerced)
       input = coerced
@@ -68,9 +74,9 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
 
   let request: unknown
   try {
-    request = decodeRequest(tool, input)
+    request = decodeRequest(tool, input, source)
   } catch {
-    return toolError(decodeText('decoding arguments: ', tool, input, false))
+    return toolError(decodeText('decoding arguments: ', tool, input, false, source))
   }
 
   const handler = tool.handler

@@ -6,11 +6,9 @@
  * tests against @bufbuild/protobuf (test/protojson/).
  */
 import { WRAPPER_NAMES } from '../contract/index.ts'
+import { isBase64, shownString } from './base64-check.ts'
 import { isType, isWellKnown, reachPredicate } from './type-reach.ts'
 import type { Field, Type } from 'protobufjs'
-
-// Standard or URL-safe alphabet; padding only as the last one or two characters of a full quad.
-const BASE64_RE = /^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$/
 
 const ANY = '.google.protobuf.Any'
 const BYTES_VALUE = '.google.protobuf.BytesValue'
@@ -56,7 +54,7 @@ function checksDirectly(type: Type): boolean {
 const needs = reachPredicate(checksDirectly)
 
 function checkBytes(name: string, value: unknown): void {
-  if (typeof value === 'string' && !BASE64_RE.test(value)) throw new Error(`${name}: invalid base64: ${JSON.stringify(value)}`)
+  if (typeof value === 'string' && !isBase64(value)) throw new Error(`${name}: invalid base64: ${shownString(value)}`)
 }
 
 function checkSingular(field: Field, value: unknown): void {

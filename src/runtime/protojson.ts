@@ -79,9 +79,12 @@ export function toJson(type: Type, message: object): unknown {
 // protojson prefixes its messages with the full name of the type or field.
 const NAME_PREFIX_RE = /^\.?[A-Za-z_][\w.]*: /
 
+/** A reason longer than this quotes a long value (protojson quotes what it refused, whole): it is cut, its length said. */
+const MAX_REASON = 200
+
 function reasonOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error)
-  return message.replace(NAME_PREFIX_RE, '')
+  const reason = (error instanceof Error ? error.message : String(error)).replace(NAME_PREFIX_RE, '')
+  return reason.length <= MAX_REASON ? reason : `${reason.slice(0, MAX_REASON)}... (${reason.length} characters)`
 }
 
 function failure(type: Type, json: unknown): string | undefined {

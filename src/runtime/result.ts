@@ -10,12 +10,12 @@ export function toolError(text: string): ToolResult {
 }
 
 /**
- * A successful result of canonical JSON `json`: its text, then `note` as a
- * second text item when given; `structuredContent` when the tool is
- * `structured` and `json` is an object (MCP requires one).
+ * A successful result of canonical JSON `json`: its text (`text` when the
+ * caller has it already), then `note` as a second text item when given;
+ * `structuredContent` when the tool is `structured` and `json` is an object
+ * (MCP requires one).
  */
-export function toolResult(json: unknown, structured: boolean, note?: string): ToolResult {
-  const text = JSON.stringify(json)
+export function toolResult(json: unknown, structured: boolean, note?: string, text = JSON.stringify(json)): ToolResult {
   const result: ToolResult =
     note === undefined
       ? { content: [{ type: 'text', text }], isError: false }

@@ -29,10 +29,16 @@ export interface CompiledTool {
   readonly lenient?: LenientPlan
   /** Whether validated arguments go through `toProtoJson` (map entries, JSON text, strict nulls). */
   readonly rewrites: boolean
-  /** The most messages a server-streaming call collects (set by the bound backend; runtime/backend.ts has the default). */
-  streamCap?: number
   /** A long-running tool's `google.longrunning.Operations` methods (GetOperation, CancelOperation) and their `this`, once bound. */
   operations?: { get?: RpcHandler; cancel?: RpcHandler; target: unknown }
+  /** The most messages and bytes a server-streaming call collects (set by the bound backend; runtime/backend.ts has the defaults). */
+  streamCaps?: StreamCaps
+}
+
+/** Where a server-streaming call is cut: messages, and bytes of their JSON. */
+export interface StreamCaps {
+  readonly messages: number
+  readonly bytes: number
 }
 
 /** All tools of a proto server, by name, with the root they were resolved in. */
@@ -200,11 +206,11 @@ export function toolsOf(table: ToolTable, service: string): CompiledTool[] {
  * Binds one tool to a backend method, for both kinds of backend (an
  * implementation object, a `Backend`'s handlers): `method` when it is a
  * function (else the call answers Unimplemented), `target` as its `this`,
- * and the stream cap (`undefined`: the default of runtime/backend.ts).
+ * and the stream caps (`undefined`: the defaults of runtime/backend.ts).
  */
-export function bindTool(tool: CompiledTool, method: unknown, target: unknown, streamCap?: number): void {
+export function bindTool(tool: CompiledTool, method: unknown, target: unknown, streamCaps?: StreamCaps): void {
   tool.handler = typeof method === 'function' ? (method as RpcHandler) : undefined
   tool.target = target
   tool.unbound = statusText(12, `method ${tool.spec.method} not implemented`)
-  tool.streamCap = streamCap
+  tool.streamCaps = streamCaps
 }

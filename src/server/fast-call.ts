@@ -13,12 +13,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
 import { specTypeSchemas } from '@modelcontextprotocol/server'
 import type { CallContext } from '../runtime/types.ts'
+import { rememberSource } from '../runtime/number-source.ts'
 import { MAX_BODY_BYTES } from './limits.ts'
 import { principalOf } from './principal.ts'
 import type { ServingCore } from './serving-core.ts'
 import { headerParamsOf } from './param-headers.ts'
 import { firstRound, inputRequiredOf, questionsOf, roundAsk, type InputRequest } from './client-requests.ts'
-import { isVisible, scopesOf } from './tool-set.ts'
+import { isVisible, scopesOf, type CallResult } from './tool-set.ts'
+import type { Log } from './logging.ts'
+import { failureText, sendable } from './sendable.ts'
 
 const REVISION = '2026-07-28'
 const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
@@ -124,11 +127,14 @@ export async function serveFastCall(
   req: IncomingMessage,
   res: ServerResponse,
   next: (req: IncomingMessage) => Promise<void>,
+  log: Log,
 ): Promise<void> {
   const { chunks, complete } = await bodyOf(req)
   let message: unknown
+  let text = ''
   try {
-    message = complete ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined
+    text = complete ? Buffer.concat(chunks).toString('utf8') : ''
+    message = complete ? JSON.parse(text) : undefined
   } catch {
     // Not JSON: the SDK path says so, as it does for any request.
   }
@@ -174,7 +180,10 @@ export async function serveFastCall(
     send(200, { result: { ...result, _meta: { ...(result._meta as object | undefined), [SERVER_INFO]: core.info } } })
   let result: Record<string, unknown>
   try {
-    result = (await entry.call(call.params.arguments, context)) as Record<string, unknown>
+    const args = call.params.arguments
+    // The body's text goes with the arguments, for exact 64-bit numbers (as the SDK path does).
+    if (args !== null && typeof args === 'object') rememberSource(args, text)
+    result = (await entry.call(args, context)) as Record<string, unknown>
   } catch (error) {
     // As the SDK answers a handler's throw: its JSON-RPC code, else an internal error.
     const e = error as { code?: unknown; message?: unknown; data?: unknown }
@@ -204,6 +213,10 @@ export async function serveFastCall(
     return answer(await inputRequiredOf(rounds, seal))
   }
   if (result.resultType === 'input_required') return answer(result)
+  // As on the SDK path: a result no transport could write is answered as a tool error, and a failed call is logged.
+  result = sendable(result as CallResult, entry) as Record<string, unknown>
+  if (result.isError === true)
+    log.warnThrottled('failed call', `${core.info.name}: call to tool "${tool}" failed: ${failureText(result as CallResult)}`)
   const normalized = projected(result.content === undefined && !FOREIGN.some((k) => k in result) ? { ...result, content: [] } : result)
   const checked = specTypeSchemas.CallToolResult['~standard'].validate(normalized) as { issues?: readonly unknown[] }
   if (checked.issues) {

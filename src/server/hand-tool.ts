@@ -55,24 +55,34 @@ const EMPTY: Readonly<Record<string, never>> = Object.freeze({})
 const NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/
 const TASK_SUPPORT: readonly TaskSupport[] = ['forbidden', 'optional', 'required']
 
-let shared: Ajv2020 | undefined
+let checker: Ajv2020 | undefined
 
 /**
- * The Ajv every hand-written schema is compiled with (the contract's
- * `HAND_TOOL_VALIDATOR_OPTIONS`): 2020-12, all errors,
- * verbose (the error texts read `schema`/`data`), own keys only (a property
- * named `constructor` must not find `Object.prototype.constructor`). One
- * instance: each schema is removed again after compiling, so `$id`s of
- * different tools never clash.
+ * An Ajv with the options every hand-written schema is compiled with (the
+ * contract's `HAND_TOOL_VALIDATOR_OPTIONS`): 2020-12, all errors, verbose
+ * (the error texts read `schema`/`data`), own keys only (a property named
+ * `constructor` must not find `Object.prototype.constructor`).
  */
-function ajv(): Ajv2020 {
-  if (shared) return shared
+function newAjv(options: { validateSchema?: false } = {}): Ajv2020 {
   const { Ajv2020, addFormats } = loadAjv()
   // No logger: a schema that does not compile is reported by the BAD_SPEC error, not printed.
-  // Own properties only: a property named `constructor` or `toString` is a property, not Object.prototype's.
-  shared = new Ajv2020({ ...HAND_TOOL_VALIDATOR_OPTIONS, logger: false })
-  addFormats(shared)
-  return shared
+  const ajv = new Ajv2020({ ...HAND_TOOL_VALIDATOR_OPTIONS, logger: false, ...options })
+  addFormats(ajv)
+  return ajv
+}
+
+/**
+ * Each tool's schema is compiled by an Ajv of its own, which goes with the
+ * tool: an Ajv keeps what it compiled (its code's scope values) for as long
+ * as it lives, even after `removeSchema`, so one shared instance grew with
+ * every tool a server ever added (about 3 KB each: a server changing its
+ * tools at run time leaked). A fresh instance costs about as much as the
+ * compilation itself; the schema is checked against the meta-schema first
+ * by one shared instance, which compiles the meta-schema once and keeps
+ * nothing per schema. `$id`s of different tools never clash either.
+ */
+function compileSchema(schema: JsonSchema): ReturnType<Ajv2020['compile']> {
+  return newAjv({ validateSchema: false }).compile(schema)
 }
 
 /** Whether `error` carries a JSON-RPC error code (an integer from -32768 to -32000; gRPC status codes are positive). */
@@ -100,17 +110,15 @@ export function handToolEntry<State>(tool: ToolDefinition, handler: ToolHandler<
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
     throw runtimeError('BAD_SPEC', `tool "${tool.name}": inputSchema must be a JSON Schema object`)
   }
-  const compiler = ajv()
-  if (!compiler.validateSchema(schema)) {
-    throw runtimeError('BAD_SPEC', `tool "${tool.name}": invalid inputSchema ${schemaErrors(compiler.errors ?? [])}`)
+  checker ??= newAjv()
+  if (!checker.validateSchema(schema)) {
+    throw runtimeError('BAD_SPEC', `tool "${tool.name}": invalid inputSchema ${schemaErrors(checker.errors ?? [])}`)
   }
   let validate: ReturnType<Ajv2020['compile']>
   try {
-    validate = compiler.compile(schema)
+    validate = compileSchema(schema)
   } catch (cause) {
     throw runtimeError('BAD_SPEC', `tool "${tool.name}": cannot compile inputSchema: ${(cause as Error).message}`, cause)
-  } finally {
-    compiler.removeSchema(schema)
   }
   try {
     scanHeaderParams(schema)

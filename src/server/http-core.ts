@@ -15,7 +15,14 @@ import {
   type Server as SdkServer,
 } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_EVENT_BYTES, EventBudget, MemoryEventStore } from './event-store.ts'
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, MAX_BODY_BYTES } from './limits.ts'
+import {
+  BODY_NOT_JSON,
+  BODY_TOO_LARGE,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_STREAMS_PER_CALLER,
+  DEFAULT_SESSION_IDLE_MS,
+  MAX_BODY_BYTES,
+} from './limits.ts'
 import type { ErrorSource, Log } from './logging.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
@@ -23,6 +30,7 @@ import type { ListKind, ServingCore } from './serving-core.ts'
 import { answerBeforeSdk, METHODS_BEFORE_SDK } from './before-sdk.ts'
 import { onResourceUpdated } from './subscriptions.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
+import { rememberSource } from '../runtime/number-source.ts'
 
 /** Session options of HTTP serving. */
 export interface SessionOptions {
@@ -41,6 +49,14 @@ export interface SessionOptions {
   maxSessionEventBytes?: number
   /** Bytes of SSE events all sessions keep together; the oldest of any session go first. @default 67108864 (64 MiB) */
   maxEventBytes?: number
+  /**
+   * Held SSE streams (a session's GET stream, a 2026-07-28
+   * `subscriptions/listen`) one caller may have open at once; one more
+   * gets `429`. A caller is a principal (docs/serving.md §3): callers
+   * without auth are one caller.
+   * @default 100
+   */
+  maxStreamsPerCaller?: number
 }
 
 /** A fetch-shaped handler with its sessions. */
@@ -82,14 +98,20 @@ function notifyModern(mcp: ReturnType<typeof createMcpHandler>, kind: ListKind):
   else mcp.notify.promptsChanged()
 }
 
-/** The parsed JSON body of a POST, `undefined` when it is not JSON, or a `413`/`400` response. */
+/**
+ * The parsed JSON body of a POST, or a `413`/`400` response. The text is
+ * kept with the request, for the exact reading of 64-bit numbers
+ * (runtime/number-source.ts).
+ */
 async function readBody(request: Request): Promise<{ parsed: unknown } | Response> {
   const body = await readRequestBody(request.clone(), MAX_BODY_BYTES)
-  if (body.tooLarge) return jsonRpcError(413, -32000, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
+  if (body.tooLarge) return jsonRpcError(413, -32000, BODY_TOO_LARGE)
   try {
-    return { parsed: JSON.parse(body.text) }
+    const parsed: unknown = JSON.parse(body.text)
+    rememberSource(request, body.text)
+    return { parsed }
   } catch {
-    return jsonRpcError(400, -32700, 'Parse error: the request body is not valid JSON')
+    return jsonRpcError(400, -32700, BODY_NOT_JSON)
   }
 }
 
@@ -103,15 +125,66 @@ export function createFetchHandler(core: ServingCore): FetchHandler {
   core.onChange((kind) => notifyModern(mcp, kind))
   onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri))
   return async (request, options) => {
-    // A 2026-07-28 request names its method in Mcp-Method: only the bodies of those answered before the SDK are read here.
-    if (request.method === 'POST' && METHODS_BEFORE_SDK.has(request.headers.get('mcp-method') ?? '')) {
-      const body = await readBody(request)
-      if (body instanceof Response) return body
+    const authInfo = options?.authInfo === undefined ? {} : { authInfo: options.authInfo as AuthInfo }
+    if (request.method !== 'POST') return mcp.fetch(request, authInfo)
+    // Read here as for serveHttp: one wording for a body too large or not JSON, and the text kept for exact 64-bit numbers.
+    const body = await readBody(request)
+    if (body instanceof Response) return body
+    // A 2026-07-28 request names its method in Mcp-Method: those answered before the SDK are answered here.
+    if (METHODS_BEFORE_SDK.has(request.headers.get('mcp-method') ?? '')) {
       const answered = await answerBeforeSdk(core, body.parsed, request, options?.authInfo)
       if (answered) return answered
     }
-    return mcp.fetch(request, options?.authInfo === undefined ? undefined : { authInfo: options.authInfo as AuthInfo })
+    return mcp.fetch(request, { ...authInfo, parsedBody: body.parsed })
   }
+}
+
+/** Whether a request asks for a stream held open for notifications: a GET, or a 2026-07-28 `subscriptions/listen`. */
+const isHeldStream = (request: Request, parsed: unknown): boolean =>
+  request.method === 'GET' || (parsed as { method?: unknown } | null)?.method === 'subscriptions/listen'
+
+/**
+ * `response` with `end` called once its SSE body ends or the client goes
+ * away (`request.signal`: the Node adapter only notices a dead socket at
+ * the next chunk, which an idle stream never writes); `undefined` when it
+ * is not an SSE response.
+ */
+function watchStream(request: Request, response: Response, end: () => void): Response | undefined {
+  if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return undefined
+  let open = true
+  const ended = (): void => {
+    if (!open) return
+    open = false
+    end()
+  }
+  const reader = response.body.getReader()
+  const gone = (): void => {
+    ended()
+    reader.cancel().catch(() => {
+      // The stream already ended or failed: nothing left to release.
+    })
+  }
+  if (request.signal.aborted) gone()
+  else request.signal.addEventListener('abort', gone, { once: true })
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read()
+        if (done) {
+          ended()
+          controller.close()
+        } else controller.enqueue(value)
+      } catch (error) {
+        ended()
+        controller.error(error)
+      }
+    },
+    cancel(reason) {
+      ended()
+      return reader.cancel(reason)
+    },
+  })
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
 /**
@@ -183,48 +256,39 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
 
   /**
    * `response` with its SSE body counted as an open stream of `session`
-   * until it ends or the client goes away (`request.signal`: the Node
-   * adapter only notices a dead socket at the next chunk, which an idle
-   * stream never writes, so an abandoned session would never be idle).
+   * until it ends or the client goes away (else an abandoned session would
+   * never be idle).
    */
   const tracked = (session: Session, request: Request, response: Response): Response => {
-    if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response
-    session.streams++
-    let open = true
-    const end = (): void => {
-      if (!open) return
-      open = false
+    const watched = watchStream(request, response, () => {
       session.streams--
       session.lastSeen = Date.now()
-    }
-    const reader = response.body.getReader()
-    const gone = (): void => {
-      end()
-      reader.cancel().catch(() => {
-        // The stream already ended or failed: nothing left to release.
-      })
-    }
-    if (request.signal.aborted) gone()
-    else request.signal.addEventListener('abort', gone, { once: true })
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const { done, value } = await reader.read()
-          if (done) {
-            end()
-            controller.close()
-          } else controller.enqueue(value)
-        } catch (error) {
-          end()
-          controller.error(error)
-        }
-      },
-      cancel(reason) {
-        end()
-        return reader.cancel(reason)
-      },
     })
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+    if (watched === undefined) return response
+    session.streams++
+    return watched
+  }
+
+  // Held streams per caller, so one caller cannot hold every connection (maxConnections).
+  const maxHeld = options.maxStreamsPerCaller ?? DEFAULT_MAX_STREAMS_PER_CALLER
+  const held = new Map<string, number>()
+  const release = (caller: string): void => {
+    const left = held.get(caller)! - 1
+    if (left === 0) held.delete(caller)
+    else held.set(caller, left)
+  }
+  /** `response` to a request that took a place of `caller`: kept until its stream ends, given back at once when it is no stream. */
+  const hold = (caller: string, request: Request, response: Response): Response => {
+    const watched = watchStream(request, response, () => release(caller))
+    if (watched === undefined) release(caller)
+    return watched ?? response
+  }
+  const tooManyStreams = (): Response => {
+    log.warnThrottled(
+      'held streams',
+      `${core.info.name}: a caller holding ${maxHeld} streams (maxStreamsPerCaller) asked for one more: answered 429`,
+    )
+    return jsonRpcError(429, -32000, `too many open streams: this caller already holds ${maxHeld} (maxStreamsPerCaller); close one first`)
   }
 
   const openSession = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
@@ -269,6 +333,42 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
     return tracked(session, request, response)
   }
 
+  /** Answers one request: 2026-07-28 to the modern handler, initialize-era ones to their session, a new one, or statelessly. */
+  const route = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
+    const legacy = await isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })
+    const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
+    if (!legacy) return (await answerBeforeSdk(core, parsed, request, authInfo)) ?? modern.fetch(request, handled)
+    const id = request.headers.get('mcp-session-id')
+    if (id !== null) {
+      const session = sessions.get(id)
+      // Another caller's session (a GET with Last-Event-ID, a DELETE, a POST) is answered as an unknown one.
+      if (session === undefined || session.principal !== principal)
+        return jsonRpcError(404, -32001, 'Session not found: initialize a new session')
+      session.lastSeen = Date.now()
+      const last = request.method === 'GET' ? request.headers.get('last-event-id') : null
+      // The SDK says "Invalid event ID format" for any event it cannot resume from; ours are too old or never were.
+      if (last !== null && (await session.events.getStreamIdForEventId(last)) === undefined) {
+        return jsonRpcError(
+          400,
+          -32000,
+          `cannot resume from event ${JSON.stringify(last)}: this session never sent it or no longer keeps it (maxSessionEvents, maxSessionEventBytes)`,
+        )
+      }
+      return tracked(session, request, await session.transport.handleRequest(request, handled))
+    }
+    // A GET stream and a DELETE belong to a session (the SDK's stateless answer, 405 with `Allow: POST`, would contradict the endpoint's `Allow`).
+    if (request.method !== 'POST') {
+      return jsonRpcError(
+        400,
+        -32000,
+        `Bad Request: ${request.method} needs the Mcp-Session-Id header of a session (initialize one with a POST)`,
+      )
+    }
+    if (isInitializeRequest(parsed)) return openSession(request, parsed, authInfo, principal)
+    // Initialize-era requests outside a session (a plain POST, GET/DELETE without a session id) are served statelessly.
+    return stateless(request, handled)
+  }
+
   return {
     get sessionCount() {
       return sessions.size
@@ -281,22 +381,19 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
         if (body instanceof Response) return body
         parsed = body.parsed
       }
-      const legacy = await isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })
-      const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
-      if (!legacy) return (await answerBeforeSdk(core, parsed, request, authInfo)) ?? modern.fetch(request, handled)
-      const id = request.headers.get('mcp-session-id')
       const principal = principalOf(authInfo, request.headers.get('authorization'))
-      if (id !== null) {
-        const session = sessions.get(id)
-        // Another caller's session (a GET with Last-Event-ID, a DELETE, a POST) is answered as an unknown one.
-        if (session === undefined || session.principal !== principal)
-          return jsonRpcError(404, -32001, 'Session not found: initialize a new session')
-        session.lastSeen = Date.now()
-        return tracked(session, request, await session.transport.handleRequest(request, handled))
+      if (!isHeldStream(request, parsed)) return route(request, parsed, authInfo, principal)
+      // The place is taken before the request is served, so a burst cannot overshoot the cap.
+      if ((held.get(principal) ?? 0) >= maxHeld) return tooManyStreams()
+      held.set(principal, (held.get(principal) ?? 0) + 1)
+      let response: Response
+      try {
+        response = await route(request, parsed, authInfo, principal)
+      } catch (error) {
+        release(principal)
+        throw error
       }
-      if (request.method === 'POST' && isInitializeRequest(parsed)) return openSession(request, parsed, authInfo, principal)
-      // Initialize-era requests outside a session (a plain POST, GET/DELETE without a session id) are served statelessly.
-      return stateless(request, handled)
+      return hold(principal, request, response)
     },
     async close() {
       clearInterval(sweep)

@@ -16,6 +16,7 @@ import {
   DEFAULT_HTTP_PORT,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_STREAMS_PER_CALLER,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_SESSION_IDLE_MS,
 } from './limits.ts'
@@ -27,6 +28,7 @@ const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
   maxSessionEvents: { ...integerRule(1), default: DEFAULT_MAX_EVENTS },
   maxSessionEventBytes: { ...integerRule(1), default: DEFAULT_MAX_SESSION_EVENT_BYTES },
   maxEventBytes: { ...integerRule(1), default: DEFAULT_MAX_EVENT_BYTES },
+  maxStreamsPerCaller: { ...integerRule(1), default: DEFAULT_MAX_STREAMS_PER_CALLER },
 }
 
 /** The options of `nodeHandler()`, with their defaults (the docs' tables show them: test/option-docs.test.ts). */

@@ -20,6 +20,7 @@ import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
 import { Log, type LoggingOptions } from './logging.ts'
 import {
+  BODY_TOO_LARGE,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HTTP_PATH,
   DEFAULT_HTTP_PORT,
@@ -125,6 +126,35 @@ function reply(res: ServerResponse, status: number, message: string): void {
   res.end(JSON.stringify(jsonRpcErrorBody(-32000, message)))
 }
 
+/**
+ * A body sent in chunks (no declared length), read up to the limit: `req`
+ * with the body ready to be read again (the SDK's adapter reads it), or
+ * `false` once it was answered `413` with the same text as a declared
+ * length past the limit (the adapter has its own wording).
+ */
+async function readChunked(req: IncomingMessage, res: ServerResponse): Promise<IncomingMessage | false> {
+  const chunks: Buffer[] = []
+  let bytes = 0
+  for await (const chunk of req as AsyncIterable<Buffer | string>) {
+    const piece = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    bytes += piece.length
+    if (bytes > MAX_BODY_BYTES) {
+      res.setHeader('connection', 'close')
+      reply(res, 413, BODY_TOO_LARGE)
+      return false
+    }
+    chunks.push(piece)
+  }
+  // The same request (method, headers, auth) with its body read again from memory.
+  const replay = Object.create(req) as IncomingMessage
+  Object.defineProperty(replay, Symbol.asyncIterator, {
+    value: async function* () {
+      yield* chunks
+    },
+  })
+  return replay
+}
+
 /** Whether the headers given to `writeHead` (an object or a raw list) declare an SSE stream. */
 function isEventStream(headers: unknown): boolean {
   if (Array.isArray(headers)) {
@@ -194,9 +224,17 @@ export function createNodeHandler(
     if (!res.headersSent) reply(res, 500, 'internal error')
     else res.end()
   }
-  /** A plain 2026-07-28 tools/call is answered without the SDK's request machinery (fast-call.ts); the rest goes to the SDK. */
+  /**
+   * A plain 2026-07-28 tools/call is answered without the SDK's request machinery (fast-call.ts); the rest goes to the SDK.
+   * A body in chunks is read here first, so that past the limit it gets the same 413 as a declared length (and goes to the SDK).
+   */
   const pass = (req: IncomingMessage, res: ServerResponse): void => {
-    const served = mayBeFastCall(req) ? serveFastCall(core, req, res, (body) => serve(body, res)) : serve(req, res)
+    const chunked = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined
+    const served = chunked
+      ? readChunked(req, res).then((read) => (read === false ? undefined : serve(read, res)))
+      : mayBeFastCall(req)
+        ? serveFastCall(core, req, res, (body) => serve(body, res), log)
+        : serve(req, res)
     served.catch((error: Error) => {
       // A client that went away mid-body (a cut upload) is not a server error, as for the adapter above.
       if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return void res.destroy()
@@ -220,7 +258,7 @@ export function createNodeHandler(
     }
     if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
       res.setHeader('connection', 'close')
-      return reply(res, 413, `request body too large: the limit is ${MAX_BODY_BYTES} bytes`)
+      return reply(res, 413, BODY_TOO_LARGE)
     }
     // A POST's stream answers soon (its result); a GET stream may say nothing for long, so its headers go at once.
     if (req.method === 'GET') flushEventStreams(res)

@@ -36,6 +36,62 @@ const STDERR_LOGGER: Logger = {
   error: (message) => writeStderr(`${message}\n`),
 }
 
+/** Lines of one kind the logger is given per window before the rest are counted instead. */
+export const LOG_BURST = 10
+/** The window of {@link LOG_BURST}, in milliseconds. */
+export const LOG_WINDOW_MS = 10_000
+
+interface Window {
+  start: number
+  shown: number
+  hidden: number
+  last: string
+  timer?: ReturnType<typeof setTimeout>
+}
+
+/**
+ * At most {@link LOG_BURST} lines of one kind per {@link LOG_WINDOW_MS}:
+ * a flood of rejected requests or failed calls must not flood stderr.
+ * The lines held back are not lost from sight: when the window ends, the
+ * last of them is written once with how many there were.
+ */
+class Throttle {
+  readonly #windows = new Map<string, Window>()
+
+  /** Writes `line` with `write` now, or holds it back (counted) when its kind is over the burst. */
+  pass(kind: string, line: string, write: (line: string) => void): void {
+    const now = Date.now()
+    let window = this.#windows.get(kind)
+    if (window !== undefined && now - window.start >= LOG_WINDOW_MS) {
+      this.#flush(kind, write)
+      window = undefined
+    }
+    if (window === undefined) this.#windows.set(kind, (window = { start: now, shown: 0, hidden: 0, last: '' }))
+    if (window.shown < LOG_BURST) {
+      window.shown++
+      write(line)
+      return
+    }
+    window.hidden++
+    window.last = line
+    if (window.timer === undefined) {
+      window.timer = setTimeout(() => this.#flush(kind, write), window.start + LOG_WINDOW_MS - now)
+      // A held-back summary must not keep a process alive.
+      ;(window.timer as { unref?: () => void }).unref?.()
+    }
+  }
+
+  #flush(kind: string, write: (line: string) => void): void {
+    const window = this.#windows.get(kind)
+    if (window === undefined) return
+    this.#windows.delete(kind)
+    if (window.timer !== undefined) clearTimeout(window.timer)
+    if (window.hidden === 0) return
+    const others = window.hidden - 1
+    write(others === 0 ? window.last : `${window.last} (and ${others} more like it in ${LOG_WINDOW_MS / 1000} s, not logged one by one)`)
+  }
+}
+
 /** Only the logging options of a transport's options. */
 const pick = ({ logger, onError }: LoggingOptions): LoggingOptions => ({
   ...(logger === undefined ? {} : { logger }),
@@ -50,6 +106,7 @@ const pick = ({ logger, onError }: LoggingOptions): LoggingOptions => ({
 export class Log {
   #own: LoggingOptions
   readonly #base: Log | undefined
+  readonly #throttle = new Throttle()
 
   constructor(own: LoggingOptions = {}, base?: Log) {
     this.#own = pick(own)
@@ -79,6 +136,11 @@ export class Log {
     }
   }
 
+  /** A warning of a kind that can come in floods (a failed call): at most {@link LOG_BURST} per window reach the logger. */
+  warnThrottled(kind: string, message: string): void {
+    this.#throttle.pass(kind, message, (line) => this.warn(line))
+  }
+
   /**
    * Sends an error to `onError` when there is one, else to the logger with
    * its message. An `onError` that throws hands both errors to the logger;
@@ -86,17 +148,18 @@ export class Log {
    */
   error(message: string, error: unknown, where: ErrorSource): void {
     const onError = this.#onError
-    const logger = this.#logger
     try {
       if (onError) return onError(error, where)
     } catch (thrown) {
-      try {
-        if (logger) logger.error?.(`${message} (and onError threw: ${thrown instanceof Error ? thrown.message : String(thrown)})`, error)
-      } catch {
-        // Nothing left to tell.
-      }
+      this.#logError(`${message} (and onError threw: ${thrown instanceof Error ? thrown.message : String(thrown)})`, error)
       return
     }
+    // Every error reaches onError; the logger's lines are throttled per source (a flood of rejected requests is one line in ten seconds).
+    this.#throttle.pass(where, message, (line) => this.#logError(line, error))
+  }
+
+  #logError(message: string, error: unknown): void {
+    const logger = this.#logger
     try {
       if (logger) logger.error?.(message, error)
     } catch {

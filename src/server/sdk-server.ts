@@ -19,6 +19,7 @@ import type {
   ServerContext,
   jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
+import { adoptSource } from '../runtime/number-source.ts'
 import type { CallContext } from '../runtime/types.ts'
 import type { Log } from './logging.ts'
 import { clientRequests, directAsk, inputRequiredOf, isAnswersState, startRounds, type Ask, type Rounds } from './client-requests.ts'
@@ -26,6 +27,7 @@ import { complete, type CompleteParams } from './completions.ts'
 import { page } from './pagination.ts'
 import { matchTemplate } from './resource-templates.ts'
 import { promptResult, readResult } from './resources.ts'
+import { failureText, sendable } from './sendable.ts'
 import { serveSubscriptions } from './subscriptions.ts'
 import { unknownToolError, type ListKind, type ServingCore, type StateBinding } from './serving-core.ts'
 import { TaskableCall } from './task-call.ts'
@@ -194,11 +196,14 @@ class ProtoSdkServer extends SdkServer {
     const wrapped = super._wrapHandler(method, handler)
     if (method !== 'tools/call') return wrapped
     // A call that became a task answers with it past the SDK's check of a CallToolResult (docs/serving.md §11).
-    return (request, ctx) =>
-      wrapped(withoutNullArguments(request), ctx).catch((error: unknown) => {
+    return (request, ctx) => {
+      // The raw arguments, before the SDK's schema copies them: their text goes with the request's signal (one per request).
+      adoptSource(ctx.mcpReq.signal, (request.params as { arguments?: unknown } | undefined)?.arguments)
+      return wrapped(withoutNullArguments(request), ctx).catch((error: unknown) => {
         if (error instanceof TaskCreated) return error.result as Result
         throw error
       })
+    }
   }
 
   /** The Tasks extension exists on 2026-07-28 only (SEP-2663): an initialize-era client is not told of it. */
@@ -250,7 +255,7 @@ function taskResult(server: SdkServer, entry: ToolEntry, result: CallResult): Re
     )
   }
   // The request's own answer: a complete tools/call result (resultType included, as a 2026-07-28 one carries it).
-  return { ...server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema), resultType: 'complete' }
+  return { ...server.projectCallToolResult(sendable(result, entry) as CallToolResult, entry.listed.outputSchema), resultType: 'complete' }
 }
 
 /** Creates one SDK server instance answering from `core`. */
@@ -269,13 +274,16 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
     if (stats) stats.toolCalls++
     const entry = core.lookupTool(name, ctx.http?.authInfo, log)
     if (entry === undefined) throw unknownToolError(name)
+    // The arguments are the SDK's copy of what came in (its schemas copy objects): they take the text it came from, for exact
+    // 64-bit numbers: the HTTP request's body, or the stdio line (recorded above, before the copy, on the request's signal).
+    adoptSource(args, ctx.http?.req ?? ctx.mcpReq.signal)
     const taskable = entry.taskSupport !== undefined && declaresTasks(ctx)
     // An initialize-era call runs to its end (tasks exist on 2026-07-28 only); a 2026-07-28 one that cannot take a task is refused.
     if (entry.taskSupport === 'required' && !taskable && ctx.mcpReq.envelope !== undefined) {
       throw missingTasksCapability(`tool "${name}" runs only as a task: it`)
     }
     // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
-    const result = await inRounds(core, ctx, name, async (options) => {
+    const called = await inRounds(core, ctx, name, async (options) => {
       if (!taskable) return entry.call(args, callContext(core, name, ctx, { ...options, server }))
       const plain = callContext(core, name, ctx, { ...options, server })
       const call = new TaskableCall(core.tasks, ownerOf(ctx), name, ctx.mcpReq.signal, {
@@ -288,8 +296,13 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
       if ('task' in outcome) throw new TaskCreated({ resultType: 'task', ...taskView(outcome.task, false) })
       return outcome.result
     })
-    if ('resultType' in result && result.resultType === 'input_required') return result as never
-    if (stats && result.isError) stats.errors++
+    if ('resultType' in called && called.resultType === 'input_required') return called as never
+    // A result no transport could write is answered as a tool error, never dropped.
+    const result = sendable(called as CallResult, entry)
+    if (result.isError) {
+      if (stats) stats.errors++
+      log.warnThrottled('failed call', `${core.info.name}: call to tool "${name}" failed: ${failureText(result)}`)
+    }
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
   })
   server.setRequestHandler('resources/list', (request) => {

@@ -209,7 +209,12 @@ export class ServingCore {
   openState(state: unknown, tool: string): unknown {
     const sealed = state as Partial<SealedState> | null
     const now = Date.now()
-    for (const [nonce, expires] of this.#used) if (expires < now) this.#used.delete(nonce)
+    // From the oldest use on, only while expired: every open costs a few steps, not the whole map.
+    // (A state used late but sealed early may wait one TTL behind a younger one: the codec refuses it as expired meanwhile.)
+    for (const [nonce, expires] of this.#used) {
+      if (expires >= now) break
+      this.#used.delete(nonce)
+    }
     if (sealed === null || typeof sealed !== 'object' || sealed.t !== tool || typeof sealed.n !== 'string' || this.#used.has(sealed.n)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' })
     }

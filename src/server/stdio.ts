@@ -2,13 +2,14 @@
  * Serving over stdio with the SDK's `serveStdio`, which answers both
  * protocol eras (an `initialize` opening and a 2026-07-28 `server/discover`).
  */
-import { serveStdio as sdkServeStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio'
+import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio'
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server'
 import type { Server as SdkServer } from '@modelcontextprotocol/server'
-import { checkOptions, type OptionRule } from '../runtime/check-options.ts'
+import { checkOptions, integerRule, type OptionRule } from '../runtime/check-options.ts'
 import { Log, LOGGING_RULES, type LoggingOptions } from './logging.ts'
 import { notifyInstance, sdkServerFactory, type ServeStats } from './sdk-server.ts'
 import type { ServingCore } from './serving-core.ts'
+import { DEFAULT_MAX_LINE_BYTES, StdioWire } from './stdio-wire.ts'
 
 /** What `serveStdio()` resolves with once stdin closes. */
 export interface ServeReport {
@@ -28,6 +29,13 @@ export interface ServeStdioOptions extends LoggingOptions {
   stdin?: NodeJS.ReadableStream
   /** Output stream (JSON-RPC only: messages go to the logger, stderr by default). @default process.stdout */
   stdout?: NodeJS.WritableStream
+  /**
+   * The longest message line read, in bytes. A longer line is answered with
+   * a JSON-RPC error (carrying its id when it has one) and skipped, without
+   * being held in memory; the server goes on.
+   * @default 10485760 (10 MiB)
+   */
+  maxLineBytes?: number
 }
 
 const isStream = (v: unknown): boolean => v !== null && typeof v === 'object' && typeof (v as { on?: unknown }).on === 'function'
@@ -35,6 +43,7 @@ const isStream = (v: unknown): boolean => v !== null && typeof v === 'object' &&
 export const STDIO_RULES: Record<keyof ServeStdioOptions, OptionRule> = {
   stdin: { accepts: 'a readable stream', test: (v) => isStream(v) && typeof (v as { read?: unknown }).read === 'function' },
   stdout: { accepts: 'a writable stream', test: (v) => isStream(v) && typeof (v as { write?: unknown }).write === 'function' },
+  maxLineBytes: { ...integerRule(1024), default: DEFAULT_MAX_LINE_BYTES },
   ...LOGGING_RULES,
 }
 
@@ -77,9 +86,11 @@ class CountingTransport implements Transport {
 }
 
 /**
- * Serves `core` on stdio until stdin closes; resolves with a report. Its
- * messages go to the logger (docs/serving.md §9). List changes reach the client: unsolicited in the initialize
- * era, on its `subscriptions/listen` streams in 2026-07-28.
+ * Serves `core` on stdio until stdin closes; resolves with a report, or
+ * rejects with the error when stdin or stdout fails (the process should
+ * then exit non-zero). Its messages go to the logger (docs/serving.md §9).
+ * List changes reach the client: unsolicited in the initialize era, on its
+ * `subscriptions/listen` streams in 2026-07-28.
  */
 export function serveCoreStdio(core: ServingCore, options: ServeStdioOptions = {}): Promise<ServeReport> {
   try {
@@ -96,11 +107,18 @@ export function serveCoreStdio(core: ServingCore, options: ServeStdioOptions = {
   const off = core.onChange((kind) => {
     for (const server of live) notifyInstance(server, kind)
   }, log)
-  return new Promise((resolve) => {
-    const wire = new StdioServerTransport(options.stdin as never, options.stdout as never)
+  return new Promise((resolve, reject) => {
+    let fatal: Error | undefined
+    const wire = new StdioWire(options.stdin ?? process.stdin, options.stdout ?? process.stdout, {
+      ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+      onfatal: (error) => {
+        fatal = error
+      },
+    })
     const transport = new CountingTransport(wire, stats, () => {
       off()
-      resolve({ ...stats, durationMs: Date.now() - started })
+      if (fatal) reject(fatal)
+      else resolve({ ...stats, durationMs: Date.now() - started })
     })
     sdkServeStdio(sdkServerFactory(core, { stats, live, log }), {
       transport,

@@ -175,8 +175,8 @@ describe('serveStdio', () => {
     const broken = new Error('stdin broke')
     stdin.emit('error', broken)
     expect(seen).toEqual([`warn ${HIDDEN}`, 'error notes: stdin broke'])
-    stdin.end()
-    await serving
+    // A broken stdin is fatal: serveStdio rejects with it (the command then exits 1).
+    await expect(serving).rejects.toBe(broken)
     expect(stderr).not.toHaveBeenCalled()
 
     // onError takes the errors; the logger keeps the warnings.
@@ -190,8 +190,7 @@ describe('serveStdio', () => {
     // The transport listens once it has started.
     await vi.waitFor(() => expect(again.listenerCount('error')).toBeGreaterThan(0))
     again.emit('error', broken)
-    again.end()
-    await done
+    await expect(done).rejects.toBe(broken)
     expect(got).toEqual([[broken, 'stdio']])
     expect(seen).toHaveLength(2)
     expect(stderr).not.toHaveBeenCalled()

@@ -164,7 +164,7 @@ describe('Server options', () => {
     [
       'serveStdio: an unknown key',
       () => server.serveStdio({ stderr: process.stderr } as never),
-      'serveStdio(): unknown option "stderr": the options are stdin, stdout, logger, onError',
+      'serveStdio(): unknown option "stderr": the options are stdin, stdout, maxLineBytes, logger, onError',
     ],
     [
       'serveStdio: logger a function',
