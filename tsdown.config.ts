@@ -29,7 +29,7 @@ const EAGER_CHUNKS = [
     name: 'runtime-base',
     test: /node_modules[\\/](?:ajv[\\/]dist[\\/]runtime[\\/]|ajv-formats[\\/]dist[\\/]formats|fast-deep-equal[\\/]|fast-uri[\\/])|^\0rolldown[\\/]runtime|[\\/]src[\\/]contract[\\/]/,
   },
-  { name: 'serving', test: /[\\/]src[\\/](?:runtime|server)[\\/](?!(?:http|http-core|http-auth)\.ts$|protobufjs\.cjs$)/ },
+  { name: 'serving', test: /[\\/]src[\\/](?:runtime|server)[\\/](?!(?:http|http-core|http-auth|fleet)\.ts$|protobufjs\.cjs$)/ },
 ]
 
 const PROTOBUF_FS_RE = /[\\/]protobufjs[\\/]src[\\/]util[\\/]fs\.js$/
@@ -107,6 +107,7 @@ const ENTRIES = {
   ...RUNTIME_ENTRIES,
   grpc: 'src/entries/grpc.ts',
   gateway: 'src/entries/gateway.ts',
+  postgres: 'src/entries/postgres.ts',
   cli: 'src/entries/cli.ts',
 }
 

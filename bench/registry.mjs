@@ -7,6 +7,7 @@
  */
 import authOverhead from './auth-overhead.mjs'
 import build from './build.mjs'
+import cluster from './cluster.mjs'
 import coldStart from './cold-start.mjs'
 import e2e from './e2e.mjs'
 import grpcOverhead from './grpc-overhead.mjs'
@@ -32,4 +33,5 @@ export const groups = [
   grpcOverhead,
   authOverhead,
   memory,
+  cluster,
 ]

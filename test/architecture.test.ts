@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 
 const src = join(import.meta.dirname, '..', 'src')
 // `contract/` is the bottom: every stage may import it, it imports nothing of the project.
-const STAGES = ['contract', 'proto', 'schema', 'codegen', 'plugin', 'runtime', 'server', 'grpc', 'cli'] as const
+const STAGES = ['contract', 'proto', 'schema', 'codegen', 'plugin', 'runtime', 'server', 'postgres', 'grpc', 'cli'] as const
 const BUILD_TIME = new Set(['proto', 'schema', 'codegen', 'plugin'])
 // Value and type imports, re-exports, dynamic and side-effect imports.
 const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s*['"]([^'"]+)['"]/gm
@@ -53,7 +53,7 @@ describe('stage folders import one way', () => {
   }
 
   it('run-time folders never reach build-time folders', () => {
-    const bad = ['runtime', 'server', 'grpc']
+    const bad = ['runtime', 'server', 'postgres', 'grpc']
       .flatMap((stage) => importsOf(stage).map(({ file, spec }) => ({ file, spec, to: targetStage(file, spec) })))
       .filter(({ to }) => to !== undefined && BUILD_TIME.has(to))
     expect(bad).toEqual([])
@@ -76,6 +76,13 @@ describe('stage folders import one way', () => {
     const bad = STAGES.filter((s) => s !== 'grpc')
       .flatMap((stage) => importsOf(stage))
       .filter(({ spec }) => spec.startsWith('@grpc/'))
+    expect(bad).toEqual([])
+  })
+
+  it('only postgres/ imports pg (the /postgres subpath alone loads it)', () => {
+    const bad = STAGES.filter((s) => s !== 'postgres')
+      .flatMap((stage) => importsOf(stage))
+      .filter(({ spec }) => spec === 'pg' || spec.startsWith('pg/'))
     expect(bad).toEqual([])
   })
 

@@ -15,6 +15,7 @@ import { CLI_OPTIONS, parseCli, type ServeCommand } from '../src/cli/args.ts'
 import { AUTH_RULES } from '../src/contract/auth-options.ts'
 import { GRPC_RULES } from '../src/grpc/grpc-backend.ts'
 import { DEV_RULES, PLUGIN_RULES } from '../src/plugin/check-options.ts'
+import { FETCH_HANDLER_RULES } from '../src/server/cluster-options.ts'
 import { FETCH_RULES } from '../src/server/index.ts'
 import { HANDLER_RULES, SERVE_RULES } from '../src/server/http-options.ts'
 import { LOGGING_RULES } from '../src/server/logging.ts'
@@ -170,6 +171,12 @@ const SURFACES: Surface[] = [
   },
   { what: 'serveStdio()', page: 'docs/guide/serving.md', headings: ['## Over stdio', '## Logging'], options: defaultsOf(STDIO_RULES) },
   { what: 'fetch()', page: 'docs/guide/serving.md', headings: ['## Web-standard `fetch()`'], options: defaultsOf(FETCH_RULES) },
+  {
+    what: 'fetchHandler()',
+    page: 'docs/guide/serving.md',
+    headings: ['## Web-standard `fetch()`'],
+    options: defaultsOf(FETCH_HANDLER_RULES),
+  },
   { what: 'logging()', page: 'docs/guide/serving.md', headings: ['## Logging'], options: defaultsOf(LOGGING_RULES) },
   { what: 'tasks()', page: 'docs/guide/tasks.md', headings: ['## Options'], options: defaultsOf(TASK_OPTION_RULES) },
   { what: 'auth', page: 'docs/guide/authorization.md', headings: ['## Options'], options: defaultsOf(AUTH_RULES) },

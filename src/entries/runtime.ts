@@ -9,6 +9,8 @@ export {
   ServerBuilder,
   ServerHandle,
   MAX_BODY_BYTES,
+  memoryCluster,
+  memoryFleet,
   MemoryTaskStore,
   TaskLimitError,
   TASKS_EXTENSION,
@@ -56,6 +58,25 @@ export type {
   TaskSupport,
 } from '../server/index.ts'
 export type { ErrorSource, Logger, LoggingOptions } from '../server/index.ts'
+export type {
+  Cluster,
+  ClusterEventStore,
+  ClusterListeners,
+  ClusterMessage,
+  ClusterOptions,
+  EventLimits,
+  FetchHandlerOptions,
+  FleetEvent,
+  JsonValue,
+  McpFetchHandler,
+  MemoryClusterOptions,
+  MemoryFleet,
+  MemoryFleetOptions,
+  SessionRecord,
+  StoredEvent,
+  StreamRequest,
+  StreamTail,
+} from '../server/index.ts'
 export type {
   CallContext,
   ElicitAnswer,

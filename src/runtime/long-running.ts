@@ -74,21 +74,32 @@ function outcome(tool: CompiledTool, op: OperationJson): ToolResult {
   return toolResult(unpacked(op.response), tool.structured)
 }
 
+/** Reads an operation with `call` (the RPC, or GetOperation): the `Operation` as JSON, or the tool error of a failed read. */
+async function readOperation(tool: CompiledTool, call: () => unknown): Promise<OperationJson | ToolResult> {
+  let response: unknown
+  try {
+    response = await call()
+  } catch (error) {
+    return backendErrorResult(error)
+  }
+  const encoded = encodeReply(tool, response ?? {})
+  return 'content' in encoded ? encoded : (encoded.json as OperationJson)
+}
+
 /**
  * Calls a long-running tool's RPC with the decoded `request` and follows
  * the operation it starts to its end. Never throws: a failure is a tool error.
  */
 export async function callLongRunningTool(tool: CompiledTool, request: unknown, context: CallContext): Promise<ToolResult> {
-  const read = async (call: () => unknown): Promise<OperationJson | ToolResult> => {
-    let response: unknown
-    try {
-      response = await call()
-    } catch (error) {
-      return backendErrorResult(error)
-    }
-    const encoded = encodeReply(tool, response ?? {})
-    return 'content' in encoded ? encoded : (encoded.json as OperationJson)
-  }
+  return followOperation(tool, await readOperation(tool, () => tool.handler!.call(tool.target, request, context)), context)
+}
+
+/**
+ * Follows operation `op` of a long-running tool to its end: the tool's
+ * result. Another instance of a fleet follows a task's operation from its
+ * name alone (`{ name }`) when the instance that started it stopped.
+ */
+export async function followOperation(tool: CompiledTool, op: OperationJson | ToolResult, context: CallContext): Promise<ToolResult> {
   const ops = tool.operations
   /** Cancelled (a task by tasks/cancel, a request by its client): the operation is told, best effort. */
   const cancelled = async (name: string): Promise<ToolResult> => {
@@ -99,10 +110,11 @@ export async function callLongRunningTool(tool: CompiledTool, request: unknown, 
       .catch(() => {})
     return toolError(statusText(1, `operation ${name} cancelled`))
   }
-  let op = await read(() => tool.handler!.call(tool.target, request, context))
   const every = context.pollIntervalMs ?? DEFAULT_OPERATION_POLL_MS
   let said: string | undefined
   let reads = 0
+  // In a fleet: the operation's name goes into the task at once, so another instance can follow it should this one stop.
+  if (!('content' in op) && !op.done && typeof op.name === 'string') await context.holdsOperation?.(op.name)
   while (!('content' in op) && !op.done) {
     if (ops?.get === undefined || typeof op.name !== 'string') {
       return toolError(
@@ -119,7 +131,10 @@ export async function callLongRunningTool(tool: CompiledTool, request: unknown, 
     }
     const name = op.name
     if (!(await pause(every, context.signal))) return cancelled(name)
-    op = await read(() => ops.get!.call(ops.target, { name }, context))
+    // Another instance took the operation over (this one's lease ran out): it reads it from now on, and ends the task.
+    if (context.holdsOperation && !(await context.holdsOperation(name)))
+      return toolError(statusText(10, `operation ${name} is followed by another instance`))
+    op = await readOperation(tool, () => ops.get!.call(ops.target, { name }, context))
     // Cancelled while reading (the read itself was cut short with it): the operation is told all the same.
     if (context.signal?.aborted) return cancelled(name)
   }

@@ -138,6 +138,19 @@ export class MemoryEventStore implements EventStore {
     this.#budget.remove(stored.key)
   }
 
+  /** The stream of event `eventId` and its events after it (oldest first), or `undefined` when the event is unknown or dropped. */
+  tail(eventId: string): { streamId: string; events: Array<{ id: string; message: JSONRPCMessage }> } | undefined {
+    const last = this.#events.get(eventId)
+    if (last === undefined) return undefined
+    const events: Array<{ id: string; message: JSONRPCMessage }> = []
+    let after = false
+    for (const [id, event] of this.#events) {
+      if (after && event.streamId === last.streamId) events.push({ id, message: event.message })
+      else if (id === eventId) after = true
+    }
+    return { streamId: last.streamId, events }
+  }
+
   async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
     return this.#events.get(eventId)?.streamId
   }

@@ -14,7 +14,21 @@ import {
   type AuthInfo,
   type Server as SdkServer,
 } from '@modelcontextprotocol/server'
-import { DEFAULT_MAX_EVENT_BYTES, EventBudget, MemoryEventStore } from './event-store.ts'
+import type { Cluster, ClusterMessage, SessionRecord } from './cluster.ts'
+import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from './event-store.ts'
+import {
+  FleetBus,
+  LIST_EVENTS,
+  linkFetch,
+  listKindOf,
+  type FetchLinks,
+  noteMethods,
+  replayInitialize,
+  resumeElsewhere,
+  routeResponses,
+  sessionEvents,
+  type SessionEvents,
+} from './fleet.ts'
 import {
   BODY_NOT_JSON,
   BODY_TOO_LARGE,
@@ -23,7 +37,9 @@ import {
   DEFAULT_SESSION_IDLE_MS,
   MAX_BODY_BYTES,
 } from './limits.ts'
-import type { ErrorSource, Log } from './logging.ts'
+import { Log, type ErrorSource, type LoggingOptions } from './logging.ts'
+import { memoryCluster } from './memory-cluster.ts'
+import { joinFleetTasks } from './task-takeover.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
@@ -32,8 +48,20 @@ import { onResourceUpdated } from './subscriptions.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 import { rememberSource } from '../runtime/number-source.ts'
 
+/** What the instances of a server behind a load balancer share (docs/serving.md §12). */
+export interface ClusterOptions {
+  /**
+   * Shares sessions, their events, list changes and clients' answers with
+   * the other instances (`postgresCluster()` of `unplugin-proto-mcp/postgres`).
+   * Needs a `requestStateKey`. @default this instance's own state, in memory
+   */
+  cluster?: Cluster
+  /** The requestState key (docs/serving.md §6), the same on every instance. @default `Server.builder(...).requestStateKey(key)`, else random */
+  requestStateKey?: Uint8Array | string
+}
+
 /** Session options of HTTP serving. */
-export interface SessionOptions {
+export interface SessionOptions extends ClusterOptions {
   /** Idle time after which an initialize-era session is closed and freed (an open GET stream keeps it alive). @default 600000 (10 min) */
   sessionIdleMs?: number
   /**
@@ -47,7 +75,7 @@ export interface SessionOptions {
   maxSessionEvents?: number
   /** Bytes of SSE events each session keeps for resumption; the oldest go first. @default 8388608 (8 MiB) */
   maxSessionEventBytes?: number
-  /** Bytes of SSE events all sessions keep together; the oldest of any session go first. @default 67108864 (64 MiB) */
+  /** Bytes of SSE events all sessions keep together; the oldest of any session go first (without a `cluster`). @default 67108864 (64 MiB) */
   maxEventBytes?: number
   /**
    * Held SSE streams (a session's GET stream, a 2026-07-28
@@ -65,6 +93,8 @@ export interface HttpCore {
   fetch(request: Request, options?: { authInfo?: unknown; parsedBody?: unknown }): Promise<Response>
   /** Initialize-era sessions open now. */
   readonly sessionCount: number
+  /** Resolves once the cluster listens (rejects when it cannot be reached). */
+  ready(): Promise<void>
   /** Closes every session and the 2026-07-28 streams. */
   close(): Promise<void>
 }
@@ -75,14 +105,24 @@ export type FetchHandler = (request: Request, options?: { authInfo?: unknown }) 
 interface Session {
   readonly server: SdkServer
   readonly transport: WebStandardStreamableHTTPServerTransport
-  readonly events: MemoryEventStore
+  readonly events: SessionEvents
   /** Who opened it (see principal.ts): a request of anyone else is answered as for an unknown session. */
   readonly principal: string
   lastSeen: number
   streams: number
+  /** In a fleet: delivers a client's response another instance received for this one. */
+  deliver?: (message: ClusterMessage) => void
 }
 
 const jsonRpcError = (status: number, code: number, message: string): Response => Response.json(jsonRpcErrorBody(code, message), { status })
+
+const sessionNotFound = (): Response => jsonRpcError(404, -32001, 'Session not found: initialize a new session')
+
+function tooManySessions(maxSessions: number): Response {
+  const busy = jsonRpcError(503, -32000, `too many sessions: all ${maxSessions} are in use; retry later`)
+  busy.headers.set('retry-after', '5')
+  return busy
+}
 
 /** The SDK's `onerror` of a handler: the error, told to `log`. */
 const report =
@@ -117,13 +157,23 @@ async function readBody(request: Request): Promise<{ parsed: unknown } | Respons
 
 /**
  * The stateless handler of `server.fetch()`: both eras, no sessions; its
- * listen streams hear list changes. Its messages go to the server's log.
+ * listen streams hear list changes. Its messages go to the server's log;
+ * with `links` (`fetchHandler()`), to its own, its bus shared with a cluster.
  */
-export function createFetchHandler(core: ServingCore): FetchHandler {
+export function createFetchHandler(core: ServingCore, links?: FetchLinks): FetchHandler {
   core.codec()
-  const mcp = createMcpHandler(sdkServerFactory(core), { maxRequestBodySize: MAX_BODY_BYTES, onerror: report(core, core.log, 'fetch') })
-  core.onChange((kind) => notifyModern(mcp, kind))
-  onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri))
+  const onerror = links?.onerror ?? report(core, core.log, 'fetch')
+  const mcp = createMcpHandler(sdkServerFactory(core, links ? { log: links.log } : {}), {
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror,
+    ...(links ? { bus: links.bus } : {}),
+  })
+  const offs = [
+    core.onChange((kind) => notifyModern(mcp, kind)),
+    onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri)),
+    () => mcp.close(),
+  ]
+  links?.closers.push(...offs)
   return async (request, options) => {
     const authInfo = options?.authInfo === undefined ? {} : { authInfo: options.authInfo as AuthInfo }
     if (request.method !== 'POST') return mcp.fetch(request, authInfo)
@@ -187,6 +237,15 @@ function watchStream(request: Request, response: Response, end: () => void): Res
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
+/** The links of a `fetchHandler()` to its cluster (`fetch()` has none: no one else hears it). */
+export function fetchLinks(core: ServingCore, options: ClusterOptions & LoggingOptions): FetchLinks {
+  const log = new Log(options, core.log)
+  const onerror = report(core, log, 'fetch')
+  const links = linkFetch(options.cluster ?? memoryCluster(), log, onerror)
+  if (options.cluster !== undefined) links.closers.push(joinFleetTasks(core, options.cluster, onerror))
+  return links
+}
+
 /**
  * Ends the SSE stream of a request its client cancelled: the SDK aborts the
  * handler and, as the spec says, sends no response, so the transport would
@@ -211,28 +270,62 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
   core.codec()
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
   const onerror = report(core, log, 'http')
-  const modern = createMcpHandler(sdkServerFactory(core, { log }), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror })
+  // Without a cluster option: this server's own state in memory, shared with no one (fleet-only work is skipped).
+  const fleet = options.cluster !== undefined
+  const cluster = options.cluster ?? memoryCluster(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes })
+  const bus = new FleetBus(cluster, onerror)
+  const modern = createMcpHandler(sdkServerFactory(core, { log }), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror, bus })
   const stateless = legacyStatelessFallback(sdkServerFactory(core, { log }), onerror, { maxRequestBodySize: MAX_BODY_BYTES })
   const sessions = new Map<string, Session>()
+  const rebuilding = new Map<string, Promise<Session | undefined>>()
   const live = new Set<SdkServer>()
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS
-  const budget = new EventBudget(options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES)
+  const limits = {
+    maxEvents: options.maxSessionEvents ?? DEFAULT_MAX_EVENTS,
+    maxBytes: options.maxSessionEventBytes ?? DEFAULT_MAX_SESSION_EVENT_BYTES,
+  }
   // Initializes still in flight count too: a burst must not overshoot the cap.
   let opening = 0
-  const off = core.onChange((kind) => {
-    notifyModern(modern, kind)
-    for (const server of live) notifyInstance(server, kind)
-  }, log)
+  // A change here goes out on the bus: to this instance's listen streams and sessions (below), and to every other instance.
+  const off = core.onChange((kind) => notifyModern(modern, kind), log)
+  const offBus = bus.subscribe((event) => {
+    const kind = listKindOf(event)
+    if (kind !== undefined) for (const server of live) notifyInstance(server, kind)
+  })
   const offUpdates = onResourceUpdated(core, (uri) => modern.notify.resourceUpdated(uri), log)
 
+  /** Frees this instance's copy of a session (in a fleet, others may serve it on). */
   const free = (id: string): void => {
     const session = sessions.get(id)
     if (!session) return
     sessions.delete(id)
     live.delete(session.server)
-    session.events.clear()
     session.server.close().catch(onerror)
   }
+
+  /** Ends a session everywhere: its record and events go, every instance frees its copy. */
+  const endSession = (id: string): void => {
+    free(id)
+    cluster.endSession(id).catch(onerror)
+  }
+
+  const attached = cluster.attach({
+    event: (event) => bus.deliver(event),
+    ended: free,
+    response: (sessionId, message) => sessions.get(sessionId)?.deliver?.(message),
+    reconnected: () => {
+      // Changes may have been missed: one of each kind, here only; and the sessions that ended meanwhile go.
+      for (const event of Object.values(LIST_EVENTS)) bus.deliver(event)
+      for (const id of sessions.keys()) {
+        cluster.touchSession(id, idleMs).then((record) => record ?? free(id), onerror)
+      }
+    },
+    error: onerror,
+  })
+  // Reported by ready() and by each request.
+  attached.catch(() => {})
+  // In a fleet, tasks live in the cluster, and this instance takes over those whose runner stopped.
+  const leaveTasks = fleet ? joinFleetTasks(core, cluster, onerror) : undefined
 
   /** Makes room for one more session: frees the one idle the longest; `false` when every session is busy. */
   const makeRoom = (): boolean => {
@@ -241,14 +334,19 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
     for (const entry of sessions)
       if (entry[1].streams === 0 && (oldest === undefined || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry
     if (oldest === undefined) return false
-    free(oldest[0])
+    endSession(oldest[0])
     return sessions.size + opening < maxSessions
   }
 
   const sweep = setInterval(
     () => {
       const now = Date.now()
-      for (const [id, session] of sessions) if (session.streams === 0 && now - session.lastSeen >= idleMs) free(id)
+      for (const [id, session] of sessions) {
+        // An open stream keeps the session alive on every instance.
+        if (session.streams > 0) cluster.touchSession(id, idleMs).catch(onerror)
+        // Idle here: in a fleet, another instance may still serve it (its record expires by itself).
+        else if (now - session.lastSeen >= idleMs) (fleet ? free : endSession)(id)
+      }
     },
     Math.max(10, Math.min(idleMs / 4, 30_000)),
   )
@@ -263,6 +361,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
     const watched = watchStream(request, response, () => {
       session.streams--
       session.lastSeen = Date.now()
+      if (session.transport.sessionId !== undefined) cluster.touchSession(session.transport.sessionId, idleMs).catch(onerror)
     })
     if (watched === undefined) return response
     session.streams++
@@ -291,70 +390,138 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
     return jsonRpcError(429, -32000, `too many open streams: this caller already holds ${maxHeld} (maxStreamsPerCaller); close one first`)
   }
 
-  const openSession = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
-    if (!makeRoom()) {
-      const busy = jsonRpcError(503, -32000, `too many sessions: all ${maxSessions} are in use; retry later`)
-      busy.headers.set('retry-after', '5')
-      return busy
-    }
-    const events = new MemoryEventStore({
-      ...(options.maxSessionEvents === undefined ? {} : { maxEvents: options.maxSessionEvents }),
-      ...(options.maxSessionEventBytes === undefined ? {} : { maxBytes: options.maxSessionEventBytes }),
-      budget,
-    })
+  /**
+   * A session on a new transport: a new one (`record` undefined; the
+   * transport's initialize records it) or one another instance opened.
+   */
+  const newSession = async (principal: string, initialize: ClusterMessage, record?: SessionRecord): Promise<Session> => {
+    const id = record?.id ?? globalThis.crypto.randomUUID()
+    // The store reads the transport's streams when it stores, after the transport exists.
+    const events = sessionEvents(cluster.events(id, limits), () => transport, fleet, onerror)
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => globalThis.crypto.randomUUID(),
+      sessionIdGenerator: () => id,
       eventStore: events,
       maxRequestBodySize: MAX_BODY_BYTES,
-      onsessioninitialized: (id) => {
+      onsessioninitialized: async () => {
         // Called while a request is handled, after `session` below is set.
         sessions.set(id, session)
         live.add(session.server)
+        if (record === undefined) {
+          const params = (initialize.params ?? {}) as { protocolVersion?: unknown }
+          const protocolVersion = typeof params.protocolVersion === 'string' ? params.protocolVersion : ''
+          // Not recorded, not opened: the initialize fails (the transport answers it with an error).
+          await cluster.createSession({ id, initialize, protocolVersion, principal }, idleMs).catch((error: unknown) => {
+            free(id)
+            throw error
+          })
+        }
       },
-      onsessionclosed: (id) => free(id),
+      // Awaited by the transport: the DELETE is answered once every instance would answer 404.
+      onsessionclosed: () => {
+        free(id)
+        return cluster.endSession(id).catch(onerror)
+      },
     })
     const server = createSdkServer(core, { log })
     const session: Session = { server, transport, events, principal, lastSeen: Date.now(), streams: 0 }
+    await server.connect(transport)
+    endCancelledStreams(transport)
+    if (fleet) session.deliver = routeResponses(transport, cluster, id, onerror)
+    return session
+  }
+
+  const openSession = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
+    if (!makeRoom()) return tooManySessions(maxSessions)
     opening++
+    let session: Session | undefined
     let response: Response
     try {
-      await server.connect(transport)
-      endCancelledStreams(transport)
-      response = await transport.handleRequest(request, { parsedBody: parsed, ...(authInfo ? { authInfo } : {}) })
+      session = await newSession(principal, parsed as ClusterMessage)
+      response = await session.transport.handleRequest(request, { parsedBody: parsed, ...(authInfo ? { authInfo } : {}) })
     } finally {
       opening--
     }
+    const { transport, server } = session
     // An initialize that failed opened no session: nothing may stay behind.
     if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) {
-      events.clear()
       await server.close().catch(onerror)
       return response
     }
     return tracked(session, request, response)
   }
 
-  /** Answers one request: 2026-07-28 to the modern handler, initialize-era ones to their session, a new one, or statelessly. */
+  /** This instance's copy of a session another instance opened (one rebuild at a time per session). */
+  const rebuild = (record: SessionRecord, url: string): Promise<Session | undefined> => {
+    let building = rebuilding.get(record.id)
+    if (building) return building
+    building = (async () => {
+      if (!makeRoom()) return undefined
+      opening++
+      try {
+        const session = await newSession(record.principal as string, record.initialize, record)
+        session.events.muted = true
+        const ok = await replayInitialize(session.transport, record, url).finally(() => (session.events.muted = false))
+        if (ok && sessions.get(record.id) === session) return session
+        free(record.id)
+        await session.server.close().catch(onerror)
+        return undefined
+      } finally {
+        opening--
+        rebuilding.delete(record.id)
+      }
+    })()
+    rebuilding.set(record.id, building)
+    return building
+  }
+
+  /** The session `id` for this caller, touched (its expiry slides), rebuilt here if another instance opened it. */
+  const sessionFor = async (id: string, principal: string, url: string): Promise<Session | Response> => {
+    const local = sessions.get(id)
+    // Another caller's session (a GET with Last-Event-ID, a DELETE, a POST) is answered as an unknown one.
+    if (local !== undefined && local.principal !== principal) return sessionNotFound()
+    const record = await cluster.touchSession(id, idleMs)
+    if (record === undefined) {
+      if (local !== undefined) free(id)
+      return sessionNotFound()
+    }
+    if (local !== undefined) return local
+    if (JSON.stringify(record.principal) !== JSON.stringify(principal)) return sessionNotFound()
+    return (await rebuild(record, url)) ?? tooManySessions(maxSessions)
+  }
+
+  /** Answers one request: 2026-07-28 to the modern handler, initialize-era ones to their session (rebuilt here if another instance opened it), a new one, or statelessly. */
   const route = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
     const legacy = await isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })
     const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
     if (!legacy) return (await answerBeforeSdk(core, parsed, request, authInfo)) ?? modern.fetch(request, handled)
     const id = request.headers.get('mcp-session-id')
     if (id !== null) {
-      const session = sessions.get(id)
-      // Another caller's session (a GET with Last-Event-ID, a DELETE, a POST) is answered as an unknown one.
-      if (session === undefined || session.principal !== principal)
-        return jsonRpcError(404, -32001, 'Session not found: initialize a new session')
+      await attached
+      const session = await sessionFor(id, principal, request.url)
+      if (session instanceof Response) return session
       session.lastSeen = Date.now()
-      const last = request.method === 'GET' ? request.headers.get('last-event-id') : null
-      // The SDK says "Invalid event ID format" for any event it cannot resume from; ours are too old or never were.
-      if (last !== null && (await session.events.getStreamIdForEventId(last)) === undefined) {
-        return jsonRpcError(
-          400,
-          -32000,
-          `cannot resume from event ${JSON.stringify(last)}: this session never sent it or no longer keeps it (maxSessionEvents, maxSessionEventBytes)`,
-        )
+      if (!fleet) {
+        const last = request.method === 'GET' ? request.headers.get('last-event-id') : null
+        // The SDK says "Invalid event ID format" for any event it cannot resume from; ours are too old or never were.
+        if (last !== null && (await session.events.getStreamIdForEventId!(last)) === undefined) {
+          return jsonRpcError(
+            400,
+            -32000,
+            `cannot resume from event ${JSON.stringify(last)}: this session never sent it or no longer keeps it (maxSessionEvents, maxSessionEventBytes)`,
+          )
+        }
+        return tracked(session, request, await session.transport.handleRequest(request, handled))
       }
-      return tracked(session, request, await session.transport.handleRequest(request, handled))
+      const open = (): boolean => sessions.get(id) === session
+      const resumed =
+        request.method === 'GET' ? await resumeElsewhere(request, session.transport, session.events, cluster, open) : undefined
+      if (resumed instanceof Response) return tracked(session, request, resumed)
+      if (request.method === 'POST') noteMethods(session.events, parsed)
+      const response = await session.transport.handleRequest(request, handled)
+      // A GET stream resumed here: what the instances announced while it was away may be lost, so once more.
+      if (resumed === 'announce' && response.ok)
+        for (const kind of Object.keys(LIST_EVENTS) as ListKind[]) notifyInstance(session.server, kind)
+      return tracked(session, request, response)
     }
     // A GET stream and a DELETE belong to a session (the SDK's stateless answer, 405 with `Allow: POST`, would contradict the endpoint's `Allow`).
     if (request.method !== 'POST') {
@@ -364,8 +531,11 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
         `Bad Request: ${request.method} needs the Mcp-Session-Id header of a session (initialize one with a POST)`,
       )
     }
-    if (isInitializeRequest(parsed)) return openSession(request, parsed, authInfo, principal)
-    // Initialize-era requests outside a session (a plain POST, GET/DELETE without a session id) are served statelessly.
+    if (isInitializeRequest(parsed)) {
+      await attached
+      return openSession(request, parsed, authInfo, principal)
+    }
+    // Initialize-era requests outside a session (a plain POST) are served statelessly.
     return stateless(request, handled)
   }
 
@@ -395,12 +565,19 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
       }
       return hold(principal, request, response)
     },
+    ready: () => attached.then(() => {}),
     async close() {
       clearInterval(sweep)
+      leaveTasks?.()
       off()
+      offBus()
       offUpdates()
-      for (const id of [...sessions.keys()]) free(id)
+      // Without a fleet, this server's sessions end with it; in one, the other instances serve them on.
+      for (const id of [...sessions.keys()]) (fleet ? free : endSession)(id)
       await modern.close()
+      await (
+        await attached.catch(() => undefined)
+      )?.()
     },
   }
 }

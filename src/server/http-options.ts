@@ -8,6 +8,7 @@ import { DEFAULT_HTTP_HOST } from '../contract/loopback.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import type { NodeHandlerOptions, ServeHttpOptions } from './http.ts'
+import { CLUSTER_RULES } from './cluster-options.ts'
 import type { SessionOptions } from './http-core.ts'
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from './event-store.ts'
 import {
@@ -29,6 +30,7 @@ const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
   maxSessionEventBytes: { ...integerRule(1), default: DEFAULT_MAX_SESSION_EVENT_BYTES },
   maxEventBytes: { ...integerRule(1), default: DEFAULT_MAX_EVENT_BYTES },
   maxStreamsPerCaller: { ...integerRule(1), default: DEFAULT_MAX_STREAMS_PER_CALLER },
+  ...CLUSTER_RULES,
 }
 
 /** The options of `nodeHandler()`, with their defaults (the docs' tables show them: test/option-docs.test.ts). */

@@ -273,8 +273,12 @@ export function createNodeHandler(
   }) as McpNodeHandler
   Object.defineProperty(handler, 'sessionCount', { get: () => http.sessionCount })
   handler.close = () => http.close()
+  readiness.set(handler, http.ready())
   return handler
 }
+
+/** Per handler, when its cluster listens (serveHttp() resolves only then). */
+const readiness = new WeakMap<McpNodeHandler, Promise<void>>()
 
 /** Serves `core` over Streamable HTTP (options checked by `Server.serveHttp`); resolves once listening. */
 export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
@@ -319,6 +323,8 @@ export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions
     socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${SERVED_METHODS.join(', ')}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
   })
   try {
+    // A cluster that cannot be reached is a start-up error, like a port in use.
+    await readiness.get(handler)
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
       server.listen(port, host, () => {

@@ -17,6 +17,7 @@ import { CORE, ServerHandle } from './handle.ts'
 import type { FetchHandler } from './http-core.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
 import { checkAuth, checkNodeHandlerOptions, checkServeHttpOptions } from './http-options.ts'
+import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster-options.ts'
 import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
 import { loadHttp, loadStdio } from './node-transports.ts'
 import { principalOf } from './principal.ts'
@@ -30,6 +31,23 @@ import type { AuthOptions } from '../contract/auth-options.ts'
 export type { Connection } from './connect.ts'
 export type { ErrorSource, Logger, LoggingOptions } from './logging.ts'
 export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
+export type { FetchHandlerOptions, McpFetchHandler } from './cluster-options.ts'
+export type { ClusterOptions } from './http-core.ts'
+export type {
+  Cluster,
+  ClusterEventStore,
+  ClusterListeners,
+  ClusterMessage,
+  EventLimits,
+  FleetEvent,
+  JsonValue,
+  SessionRecord,
+  StoredEvent,
+  StreamRequest,
+  StreamTail,
+} from './cluster.ts'
+export { memoryCluster, memoryFleet, type MemoryClusterOptions, type MemoryFleetOptions } from './memory-cluster.ts'
+export type { MemoryFleet } from './memory-cluster.ts'
 export type { AuthOptions, IntrospectionResult } from '../contract/auth-options.ts'
 export type { ServeReport, ServeStdioOptions } from './stdio.ts'
 export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tool-set.ts'
@@ -219,6 +237,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   /** Serves Streamable HTTP (default `http://127.0.0.1:3000/mcp`) for both eras; resolves once listening. */
   async serveHttp(options?: ServeHttpOptions): Promise<HttpHandle> {
     checkServeHttpOptions(options)
+    applyClusterOptions('serveHttp()', this[CORE], options)
     return (await loadHttp()).serveCoreHttp(this[CORE], options)
   }
 
@@ -233,6 +252,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    */
   nodeHandler(options?: NodeHandlerOptions): McpNodeHandler {
     checkNodeHandlerOptions(options)
+    applyClusterOptions('nodeHandler()', this[CORE], options)
     return lazyNodeHandler(this[CORE], options)
   }
 
@@ -265,6 +285,40 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
       this.#guarded.set(auth, guarded)
     }
     return guarded.then((handle) => handle(request))
+  }
+
+  /**
+   * A web-standard handler like `fetch()` with options of its own: a
+   * `cluster` its 2026-07-28 listen streams hear every instance's changes
+   * through and its tasks live in (docs/serving.md §12), the
+   * `requestStateKey`, `auth` (§10), its `logger` and `onError`. Stateless like `fetch()`: no sessions. `close()` ends its
+   * listen streams and leaves the cluster.
+   */
+  fetchHandler(options?: FetchHandlerOptions): McpFetchHandler {
+    checkFetchHandlerOptions(options)
+    checkAuth('fetchHandler()', options?.auth, true)
+    const core = this[CORE]
+    applyClusterOptions('fetchHandler()', core, options)
+    const auth = options?.auth
+    const created = import('./http-core.ts').then(async (http) => {
+      const links = http.fetchLinks(core, options ?? {})
+      const handle = http.createFetchHandler(core, links)
+      if (auth === undefined) return { links, handle, gate: undefined }
+      // As fetch(request, { auth }): the gate in front, the token no further than it.
+      const gated = await import('./http-auth.ts')
+      const gate = gated.createAuthGate(core, auth, links.log)
+      return { links, gate, handle: gated.guardFetch(gate, handle) }
+    })
+    // Not an unhandled rejection before the first request: that request reports it.
+    created.catch(() => {})
+    const handler = ((request, init) => created.then(({ handle }) => handle(request, init))) as McpFetchHandler
+    handler.ready = () =>
+      created.then(async (made) => {
+        await made.links.ready()
+        await made.gate?.ready()
+      })
+    handler.close = () => created.then(({ links }) => links.close())
+    return handler
   }
 
   /** `Server(name@version, N tools)`. */

@@ -102,6 +102,8 @@ export interface ContextOptions {
   signal?: AbortSignal
   /** The handler's progress instead of the request's (a call that may become a task). */
   progress?: CallContext['progress']
+  /** Whether this instance still follows a long-running operation (a call that may become a task, in a fleet). */
+  holdsOperation?: CallContext['holdsOperation']
 }
 
 /** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, questions, client capabilities, requestState. */
@@ -120,6 +122,7 @@ export function callContext(core: ServingCore, name: string, ctx: ServerContext,
   const capabilities = clientCapabilitiesOf(ctx, server)
   if (capabilities !== undefined) context.clientCapabilities = capabilities
   if (core.pollIntervalMs !== undefined) context.pollIntervalMs = core.pollIntervalMs
+  if (options.holdsOperation !== undefined) context.holdsOperation = options.holdsOperation
   if (ctx.mcpReq.inputResponses !== undefined) context.inputResponses = ctx.mcpReq.inputResponses
   const headers = headersOf(ctx.http?.req)
   if (headers) context.headers = headers
@@ -247,7 +250,7 @@ export interface FactoryOptions {
 }
 
 /** What a task that ran a tool stores as its result: the tool's result as `tools/call` would have answered it. */
-function taskResult(server: SdkServer, entry: ToolEntry, result: CallResult): Record<string, unknown> {
+export function taskResult(server: SdkServer, entry: ToolEntry, result: CallResult): Record<string, unknown> {
   if ('resultType' in result && result.resultType === 'input_required') {
     throw new ProtocolError(
       ProtocolErrorCode.InternalError,
@@ -291,7 +294,14 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
         direct: directAsk(ctx, options.rounds),
         ...(plain.progress === undefined ? {} : { requestProgress: plain.progress }),
       })
-      const context = callContext(core, name, ctx, { ...options, server, ask: call.ask, signal: call.signal, progress: call.progress })
+      const context = callContext(core, name, ctx, {
+        ...options,
+        server,
+        ask: call.ask,
+        signal: call.signal,
+        progress: call.progress,
+        holdsOperation: call.holdsOperation,
+      })
       const outcome = await call.run(entry.call(args, context), (done) => taskResult(server, entry, done))
       if ('task' in outcome) throw new TaskCreated({ resultType: 'task', ...taskView(outcome.task, false) })
       return outcome.result

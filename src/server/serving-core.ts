@@ -7,12 +7,14 @@ import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from '@mode
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
 import type { ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext } from '../runtime/types.ts'
+import { runtimeError } from '../runtime/errors.ts'
 import { toBase64url } from './base64url.ts'
 import { Log, type LoggingOptions } from './logging.ts'
 import { principalOf } from './principal.ts'
 import type { PromptEntry, ResourceEntry } from './resources.ts'
 import type { TemplateEntry } from './resource-templates.ts'
 import { TaskManager, type TaskOptions } from './tasks.ts'
+import type { Cluster } from './cluster.ts'
 import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from './tool-set.ts'
 
 /** Which list changed. */
@@ -39,6 +41,14 @@ interface SealedState {
   t: string
   n: string
   e: number
+}
+
+/** Whether two requestState keys are the same bytes. */
+function sameKey(a: Uint8Array | string, b: Uint8Array | string): boolean {
+  const bytes = (key: Uint8Array | string): Uint8Array => (typeof key === 'string' ? new TextEncoder().encode(key) : key)
+  const x = bytes(a)
+  const y = bytes(b)
+  return x.length === y.length && x.every((byte, i) => byte === y[i])
 }
 
 /** The initial parts of a serving core. */
@@ -82,6 +92,7 @@ export class ServingCore {
   /** Each listener with the log of the transport that registered it. */
   readonly #listeners = new Map<(kind: ListKind) => void, Log>()
   #key: Uint8Array | string | undefined
+  #randomKey = false
   readonly #ttl: number | undefined
   #codec: RequestStateCodec | undefined
   /** Nonces of the requestStates already used, until they expire. */
@@ -112,6 +123,21 @@ export class ServingCore {
   /** The server's tasks (docs/serving.md §11), made on first use: a server never asked for a task holds no store. */
   get tasks(): TaskManager {
     return (this.#tasks ??= new TaskManager(this.#taskOptions))
+  }
+
+  /**
+   * Runs this server's tasks as instance `cluster.instanceId` of a fleet
+   * (docs/serving.md §12): in the cluster's task store unless `tasks({ store })`
+   * chose one, each under a lease this instance renews while it runs it.
+   */
+  joinFleet(cluster: Cluster): TaskManager {
+    if (this.#tasks === undefined) {
+      this.#tasks = new TaskManager({ ...this.#taskOptions, store: this.#taskOptions?.store ?? cluster.tasks() })
+    } else if (this.#taskOptions?.store === undefined && this.#tasks.instance === undefined) {
+      this.log.warn(`${this.info.name}: tasks were made before the cluster was given: they stay in this instance's memory`)
+    }
+    if (this.#tasks.instance === undefined) this.#tasks.joinFleet(cluster.instanceId)
+    return this.#tasks
   }
 
   /**
@@ -169,6 +195,23 @@ export class ServingCore {
     }
   }
 
+  /** Whether the requestState key was given (a random one is not: no other instance has it). */
+  get hasRequestStateKey(): boolean {
+    return this.#key !== undefined && !this.#randomKey
+  }
+
+  /** Sets the requestState key a transport was given (`where` names it); refused when states are sealed with another one. */
+  useRequestStateKey(key: Uint8Array | string, where: string): void {
+    if (this.#key !== undefined && !sameKey(this.#key, key) && (this.#codec !== undefined || !this.#randomKey)) {
+      throw runtimeError(
+        'BAD_OPTION',
+        `${where}: option "requestStateKey" differs from the key this server already seals requestState with`,
+      )
+    }
+    this.#key = key
+    this.#randomKey = false
+  }
+
   /**
    * The requestState codec (HMAC, the SDK's), bound to the caller's
    * principal and session. Its key is the configured one or, from the first
@@ -176,7 +219,10 @@ export class ServingCore {
    */
   codec(): RequestStateCodec {
     if (this.#codec) return this.#codec
-    this.#key ??= globalThis.crypto.getRandomValues(new Uint8Array(32))
+    if (this.#key === undefined) {
+      this.#key = globalThis.crypto.getRandomValues(new Uint8Array(32))
+      this.#randomKey = true
+    }
     const bind = (ctx: StateBinding): string =>
       `${ctx.principal ?? principalOf(ctx.http?.authInfo, ctx.http?.req?.headers.get('authorization'))}\0${ctx.sessionId ?? ''}`
     this.#codec = createRequestStateCodec({

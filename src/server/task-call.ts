@@ -68,6 +68,16 @@ export class TaskableCall {
     return this.#adopted!.then(() => this.#tasks.ask(taskId, request, name) as Promise<T>)
   }
 
+  /** For a long-running RPC: whether this instance still follows operation `name` of the task (in a fleet, one instance does). */
+  readonly holdsOperation = (name: string): Promise<boolean> => {
+    if (this.#task === undefined) return Promise.resolve(true)
+    const taskId = this.#task.taskId
+    return this.#adopted!.then(
+      () => this.#tasks.holdsOperation(taskId, name),
+      () => false,
+    )
+  }
+
   /** The handler's progress: the request's notifications, then the task's `statusMessage`. */
   readonly progress: Progress = (progress, message, total) => {
     if (this.#task === undefined) return this.#requestProgress?.(progress, message, total) ?? Promise.resolve()

@@ -58,6 +58,15 @@ export interface StoredTask {
   error?: TaskError
   /** Set by `tasks/cancel`: the instance running the task stops it. */
   cancelRequested?: boolean
+  /**
+   * In a fleet (docs/serving.md §12): the instance running the task, and
+   * until when (ms since the epoch) its lease holds. It renews the lease
+   * while it runs; once the lease ran out, another instance takes the task
+   * over: it follows the task's `operation`, or fails the task.
+   */
+  runner?: { instance: string; until: number }
+  /** The name of the `google.longrunning.Operation` the task follows: another instance can follow it too. */
+  operation?: string
 }
 
 /**
@@ -94,6 +103,12 @@ export interface TaskStore {
    * `pollIntervalMs` for answers and cancellation.
    */
   watch?(taskId: string, listener: (task: StoredTask) => void): () => void
+  /**
+   * Ids of up to `limit` live tasks, not terminal, whose `runner` lease
+   * ended before `now`: the tasks a fleet takes over (docs/serving.md §12).
+   * Optional: a store without it is one instance's.
+   */
+  due?(now: number, limit: number): Promise<string[]>
   /** Frees what the store holds (timers, connections). */
   close?(): Promise<void>
 }
@@ -129,9 +144,24 @@ interface Kept {
   json: string
   bytes: number
   expires: number
+  /** The runner's lease end, for a task not terminal that has one. */
+  due?: number
 }
 
 const encoder = new TextEncoder()
+
+/** What the memory store keeps of `task`. */
+function keptOf(task: StoredTask, json: string, bytes: number): Kept {
+  const held: Kept = { json, bytes, expires: task.createdAt + task.ttlMs }
+  const due = dueOf(task)
+  if (due !== null) held.due = due
+  return held
+}
+
+/** The runner's lease end of `task` when a fleet may take it over (not terminal), else `null`: what a shared store indexes. */
+export function dueOf(task: StoredTask): number | null {
+  return task.runner !== undefined && !isTerminal(task.status) ? task.runner.until : null
+}
 
 /**
  * The in-memory `TaskStore`: one process's tasks, bounded in number and in
@@ -177,7 +207,7 @@ export class MemoryTaskStore implements TaskStore {
     if (this.#bytes + bytes > this.#maxBytes) {
       throw new TaskLimitError(`the task store is full: ${this.#bytes} of ${this.#maxBytes} bytes in use; retry later`, 'bytes')
     }
-    this.#tasks.set(task.taskId, { json, bytes, expires: task.createdAt + task.ttlMs })
+    this.#tasks.set(task.taskId, keptOf(task, json, bytes))
     this.#bytes += bytes
   }
 
@@ -201,7 +231,7 @@ export class MemoryTaskStore implements TaskStore {
       )
     }
     this.#bytes += bytes - kept.bytes
-    this.#tasks.set(taskId, { json, bytes, expires: next.createdAt + next.ttlMs })
+    this.#tasks.set(taskId, keptOf(next, json, bytes))
     const listeners = this.#listeners.get(taskId)
     if (listeners) for (const listener of [...listeners]) listener(JSON.parse(json) as StoredTask)
     return JSON.parse(json) as StoredTask
@@ -215,6 +245,15 @@ export class MemoryTaskStore implements TaskStore {
       set.delete(listener)
       if (set.size === 0 && this.#listeners.get(taskId) === set) this.#listeners.delete(taskId)
     }
+  }
+
+  async due(now: number, limit: number): Promise<string[]> {
+    const ids: string[] = []
+    for (const [taskId, kept] of this.#tasks) {
+      if (ids.length >= limit) break
+      if (kept.due !== undefined && kept.due < now && kept.expires > now) ids.push(taskId)
+    }
+    return ids
   }
 
   async close(): Promise<void> {

@@ -169,6 +169,28 @@ export const cancelChange = moved({
 /** Says how the work goes (`statusMessage`): a handler's progress, a long-running operation's metadata. */
 export const messageChange = (statusMessage: string) => moved({ statusMessage })
 
+// In a fleet (docs/serving.md §12) a task has a runner: the instance running it, under a lease it renews.
+
+/** `change`, made only while `instance` runs the task (a task without a runner is one instance's). */
+export const runnerOnly =
+  (instance: string, change: (task: StoredTask) => StoredTask | undefined) =>
+  (task: StoredTask): StoredTask | undefined =>
+    task.runner !== undefined && task.runner.instance !== instance ? undefined : change(task)
+
+/** Renews `instance`'s lease of a task it runs to `until`, recording the operation it follows when given. */
+export const leaseChange =
+  (instance: string, until: number, operation?: string) =>
+  (task: StoredTask): StoredTask | undefined => {
+    if (isTerminal(task.status) || (task.runner !== undefined && task.runner.instance !== instance)) return undefined
+    return { ...task, runner: { instance, until }, ...(operation === undefined ? {} : { operation }) }
+  }
+
+/** Takes a task over for `instance` when its runner's lease ended before `now` (one instance wins: the store applies changes one at a time). */
+export const claimChange =
+  (instance: string, now: number, until: number) =>
+  (task: StoredTask): StoredTask | undefined =>
+    isTerminal(task.status) || task.runner === undefined || task.runner.until >= now ? undefined : { ...task, runner: { instance, until } }
+
 /** A task running in this instance: how to stop it and who waits for which answer. */
 interface Live {
   readonly controller: AbortController
@@ -191,6 +213,9 @@ export class TaskManager {
   readonly pollIntervalMs: number
   readonly startAfterMs: number
   readonly #live = new Map<string, Live>()
+  /** This instance's id in a fleet (tasks get a runner and a lease); none for one instance alone. */
+  #instance: string | undefined
+  #renewer: ReturnType<typeof setInterval> | undefined
 
   constructor(options: TaskOptions = {}) {
     this.store = options.store ?? new MemoryTaskStore({ maxTasks: options.maxTasks, maxBytes: options.maxBytes })
@@ -199,7 +224,27 @@ export class TaskManager {
     this.startAfterMs = options.startAfterMs ?? DEFAULT_START_AFTER_MS
   }
 
-  /** A new task record (not stored yet): 128 random bits as its id, `working`. */
+  /** Runs tasks as instance `instanceId` of a fleet: each gets a lease this instance renews while it runs it. */
+  joinFleet(instanceId: string): void {
+    this.#instance = instanceId
+  }
+
+  /** Whether task `taskId` runs in this instance now. */
+  runsHere(taskId: string): boolean {
+    return this.#live.has(taskId)
+  }
+
+  /** This instance's id in a fleet, if it is in one. */
+  get instance(): string | undefined {
+    return this.#instance
+  }
+
+  /** How long a runner's lease holds: three polls (renewed every poll), at least a second. */
+  get leaseMs(): number {
+    return Math.max(3 * this.pollIntervalMs, 1000)
+  }
+
+  /** A new task record (not stored yet): 128 random bits as its id, `working`; in a fleet, run here under a lease. */
   newTask(owner: string, tool: string): StoredTask {
     const now = Date.now()
     return {
@@ -211,7 +256,30 @@ export class TaskManager {
       lastUpdatedAt: now,
       ttlMs: this.ttlMs,
       pollIntervalMs: this.pollIntervalMs,
+      ...(this.#instance === undefined ? {} : { runner: { instance: this.#instance, until: now + this.leaseMs } }),
     }
+  }
+
+  /**
+   * Whether this instance still follows operation `name` of task `taskId`
+   * (recording the name in the task, renewing the lease): in a fleet,
+   * exactly one instance reads an operation at a time. Always so for one
+   * instance alone, and for a task that ended (its own end stops the reading).
+   */
+  async holdsOperation(taskId: string, name: string): Promise<boolean> {
+    const instance = this.#instance
+    if (instance === undefined) return true
+    // The store unreachable for a moment: reading on is safer than dropping the operation.
+    const stored = await this.store.update(taskId, leaseChange(instance, Date.now() + this.leaseMs, name)).catch(() => null)
+    if (stored === null) return true
+    return stored !== undefined && (isTerminal(stored.status) || stored.runner?.instance === instance)
+  }
+
+  /** Renews the lease of every task running here (one change each), so the fleet does not take them over. */
+  #renew(): void {
+    const instance = this.#instance!
+    const until = Date.now() + this.leaseMs
+    for (const taskId of this.#live.keys()) this.store.update(taskId, leaseChange(instance, until)).catch(() => {})
   }
 
   /**
@@ -230,6 +298,13 @@ export class TaskManager {
   ): void {
     const live: Live = { controller, waiting: new Map() }
     this.#live.set(task.taskId, live)
+    if (this.#instance !== undefined && this.#renewer === undefined) {
+      this.#renewer = setInterval(() => this.#renew(), this.leaseMs / 3)
+      ;(this.#renewer as { unref?: () => void }).unref?.()
+    }
+    // In a fleet, only the runner ends the task: an instance whose lease another took over leaves the end to it.
+    const own = (change: (t: StoredTask) => StoredTask | undefined) =>
+      this.#instance === undefined ? change : runnerOnly(this.#instance, change)
     const seen = (stored: StoredTask): void => {
       if (stored.cancelRequested || isTerminal(stored.status)) {
         if (!controller.signal.aborted) controller.abort(new Error(`task ${stored.taskId} was ${stored.status}`))
@@ -251,13 +326,13 @@ export class TaskManager {
     }
     const finish = async (change: (t: StoredTask) => StoredTask | undefined): Promise<void> => {
       try {
-        await this.store.update(task.taskId, change)
+        await this.store.update(task.taskId, own(change))
       } catch (error) {
         // A result the store cannot hold (too large) still ends the task, as a failure saying why.
         if (!isLimitError(error)) throw error
         await this.store.update(
           task.taskId,
-          failChange({ code: -32603, message: (error as Error).message }, 'the result does not fit the task store'),
+          own(failChange({ code: -32603, message: (error as Error).message }, 'the result does not fit the task store')),
         )
       }
     }
@@ -281,6 +356,10 @@ export class TaskManager {
       .finally(() => {
         live.stop?.()
         this.#live.delete(task.taskId)
+        if (this.#live.size === 0 && this.#renewer !== undefined) {
+          clearInterval(this.#renewer)
+          this.#renewer = undefined
+        }
         for (const waiter of live.waiting.values()) waiter.resolve(undefined)
       })
   }
@@ -327,7 +406,8 @@ export class TaskManager {
 
   /** Notes how the work goes, best effort (a progress report never fails the handler). */
   report(taskId: string, statusMessage: string): Promise<void> {
-    return this.store.update(taskId, messageChange(statusMessage)).then(
+    const change = messageChange(statusMessage)
+    return this.store.update(taskId, this.#instance === undefined ? change : runnerOnly(this.#instance, change)).then(
       () => {},
       () => {},
     )

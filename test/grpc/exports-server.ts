@@ -48,7 +48,8 @@ interface Op {
 /** The running backend: its address, what it received, and its stop. */
 export interface ExportsBackend {
   server: GrpcTestServer
-  received: Array<{ method: string; request: any }>
+  /** Each call: its method, its request, and the `x-instance` metadata it came with (a fleet's instance names itself). */
+  received: Array<{ method: string; request: any; instance?: string }>
 }
 
 /** Starts the backend on 127.0.0.1. */
@@ -79,7 +80,7 @@ export async function startExportsBackend(): Promise<ExportsBackend> {
   }
   const exportService = {
     ExportTable: (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
-      received.push({ method: 'ExportTable', request: call.request })
+      received.push({ method: 'ExportTable', request: call.request, instance: String(call.metadata.get('x-instance')[0] ?? '') })
       const op: Op = {
         name: `operations/export-${++next}`,
         left: call.request.steps,
@@ -106,14 +107,14 @@ export async function startExportsBackend(): Promise<ExportsBackend> {
   }
   const operations = {
     GetOperation: (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
-      received.push({ method: 'GetOperation', request: call.request })
+      received.push({ method: 'GetOperation', request: call.request, instance: String(call.metadata.get('x-instance')[0] ?? '') })
       const op = ops.get(call.request.name)
       if (op === undefined) return callback({ code: grpc.status.NOT_FOUND, details: `no operation ${call.request.name}` })
       if (!op.cancelled) op.left--
       callback(null, view(op))
     },
     CancelOperation: (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
-      received.push({ method: 'CancelOperation', request: call.request })
+      received.push({ method: 'CancelOperation', request: call.request, instance: String(call.metadata.get('x-instance')[0] ?? '') })
       const op = ops.get(call.request.name)
       if (op !== undefined) op.cancelled = true
       callback(null, {})

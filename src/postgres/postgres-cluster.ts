@@ -1,0 +1,315 @@
+/**
+ * `postgresCluster()`: the `Cluster` of a fleet on Postgres
+ * (docs/serving.md §12). Sessions, events and message bodies in tables;
+ * `LISTEN`/`NOTIFY` for the bus, session ends and routed responses, with
+ * ids only in the payloads; an advisory lock per instance, held by its
+ * listening connection, says it is alive; a sweeper on every instance
+ * removes expired rows. The only folder that imports `pg`.
+ */
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import type { Cluster, ClusterListeners, ClusterMessage, EventLimits, FleetEvent, SessionRecord, StreamTail } from '../server/cluster.ts'
+import { runtimeError } from '../runtime/errors.ts'
+import { checkOptions, integerRule, stringRule, type OptionRule } from '../runtime/check-options.ts'
+import { statements } from './schema.ts'
+import { postgresTasks } from './task-store.ts'
+
+/** Options of {@link postgresCluster}. */
+export interface PostgresClusterOptions {
+  /** `postgres://user:password@host:port/database`; or give `config`. */
+  connectionString?: string
+  /** node-postgres connection options (host, port, user, password, database, ssl, ...), merged under `connectionString`. */
+  config?: pg.ClientConfig
+  /** Prefix of the tables, the function and the channel (letters, digits, `_`). @default 'mcp_' */
+  tablePrefix?: string
+  /** Connections of the query pool. @default 10 */
+  poolSize?: number
+  /** How often each instance removes expired sessions and old messages. @default 5000 */
+  sweepMs?: number
+  /** How long a routed response or a published body is kept for the instance it is for. @default 60000 */
+  messageTtlMs?: number
+  /** Tasks the fleet keeps at once, expired ones aside (the Tasks extension). @default 10000 */
+  maxTasks?: number
+  /** Bytes of one task's JSON (its result included); a result larger fails its task saying so. @default 4194304 (4 MiB) */
+  maxTaskBytes?: number
+}
+
+const RULES: Record<keyof PostgresClusterOptions, OptionRule> = {
+  connectionString: stringRule,
+  config: { accepts: 'an object of node-postgres client options', test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v) },
+  tablePrefix: {
+    accepts: 'letters, digits and "_", starting with a letter or "_"',
+    test: (v) => typeof v === 'string' && /^[a-z_][a-z0-9_]*$/i.test(v),
+  },
+  poolSize: integerRule(1),
+  sweepMs: integerRule(10),
+  messageTtlMs: integerRule(1000),
+  maxTasks: integerRule(1),
+  maxTaskBytes: integerRule(1024),
+}
+
+/** A 31-bit key of `text` (FNV-1a): advisory lock keys are int4 pairs. */
+function key(text: string): number {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return hash & 0x7fffffff
+}
+
+/** Whether `error` is a lost connection rather than a failed statement (SQLSTATE class 57 is an operator intervention, 08 a connection exception). */
+function isBrokenConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && /^(57P0[123]|08...)$/.test(code)) return true
+  return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)
+}
+
+/** Events of a bus payload: `<origin> e <kind>`. */
+const LIST_KINDS = new Set(['tools_list_changed', 'prompts_list_changed', 'resources_list_changed'])
+
+/**
+ * A cluster on Postgres: `serveHttp({ cluster: postgresCluster({ connectionString }), requestStateKey })`
+ * on every instance. Tables are created on first use.
+ */
+export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
+  checkOptions('postgresCluster()', options, RULES)
+  const {
+    tablePrefix = 'mcp_',
+    poolSize = 10,
+    sweepMs = 5000,
+    messageTtlMs = 60_000,
+    maxTasks = 10_000,
+    maxTaskBytes = 4 * 1024 * 1024,
+  } = options
+  const sql = statements(tablePrefix.toLowerCase())
+  const config: pg.ClientConfig = { ...options.config, ...(options.connectionString ? { connectionString: options.connectionString } : {}) }
+  const instanceId = randomBytes(9).toString('base64url')
+  const lockSpace = key(`${tablePrefix}instances`)
+  const attachments = new Set<ClusterListeners>()
+  let pool: pg.Pool | undefined
+  let listener: pg.Client | undefined
+  let starting: Promise<void> | undefined
+  let sweeper: ReturnType<typeof setInterval> | undefined
+  let reconnecting: ReturnType<typeof setTimeout> | undefined
+  let closed = false
+
+  const report = (error: unknown): void => {
+    const failure = error instanceof Error ? error : new Error(String(error))
+    for (const listeners of attachments) listeners.error(failure)
+  }
+  const query = async <R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> => {
+    if (pool === undefined) throw runtimeError('BAD_OPTION', 'postgresCluster(): used before a transport attached it')
+    // Named: each connection prepares a statement once, then only binds it.
+    const statement = { name: `${tablePrefix}${key(text).toString(36)}`, text, values }
+    try {
+      return await pool.query<R>(statement)
+    } catch (error) {
+      // A pooled connection Postgres closed (a restart) fails once: the statement runs again on a fresh one.
+      if (!isBrokenConnection(error) || pool === undefined) throw error
+      return pool.query<R>(statement)
+    }
+  }
+
+  const tasks = postgresTasks(sql, query, instanceId, { maxTasks, maxTaskBytes })
+
+  const onNotification = (payload: string): void => {
+    const [origin, type, first, second, third] = payload.split(' ')
+    if (type === 'x') {
+      for (const listeners of attachments) listeners.ended(first!)
+      return
+    }
+    if (origin === instanceId) return
+    if (type === 't') tasks.heard(first!)
+    else if (type === 'e' && LIST_KINDS.has(first!)) {
+      for (const listeners of attachments) listeners.event({ kind: first } as FleetEvent)
+    } else if (type === 'm') {
+      query<{ body: string }>(sql.readBody, [first]).then(({ rows }) => {
+        if (rows[0] === undefined) return
+        const event = JSON.parse(rows[0].body) as FleetEvent
+        for (const listeners of attachments) listeners.event(event)
+      }, report)
+    } else if (type === 'r' && first === instanceId) {
+      query<{ body: string }>(sql.readBody, [third]).then(({ rows }) => {
+        if (rows[0] === undefined) return
+        const message = JSON.parse(rows[0].body) as ClusterMessage
+        for (const listeners of attachments) listeners.response(second!, message)
+      }, report)
+    }
+  }
+
+  /** Connects the listening connection: LISTEN, and this instance's liveness lock. */
+  const listen = async (): Promise<void> => {
+    const client = new pg.Client(config)
+    client.on('error', (error) => {
+      if (listener !== client) return
+      report(error)
+      lost()
+    })
+    client.on('end', () => {
+      if (listener === client) lost()
+    })
+    client.on('notification', (message) => {
+      if (message.channel === sql.channel && message.payload) onNotification(message.payload)
+    })
+    await client.connect()
+    try {
+      await client.query(`LISTEN ${sql.channel}`)
+      await client.query('SELECT pg_advisory_lock($1, $2)', [lockSpace, key(instanceId)])
+    } catch (error) {
+      await client.end().catch(() => {})
+      throw error
+    }
+    listener = client
+  }
+
+  /** The listening connection is gone: reconnect with backoff, then tell every transport. */
+  const lost = (): void => {
+    const client = listener
+    listener = undefined
+    client?.end().catch(() => {})
+    if (closed || reconnecting !== undefined) return
+    let delay = 100
+    const retry = (): void => {
+      reconnecting = setTimeout(() => {
+        listen().then(
+          () => {
+            reconnecting = undefined
+            for (const listeners of attachments) listeners.reconnected()
+          },
+          () => {
+            delay = Math.min(delay * 2, 2000)
+            if (!closed) retry()
+          },
+        )
+      }, delay)
+      reconnecting.unref?.()
+    }
+    retry()
+  }
+
+  const sweep = async (): Promise<void> => {
+    await query(sql.sweepSessions, [instanceId])
+    await query(sql.sweepMessages, [messageTtlMs])
+    await query(sql.sweepTasks, [Date.now()])
+  }
+
+  const start = async (): Promise<void> => {
+    closed = false
+    // Commits need not wait for the disk: the rows are UNLOGGED (schema.ts), and a crash ends sessions anyway.
+    pool = new pg.Pool({ ...config, max: poolSize, options: [config.options, '-c synchronous_commit=off'].filter(Boolean).join(' ') })
+    // An idle connection that fails (Postgres restarting) leaves the pool; without a listener it would crash the process.
+    pool.on('error', report)
+    try {
+      const client = await pool.connect()
+      try {
+        await client.query('BEGIN')
+        await client.query('SELECT pg_advisory_xact_lock($1)', [key(`${tablePrefix}schema`)])
+        await client.query(sql.schema)
+        await client.query('COMMIT')
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw error
+      } finally {
+        client.release()
+      }
+      await listen()
+    } catch (error) {
+      const failed = pool
+      pool = undefined
+      await failed.end().catch(() => {})
+      throw error
+    }
+    sweeper = setInterval(() => sweep().catch(report), sweepMs)
+    sweeper.unref?.()
+  }
+
+  const stop = async (): Promise<void> => {
+    closed = true
+    clearInterval(sweeper)
+    clearTimeout(reconnecting)
+    reconnecting = undefined
+    const client = listener
+    listener = undefined
+    await client?.end().catch(() => {})
+    const stopped = pool
+    pool = undefined
+    await stopped?.end().catch(() => {})
+  }
+
+  return {
+    instanceId,
+    async attach(listeners) {
+      starting ??= start().catch((error: unknown) => {
+        starting = undefined
+        throw error
+      })
+      await starting
+      attachments.add(listeners)
+      return async () => {
+        if (!attachments.delete(listeners) || attachments.size > 0) return
+        starting = undefined
+        await stop()
+      }
+    },
+    async publish(event) {
+      if (event.kind === 'resource_updated') await query(sql.publishBody, [JSON.stringify(event), `${instanceId} m`])
+      else await query(sql.notify, [`${instanceId} e ${event.kind}`])
+    },
+    async createSession(record, idleMs) {
+      await query(sql.createSession, [record.id, JSON.stringify(record), idleMs])
+    },
+    async touchSession(id, idleMs) {
+      const { rows } = await query<{ record: string }>(sql.touchSession, [id, idleMs])
+      return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as SessionRecord)
+    },
+    async endSession(id) {
+      await query(sql.endSession, [id, instanceId])
+    },
+    events(sessionId: string, limits: EventLimits) {
+      let unkept = 0
+      return {
+        async append(streamId, message, requests) {
+          const text = JSON.stringify(message)
+          const { rows } = await query<{ id: string | null }>(sql.append, [
+            sessionId,
+            streamId,
+            text,
+            text.length,
+            instanceId,
+            requests === undefined ? null : JSON.stringify(requests),
+            limits.maxEvents,
+            limits.maxBytes,
+          ])
+          return rows[0]?.id ?? `unkept-${++unkept}`
+        },
+        async tail(eventId): Promise<StreamTail | undefined> {
+          if (!/^\d{1,18}$/.test(eventId)) return undefined
+          const { rows } = await query<{
+            id: string
+            stream_id: string
+            message: string
+            owner: string | null
+            requests: StreamTail['requests'] | null
+          }>(sql.tail, [sessionId, eventId])
+          if (rows[0] === undefined) return undefined
+          return {
+            streamId: rows[0].stream_id,
+            owner: rows[0].owner ?? instanceId,
+            requests: rows[0].requests ?? [],
+            events: rows.slice(1).map((row) => ({ id: row.id, message: JSON.parse(row.message) as ClusterMessage })),
+          }
+        },
+        async clear() {
+          await query(sql.clear, [sessionId])
+        },
+      }
+    },
+    async sendResponse(target, sessionId, message) {
+      await query(sql.publishBody, [JSON.stringify(message), `${instanceId} r ${target} ${sessionId}`])
+    },
+    async isAlive(id) {
+      if (id === instanceId) return listener !== undefined
+      const { rows } = await query<{ alive: boolean }>(sql.isAlive, [lockSpace, key(id)])
+      return rows[0]?.alive === true
+    },
+    tasks: () => tasks,
+  }
+}
