@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CLI_OPTIONS, parseCli, type ServeCommand } from '../src/cli/args.ts'
 import { AUTH_RULES } from '../src/contract/auth-options.ts'
+import { POSTGRES_CLUSTER_RULES } from '../src/postgres/postgres-cluster.ts'
 import { GRPC_RULES } from '../src/grpc/grpc-backend.ts'
 import { DEV_RULES, PLUGIN_RULES } from '../src/plugin/check-options.ts'
 import { FETCH_HANDLER_RULES } from '../src/server/cluster-options.ts'
@@ -176,6 +177,12 @@ const SURFACES: Surface[] = [
     page: 'docs/guide/serving.md',
     headings: ['## Web-standard `fetch()`'],
     options: defaultsOf(FETCH_HANDLER_RULES),
+  },
+  {
+    what: 'postgresCluster()',
+    page: 'docs/guide/serving.md',
+    headings: ['## Several instances'],
+    options: defaultsOf(POSTGRES_CLUSTER_RULES),
   },
   { what: 'logging()', page: 'docs/guide/serving.md', headings: ['## Logging'], options: defaultsOf(LOGGING_RULES) },
   { what: 'tasks()', page: 'docs/guide/tasks.md', headings: ['## Options'], options: defaultsOf(TASK_OPTION_RULES) },
