@@ -16,6 +16,7 @@ import { AUTH_RULES } from '../src/contract/auth-options.ts'
 import { POSTGRES_CLUSTER_RULES } from '../src/postgres/postgres-cluster.ts'
 import { GRPC_RULES } from '../src/grpc/grpc-backend.ts'
 import { DEV_RULES, PLUGIN_RULES } from '../src/plugin/check-options.ts'
+import { REQUEST_STATE_KEY_RULES } from '../src/server/builder.ts'
 import { FETCH_HANDLER_RULES } from '../src/server/cluster-options.ts'
 import { FETCH_RULES } from '../src/server/index.ts'
 import { HANDLER_RULES, SERVE_RULES } from '../src/server/http-options.ts'
@@ -183,6 +184,12 @@ const SURFACES: Surface[] = [
     page: 'docs/guide/serving.md',
     headings: ['## Several instances'],
     options: defaultsOf(POSTGRES_CLUSTER_RULES),
+  },
+  {
+    what: 'requestStateKey()',
+    page: 'docs/guide/server.md',
+    headings: ['## Hand-written tools: `Server.builder`'],
+    options: defaultsOf(REQUEST_STATE_KEY_RULES),
   },
   { what: 'logging()', page: 'docs/guide/serving.md', headings: ['## Logging'], options: defaultsOf(LOGGING_RULES) },
   { what: 'tasks()', page: 'docs/guide/tasks.md', headings: ['## Options'], options: defaultsOf(TASK_OPTION_RULES) },

@@ -25,6 +25,9 @@ export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000
 export const DEFAULT_HTTP_PORT = 3000
 export const DEFAULT_HTTP_PATH = '/mcp'
 
+/** Default `ttlSeconds` of `requestStateKey()`: a sealed requestState stays valid 10 min. */
+export const DEFAULT_REQUEST_STATE_TTL_S = 600
+
 /** Default `maxSessions` of HTTP serving: initialize-era sessions open at once. */
 export const DEFAULT_MAX_SESSIONS = 1000
 

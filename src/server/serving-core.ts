@@ -9,6 +9,7 @@ import type { ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext } from '../runtime/types.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { toBase64url } from './base64url.ts'
+import { DEFAULT_REQUEST_STATE_TTL_S } from './limits.ts'
 import { Log, type LoggingOptions } from './logging.ts'
 import { principalOf } from './principal.ts'
 import type { PromptEntry, ResourceEntry } from './resources.ts'
@@ -242,7 +243,7 @@ export class ServingCore {
       v: payload,
       t: tool,
       n: toBase64url(globalThis.crypto.getRandomValues(new Uint8Array(12))),
-      e: Date.now() + (this.#ttl ?? 600) * 1000,
+      e: Date.now() + (this.#ttl ?? DEFAULT_REQUEST_STATE_TTL_S) * 1000,
     }
     return this.codec().mint(sealed, binding as never)
   }
