@@ -19,9 +19,11 @@ const GUIDES = [
   'test/reliability/README.md',
   'playground/README.md',
   'protos/README.md',
-  ...readdirSync(join(root, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
+  ...['docs', 'docs/guide'].flatMap((dir) =>
+    readdirSync(join(root, dir))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `${dir}/${name}`),
+  ),
 ]
 // A Markdown link or image target: `[text](path#anchor)`.
 const LINK_RE = /\]\(([^)\s]+)\)/g

@@ -2,12 +2,12 @@
  * The `proto-mcp` command line: flags parsed with node:util `parseArgs`,
  * usage errors as one line, and the help text.
  */
-import { DEFAULT_PROFILE } from '../contract/defaults.ts'
 import { parseArgs } from 'node:util'
 import { authOptionsProblem, isScopeToken, type AuthOptions } from '../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST } from '../contract/index.ts'
+import { DEFAULT_DEADLINE_MS, DEFAULT_FORWARDED_HEADERS } from '../runtime/backend.ts'
 import type { Profile } from '../schema/index.ts'
-import { PROFILES } from '../schema/types.ts'
+import { DEFAULT_PROFILE, PROFILES } from '../schema/types.ts'
 
 /** What `proto-mcp serve` was asked to do. */
 export interface ServeCommand {
@@ -257,7 +257,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
       ...(values['include-method'] === undefined ? {} : { include: values['include-method'] }),
       ...(values['exclude-method'] === undefined ? {} : { exclude: values['exclude-method'] }),
     },
-    deadlineMs: values.deadline === undefined ? 30_000 : integerIn('--deadline', values.deadline, 1, 2 ** 31 - 1),
+    deadlineMs: values.deadline === undefined ? DEFAULT_DEADLINE_MS : integerIn('--deadline', values.deadline, 1, 2 ** 31 - 1),
     forwardHeaders,
     ...(auth === undefined ? {} : { auth }),
     methodScopes,
@@ -302,7 +302,7 @@ function authFlags(
         )
       }
     }
-    return { methodScopes: {}, principalMetadata: {}, forwardHeaders: values['forward-header'] ?? ['authorization', 'traceparent'] }
+    return { methodScopes: {}, principalMetadata: {}, forwardHeaders: values['forward-header'] ?? [...DEFAULT_FORWARDED_HEADERS] }
   }
   if (!http) throw new UsageError('--auth-issuer needs --http: bearer tokens come with HTTP requests (a stdio client is the local user)')
   if (values['forward-header']?.some((name) => name.toLowerCase() === 'authorization')) {

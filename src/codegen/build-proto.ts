@@ -6,10 +6,11 @@
  * command and the gateway serve). Every stage's warnings are passed up as
  * data (`{ code, message, fix? }`).
  */
-import { DEFAULT_PROFILE, DEFAULT_SERVER_VERSION } from '../contract/defaults.ts'
+import { DEFAULT_SERVER_VERSION } from '../contract/defaults.ts'
 import { basename } from 'node:path'
 import { loadProto } from '../proto/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
+import { DEFAULT_PROFILE } from '../contract/index.ts'
 import { buildTools } from '../schema/index.ts'
 import type { BuildToolsOptions, Profile, ToolCost, ToolSchema, TypeDetailSpec } from '../schema/index.ts'
 import { serviceMethods, type LenientPlan, type ProtoServerSpec, type ProtoToolSpec } from '../contract/index.ts'

@@ -104,7 +104,14 @@ interface AuthRule {
   accepts: string
   /** Why the value fails, or `undefined` when it passes (a bare `false` says only `accepts`). */
   check: (value: unknown) => string | false | undefined
+  /** The value used when the option is not given, where there is one (the docs show it: test/option-docs.test.ts). */
+  default?: unknown
 }
+
+/** Default `auth.clockToleranceSeconds`: the leeway on a token's `exp` and `nbf`. */
+export const DEFAULT_CLOCK_TOLERANCE_S = 30
+/** Default `auth.jwksCooldownSeconds`: the least time between two reads of the issuer's JWKS. */
+export const DEFAULT_JWKS_COOLDOWN_S = 30
 
 const scopesRule: AuthRule = {
   accepts: 'an array of OAuth scope tokens (no spaces or quotes)',
@@ -116,7 +123,8 @@ const secondsRule = (max: number): AuthRule => ({
   check: (v) => (Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= max ? undefined : false),
 })
 
-const AUTH_RULES: Record<keyof AuthOptions, AuthRule> = {
+/** The options of `auth`, with their defaults. */
+export const AUTH_RULES: Record<keyof AuthOptions, AuthRule> = {
   issuer: {
     accepts: 'an issuer URL or a non-empty array of them (https; http:// on loopback only; no query or fragment)',
     check: (v) => {
@@ -139,8 +147,8 @@ const AUTH_RULES: Record<keyof AuthOptions, AuthRule> = {
     accepts: `a non-empty array of asymmetric JWS algorithms (${ASYMMETRIC_ALGORITHMS.join(', ')}): none and HS* are refused`,
     check: (v) => (Array.isArray(v) && v.length > 0 && v.every((a) => ASYMMETRIC_ALGORITHMS.includes(a as string)) ? undefined : false),
   },
-  clockToleranceSeconds: secondsRule(300),
-  jwksCooldownSeconds: secondsRule(3600),
+  clockToleranceSeconds: { ...secondsRule(300), default: DEFAULT_CLOCK_TOLERANCE_S },
+  jwksCooldownSeconds: { ...secondsRule(3600), default: DEFAULT_JWKS_COOLDOWN_S },
   introspect: { accepts: 'a function (token) => introspection response', check: (v) => (typeof v === 'function' ? undefined : false) },
   resourceName: { accepts: 'a non-empty string', check: (v) => (typeof v === 'string' && v !== '' ? undefined : false) },
 }

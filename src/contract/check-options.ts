@@ -11,6 +11,12 @@ export interface OptionRule {
   /** What the option accepts, as the message says it (`an integer from 0 to 65535`). */
   accepts: string
   test: (value: unknown) => boolean
+  /**
+   * The value the code uses when the option is not given (the constant it
+   * applies), where there is one: the docs' option tables show it, and
+   * test/option-docs.test.ts holds them to it.
+   */
+  default?: unknown
 }
 
 /** Makes the error an option check throws from its message. */

@@ -24,7 +24,7 @@ export const DEFAULT_HTTP_PORT = 3000
 export const DEFAULT_LOAD_TIMEOUT_MS = 10_000
 
 /** Seconds a sealed requestState stays valid (`requestStateKey(key, { ttlSeconds })`). */
-export const DEFAULT_REQUEST_STATE_TTL_SECONDS = 600
+export const DEFAULT_REQUEST_STATE_TTL_S = 600
 
 /** Idle time after which an initialize-era HTTP session is closed and freed (`sessionIdleMs`; 10 min). */
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000

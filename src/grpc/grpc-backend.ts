@@ -6,7 +6,17 @@
 import { Client, connectivityState, credentials as grpcCredentials, Metadata } from '@grpc/grpc-js'
 import type { Channel, ChannelCredentials, ChannelOptions, ClientReadableStream } from '@grpc/grpc-js'
 import type { Type } from 'protobufjs'
-import { DEFAULT_FORWARDED_HEADERS, principalMetadata, type Backend, type BackendMethod, type BackendService } from '../runtime/backend.ts'
+import {
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_FORWARDED_HEADERS,
+  DEFAULT_RECONNECT_WAIT_MS,
+  DEFAULT_STREAM_BYTE_CAP,
+  DEFAULT_STREAM_CAP,
+  principalMetadata,
+  type Backend,
+  type BackendMethod,
+  type BackendService,
+} from '../runtime/backend.ts'
 import { checkOptions, integerRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import { fromJson, toJson } from '../runtime/protojson.ts'
 import { statusError } from '../runtime/status.ts'
@@ -116,10 +126,11 @@ async function whenSettled(client: Client, waitMs: number, signal: AbortSignal |
 }
 
 const isObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v)
-const GRPC_RULES: Record<keyof GrpcOptions, OptionRule> = {
+/** The options of `grpc()`, with their defaults (the docs show them: test/option-docs.test.ts). */
+export const GRPC_RULES: Record<keyof GrpcOptions, OptionRule> = {
   credentials: { accepts: 'grpc-js ChannelCredentials', test: isObject },
   channelOptions: { accepts: 'an object of grpc-js channel options', test: isObject },
-  forwardHeaders: stringsRule,
+  forwardHeaders: { ...stringsRule, default: DEFAULT_FORWARDED_HEADERS },
   metadata: {
     accepts: 'an object of string values',
     test: (v) => isObject(v) && Object.values(v as object).every((x) => typeof x === 'string'),
@@ -129,10 +140,10 @@ const GRPC_RULES: Record<keyof GrpcOptions, OptionRule> = {
     test: (v) => isObject(v) && Object.values(v as object).every((x) => typeof x === 'string' && x !== ''),
   },
   callMetadata: { accepts: 'a function (context) => metadata', test: (v) => typeof v === 'function' },
-  deadlineMs: integerRule(1),
-  reconnectWaitMs: integerRule(0),
-  streamCap: integerRule(1),
-  streamByteCap: integerRule(1),
+  deadlineMs: { ...integerRule(1), default: DEFAULT_DEADLINE_MS },
+  reconnectWaitMs: { ...integerRule(0), default: DEFAULT_RECONNECT_WAIT_MS },
+  streamCap: { ...integerRule(1), default: DEFAULT_STREAM_CAP },
+  streamByteCap: { ...integerRule(1), default: DEFAULT_STREAM_BYTE_CAP },
 }
 
 /**
@@ -142,8 +153,8 @@ const GRPC_RULES: Record<keyof GrpcOptions, OptionRule> = {
  */
 export function grpc(target: string | Channel | Client, options: GrpcOptions = {}): GrpcBackend {
   checkOptions('grpc()', options, GRPC_RULES)
-  const deadlineMs = options.deadlineMs ?? 30_000
-  const waitMs = options.reconnectWaitMs ?? 1000
+  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS
+  const waitMs = options.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS
   if (!(deadlineMs > 0)) throw new TypeError(`grpc(): deadlineMs must be a positive number of milliseconds, got ${String(deadlineMs)}`)
   if (!(waitMs >= 0)) throw new TypeError(`grpc(): reconnectWaitMs must be zero or more milliseconds, got ${String(waitMs)}`)
   const allow = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS

@@ -2,7 +2,7 @@
  * The unplugin factory behind every bundler entry: resolves
  * `./x.proto?mcp` imports and loads them as generated MCP server modules.
  */
-import { DEFAULT_MCP_PATH, DEFAULT_PROFILE } from '../contract/defaults.ts'
+import { DEFAULT_MCP_PATH } from '../contract/defaults.ts'
 import { existsSync, statSync } from 'node:fs'
 import { setTimeout as delay } from 'node:timers/promises'
 import { dirname, isAbsolute, resolve } from 'node:path'
@@ -10,6 +10,7 @@ import { createFilter } from '@rollup/pluginutils'
 import { createUnplugin } from 'unplugin'
 import type { UnpluginInstance } from 'unplugin'
 import type { ViteDevServer } from 'vite'
+import { DEFAULT_PROFILE } from '../contract/index.ts'
 import { isProtoError } from '../proto/index.ts'
 import { buildMcpModule, costNote, toolOptions, type BuiltMcpModule } from '../codegen/index.ts'
 import { clearOverlay, mountDevServer, sendToOverlay } from './dev-mount.ts'

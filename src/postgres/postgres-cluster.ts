@@ -34,18 +34,28 @@ export interface PostgresClusterOptions {
   maxTaskBytes?: number
 }
 
-const RULES: Record<keyof PostgresClusterOptions, OptionRule> = {
+/** The defaults of {@link PostgresClusterOptions}, applied by {@link postgresCluster}. */
+const DEFAULT_TABLE_PREFIX = 'mcp_'
+const DEFAULT_POOL_SIZE = 10
+const DEFAULT_SWEEP_MS = 5000
+const DEFAULT_MESSAGE_TTL_MS = 60_000
+const DEFAULT_MAX_FLEET_TASKS = 10_000
+const DEFAULT_MAX_TASK_BYTES = 4 * 1024 * 1024
+
+/** The options of `postgresCluster()`, with their defaults (the docs show them: test/option-docs.test.ts). */
+export const POSTGRES_CLUSTER_RULES: Record<keyof PostgresClusterOptions, OptionRule> = {
   connectionString: stringRule,
   config: { accepts: 'an object of node-postgres client options', test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v) },
   tablePrefix: {
     accepts: 'letters, digits and "_", starting with a letter or "_"',
     test: (v) => typeof v === 'string' && /^[a-z_][a-z0-9_]*$/i.test(v),
+    default: DEFAULT_TABLE_PREFIX,
   },
-  poolSize: integerRule(1),
-  sweepMs: integerRule(10),
-  messageTtlMs: integerRule(1000),
-  maxTasks: integerRule(1),
-  maxTaskBytes: integerRule(1024),
+  poolSize: { ...integerRule(1), default: DEFAULT_POOL_SIZE },
+  sweepMs: { ...integerRule(10), default: DEFAULT_SWEEP_MS },
+  messageTtlMs: { ...integerRule(1000), default: DEFAULT_MESSAGE_TTL_MS },
+  maxTasks: { ...integerRule(1), default: DEFAULT_MAX_FLEET_TASKS },
+  maxTaskBytes: { ...integerRule(1024), default: DEFAULT_MAX_TASK_BYTES },
 }
 
 /** A 31-bit key of `text` (FNV-1a): advisory lock keys are int4 pairs. */
@@ -70,14 +80,14 @@ const LIST_KINDS = new Set(['tools_list_changed', 'prompts_list_changed', 'resou
  * on every instance. Tables are created on first use.
  */
 export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
-  checkOptions('postgresCluster()', options, RULES)
+  checkOptions('postgresCluster()', options, POSTGRES_CLUSTER_RULES)
   const {
-    tablePrefix = 'mcp_',
-    poolSize = 10,
-    sweepMs = 5000,
-    messageTtlMs = 60_000,
-    maxTasks = 10_000,
-    maxTaskBytes = 4 * 1024 * 1024,
+    tablePrefix = DEFAULT_TABLE_PREFIX,
+    poolSize = DEFAULT_POOL_SIZE,
+    sweepMs = DEFAULT_SWEEP_MS,
+    messageTtlMs = DEFAULT_MESSAGE_TTL_MS,
+    maxTasks = DEFAULT_MAX_FLEET_TASKS,
+    maxTaskBytes = DEFAULT_MAX_TASK_BYTES,
   } = options
   const sql = statements(tablePrefix.toLowerCase())
   const config: pg.ClientConfig = { ...options.config, ...(options.connectionString ? { connectionString: options.connectionString } : {}) }

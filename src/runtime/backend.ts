@@ -12,6 +12,12 @@ import type { CallContext, RpcHandler } from './types.ts'
 /** The most messages a server-streaming tool collects unless its backend says otherwise (docs/calls.md §8). */
 export const DEFAULT_STREAM_CAP = 1000
 
+/** Default `deadlineMs` of a gRPC call (`grpc()`, `--deadline`). */
+export const DEFAULT_DEADLINE_MS = 30_000
+
+/** Default `reconnectWaitMs` of `grpc()`: how long a call waits for a channel in backoff. */
+export const DEFAULT_RECONNECT_WAIT_MS = 1000
+
 /**
  * The most bytes of JSON a server-streaming tool collects unless its
  * backend says otherwise (docs/calls.md §8): 4 MiB, what one gRPC reply may

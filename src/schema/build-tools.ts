@@ -2,8 +2,7 @@
  * Model → one tool per unary (and, by default, server-streaming) RPC of the
  * imported file (docs/mapping.md §1–§8).
  */
-import { DEFAULT_PROFILE } from '../contract/defaults.ts'
-import type { ToolSpec } from '../contract/index.ts'
+import { DEFAULT_PROFILE, type ToolSpec } from '../contract/index.ts'
 import type { JsonSchema, Profile } from './types.ts'
 import type { ProtoModel } from '../proto/model.ts'
 import { longRunningOf } from './long-running.ts'

@@ -5,6 +5,8 @@ export { buildTools } from './build-tools.ts'
 export type { BuildToolsOptions, BuiltTools, ToolCost, ToolSchema } from './build-tools.ts'
 export { LIST_TOKEN_WARNING, MAX_LISTED_TOOLS, toolCosts } from './build-tools.ts'
 export { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL } from './budget.ts'
+export { DEFAULT_RECURSION_DEPTH } from './message-schema.ts'
+export { DEFAULT_TOOL_NAME_BUDGET, DEFAULT_TOOL_NAMES } from './tool-name.ts'
 export { countTokens, toolTokens } from './tokens.ts'
 export type { TypeDetailSpec } from './type-detail.ts'
 export {

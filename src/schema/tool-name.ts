@@ -49,12 +49,15 @@ export interface RpcName {
  */
 export type ToolNames = 'method' | 'service' | 'qualified' | ((rpc: RpcName) => string)
 
+/** How tools are named when the `toolNames` option is not given: by the RPC's name. */
+export const DEFAULT_TOOL_NAMES = 'method'
+
 /**
  * The name `mode` gives `rpc`, before any shortening. `method` is the RPC's
  * part of the built-in modes (the `topeka` profile passes its Go name); a
  * function always receives the RPC as written.
  */
-export function nameTool(rpc: RpcName, mode: ToolNames = 'method', method: string = rpc.method): string {
+export function nameTool(rpc: RpcName, mode: ToolNames = DEFAULT_TOOL_NAMES, method: string = rpc.method): string {
   if (typeof mode === 'function') return String(mode(rpc))
   if (mode === 'service') return `${rpc.service}_${method}`
   if (mode === 'qualified') return [...(rpc.package ? rpc.package.split('.') : []), rpc.service, method].join('_')

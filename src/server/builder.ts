@@ -3,7 +3,7 @@
  * prompts, typed shared state, and the tools of included `?mcp` servers.
  */
 import { DEFAULT_SERVER_VERSION } from '../contract/defaults.ts'
-import { checkOptions, integerRule, showValue } from '../runtime/check-options.ts'
+import { checkOptions, integerRule, showValue, type OptionRule } from '../runtime/check-options.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
 import { coreOf } from './handle.ts'
@@ -31,6 +31,12 @@ import { ServingCore, type Binder } from './serving-core.ts'
 import { checkTaskOptions, type TaskOptions } from './tasks.ts'
 import { adoptEntries, type ToolEntry } from './tool-set.ts'
 import { mergeTypeTools, typeResources } from './type-detail.ts'
+import { DEFAULT_REQUEST_STATE_TTL_S } from './limits.ts'
+
+/** The options of `requestStateKey(key, options)`, with their defaults (the docs show them: test/option-docs.test.ts). */
+export const REQUEST_STATE_KEY_RULES: Record<'ttlSeconds', OptionRule> = {
+  ttlSeconds: { ...integerRule(1), default: DEFAULT_REQUEST_STATE_TTL_S },
+}
 
 /**
  * Builds a server step by step; every step is optional (a server with no
@@ -90,7 +96,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
     if (!(key instanceof Uint8Array) && (typeof key !== 'string' || key === '')) {
       throw runtimeError('BAD_OPTION', `requestStateKey(): the key must be a Uint8Array or a non-empty string, got ${showValue(key)}`)
     }
-    checkOptions('requestStateKey()', options, { ttlSeconds: integerRule(1) })
+    checkOptions('requestStateKey()', options, REQUEST_STATE_KEY_RULES)
     this.#key = key
     this.#ttl = options.ttlSeconds
     return this

@@ -69,8 +69,14 @@ export interface McpFetchHandler {
   close(): Promise<void>
 }
 
+/** The options of `fetchHandler()` (`auth` is checked whole by checkAuth, index.ts: a nested option says which key is wrong). */
+export const FETCH_HANDLER_RULES: Record<string, OptionRule> = {
+  ...CLUSTER_RULES,
+  ...LOGGING_RULES,
+  auth: { accepts: 'an object', test: () => true },
+}
+
 /** Throws for an unknown or wrong option of `fetchHandler()`. */
 export function checkFetchHandlerOptions(options: unknown): void {
-  // `auth` is checked whole by checkAuth (index.ts: a nested option says which key is wrong).
-  checkOptions('fetchHandler()', options, { ...CLUSTER_RULES, ...LOGGING_RULES, auth: { accepts: 'an object', test: () => true } })
+  checkOptions('fetchHandler()', options, FETCH_HANDLER_RULES)
 }

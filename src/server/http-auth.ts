@@ -15,7 +15,15 @@ import {
   type AuthInfo,
   type OAuthMetadata,
 } from '@modelcontextprotocol/server'
-import { ASYMMETRIC_ALGORITHMS, issuersOf, secureUrlProblem, type AuthOptions, type IntrospectionResult } from '../contract/auth-options.ts'
+import {
+  ASYMMETRIC_ALGORITHMS,
+  DEFAULT_CLOCK_TOLERANCE_S,
+  DEFAULT_JWKS_COOLDOWN_S,
+  issuersOf,
+  secureUrlProblem,
+  type AuthOptions,
+  type IntrospectionResult,
+} from '../contract/auth-options.ts'
 import type { Log } from './logging.ts'
 import type { ServingCore } from './serving-core.ts'
 
@@ -36,8 +44,6 @@ export interface AuthGate {
 
 /** Seconds a discovery document or JWKS request may take. */
 const FETCH_TIMEOUT_MS = 5000
-const DEFAULT_CLOCK_TOLERANCE_S = 30
-const DEFAULT_JWKS_COOLDOWN_S = 30
 /** How long a verified JWT is remembered (never past its expiry), and how many are: a client sends one token with many calls. */
 const VERIFIED_TTL_MS = 60_000
 const VERIFIED_MAX = 1000

@@ -14,7 +14,7 @@ import {
   type AuthInfo,
   type Server as SdkServer,
 } from '@modelcontextprotocol/server'
-import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES, DEFAULT_SESSION_IDLE_MS } from '../contract/defaults.ts'
+import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../contract/defaults.ts'
 import type { Cluster, ClusterMessage, SessionRecord } from './cluster.ts'
 import {
   FleetBus,
@@ -29,7 +29,14 @@ import {
   sessionEvents,
   type SessionEvents,
 } from './fleet.ts'
-import { BODY_NOT_JSON, BODY_TOO_LARGE, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS_PER_CALLER, MAX_BODY_BYTES } from './limits.ts'
+import {
+  BODY_NOT_JSON,
+  BODY_TOO_LARGE,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_STREAMS_PER_CALLER,
+  DEFAULT_SESSION_IDLE_MS,
+  MAX_BODY_BYTES,
+} from './limits.ts'
 import { Log, type ErrorSource, type LoggingOptions } from './logging.ts'
 import { memoryCluster } from './memory-cluster.ts'
 import { joinFleetTasks } from './task-takeover.ts'

@@ -11,19 +11,31 @@ import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRu
 import type { NodeHandlerOptions, ServeHttpOptions } from './http.ts'
 import { CLUSTER_RULES } from './cluster-options.ts'
 import type { SessionOptions } from './http-core.ts'
+import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../contract/defaults.ts'
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MCP_PATH,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_STREAMS_PER_CALLER,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SESSION_IDLE_MS,
+} from './limits.ts'
 import { LOGGING_RULES } from './logging.ts'
 
 const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
-  sessionIdleMs: integerRule(1),
-  maxSessions: integerRule(1),
-  maxSessionEvents: integerRule(1),
-  maxSessionEventBytes: integerRule(1),
-  maxEventBytes: integerRule(1),
-  maxStreamsPerCaller: integerRule(1),
+  sessionIdleMs: { ...integerRule(1), default: DEFAULT_SESSION_IDLE_MS },
+  maxSessions: { ...integerRule(1), default: DEFAULT_MAX_SESSIONS },
+  maxSessionEvents: { ...integerRule(1), default: DEFAULT_MAX_EVENTS },
+  maxSessionEventBytes: { ...integerRule(1), default: DEFAULT_MAX_SESSION_EVENT_BYTES },
+  maxEventBytes: { ...integerRule(1), default: DEFAULT_MAX_EVENT_BYTES },
+  maxStreamsPerCaller: { ...integerRule(1), default: DEFAULT_MAX_STREAMS_PER_CALLER },
   ...CLUSTER_RULES,
 }
 
-const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {
+/** The options of `nodeHandler()`, with their defaults (the docs' tables show them: test/option-docs.test.ts). */
+export const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {
   ...SESSION_RULES,
   path: pathRule,
   allowedHosts: stringsRule,
@@ -33,14 +45,16 @@ const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {
   ...LOGGING_RULES,
 }
 
-const SERVE_RULES: Record<keyof ServeHttpOptions, OptionRule> = {
+/** The options of `serveHttp()`, with their defaults. */
+export const SERVE_RULES: Record<keyof ServeHttpOptions, OptionRule> = {
   ...HANDLER_RULES,
-  host: stringRule,
-  port: integerRule(0, 65535),
-  allowAnyHost: booleanRule,
-  headersTimeoutMs: integerRule(1),
-  requestTimeoutMs: integerRule(1),
-  maxConnections: integerRule(1),
+  path: { ...pathRule, default: DEFAULT_MCP_PATH },
+  host: { ...stringRule, default: DEFAULT_HTTP_HOST },
+  port: { ...integerRule(0, 65535), default: DEFAULT_HTTP_PORT },
+  allowAnyHost: { ...booleanRule, default: false },
+  headersTimeoutMs: { ...integerRule(1), default: DEFAULT_HEADERS_TIMEOUT_MS },
+  requestTimeoutMs: { ...integerRule(1), default: DEFAULT_REQUEST_TIMEOUT_MS },
+  maxConnections: { ...integerRule(1), default: DEFAULT_MAX_CONNECTIONS },
 }
 
 /**

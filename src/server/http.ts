@@ -3,7 +3,6 @@
  * Host/Origin guards and the body limit, over the sessionful core, and
  * `serveHttp()` listening with it on node:http.
  */
-import { DEFAULT_HTTP_PORT, DEFAULT_MCP_PATH } from '../contract/defaults.ts'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import {
@@ -23,6 +22,8 @@ import { Log, type LoggingOptions } from './logging.ts'
 import {
   BODY_TOO_LARGE,
   DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MCP_PATH,
+  DEFAULT_HTTP_PORT,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   MAX_BODY_BYTES,

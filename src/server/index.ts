@@ -5,7 +5,7 @@
  * serves through its `ServerHandle`.
  */
 import { bindBackend, type Backend } from '../runtime/backend.ts'
-import { checkOptions } from '../runtime/check-options.ts'
+import { checkOptions, type OptionRule } from '../runtime/check-options.ts'
 import { isRuntimeError, runtimeError } from '../runtime/errors.ts'
 import { bindImplementation, compileToolTable, type ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext, ProtoServerSpec, ToolResult } from '../runtime/types.ts'
@@ -332,7 +332,11 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   }
 }
 
-const FETCH_RULES = { authInfo: { accepts: 'auth info', test: () => true }, auth: { accepts: 'an object', test: () => true } }
+/** The options of `fetch()`. */
+export const FETCH_RULES: Record<'authInfo' | 'auth', OptionRule> = {
+  authInfo: { accepts: 'auth info', test: () => true },
+  auth: { accepts: 'an object', test: () => true },
+}
 
 /**
  * A Node handler that loads the HTTP transport on first use (see

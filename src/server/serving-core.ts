@@ -3,13 +3,13 @@
  * snapshots, the backends bound per service, the listeners that announce
  * changes to connected clients, and the requestState key.
  */
-import { DEFAULT_REQUEST_STATE_TTL_SECONDS } from '../contract/defaults.ts'
 import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
 import type { ToolTable } from '../runtime/tool-table.ts'
 import type { CallContext } from '../runtime/types.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { toBase64url } from './base64url.ts'
+import { DEFAULT_REQUEST_STATE_TTL_S } from './limits.ts'
 import { Log, type LoggingOptions } from './logging.ts'
 import { principalOf } from './principal.ts'
 import type { PromptEntry, ResourceEntry } from './resources.ts'
@@ -243,7 +243,7 @@ export class ServingCore {
       v: payload,
       t: tool,
       n: toBase64url(globalThis.crypto.getRandomValues(new Uint8Array(12))),
-      e: Date.now() + (this.#ttl ?? DEFAULT_REQUEST_STATE_TTL_SECONDS) * 1000,
+      e: Date.now() + (this.#ttl ?? DEFAULT_REQUEST_STATE_TTL_S) * 1000,
     }
     return this.codec().mint(sealed, binding as never)
   }
@@ -265,7 +265,7 @@ export class ServingCore {
     if (sealed === null || typeof sealed !== 'object' || sealed.t !== tool || typeof sealed.n !== 'string' || this.#used.has(sealed.n)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' })
     }
-    this.#used.set(sealed.n, typeof sealed.e === 'number' ? sealed.e : now + DEFAULT_REQUEST_STATE_TTL_SECONDS * 1000)
+    this.#used.set(sealed.n, typeof sealed.e === 'number' ? sealed.e : now + DEFAULT_REQUEST_STATE_TTL_S * 1000)
     return sealed.v
   }
 }

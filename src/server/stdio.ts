@@ -9,7 +9,7 @@ import { checkOptions, integerRule, type OptionRule } from '../runtime/check-opt
 import { Log, LOGGING_RULES, type LoggingOptions } from './logging.ts'
 import { notifyInstance, sdkServerFactory, type ServeStats } from './sdk-server.ts'
 import type { ServingCore } from './serving-core.ts'
-import { StdioWire } from './stdio-wire.ts'
+import { DEFAULT_MAX_LINE_BYTES, StdioWire } from './stdio-wire.ts'
 
 /** What `serveStdio()` resolves with once stdin closes. */
 export interface ServeReport {
@@ -39,10 +39,11 @@ export interface ServeStdioOptions extends LoggingOptions {
 }
 
 const isStream = (v: unknown): boolean => v !== null && typeof v === 'object' && typeof (v as { on?: unknown }).on === 'function'
-const STDIO_RULES: Record<keyof ServeStdioOptions, OptionRule> = {
+/** The options of `serveStdio()`. */
+export const STDIO_RULES: Record<keyof ServeStdioOptions, OptionRule> = {
   stdin: { accepts: 'a readable stream', test: (v) => isStream(v) && typeof (v as { read?: unknown }).read === 'function' },
   stdout: { accepts: 'a writable stream', test: (v) => isStream(v) && typeof (v as { write?: unknown }).write === 'function' },
-  maxLineBytes: integerRule(1024),
+  maxLineBytes: { ...integerRule(1024), default: DEFAULT_MAX_LINE_BYTES },
   ...LOGGING_RULES,
 }
 

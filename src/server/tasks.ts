@@ -11,7 +11,15 @@
 import { checkOptions, integerRule, type OptionRule } from '../runtime/check-options.ts'
 import { isAnswerOf, type InputRequest, type QuestionMethod } from './client-requests.ts'
 import { toBase64url } from './base64url.ts'
-import { isTerminal, MemoryTaskStore, type StoredTask, type TaskError, type TaskStore } from './task-store.ts'
+import {
+  DEFAULT_MAX_TASK_BYTES,
+  DEFAULT_MAX_TASKS,
+  isTerminal,
+  MemoryTaskStore,
+  type StoredTask,
+  type TaskError,
+  type TaskStore,
+} from './task-store.ts'
 
 /** The extension's identifier, as clients and servers declare it under `capabilities.extensions`. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
@@ -35,7 +43,14 @@ export interface TaskOptions {
   maxBytes?: number
 }
 
-/** The option rules of `tasks()`. */
+/** Default `ttlMs` of `tasks()`: a task is kept an hour after it was created. */
+export const DEFAULT_TASK_TTL_MS = 3_600_000
+/** Default `pollIntervalMs` of `tasks()`. */
+export const DEFAULT_POLL_INTERVAL_MS = 1000
+/** Default `startAfterMs` of `tasks()`: a call not done at once becomes a task. */
+export const DEFAULT_START_AFTER_MS = 0
+
+/** The option rules of `tasks()`, with their defaults (the docs show them: test/option-docs.test.ts). */
 export const TASK_OPTION_RULES: Record<keyof TaskOptions, OptionRule> = {
   store: {
     accepts: 'a TaskStore (an object with create, get and update functions)',
@@ -44,11 +59,11 @@ export const TASK_OPTION_RULES: Record<keyof TaskOptions, OptionRule> = {
       typeof v === 'object' &&
       ['create', 'get', 'update'].every((k) => typeof (v as Record<string, unknown>)[k] === 'function'),
   },
-  ttlMs: integerRule(1),
-  pollIntervalMs: integerRule(1),
-  startAfterMs: integerRule(0),
-  maxTasks: integerRule(1),
-  maxBytes: integerRule(1024),
+  ttlMs: { ...integerRule(1), default: DEFAULT_TASK_TTL_MS },
+  pollIntervalMs: { ...integerRule(1), default: DEFAULT_POLL_INTERVAL_MS },
+  startAfterMs: { ...integerRule(0), default: DEFAULT_START_AFTER_MS },
+  maxTasks: { ...integerRule(1), default: DEFAULT_MAX_TASKS },
+  maxBytes: { ...integerRule(1024), default: DEFAULT_MAX_TASK_BYTES },
 }
 
 /** Checks `tasks()` options (one line naming a wrong one). */
@@ -204,9 +219,9 @@ export class TaskManager {
 
   constructor(options: TaskOptions = {}) {
     this.store = options.store ?? new MemoryTaskStore({ maxTasks: options.maxTasks, maxBytes: options.maxBytes })
-    this.ttlMs = options.ttlMs ?? 3_600_000
-    this.pollIntervalMs = options.pollIntervalMs ?? 1000
-    this.startAfterMs = options.startAfterMs ?? 0
+    this.ttlMs = options.ttlMs ?? DEFAULT_TASK_TTL_MS
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS
+    this.startAfterMs = options.startAfterMs ?? DEFAULT_START_AFTER_MS
   }
 
   /** Runs tasks as instance `instanceId` of a fleet: each gets a lease this instance renews while it runs it. */

@@ -97,7 +97,7 @@ describe('a dev module that never settles', () => {
       server: './hang.ts',
       loadTimeoutMs: 1500,
       prepare(root) {
-        // The README's snippet with the dev option: it awaits a transport and exports nothing.
+        // A module that awaits a transport itself (as the README's quick start does) never finishes loading.
         writeFileSync(join(root, 'hang.ts'), "import server from './notes.proto?mcp'\nawait new Promise(() => {})\nexport default server\n")
       },
     })

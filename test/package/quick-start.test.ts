@@ -8,6 +8,11 @@
  * `mcpServers` entry) launched as a client would launch it and driven by the
  * SDK's MCP client over stdio.
  *
+ * The production guide (docs/guide/production.md) is followed the same way
+ * in a folder of that app: its files written, type-checked, built with its
+ * command, and the built entry started as the quick start's configuration
+ * starts one, with the name and version the guide sets.
+ *
  * A configuration names `/path/to/your/app` and a gRPC server at
  * `127.0.0.1:50051`; the test puts the app's folder and the address of a
  * grpc-js server it starts in their place. A client runs `npx -y -p
@@ -51,9 +56,12 @@ function section(title: string): string {
 }
 
 /** The quick start's files: in the Use section's proto and ts blocks, each `// <path>` line starts the file at that path. */
-function quickStartFiles(): Map<string, string> {
+const quickStartFiles = (): Map<string, string> => filesOf(section('Use'))
+
+/** The files a Markdown text's proto and ts blocks show, each starting at a `// <path>` line. */
+function filesOf(text: string): Map<string, string> {
   const files = new Map<string, string>()
-  for (const { lang, body } of codeBlocks(section('Use'))) {
+  for (const { lang, body } of codeBlocks(text)) {
     if (lang !== 'proto' && lang !== 'ts') continue
     const parts = body.split(/^\/\/ ([\w./-]+\.(?:proto|ts))\b.*\n/m)
     for (let i = 1; i < parts.length; i += 2) files.set(parts[i]!, parts[i + 1]!.trim() + '\n')
@@ -167,6 +175,56 @@ describe("the README's quick start", () => {
     const [npx, ...args] = command!.split(' ') as [string, ...string[]]
     execFileSync(npx, args, { cwd: app, env: clientEnvironment(), stdio: 'pipe', timeout: 120_000 })
     expect(existsSync(join(app, 'dist', 'mcp.js'))).toBe(true)
+  })
+})
+
+describe('the production guide', () => {
+  const guide = readFileSync(join(REPO, 'docs/guide/production.md'), 'utf8')
+  let folder = ''
+
+  it('has a Vite config, a server module and an entry', () => {
+    expect([...filesOf(guide).keys()]).toEqual(['vite.config.ts', 'src/mcp.ts', 'src/main.ts'])
+  })
+
+  it('type-checks under strict, builds with its command and serves stdio under the name and version it sets', async () => {
+    // A folder of the quick start's app: the installed tarball and vite resolve from its node_modules, the proto is the quick start's.
+    folder = join(app, 'production')
+    mkdirSync(join(folder, 'protos'), { recursive: true })
+    writeFileSync(join(folder, 'protos', 'vibe.proto'), readFileSync(join(app, 'protos', 'vibe.proto')))
+    for (const [path, text] of filesOf(guide)) {
+      mkdirSync(join(folder, dirname(path)), { recursive: true })
+      writeFileSync(join(folder, path), text)
+    }
+    writeFileSync(join(folder, 'tsconfig.json'), readFileSync(join(app, 'tsconfig.json')))
+    const checked = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], {
+      cwd: folder,
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    expect(`${checked.stdout}${checked.stderr}`).toBe('')
+    const command = /`(npx vite build [^`]+)`/.exec(guide)?.[1]
+    expect(command).toBe('npx vite build --ssr src/main.ts')
+    const [npx, ...args] = command!.split(' ') as [string, ...string[]]
+    execFileSync(npx, args, { cwd: folder, env: clientEnvironment(), stdio: 'pipe', timeout: 120_000 })
+    const started = /`node (\/path\/to\/your\/app\/[^`]+)`/.exec(guide)?.[1]
+    expect(started).toBe(`${APP_PLACEHOLDER}/dist/main.js`)
+    const transport = new StdioClientTransport({
+      command: 'node',
+      args: [started!.replace(APP_PLACEHOLDER, folder)],
+      cwd: folder,
+      env: clientEnvironment(),
+      stderr: 'pipe',
+    })
+    const client = new Client({ name: 'production-guide-test', version: '1.0.0' })
+    try {
+      await client.connect(transport)
+      expect(client.getServerVersion()).toMatchObject({ name: 'vibe', version: '1.2.0' })
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['SetVibe', 'GetVibe'])
+      const result = (await client.callTool({ name: 'SetVibe', arguments: { vibe: 'hyped' } })) as { content: Array<{ text: string }> }
+      expect(JSON.parse(result.content[0]!.text)).toEqual({ previousVibe: 'chill', vibe: 'hyped' })
+    } finally {
+      await client.close()
+    }
   })
 })
 

@@ -1,6 +1,6 @@
 /**
  * Pins each known deviation of the runtime codec from @bufbuild/protobuf
- * (README, "Protobuf JSON: known deviations"): what we do, what bufbuild
+ * (docs/guide/protobuf-json.md): what we do, what bufbuild
  * does, and, where it decides, what Go's protojson does. Also pins the
  * deviations this suite found and fixed, so they stay fixed.
  */
@@ -107,10 +107,9 @@ describe('known deviations from @bufbuild/protobuf', () => {
   })
 })
 
-describe('the README lists the known deviations', () => {
-  it('names every one of them in its "Protobuf JSON: known deviations" table, and no other', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-    const section = readme.split('## Protobuf JSON: known deviations')[1]?.split('\n## ')[0] ?? ''
+describe('the guide lists the known deviations', () => {
+  it('names every one of them in the table of docs/guide/protobuf-json.md, and no other', () => {
+    const section = readFileSync(new URL('../../docs/guide/protobuf-json.md', import.meta.url), 'utf8')
     const rows = [...section.matchAll(/^\| ([^|]+?) \|/gm)]
       .map((m) => m[1])
       .filter((name) => name !== 'deviation' && !name!.startsWith('-'))

@@ -11,7 +11,7 @@ import type { Oracle } from './oracle.ts'
 export interface EdgeCase {
   type: string
   json: unknown
-  /** The README's name of the known deviation this input shows, if it shows one. */
+  /** The guide's name (docs/guide/protobuf-json.md) of the known deviation this input shows, if it shows one. */
   deviation?: string
 }
 

@@ -1,5 +1,5 @@
 /**
- * A backend's reflected types (README "gRPC backends"): protobufjs loads
+ * A backend's reflected types (docs/guide/grpc.md): protobufjs loads
  * with the server's first call, so `requestType` read in `bind()` before
  * then is a clear `NOT_LOADED` error, and the same read in a handler works.
  */

@@ -208,9 +208,9 @@ describe('what issue 9 measured for the old default profile (now full)', () => {
   })
 })
 
-describe("the README's table: the playground's tools per profile", () => {
-  // The table as README.md shows it, read from the file: a row per rule set, a column per profile.
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+describe("the profiles guide's table: the playground's tools per profile", () => {
+  // The table as docs/guide/profiles.md shows it, read from the file: a row per rule set, a column per profile.
+  const readme = readFileSync(new URL('../../docs/guide/profiles.md', import.meta.url), 'utf8')
   const intro = /Tools rejected per client rule set, the playground's (\d+) RPC tools/.exec(readme)
   const table = readme.slice(intro?.index ?? 0).split('\n\n')[1] ?? ''
   const ROWS: Record<string, string> = {
@@ -243,7 +243,7 @@ describe("the README's table: the playground's tools per profile", () => {
   })
 
   PROFILES.forEach((profile, column) => {
-    it(`${profile}: the counts the README shows`, () => {
+    it(`${profile}: the counts the guide shows`, () => {
       const { tools, reports } = checkProto('playground/vibe.proto', profile)
       expect(tools.length).toBe(Number(intro![1]))
       for (const [dialect, counts] of shown) {
