@@ -507,30 +507,22 @@ describe('the control: each process on its own memory fails the checks', () => {
     closers.push(() => fleet.close())
   }, 120_000)
 
-  it('changes do not reach every stream', { timeout: 60_000 }, async () => {
-    await expect(changesReachEveryone(fleet)).rejects.toThrow()
-  })
-  it('a session is not served by all three', { timeout: 30_000 }, async () => {
-    await expect(oneSessionServedByAll(fleet)).rejects.toThrow()
-  })
-  it('DELETE and expiry checks fail: the session was never served everywhere', { timeout: 30_000 }, async () => {
-    await expect(deleteAndExpiryEverywhere(fleet)).rejects.toThrow()
-  })
-  it('a lost stream does not resume elsewhere', { timeout: 30_000 }, async () => {
-    await expect(streamResumesElsewhere(fleet)).rejects.toThrow()
-  })
-  it('an elicitation is not answered through another instance', { timeout: 30_000 }, async () => {
-    await expect(elicitationThroughAnother(fleet)).rejects.toThrow()
-  })
-  it('SIGKILL mid-call does not fail cleanly', { timeout: 60_000 }, async () => {
-    await expect(sigkillMidCall(fleet)).rejects.toThrow()
-  })
-  it('a task is not read through another instance', { timeout: 30_000 }, async () => {
-    await expect(tasksAcrossInstances(fleet)).rejects.toThrow()
-  })
-  it('tasks do not outlive their runner', { timeout: 60_000 }, async () => {
-    await expect(tasksOutliveTheirRunner(fleet)).rejects.toThrow()
-  })
+  // Each check of the fleet above, run on processes that share nothing: it must fail.
+  const controls: Array<[name: string, check: (fleet: Fleet) => Promise<unknown>, timeout: number]> = [
+    ['changes do not reach every stream', changesReachEveryone, 60_000],
+    ['a session is not served by all three', oneSessionServedByAll, 30_000],
+    ['DELETE and expiry checks fail: the session was never served everywhere', deleteAndExpiryEverywhere, 30_000],
+    ['a lost stream does not resume elsewhere', streamResumesElsewhere, 30_000],
+    ['an elicitation is not answered through another instance', elicitationThroughAnother, 30_000],
+    ['SIGKILL mid-call does not fail cleanly', sigkillMidCall, 60_000],
+    ['a task is not read through another instance', tasksAcrossInstances, 30_000],
+    ['tasks do not outlive their runner', tasksOutliveTheirRunner, 60_000],
+  ]
+  for (const [name, check, timeout] of controls) {
+    it(name, { timeout }, async () => {
+      await expect(check(fleet)).rejects.toThrow()
+    })
+  }
 })
 
 describe('the verified principal across a fleet (auth option, a real OpenID provider)', () => {
