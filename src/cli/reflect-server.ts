@@ -158,6 +158,7 @@ export interface WatchReflectionOptions extends ReflectOptions {
   /**
    * The fingerprint of the tools `server` serves now (from {@link reflectSpec}); the first change from it is applied.
    * @default the fingerprint `server` was built from, when {@link reflectServer} built it
+   * @internal the command's own: it builds its server from {@link reflectSpec}
    */
   fingerprint?: string
   /** The backend the new tools forward to: the one the serving tools use. */
@@ -178,7 +179,7 @@ export interface WatchReflectionOptions extends ReflectOptions {
 export function watchReflection(server: Server, target: string, options: WatchReflectionOptions): () => void {
   let fingerprint = options.fingerprint ?? BUILT_FROM.get(server)
   if (fingerprint === undefined)
-    throw new TypeError('watchReflection(): pass the fingerprint of the tools the server serves (reflectSpec(...).fingerprint)')
+    throw new TypeError('watchReflection(): the server must come from reflectServer() (it knows what the server was built from)')
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   const round = async (): Promise<void> => {

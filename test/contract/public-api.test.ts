@@ -42,15 +42,8 @@ describe('each subpath exports what users need, and nothing more', () => {
     expect(keys(grpc)).toEqual(['grpc', 'grpcImplementation'])
   })
 
-  it('/gateway: the reflection server, its spec and re-discovery, and the descriptors fetch', () => {
-    expect(keys(gateway)).toEqual([
-      'REFLECTION_SERVICES',
-      'fetchDescriptors',
-      'isReflectionError',
-      'reflectServer',
-      'reflectSpec',
-      'watchReflection',
-    ])
+  it('/gateway: the reflection server, its re-discovery and the error guard (one level of the job)', () => {
+    expect(keys(gateway)).toEqual(['isReflectionError', 'reflectServer', 'watchReflection'])
   })
 
   it('/client-rules: the checker', () => {

@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as grpcJs from '@grpc/grpc-js'
 import { buildServerSpec } from '../../src/cli/build-spec.ts'
+import { createServer, type AddressInfo } from 'node:net'
 import { reflectServer, reflectSpec, watchReflection } from '../../src/cli/reflect-server.ts'
+import { isReflectionError } from '../../src/grpc/reflection-client.ts'
 import { createProtoServer } from '../../src/server/index.ts'
 import { bufBuild } from '../helpers/descriptor-set.ts'
 import { serviceDefinition, vibeService } from '../grpc/grpc-server.ts'
@@ -42,8 +44,23 @@ describe('watchReflection', () => {
     }
     const { spec } = await reflectSpec(withInfo.address)
     expect(() => watchReflection(createProtoServer(spec), withInfo.address, { intervalSeconds: 1, backend })).toThrow(
-      'watchReflection(): pass the fingerprint of the tools the server serves (reflectSpec(...).fingerprint)',
+      'watchReflection(): the server must come from reflectServer() (it knows what the server was built from)',
     )
+  })
+})
+
+describe('reflectServer failures', () => {
+  it('a target that is down rejects with an error isReflectionError() recognises, its code saying which failure', async () => {
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+    const port = (probe.address() as AddressInfo).port
+    await new Promise((resolve) => probe.close(resolve))
+    const failure = await reflectServer(`127.0.0.1:${port}`, { backend: { bind: () => ({}) } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(isReflectionError(failure) ? failure.code : failure).toBe('REFLECTION_UNREACHABLE')
+    expect(isReflectionError(new Error('cannot reach'))).toBe(false)
   })
 })
 
