@@ -10,7 +10,7 @@
 import { AjvJsonSchemaValidator, addFormats } from '@modelcontextprotocol/server/validators/ajv'
 import type Ajv2020 from 'ajv/dist/2020.js'
 import type AddFormats from 'ajv-formats'
-import { runtimeError } from '../runtime/errors.ts'
+import { runtimeError } from '../../runtime/errors.ts'
 
 /** Ajv's 2020-12 class and ajv-formats' plugin. */
 export interface AjvEngine {
