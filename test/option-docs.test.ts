@@ -22,7 +22,7 @@ import { FETCH_RULES } from '../src/server/index.ts'
 import { HANDLER_RULES, SERVE_RULES } from '../src/server/http-options.ts'
 import { LOGGING_RULES } from '../src/server/logging.ts'
 import { STDIO_RULES } from '../src/server/stdio.ts'
-import { TASK_OPTION_RULES } from '../src/server/tasks.ts'
+import { TASK_OPTION_RULES } from '../src/server/tasks/tasks.ts'
 
 const root = resolve(import.meta.dirname, '..')
 const MIB = 1024 * 1024

@@ -28,7 +28,7 @@ import {
   type ResourceReader,
 } from './resources.ts'
 import { ServingCore, type Binder } from './serving-core.ts'
-import { checkTaskOptions, type TaskOptions } from './tasks.ts'
+import { checkTaskOptions, type TaskOptions } from './tasks/tasks.ts'
 import { adoptEntries, type ToolEntry } from './tool-set.ts'
 import { mergeTypeTools, typeResources } from './type-detail.ts'
 import { DEFAULT_REQUEST_STATE_TTL_S } from './limits.ts'

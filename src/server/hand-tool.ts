@@ -11,7 +11,7 @@ import type { CallContext, JsonSchema, ValidationError } from '../runtime/types.
 import { renderValidationErrors } from '../runtime/validation-text.ts'
 import { loadAjv } from './validation/ajv-engine.ts'
 import { scanHeaderParams } from './param-headers.ts'
-import type { TaskSupport } from './tasks.ts'
+import type { TaskSupport } from './tasks/tasks.ts'
 import type { CallResult, ListedTool, ToolEntry, ToolRequirements } from './tool-set.ts'
 
 /** A hand-written tool's definition: what `tools/list` shows, plus who may see it. */

@@ -39,7 +39,7 @@ import {
 } from './limits.ts'
 import { Log, type ErrorSource, type LoggingOptions } from './logging.ts'
 import { memoryCluster } from './memory-cluster.ts'
-import { joinFleetTasks } from './task-takeover.ts'
+import { joinFleetTasks } from './tasks/task-takeover.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'

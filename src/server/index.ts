@@ -66,10 +66,18 @@ export type { Completer } from './completer.ts'
 export type { ToolWithHandler } from './handle.ts'
 export { ServerHandle } from './handle.ts'
 export { ServerBuilder } from './builder.ts'
-export { MemoryTaskStore, TaskLimitError, isTerminal } from './task-store.ts'
-export type { MemoryTaskStoreOptions, StoredTask, TaskChange, TaskError, TaskInputRequest, TaskStatus, TaskStore } from './task-store.ts'
-export { TASKS_EXTENSION } from './tasks.ts'
-export type { TaskOptions, TaskSupport } from './tasks.ts'
+export { MemoryTaskStore, TaskLimitError, isTerminal } from './tasks/task-store.ts'
+export type {
+  MemoryTaskStoreOptions,
+  StoredTask,
+  TaskChange,
+  TaskError,
+  TaskInputRequest,
+  TaskStatus,
+  TaskStore,
+} from './tasks/task-store.ts'
+export { TASKS_EXTENSION } from './tasks/tasks.ts'
+export type { TaskOptions, TaskSupport } from './tasks/tasks.ts'
 
 const INSPECT = Symbol.for('nodejs.util.inspect.custom')
 

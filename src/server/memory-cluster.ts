@@ -19,7 +19,7 @@ import type {
 } from './cluster.ts'
 import { DEFAULT_MAX_EVENT_BYTES } from '../contract/defaults.ts'
 import { EventBudget, MemoryEventStore } from './event-store.ts'
-import { MemoryTaskStore } from './task-store.ts'
+import { MemoryTaskStore } from './tasks/task-store.ts'
 
 /** A new instance id: 12 base64url characters. */
 export function newInstanceId(): string {

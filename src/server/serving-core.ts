@@ -14,7 +14,7 @@ import { Log, type LoggingOptions } from './logging.ts'
 import { principalOf } from './principal.ts'
 import type { PromptEntry, ResourceEntry } from './resources.ts'
 import type { TemplateEntry } from './resource-templates.ts'
-import { TaskManager, type TaskOptions } from './tasks.ts'
+import { TaskManager, type TaskOptions } from './tasks/tasks.ts'
 import type { Cluster } from './cluster.ts'
 import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from './tool-set.ts'
 

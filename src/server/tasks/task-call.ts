@@ -9,8 +9,8 @@
  * (aborted by `tasks/cancel`, no longer by the request).
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
-import type { CallContext } from '../runtime/types.ts'
-import type { Ask, InputRequest, Rounds } from './client-requests.ts'
+import type { CallContext } from '../../runtime/types.ts'
+import type { Ask, InputRequest, Rounds } from '../client-requests.ts'
 import type { StoredTask } from './task-store.ts'
 import { isLimitError, type TaskManager } from './tasks.ts'
 

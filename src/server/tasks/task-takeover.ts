@@ -8,11 +8,11 @@
  * `tasks/cancel`. Any other task fails, saying that the instance running
  * it stopped (its handler ran there, and is gone with it).
  */
-import { followOperation } from '../runtime/long-running.ts'
-import type { CallContext } from '../runtime/types.ts'
-import type { Cluster } from './cluster.ts'
-import { createSdkServer, taskResult } from './sdk-server.ts'
-import type { ServingCore } from './serving-core.ts'
+import { followOperation } from '../../runtime/long-running.ts'
+import type { CallContext } from '../../runtime/types.ts'
+import type { Cluster } from '../cluster.ts'
+import { createSdkServer, taskResult } from '../sdk-server.ts'
+import type { ServingCore } from '../serving-core.ts'
 import { isTerminal, type StoredTask } from './task-store.ts'
 import { claimChange, failChange, runnerOnly, type TaskManager } from './tasks.ts'
 

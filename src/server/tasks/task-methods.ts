@@ -11,8 +11,8 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server'
 import type { Server as SdkServer, ServerContext, StandardSchemaV1 } from '@modelcontextprotocol/server'
-import { principalOf } from './principal.ts'
-import type { ServingCore } from './serving-core.ts'
+import { principalOf } from '../principal.ts'
+import type { ServingCore } from '../serving-core.ts'
 import type { StoredTask } from './task-store.ts'
 import { answerChange, cancelChange, TASKS_EXTENSION, taskView } from './tasks.ts'
 

@@ -8,9 +8,9 @@
  * is in a {@link TaskStore}; what each change does is decided here, by
  * pure functions a store applies atomically.
  */
-import { checkOptions, integerRule, type OptionRule } from '../runtime/check-options.ts'
-import { isAnswerOf, type InputRequest, type QuestionMethod } from './client-requests.ts'
-import { toBase64url } from './base64url.ts'
+import { checkOptions, integerRule, type OptionRule } from '../../runtime/check-options.ts'
+import { isAnswerOf, type InputRequest, type QuestionMethod } from '../client-requests.ts'
+import { toBase64url } from '../base64url.ts'
 import {
   DEFAULT_MAX_TASK_BYTES,
   DEFAULT_MAX_TASKS,
