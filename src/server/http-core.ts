@@ -15,7 +15,7 @@ import {
   type Server as SdkServer,
 } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../contract/defaults.ts'
-import type { Cluster, ClusterMessage, SessionRecord } from './cluster.ts'
+import type { Cluster, ClusterMessage, SessionRecord } from './cluster/cluster.ts'
 import {
   FleetBus,
   LIST_EVENTS,
@@ -28,7 +28,7 @@ import {
   routeResponses,
   sessionEvents,
   type SessionEvents,
-} from './fleet.ts'
+} from './cluster/fleet.ts'
 import {
   BODY_NOT_JSON,
   BODY_TOO_LARGE,
@@ -38,7 +38,7 @@ import {
   MAX_BODY_BYTES,
 } from './limits.ts'
 import { Log, type ErrorSource, type LoggingOptions } from './logging.ts'
-import { memoryCluster } from './memory-cluster.ts'
+import { memoryCluster } from './cluster/memory-cluster.ts'
 import { joinFleetTasks } from './tasks/task-takeover.ts'
 import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'

@@ -17,7 +17,7 @@ import { CORE, ServerHandle } from './handle.ts'
 import type { FetchHandler } from './http-core.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
 import { checkAuth, checkNodeHandlerOptions, checkServeHttpOptions } from './http-options.ts'
-import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster-options.ts'
+import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster/cluster-options.ts'
 import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
 import { loadHttp, loadStdio } from './node-transports.ts'
 import { principalOf } from './principal.ts'
@@ -31,7 +31,7 @@ import type { AuthOptions } from '../contract/auth-options.ts'
 export type { Connection } from './connect.ts'
 export type { ErrorSource, Logger, LoggingOptions } from './logging.ts'
 export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
-export type { FetchHandlerOptions, McpFetchHandler } from './cluster-options.ts'
+export type { FetchHandlerOptions, McpFetchHandler } from './cluster/cluster-options.ts'
 export type { ClusterOptions } from './http-core.ts'
 export type {
   Cluster,
@@ -45,9 +45,9 @@ export type {
   StoredEvent,
   StreamRequest,
   StreamTail,
-} from './cluster.ts'
-export { memoryCluster, memoryFleet, type MemoryClusterOptions, type MemoryFleetOptions } from './memory-cluster.ts'
-export type { MemoryFleet } from './memory-cluster.ts'
+} from './cluster/cluster.ts'
+export { memoryCluster, memoryFleet, type MemoryClusterOptions, type MemoryFleetOptions } from './cluster/memory-cluster.ts'
+export type { MemoryFleet } from './cluster/memory-cluster.ts'
 export type { AuthOptions, IntrospectionResult } from '../contract/auth-options.ts'
 export type { ServeReport, ServeStdioOptions } from './stdio.ts'
 export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tool-set.ts'

@@ -15,7 +15,7 @@ import { principalOf } from './principal.ts'
 import type { PromptEntry, ResourceEntry } from './resources.ts'
 import type { TemplateEntry } from './resource-templates.ts'
 import { TaskManager, type TaskOptions } from './tasks/tasks.ts'
-import type { Cluster } from './cluster.ts'
+import type { Cluster } from './cluster/cluster.ts'
 import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from './tool-set.ts'
 
 /** Which list changed. */

@@ -7,7 +7,7 @@
  */
 import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server'
 
-import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../contract/defaults.ts'
+import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../../contract/defaults.ts'
 
 interface Held {
   store: MemoryEventStore

@@ -5,7 +5,7 @@
  * Postgres adapter (`unplugin-proto-mcp/postgres`) a fleet's; a Redis
  * adapter implements the same members. Only plain JSON crosses it.
  */
-import type { TaskStore } from './tasks/task-store.ts'
+import type { TaskStore } from '../tasks/task-store.ts'
 
 /** A JSON value: what a cluster stores and carries. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }

@@ -3,12 +3,12 @@
  * `nodeHandler()` and `fetchHandler()`: their rules, and the start-up check
  * that a cluster comes with a key every instance shares (docs/serving.md §12).
  */
-import type { AuthOptions } from '../contract/auth-options.ts'
-import { runtimeError } from '../runtime/errors.ts'
-import { checkOptions, type OptionRule } from '../runtime/check-options.ts'
-import type { ClusterOptions } from './http-core.ts'
-import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
-import type { ServingCore } from './serving-core.ts'
+import type { AuthOptions } from '../../contract/auth-options.ts'
+import { runtimeError } from '../../runtime/errors.ts'
+import { checkOptions, type OptionRule } from '../../runtime/check-options.ts'
+import type { ClusterOptions } from '../http-core.ts'
+import { LOGGING_RULES, type LoggingOptions } from '../logging.ts'
+import type { ServingCore } from '../serving-core.ts'
 
 const CLUSTER_METHODS = [
   'instanceId',
