@@ -8,14 +8,14 @@ import { runtimeError } from '../runtime/errors.ts'
 import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
 import { coreOf } from './handle.ts'
 import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
-import { checkPageSize } from './pagination.ts'
+import { checkPageSize } from './primitives/pagination.ts'
 import {
   checkTemplate,
   type ResourceTemplateDefinition,
   type ResourceTemplateOptions,
   type TemplateEntry,
   type TemplateReader,
-} from './resource-templates.ts'
+} from './primitives/resource-templates.ts'
 import {
   checkPrompt,
   checkResource,
@@ -26,7 +26,7 @@ import {
   type ResourceDefinition,
   type ResourceEntry,
   type ResourceReader,
-} from './resources.ts'
+} from './primitives/resources.ts'
 import { ServingCore, type Binder } from './serving-core.ts'
 import { checkTaskOptions, type TaskOptions } from './tasks/tasks.ts'
 import { adoptEntries, type ToolEntry } from './tool-set.ts'

@@ -5,7 +5,12 @@
  */
 import { runtimeError } from '../runtime/errors.ts'
 import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
-import { checkTemplate, type ResourceTemplateDefinition, type ResourceTemplateOptions, type TemplateReader } from './resource-templates.ts'
+import {
+  checkTemplate,
+  type ResourceTemplateDefinition,
+  type ResourceTemplateOptions,
+  type TemplateReader,
+} from './primitives/resource-templates.ts'
 import {
   checkPrompt,
   checkResource,
@@ -16,8 +21,8 @@ import {
   type PromptOptions,
   type ResourceDefinition,
   type ResourceReader,
-} from './resources.ts'
-import { announceResourceUpdated } from './subscriptions.ts'
+} from './primitives/resources.ts'
+import { announceResourceUpdated } from './primitives/subscriptions.ts'
 import type { ServingCore } from './serving-core.ts'
 import { adoptEntries, toolSet, type ToolEntry } from './tool-set.ts'
 import { typeResources } from './type-detail.ts'

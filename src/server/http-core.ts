@@ -44,7 +44,7 @@ import { principalOf } from './principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
 import type { ListKind, ServingCore } from './serving-core.ts'
 import { answerBeforeSdk, METHODS_BEFORE_SDK } from './before-sdk.ts'
-import { onResourceUpdated } from './subscriptions.ts'
+import { onResourceUpdated } from './primitives/subscriptions.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 import { rememberSource } from '../runtime/number-source.ts'
 

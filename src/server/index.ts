@@ -60,9 +60,14 @@ export type {
   ResourceContents,
   ResourceDefinition,
   ResourceReader,
-} from './resources.ts'
-export type { ResourceTemplateDefinition, ResourceTemplateOptions, TemplateReader, TemplateVariables } from './resource-templates.ts'
-export type { Completer } from './completer.ts'
+} from './primitives/resources.ts'
+export type {
+  ResourceTemplateDefinition,
+  ResourceTemplateOptions,
+  TemplateReader,
+  TemplateVariables,
+} from './primitives/resource-templates.ts'
+export type { Completer } from './primitives/completer.ts'
 export type { ToolWithHandler } from './handle.ts'
 export { ServerHandle } from './handle.ts'
 export { ServerBuilder } from './builder.ts'

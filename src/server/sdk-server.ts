@@ -22,13 +22,21 @@ import type {
 import { adoptSource } from '../runtime/number-source.ts'
 import type { CallContext } from '../runtime/types.ts'
 import type { Log } from './logging.ts'
-import { clientRequests, directAsk, inputRequiredOf, isAnswersState, startRounds, type Ask, type Rounds } from './client-requests.ts'
-import { complete, type CompleteParams } from './completions.ts'
-import { page } from './pagination.ts'
-import { matchTemplate } from './resource-templates.ts'
-import { promptResult, readResult } from './resources.ts'
+import {
+  clientRequests,
+  directAsk,
+  inputRequiredOf,
+  isAnswersState,
+  startRounds,
+  type Ask,
+  type Rounds,
+} from './primitives/client-requests.ts'
+import { complete, type CompleteParams } from './primitives/completions.ts'
+import { page } from './primitives/pagination.ts'
+import { matchTemplate } from './primitives/resource-templates.ts'
+import { promptResult, readResult } from './primitives/resources.ts'
 import { failureText, sendable } from './sendable.ts'
-import { serveSubscriptions } from './subscriptions.ts'
+import { serveSubscriptions } from './primitives/subscriptions.ts'
 import { unknownToolError, type ListKind, type ServingCore, type StateBinding } from './serving-core.ts'
 import { TaskableCall } from './tasks/task-call.ts'
 import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from './tasks/task-methods.ts'

@@ -4,8 +4,8 @@
  * and read by `resources/read` for any URI the template matches.
  */
 import { UriTemplate } from '@modelcontextprotocol/server'
-import { runtimeError } from '../runtime/errors.ts'
-import type { CallContext } from '../runtime/types.ts'
+import { runtimeError } from '../../runtime/errors.ts'
+import type { CallContext } from '../../runtime/types.ts'
 import type { Completer } from './completer.ts'
 import type { ResourceContents } from './resources.ts'
 

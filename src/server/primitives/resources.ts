@@ -2,8 +2,8 @@
  * Resources with readers and prompts with getters, as immutable snapshots
  * like the tool set, and the results their readers' shorthands stand for.
  */
-import { runtimeError } from '../runtime/errors.ts'
-import type { CallContext } from '../runtime/types.ts'
+import { runtimeError } from '../../runtime/errors.ts'
+import type { CallContext } from '../../runtime/types.ts'
 import type { Completer } from './completer.ts'
 
 /** A resource as `resources/list` shows it. */

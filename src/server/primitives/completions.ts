@@ -4,7 +4,7 @@
  * or template is added.
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
-import type { CallContext } from '../runtime/types.ts'
+import type { CallContext } from '../../runtime/types.ts'
 import type { PromptEntry } from './resources.ts'
 import type { Completer } from './completer.ts'
 import type { TemplateEntry } from './resource-templates.ts'

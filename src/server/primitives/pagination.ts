@@ -4,8 +4,8 @@
  * snapshot and an opaque cursor to the next one.
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
-import { runtimeError } from '../runtime/errors.ts'
-import { fromBase64url, toBase64url } from './base64url.ts'
+import { runtimeError } from '../../runtime/errors.ts'
+import { fromBase64url, toBase64url } from '../base64url.ts'
 
 const CURSOR_RE = /^o(\d{1,9})$/
 

@@ -9,7 +9,7 @@
  * answered from the sealed `requestState`.
  */
 import type { ServerContext } from '@modelcontextprotocol/server'
-import type { CallContext, ElicitAnswer, ElicitRequest, LogLevel, RootsAnswer, SampleAnswer, SampleRequest } from '../runtime/types.ts'
+import type { CallContext, ElicitAnswer, ElicitRequest, LogLevel, RootsAnswer, SampleAnswer, SampleRequest } from '../../runtime/types.ts'
 
 /** The MCP log levels, least severe first. */
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']

@@ -2,7 +2,7 @@
  * The completer type of prompts and resource templates (`completion/complete`),
  * apart from completions.ts, which reads the prompts and templates that hold them.
  */
-import type { CallContext } from '../runtime/types.ts'
+import type { CallContext } from '../../runtime/types.ts'
 
 /**
  * Suggests values for one argument or variable from what the user typed so
