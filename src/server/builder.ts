@@ -5,7 +5,7 @@
 import { DEFAULT_SERVER_VERSION } from '../contract/defaults.ts'
 import { checkOptions, integerRule, showValue, type OptionRule } from '../runtime/check-options.ts'
 import { runtimeError } from '../runtime/errors.ts'
-import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
+import { handToolEntry, type ToolDefinition, type ToolHandler } from './tools/hand-tool.ts'
 import { coreOf } from './handle.ts'
 import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
 import { checkPageSize } from './primitives/pagination.ts'
@@ -29,8 +29,8 @@ import {
 } from './primitives/resources.ts'
 import { ServingCore, type Binder } from './serving-core.ts'
 import { checkTaskOptions, type TaskOptions } from './tasks/tasks.ts'
-import { adoptEntries, type ToolEntry } from './tool-set.ts'
-import { mergeTypeTools, typeResources } from './type-detail.ts'
+import { adoptEntries, type ToolEntry } from './tools/tool-set.ts'
+import { mergeTypeTools, typeResources } from './tools/type-detail.ts'
 import { DEFAULT_REQUEST_STATE_TTL_S } from './limits.ts'
 
 /** The options of `requestStateKey(key, options)`, with their defaults (the docs show them: test/option-docs.test.ts). */

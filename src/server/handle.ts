@@ -4,7 +4,7 @@
  * connected client that can receive it.
  */
 import { runtimeError } from '../runtime/errors.ts'
-import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
+import { handToolEntry, type ToolDefinition, type ToolHandler } from './tools/hand-tool.ts'
 import {
   checkTemplate,
   type ResourceTemplateDefinition,
@@ -24,8 +24,8 @@ import {
 } from './primitives/resources.ts'
 import { announceResourceUpdated } from './primitives/subscriptions.ts'
 import type { ServingCore } from './serving-core.ts'
-import { adoptEntries, toolSet, type ToolEntry } from './tool-set.ts'
-import { typeResources } from './type-detail.ts'
+import { adoptEntries, toolSet, type ToolEntry } from './tools/tool-set.ts'
+import { typeResources } from './tools/type-detail.ts'
 
 /** Where a `Server` keeps its serving core (a registered symbol, so a runtime bundled twice still finds it). */
 export const CORE: unique symbol = Symbol.for('unplugin-proto-mcp.serving-core')

@@ -12,7 +12,7 @@ import type { CallContext, ProtoServerSpec, ToolResult } from '../runtime/types.
 import type { Transport } from '@modelcontextprotocol/server'
 import { ServerBuilder } from './builder.ts'
 import { connectCore, type Connection } from './connect.ts'
-import type { CheckedImplementation, ImplementationOf } from './typed-implementation.ts'
+import type { CheckedImplementation, ImplementationOf } from './tools/typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
 import type { FetchHandler } from './http-core.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
@@ -23,8 +23,8 @@ import { loadHttp, loadStdio } from './node-transports.ts'
 import { principalOf } from './principal.ts'
 import { ServingCore } from './serving-core.ts'
 import type { ServeReport, ServeStdioOptions } from './stdio.ts'
-import { protoEntries, type ListedTool } from './tool-set.ts'
-import { typeDetailEntries } from './type-detail.ts'
+import { protoEntries, type ListedTool } from './tools/tool-set.ts'
+import { typeDetailEntries } from './tools/type-detail.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 import type { AuthOptions } from '../contract/auth-options.ts'
 
@@ -50,8 +50,8 @@ export { memoryCluster, memoryFleet, type MemoryClusterOptions, type MemoryFleet
 export type { MemoryFleet } from './cluster/memory-cluster.ts'
 export type { AuthOptions, IntrospectionResult } from '../contract/auth-options.ts'
 export type { ServeReport, ServeStdioOptions } from './stdio.ts'
-export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tool-set.ts'
-export type { ToolContext, ToolDefinition, ToolHandler } from './hand-tool.ts'
+export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tools/tool-set.ts'
+export type { ToolContext, ToolDefinition, ToolHandler } from './tools/hand-tool.ts'
 export type {
   PromptDefinition,
   PromptGetter,

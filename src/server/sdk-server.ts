@@ -35,15 +35,15 @@ import { complete, type CompleteParams } from './primitives/completions.ts'
 import { page } from './primitives/pagination.ts'
 import { matchTemplate } from './primitives/resource-templates.ts'
 import { promptResult, readResult } from './primitives/resources.ts'
-import { failureText, sendable } from './sendable.ts'
+import { failureText, sendable } from './tools/sendable.ts'
 import { serveSubscriptions } from './primitives/subscriptions.ts'
 import { unknownToolError, type ListKind, type ServingCore, type StateBinding } from './serving-core.ts'
 import { TaskableCall } from './tasks/task-call.ts'
 import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from './tasks/task-methods.ts'
 import { TASKS_EXTENSION, taskView } from './tasks/tasks.ts'
-import type { CallResult, ToolEntry } from './tool-set.ts'
+import type { CallResult, ToolEntry } from './tools/tool-set.ts'
 
-export type { ListedTool } from './tool-set.ts'
+export type { ListedTool } from './tools/tool-set.ts'
 export { unknownToolError } from './serving-core.ts'
 
 /** Counters a serving transport reports when it ends. */

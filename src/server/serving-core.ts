@@ -16,7 +16,7 @@ import type { PromptEntry, ResourceEntry } from './primitives/resources.ts'
 import type { TemplateEntry } from './primitives/resource-templates.ts'
 import { TaskManager, type TaskOptions } from './tasks/tasks.ts'
 import type { Cluster } from './cluster/cluster.ts'
-import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from './tool-set.ts'
+import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from './tools/tool-set.ts'
 
 /** Which list changed. */
 export type ListKind = 'tools' | 'resources' | 'prompts'

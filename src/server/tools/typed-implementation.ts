@@ -5,7 +5,7 @@
  * handler returning `{ vibe, vibez }` would pass; these types turn every key
  * the response type lacks, at any depth, into `never`.
  */
-import type { RpcHandler, ServiceImplementation } from '../runtime/types.ts'
+import type { RpcHandler, ServiceImplementation } from '../../runtime/types.ts'
 
 // Values whose keys are not fields: functions and byte arrays.
 type Fielded<T> = T extends (...args: never[]) => unknown ? never : T extends Uint8Array ? never : T extends object ? T : never

@@ -7,9 +7,9 @@
  * and the type tools of several included servers become one tool answering
  * for all of them; `replaceTools(server)` swaps both (docs/serving.md §7).
  */
-import { answerTypeDetail } from '../runtime/type-detail.ts'
-import type { TypeDetailSpec } from '../runtime/types.ts'
-import type { ResourceEntry } from './primitives/resources.ts'
+import { answerTypeDetail } from '../../runtime/type-detail.ts'
+import type { TypeDetailSpec } from '../../runtime/types.ts'
+import type { ResourceEntry } from '../primitives/resources.ts'
 import type { ToolEntry } from './tool-set.ts'
 
 /** One server's type detail: the server's name (its resources' URIs) and its tool and answers. */

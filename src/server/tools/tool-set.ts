@@ -3,9 +3,9 @@
  * and prompts, swapped by reference on every change, and the one visibility
  * predicate that decides both listing and calling.
  */
-import { callProtoTool } from '../runtime/pipeline.ts'
-import type { CompiledTool, ToolTable } from '../runtime/tool-table.ts'
-import type { CallContext, JsonSchema, ToolResult, TypeDetailSpec } from '../runtime/types.ts'
+import { callProtoTool } from '../../runtime/pipeline.ts'
+import type { CompiledTool, ToolTable } from '../../runtime/tool-table.ts'
+import type { CallContext, JsonSchema, ToolResult, TypeDetailSpec } from '../../runtime/types.ts'
 
 /** A tool as `tools/list` shows it. */
 export interface ListedTool {

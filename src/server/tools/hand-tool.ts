@@ -3,15 +3,15 @@
  * the tool is registered, and a handler that returns its result.
  */
 import type Ajv2020 from 'ajv/dist/2020.js'
-import { HAND_TOOL_VALIDATOR_OPTIONS } from '../contract/index.ts'
-import { toolError } from '../runtime/result.ts'
-import { errorStatusText } from '../runtime/status.ts'
-import { runtimeError } from '../runtime/errors.ts'
-import type { CallContext, JsonSchema, ValidationError } from '../runtime/types.ts'
-import { renderValidationErrors } from '../runtime/validation-text.ts'
-import { loadAjv } from './validation/ajv-engine.ts'
-import { scanHeaderParams } from './param-headers.ts'
-import type { TaskSupport } from './tasks/tasks.ts'
+import { HAND_TOOL_VALIDATOR_OPTIONS } from '../../contract/index.ts'
+import { toolError } from '../../runtime/result.ts'
+import { errorStatusText } from '../../runtime/status.ts'
+import { runtimeError } from '../../runtime/errors.ts'
+import type { CallContext, JsonSchema, ValidationError } from '../../runtime/types.ts'
+import { renderValidationErrors } from '../../runtime/validation-text.ts'
+import { loadAjv } from '../validation/ajv-engine.ts'
+import { scanHeaderParams } from '../param-headers.ts'
+import type { TaskSupport } from '../tasks/tasks.ts'
 import type { CallResult, ListedTool, ToolEntry, ToolRequirements } from './tool-set.ts'
 
 /** A hand-written tool's definition: what `tools/list` shows, plus who may see it. */

@@ -5,7 +5,7 @@
  * request never answered. Such a result becomes a tool error here instead,
  * and like every failed call it is logged.
  */
-import { toolError } from '../runtime/result.ts'
+import { toolError } from '../../runtime/result.ts'
 import type { CallResult, ToolEntry } from './tool-set.ts'
 
 /**
