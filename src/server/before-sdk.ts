@@ -5,7 +5,7 @@
  * `subscriptions/listen` asking for task notifications (task-listen.ts).
  */
 import { paramHeaderRejection } from './param-headers.ts'
-import type { ServingCore } from './serving-core.ts'
+import type { ServingCore } from './serving/serving-core.ts'
 import { taskListen } from './tasks/task-listen.ts'
 
 /** The methods answered here: only their bodies need reading (a 2026-07-28 request names its method in `Mcp-Method`). */

@@ -7,7 +7,7 @@ import { checkOptions, integerRule, showValue, type OptionRule } from '../runtim
 import { runtimeError } from '../runtime/errors.ts'
 import { handToolEntry, type ToolDefinition, type ToolHandler } from './tools/hand-tool.ts'
 import { coreOf } from './handle.ts'
-import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
+import { LOGGING_RULES, type LoggingOptions } from './serving/logging.ts'
 import { checkPageSize } from './primitives/pagination.ts'
 import {
   checkTemplate,
@@ -27,11 +27,11 @@ import {
   type ResourceEntry,
   type ResourceReader,
 } from './primitives/resources.ts'
-import { ServingCore, type Binder } from './serving-core.ts'
+import { ServingCore, type Binder } from './serving/serving-core.ts'
 import { checkTaskOptions, type TaskOptions } from './tasks/tasks.ts'
 import { adoptEntries, type ToolEntry } from './tools/tool-set.ts'
 import { mergeTypeTools, typeResources } from './tools/type-detail.ts'
-import { DEFAULT_REQUEST_STATE_TTL_S } from './limits.ts'
+import { DEFAULT_REQUEST_STATE_TTL_S } from './serving/limits.ts'
 
 /** The options of `requestStateKey(key, options)`, with their defaults (the docs show them: test/option-docs.test.ts). */
 export const REQUEST_STATE_KEY_RULES: Record<'ttlSeconds', OptionRule> = {

@@ -23,7 +23,7 @@ import {
   type ResourceReader,
 } from './primitives/resources.ts'
 import { announceResourceUpdated } from './primitives/subscriptions.ts'
-import type { ServingCore } from './serving-core.ts'
+import type { ServingCore } from './serving/serving-core.ts'
 import { adoptEntries, toolSet, type ToolEntry } from './tools/tool-set.ts'
 import { typeResources } from './tools/type-detail.ts'
 

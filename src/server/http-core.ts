@@ -36,13 +36,13 @@ import {
   DEFAULT_MAX_STREAMS_PER_CALLER,
   DEFAULT_SESSION_IDLE_MS,
   MAX_BODY_BYTES,
-} from './limits.ts'
-import { Log, type ErrorSource, type LoggingOptions } from './logging.ts'
+} from './serving/limits.ts'
+import { Log, type ErrorSource, type LoggingOptions } from './serving/logging.ts'
 import { memoryCluster } from './cluster/memory-cluster.ts'
 import { joinFleetTasks } from './tasks/task-takeover.ts'
-import { principalOf } from './principal.ts'
-import { createSdkServer, notifyInstance, sdkServerFactory } from './sdk-server.ts'
-import type { ListKind, ServingCore } from './serving-core.ts'
+import { principalOf } from './serving/principal.ts'
+import { createSdkServer, notifyInstance, sdkServerFactory } from './serving/sdk-server.ts'
+import type { ListKind, ServingCore } from './serving/serving-core.ts'
 import { answerBeforeSdk, METHODS_BEFORE_SDK } from './before-sdk.ts'
 import { onResourceUpdated } from './primitives/subscriptions.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'

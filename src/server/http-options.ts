@@ -21,8 +21,8 @@ import {
   DEFAULT_MAX_STREAMS_PER_CALLER,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_SESSION_IDLE_MS,
-} from './limits.ts'
-import { LOGGING_RULES } from './logging.ts'
+} from './serving/limits.ts'
+import { LOGGING_RULES } from './serving/logging.ts'
 
 const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
   sessionIdleMs: { ...integerRule(1), default: DEFAULT_SESSION_IDLE_MS },

@@ -18,7 +18,7 @@ import { runtimeError } from '../runtime/errors.ts'
 import { mayBeFastCall, serveFastCall } from './fast-call.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
-import { Log, type LoggingOptions } from './logging.ts'
+import { Log, type LoggingOptions } from './serving/logging.ts'
 import {
   BODY_TOO_LARGE,
   DEFAULT_HEADERS_TIMEOUT_MS,
@@ -27,8 +27,8 @@ import {
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   MAX_BODY_BYTES,
-} from './limits.ts'
-import type { ServingCore } from './serving-core.ts'
+} from './serving/limits.ts'
+import type { ServingCore } from './serving/serving-core.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
 /** Options of `nodeHandler()`; `logger` and `onError` win over the server's `logging()`. */

@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net'
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Server, type ErrorSource } from '../../src/entries/runtime.ts'
-import { Log } from '../../src/server/logging.ts'
-import { ServingCore } from '../../src/server/serving-core.ts'
+import { Log } from '../../src/server/serving/logging.ts'
+import { ServingCore } from '../../src/server/serving/serving-core.ts'
 
 const HIDDEN = 'notes: call to tool "Secret" hidden from this caller (requires {"scopes":["admin"]}), answered as unknown'
 

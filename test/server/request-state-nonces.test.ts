@@ -5,7 +5,7 @@
  * whole map on every open). Counted through the Map iterator's `next`.
  */
 import { afterEach, expect, it, vi } from 'vitest'
-import { ServingCore } from '../../src/server/serving-core.ts'
+import { ServingCore } from '../../src/server/serving/serving-core.ts'
 
 const iteratorProto = Object.getPrototypeOf(new Map().entries()) as { next: () => IteratorResult<unknown> }
 const next = iteratorProto.next

@@ -7,8 +7,8 @@ import type { AuthOptions } from '../../contract/auth-options.ts'
 import { runtimeError } from '../../runtime/errors.ts'
 import { checkOptions, type OptionRule } from '../../runtime/check-options.ts'
 import type { ClusterOptions } from '../http-core.ts'
-import { LOGGING_RULES, type LoggingOptions } from '../logging.ts'
-import type { ServingCore } from '../serving-core.ts'
+import { LOGGING_RULES, type LoggingOptions } from '../serving/logging.ts'
+import type { ServingCore } from '../serving/serving-core.ts'
 
 const CLUSTER_METHODS = [
   'instanceId',

@@ -33,7 +33,7 @@ export interface SessionRecord {
   /** The protocol version the client asked for in it. */
   protocolVersion: string
   /**
-   * Who opened the session (server/principal.ts): a request of anyone else
+   * Who opened the session (server/serving/principal.ts): a request of anyone else
    * is answered as for an unknown session. Opaque, small JSON: the
    * authorization issue's verified principal goes here.
    */

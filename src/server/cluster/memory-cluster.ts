@@ -5,7 +5,7 @@
  * miniature, for tests); alone, it is exactly a single server's state.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/server'
-import { toBase64url } from '../base64url.ts'
+import { toBase64url } from '../serving/base64url.ts'
 import type {
   Cluster,
   ClusterEventStore,

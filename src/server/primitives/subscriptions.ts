@@ -4,8 +4,8 @@
  * URIs an instance subscribed to when the server announces an update.
  */
 import type { Server as SdkServer } from '@modelcontextprotocol/server'
-import type { Log } from '../logging.ts'
-import type { ServingCore } from '../serving-core.ts'
+import type { Log } from '../serving/logging.ts'
+import type { ServingCore } from '../serving/serving-core.ts'
 
 type UpdateListener = (uri: string) => void
 

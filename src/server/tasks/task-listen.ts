@@ -8,8 +8,8 @@
  * here; any other goes to the SDK.
  */
 import { MissingRequiredClientCapabilityError, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server'
-import { principalOf } from '../principal.ts'
-import type { ListKind, ServingCore } from '../serving-core.ts'
+import { principalOf } from '../serving/principal.ts'
+import type { ListKind, ServingCore } from '../serving/serving-core.ts'
 import { onResourceUpdated } from '../primitives/subscriptions.ts'
 import type { StoredTask } from './task-store.ts'
 import { TASKS_EXTENSION, taskView } from './tasks.ts'

@@ -11,8 +11,8 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server'
 import type { Server as SdkServer, ServerContext, StandardSchemaV1 } from '@modelcontextprotocol/server'
-import { principalOf } from '../principal.ts'
-import type { ServingCore } from '../serving-core.ts'
+import { principalOf } from '../serving/principal.ts'
+import type { ServingCore } from '../serving/serving-core.ts'
 import type { StoredTask } from './task-store.ts'
 import { answerChange, cancelChange, TASKS_EXTENSION, taskView } from './tasks.ts'
 
@@ -32,7 +32,7 @@ export function missingTasksCapability(what: string): MissingRequiredClientCapab
   )
 }
 
-/** Who owns the tasks a request creates or reads (server/principal.ts). */
+/** Who owns the tasks a request creates or reads (server/serving/principal.ts). */
 export function ownerOf(ctx: ServerContext): string {
   return principalOf(ctx.http?.authInfo, ctx.http?.req?.headers.get('authorization'))
 }

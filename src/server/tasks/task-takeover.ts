@@ -11,8 +11,8 @@
 import { followOperation } from '../../runtime/long-running.ts'
 import type { CallContext } from '../../runtime/types.ts'
 import type { Cluster } from '../cluster/cluster.ts'
-import { createSdkServer, taskResult } from '../sdk-server.ts'
-import type { ServingCore } from '../serving-core.ts'
+import { createSdkServer, taskResult } from '../serving/sdk-server.ts'
+import type { ServingCore } from '../serving/serving-core.ts'
 import { isTerminal, type StoredTask } from './task-store.ts'
 import { claimChange, failChange, runnerOnly, type TaskManager } from './tasks.ts'
 

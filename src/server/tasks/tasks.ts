@@ -10,7 +10,7 @@
  */
 import { checkOptions, integerRule, type OptionRule } from '../../runtime/check-options.ts'
 import { isAnswerOf, type InputRequest, type QuestionMethod } from '../primitives/client-requests.ts'
-import { toBase64url } from '../base64url.ts'
+import { toBase64url } from '../serving/base64url.ts'
 import {
   DEFAULT_MAX_TASK_BYTES,
   DEFAULT_MAX_TASKS,

@@ -1,5 +1,5 @@
 /** Limits of the serving transports: defined once in the contract (src/contract/defaults.ts), named here for server/ with their texts. */
-import { MAX_BODY_BYTES } from '../contract/defaults.ts'
+import { MAX_BODY_BYTES } from '../../contract/defaults.ts'
 
 export {
   DEFAULT_HEADERS_TIMEOUT_MS,
@@ -12,7 +12,7 @@ export {
   DEFAULT_HTTP_PORT,
   DEFAULT_MCP_PATH,
   MAX_BODY_BYTES,
-} from '../contract/defaults.ts'
+} from '../../contract/defaults.ts'
 
 /** The one text of a `413`, whichever way the body came (a declared length, chunks, `fetch()`). */
 export const BODY_TOO_LARGE = `request body too large: the limit is ${MAX_BODY_BYTES} bytes`

@@ -4,8 +4,8 @@
  * (the MCP SDK's `onerror`, with where it happened). By default both are
  * one line on stderr, as before any option; nothing else prints.
  */
-import type { OptionRule } from '../runtime/check-options.ts'
-import { writeStderr } from '../runtime/report.ts'
+import type { OptionRule } from '../../runtime/check-options.ts'
+import { writeStderr } from '../../runtime/report.ts'
 
 /** Receives a server's messages; a method left out drops those messages. */
 export interface Logger {

@@ -19,8 +19,8 @@ import type {
   ServerContext,
   jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
-import { adoptSource } from '../runtime/number-source.ts'
-import type { CallContext } from '../runtime/types.ts'
+import { adoptSource } from '../../runtime/number-source.ts'
+import type { CallContext } from '../../runtime/types.ts'
 import type { Log } from './logging.ts'
 import {
   clientRequests,
@@ -30,20 +30,20 @@ import {
   startRounds,
   type Ask,
   type Rounds,
-} from './primitives/client-requests.ts'
-import { complete, type CompleteParams } from './primitives/completions.ts'
-import { page } from './primitives/pagination.ts'
-import { matchTemplate } from './primitives/resource-templates.ts'
-import { promptResult, readResult } from './primitives/resources.ts'
-import { failureText, sendable } from './tools/sendable.ts'
-import { serveSubscriptions } from './primitives/subscriptions.ts'
+} from '../primitives/client-requests.ts'
+import { complete, type CompleteParams } from '../primitives/completions.ts'
+import { page } from '../primitives/pagination.ts'
+import { matchTemplate } from '../primitives/resource-templates.ts'
+import { promptResult, readResult } from '../primitives/resources.ts'
+import { failureText, sendable } from '../tools/sendable.ts'
+import { serveSubscriptions } from '../primitives/subscriptions.ts'
 import { unknownToolError, type ListKind, type ServingCore, type StateBinding } from './serving-core.ts'
-import { TaskableCall } from './tasks/task-call.ts'
-import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from './tasks/task-methods.ts'
-import { TASKS_EXTENSION, taskView } from './tasks/tasks.ts'
-import type { CallResult, ToolEntry } from './tools/tool-set.ts'
+import { TaskableCall } from '../tasks/task-call.ts'
+import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from '../tasks/task-methods.ts'
+import { TASKS_EXTENSION, taskView } from '../tasks/tasks.ts'
+import type { CallResult, ToolEntry } from '../tools/tool-set.ts'
 
-export type { ListedTool } from './tools/tool-set.ts'
+export type { ListedTool } from '../tools/tool-set.ts'
 export { unknownToolError } from './serving-core.ts'
 
 /** Counters a serving transport reports when it ends. */
