@@ -29,7 +29,10 @@ const EAGER_CHUNKS = [
     name: 'runtime-base',
     test: /node_modules[\\/](?:ajv[\\/]dist[\\/]runtime[\\/]|ajv-formats[\\/]dist[\\/]formats|fast-deep-equal[\\/]|fast-uri[\\/])|^\0rolldown[\\/]runtime|[\\/]src[\\/]contract[\\/]/,
   },
-  { name: 'serving', test: /[\\/]src[\\/](?:runtime|server)[\\/](?!(?:http|http-core|http-auth|fleet)\.ts$|protobufjs\.cjs$)/ },
+  {
+    name: 'serving',
+    test: /[\\/]src[\\/](?:runtime|server)[\\/](?!http[\\/](?:http|http-core|http-auth)\.ts$|cluster[\\/]fleet\.ts$|protobufjs\.cjs$)/,
+  },
 ]
 
 const PROTOBUF_FS_RE = /[\\/]protobufjs[\\/]src[\\/]util[\\/]fs\.js$/

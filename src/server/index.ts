@@ -14,9 +14,9 @@ import { ServerBuilder } from './builder.ts'
 import { connectCore, type Connection } from './connect.ts'
 import type { CheckedImplementation, ImplementationOf } from './tools/typed-implementation.ts'
 import { CORE, ServerHandle } from './handle.ts'
-import type { FetchHandler } from './http-core.ts'
-import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
-import { checkAuth, checkNodeHandlerOptions, checkServeHttpOptions } from './http-options.ts'
+import type { FetchHandler } from './http/http-core.ts'
+import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http/http.ts'
+import { checkAuth, checkNodeHandlerOptions, checkServeHttpOptions } from './http/http-options.ts'
 import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster/cluster-options.ts'
 import { LOGGING_RULES, type LoggingOptions } from './serving/logging.ts'
 import { loadHttp, loadStdio } from './node-transports.ts'
@@ -30,9 +30,9 @@ import type { AuthOptions } from '../contract/auth-options.ts'
 
 export type { Connection } from './connect.ts'
 export type { ErrorSource, Logger, LoggingOptions } from './serving/logging.ts'
-export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
+export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http/http.ts'
 export type { FetchHandlerOptions, McpFetchHandler } from './cluster/cluster-options.ts'
-export type { ClusterOptions } from './http-core.ts'
+export type { ClusterOptions } from './http/http-core.ts'
 export type {
   Cluster,
   ClusterEventStore,
@@ -279,7 +279,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   fetch(request: Request, options?: FetchOptions): Promise<Response> {
     // Loaded on first use: a server on stdio or Node HTTP never parses the web handler.
     const core = this[CORE]
-    this.#fetch ??= import('./http-core.ts').then((http) => http.createFetchHandler(core))
+    this.#fetch ??= import('./http/http-core.ts').then((http) => http.createFetchHandler(core))
     const auth = options?.auth
     if (auth === undefined) return this.#fetch.then((handle) => handle(request, options))
     let guarded = this.#guarded.get(auth)
@@ -293,7 +293,9 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
         return Promise.reject(error)
       }
       const handler = this.#fetch
-      guarded = import('./http-auth.ts').then(async (gated) => gated.guardFetch(gated.createAuthGate(core, auth, core.log), await handler))
+      guarded = import('./http/http-auth.ts').then(async (gated) =>
+        gated.guardFetch(gated.createAuthGate(core, auth, core.log), await handler),
+      )
       this.#guarded.set(auth, guarded)
     }
     return guarded.then((handle) => handle(request))
@@ -312,12 +314,12 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
     const core = this[CORE]
     applyClusterOptions('fetchHandler()', core, options)
     const auth = options?.auth
-    const created = import('./http-core.ts').then(async (http) => {
+    const created = import('./http/http-core.ts').then(async (http) => {
       const links = http.fetchLinks(core, options ?? {})
       const handle = http.createFetchHandler(core, links)
       if (auth === undefined) return { links, handle, gate: undefined }
       // As fetch(request, { auth }): the gate in front, the token no further than it.
-      const gated = await import('./http-auth.ts')
+      const gated = await import('./http/http-auth.ts')
       const gate = gated.createAuthGate(core, auth, links.log)
       return { links, gate, handle: gated.guardFetch(gate, handle) }
     })

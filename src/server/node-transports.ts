@@ -13,4 +13,4 @@ import * as stdio from './stdio.ts'
 export const loadStdio = (): Promise<typeof import('./stdio.ts')> => Promise.resolve(stdio)
 
 /** Loads `serveHttp()`'s and `nodeHandler()`'s transport (node:http and the SDK's Node adapter). */
-export const loadHttp = (): Promise<typeof import('./http.ts')> => import('./http.ts')
+export const loadHttp = (): Promise<typeof import('./http/http.ts')> => import('./http/http.ts')

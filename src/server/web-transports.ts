@@ -15,4 +15,4 @@ const nodeOnly = (method: string): RuntimeError =>
 export const loadStdio = (): Promise<typeof import('./stdio.ts')> => Promise.reject(nodeOnly('serveStdio'))
 
 /** Rejects: node:http needs Node. */
-export const loadHttp = (): Promise<typeof import('./http.ts')> => Promise.reject(nodeOnly('serveHttp'))
+export const loadHttp = (): Promise<typeof import('./http/http.ts')> => Promise.reject(nodeOnly('serveHttp'))

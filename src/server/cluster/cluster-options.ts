@@ -6,7 +6,7 @@
 import type { AuthOptions } from '../../contract/auth-options.ts'
 import { runtimeError } from '../../runtime/errors.ts'
 import { checkOptions, type OptionRule } from '../../runtime/check-options.ts'
-import type { ClusterOptions } from '../http-core.ts'
+import type { ClusterOptions } from '../http/http-core.ts'
 import { LOGGING_RULES, type LoggingOptions } from '../serving/logging.ts'
 import type { ServingCore } from '../serving/serving-core.ts'
 

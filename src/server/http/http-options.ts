@@ -3,15 +3,15 @@
  * Node transports themselves (loaded on first use), so that `nodeHandler()`
  * checks its options where they are given.
  */
-import { authOptionsProblem } from '../contract/auth-options.ts'
-import { DEFAULT_HTTP_HOST } from '../contract/defaults.ts'
-import { isLoopbackHost } from '../contract/loopback.ts'
-import { runtimeError } from '../runtime/errors.ts'
-import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
+import { authOptionsProblem } from '../../contract/auth-options.ts'
+import { DEFAULT_HTTP_HOST } from '../../contract/defaults.ts'
+import { isLoopbackHost } from '../../contract/loopback.ts'
+import { runtimeError } from '../../runtime/errors.ts'
+import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../../runtime/check-options.ts'
 import type { NodeHandlerOptions, ServeHttpOptions } from './http.ts'
-import { CLUSTER_RULES } from './cluster/cluster-options.ts'
+import { CLUSTER_RULES } from '../cluster/cluster-options.ts'
 import type { SessionOptions } from './http-core.ts'
-import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../contract/defaults.ts'
+import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../../contract/defaults.ts'
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_MCP_PATH,
@@ -21,8 +21,8 @@ import {
   DEFAULT_MAX_STREAMS_PER_CALLER,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_SESSION_IDLE_MS,
-} from './serving/limits.ts'
-import { LOGGING_RULES } from './serving/logging.ts'
+} from '../serving/limits.ts'
+import { LOGGING_RULES } from '../serving/logging.ts'
 
 const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
   sessionIdleMs: { ...integerRule(1), default: DEFAULT_SESSION_IDLE_MS },

@@ -14,8 +14,8 @@ import {
   type AuthInfo,
   type Server as SdkServer,
 } from '@modelcontextprotocol/server'
-import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../contract/defaults.ts'
-import type { Cluster, ClusterMessage, SessionRecord } from './cluster/cluster.ts'
+import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../../contract/defaults.ts'
+import type { Cluster, ClusterMessage, SessionRecord } from '../cluster/cluster.ts'
 import {
   FleetBus,
   LIST_EVENTS,
@@ -28,7 +28,7 @@ import {
   routeResponses,
   sessionEvents,
   type SessionEvents,
-} from './cluster/fleet.ts'
+} from '../cluster/fleet.ts'
 import {
   BODY_NOT_JSON,
   BODY_TOO_LARGE,
@@ -36,17 +36,17 @@ import {
   DEFAULT_MAX_STREAMS_PER_CALLER,
   DEFAULT_SESSION_IDLE_MS,
   MAX_BODY_BYTES,
-} from './serving/limits.ts'
-import { Log, type ErrorSource, type LoggingOptions } from './serving/logging.ts'
-import { memoryCluster } from './cluster/memory-cluster.ts'
-import { joinFleetTasks } from './tasks/task-takeover.ts'
-import { principalOf } from './serving/principal.ts'
-import { createSdkServer, notifyInstance, sdkServerFactory } from './serving/sdk-server.ts'
-import type { ListKind, ServingCore } from './serving/serving-core.ts'
+} from '../serving/limits.ts'
+import { Log, type ErrorSource, type LoggingOptions } from '../serving/logging.ts'
+import { memoryCluster } from '../cluster/memory-cluster.ts'
+import { joinFleetTasks } from '../tasks/task-takeover.ts'
+import { principalOf } from '../serving/principal.ts'
+import { createSdkServer, notifyInstance, sdkServerFactory } from '../serving/sdk-server.ts'
+import type { ListKind, ServingCore } from '../serving/serving-core.ts'
 import { answerBeforeSdk, METHODS_BEFORE_SDK } from './before-sdk.ts'
-import { onResourceUpdated } from './primitives/subscriptions.ts'
-import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
-import { rememberSource } from '../runtime/number-source.ts'
+import { onResourceUpdated } from '../primitives/subscriptions.ts'
+import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
+import { rememberSource } from '../../runtime/number-source.ts'
 
 /** What the instances of a server behind a load balancer share (docs/serving.md §12). */
 export interface ClusterOptions {

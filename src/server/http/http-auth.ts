@@ -23,9 +23,9 @@ import {
   secureUrlProblem,
   type AuthOptions,
   type IntrospectionResult,
-} from '../contract/auth-options.ts'
-import type { Log } from './serving/logging.ts'
-import type { ServingCore } from './serving/serving-core.ts'
+} from '../../contract/auth-options.ts'
+import type { Log } from '../serving/logging.ts'
+import type { ServingCore } from '../serving/serving-core.ts'
 
 /** What the gate says of a request: the verified auth info, or the answer to send instead. */
 export type Verdict = AuthInfo | Response

@@ -5,8 +5,8 @@
  * `subscriptions/listen` asking for task notifications (task-listen.ts).
  */
 import { paramHeaderRejection } from './param-headers.ts'
-import type { ServingCore } from './serving/serving-core.ts'
-import { taskListen } from './tasks/task-listen.ts'
+import type { ServingCore } from '../serving/serving-core.ts'
+import { taskListen } from '../tasks/task-listen.ts'
 
 /** The methods answered here: only their bodies need reading (a 2026-07-28 request names its method in `Mcp-Method`). */
 export const METHODS_BEFORE_SDK: ReadonlySet<string> = new Set(['tools/call', 'subscriptions/listen'])

@@ -12,13 +12,13 @@ import {
   originValidation,
   toNodeHandler,
 } from '@modelcontextprotocol/node'
-import type { AuthOptions } from '../contract/auth-options.ts'
-import { DEFAULT_HTTP_HOST, isLoopbackHost, loopbackHostNames } from '../contract/index.ts'
-import { runtimeError } from '../runtime/errors.ts'
+import type { AuthOptions } from '../../contract/auth-options.ts'
+import { DEFAULT_HTTP_HOST, isLoopbackHost, loopbackHostNames } from '../../contract/index.ts'
+import { runtimeError } from '../../runtime/errors.ts'
 import { mayBeFastCall, serveFastCall } from './fast-call.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createHttpCore, type SessionOptions } from './http-core.ts'
-import { Log, type LoggingOptions } from './serving/logging.ts'
+import { Log, type LoggingOptions } from '../serving/logging.ts'
 import {
   BODY_TOO_LARGE,
   DEFAULT_HEADERS_TIMEOUT_MS,
@@ -27,9 +27,9 @@ import {
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   MAX_BODY_BYTES,
-} from './serving/limits.ts'
-import type { ServingCore } from './serving/serving-core.ts'
-import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
+} from '../serving/limits.ts'
+import type { ServingCore } from '../serving/serving-core.ts'
+import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
 
 /** Options of `nodeHandler()`; `logger` and `onError` win over the server's `logging()`. */
 export interface NodeHandlerOptions extends SessionOptions, LoggingOptions {

@@ -6,9 +6,9 @@
  * too, so gateways can route on it without reading the body. The server
  * checks that the two agree (docs/serving.md §5).
  */
-import { HEADER_NAME_RE, HEADER_PARAM_TYPES, X_MCP_HEADER } from '../contract/index.ts'
-import type { ServingCore } from './serving/serving-core.ts'
-import { isVisible, scopesOf } from './tools/tool-set.ts'
+import { HEADER_NAME_RE, HEADER_PARAM_TYPES, X_MCP_HEADER } from '../../contract/index.ts'
+import type { ServingCore } from '../serving/serving-core.ts'
+import { isVisible, scopesOf } from '../tools/tool-set.ts'
 
 /** One mirrored parameter: where its value is in the arguments, its header name and its JSON type. */
 export interface HeaderParam {
