@@ -12,7 +12,7 @@ const nodeOnly = (method: string): RuntimeError =>
   )
 
 /** Rejects: stdio needs Node. */
-export const loadStdio = (): Promise<typeof import('./stdio.ts')> => Promise.reject(nodeOnly('serveStdio'))
+export const loadStdio = (): Promise<typeof import('./stdio/stdio.ts')> => Promise.reject(nodeOnly('serveStdio'))
 
 /** Rejects: node:http needs Node. */
 export const loadHttp = (): Promise<typeof import('./http/http.ts')> => Promise.reject(nodeOnly('serveHttp'))

@@ -11,7 +11,7 @@
  */
 import { parseJSONRPCMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server'
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server'
-import { rememberSource } from '../runtime/number-source.ts'
+import { rememberSource } from '../../runtime/number-source.ts'
 
 /** The longest line read by default, in bytes (the SDK's own limit, 10 MiB). */
 export const DEFAULT_MAX_LINE_BYTES: number = STDIO_DEFAULT_MAX_BUFFER_SIZE

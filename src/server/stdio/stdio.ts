@@ -5,10 +5,10 @@
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio'
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server'
 import type { Server as SdkServer } from '@modelcontextprotocol/server'
-import { checkOptions, integerRule, type OptionRule } from '../runtime/check-options.ts'
-import { Log, LOGGING_RULES, type LoggingOptions } from './serving/logging.ts'
-import { notifyInstance, sdkServerFactory, type ServeStats } from './serving/sdk-server.ts'
-import type { ServingCore } from './serving/serving-core.ts'
+import { checkOptions, integerRule, type OptionRule } from '../../runtime/check-options.ts'
+import { Log, LOGGING_RULES, type LoggingOptions } from '../serving/logging.ts'
+import { notifyInstance, sdkServerFactory, type ServeStats } from '../serving/sdk-server.ts'
+import type { ServingCore } from '../serving/serving-core.ts'
 import { DEFAULT_MAX_LINE_BYTES, StdioWire } from './stdio-wire.ts'
 
 /** What `serveStdio()` resolves with once stdin closes. */
