@@ -88,7 +88,7 @@ const lazyWrappers = {
 
 /** The web build's stand-ins for Node-only modules of server/ (each file says why). */
 const WEB_MODULES: Record<string, string> = {
-  'node-transports.ts': fileURLToPath(new URL('./src/server/web-transports.ts', import.meta.url)),
+  'node-transports.ts': fileURLToPath(new URL('./src/server/transports/web-transports.ts', import.meta.url)),
   'ajv-engine.ts': fileURLToPath(new URL('./src/server/validation/ajv-engine-web.ts', import.meta.url)),
 }
 

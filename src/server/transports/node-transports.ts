@@ -7,10 +7,10 @@
  * runtime's web build (for Workers and browsers) puts web-transports.ts in
  * this module's place, so its bundles never reach Node's streams or `node:http`.
  */
-import * as stdio from './stdio/stdio.ts'
+import * as stdio from '../stdio/stdio.ts'
 
 /** `serveStdio()`'s transport (the SDK's stdio server). */
-export const loadStdio = (): Promise<typeof import('./stdio/stdio.ts')> => Promise.resolve(stdio)
+export const loadStdio = (): Promise<typeof import('../stdio/stdio.ts')> => Promise.resolve(stdio)
 
 /** Loads `serveHttp()`'s and `nodeHandler()`'s transport (node:http and the SDK's Node adapter). */
-export const loadHttp = (): Promise<typeof import('./http/http.ts')> => import('./http/http.ts')
+export const loadHttp = (): Promise<typeof import('../http/http.ts')> => import('../http/http.ts')

@@ -3,8 +3,8 @@
  * (the SDK's `InMemoryTransport`, a custom transport, a test harness).
  */
 import type { Transport } from '@modelcontextprotocol/server'
-import { createSdkServer, notifyInstance } from './serving/sdk-server.ts'
-import type { ServingCore } from './serving/serving-core.ts'
+import { createSdkServer, notifyInstance } from '../serving/sdk-server.ts'
+import type { ServingCore } from '../serving/serving-core.ts'
 
 /** What `server.connect(transport)` resolves with: closes the connection and stops its list_changed announcements. */
 export interface Connection {

@@ -3,7 +3,7 @@
  * node-transports.ts: no Node transports, and an error that names the
  * method and what to use instead.
  */
-import { runtimeError, type RuntimeError } from '../runtime/errors.ts'
+import { runtimeError, type RuntimeError } from '../../runtime/errors.ts'
 
 const nodeOnly = (method: string): RuntimeError =>
   runtimeError(
@@ -12,7 +12,7 @@ const nodeOnly = (method: string): RuntimeError =>
   )
 
 /** Rejects: stdio needs Node. */
-export const loadStdio = (): Promise<typeof import('./stdio/stdio.ts')> => Promise.reject(nodeOnly('serveStdio'))
+export const loadStdio = (): Promise<typeof import('../stdio/stdio.ts')> => Promise.reject(nodeOnly('serveStdio'))
 
 /** Rejects: node:http needs Node. */
-export const loadHttp = (): Promise<typeof import('./http/http.ts')> => Promise.reject(nodeOnly('serveHttp'))
+export const loadHttp = (): Promise<typeof import('../http/http.ts')> => Promise.reject(nodeOnly('serveHttp'))
