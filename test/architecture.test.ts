@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 
 const src = join(import.meta.dirname, '..', 'src')
 // `contract/` is the bottom: every stage may import it, it imports nothing of the project.
-const STAGES = ['contract', 'proto', 'schema', 'codegen', 'plugin', 'runtime', 'server', 'postgres', 'grpc', 'cli'] as const
+const STAGES = ['contract', 'proto', 'schema', 'codegen', 'plugin', 'runtime', 'server', 'postgres', 'grpc', 'gateway', 'cli'] as const
 const BUILD_TIME = new Set(['proto', 'schema', 'codegen', 'plugin'])
 // Value and type imports, re-exports, dynamic and side-effect imports.
 const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s*['"]([^'"]+)['"]/gm

@@ -13,7 +13,7 @@ export {
   type ReflectOptions,
   type ReflectServerOptions,
   type WatchReflectionOptions,
-} from '../cli/reflect-server.ts'
+} from '../gateway/reflect-server.ts'
 export {
   fetchDescriptors,
   isReflectionError,

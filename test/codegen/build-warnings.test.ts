@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildProto, compileProto, emitProto, type BuiltProto } from '../../src/codegen/index.ts'
 import { BUILD_WARNING_CODES, type BuildWarning, type BuildWarningCode } from '../../src/proto/index.ts'
-import { undescribedWarnings } from '../../src/cli/reflect-server.ts'
+import { undescribedWarnings } from '../../src/gateway/reflect-server.ts'
 import { compile, writeProtos } from '../proto/compile.ts'
 
 const fromFile = (source: string, options: Parameters<typeof buildProto>[1] = {}): BuiltProto =>

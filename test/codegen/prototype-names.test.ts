@@ -8,7 +8,7 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { buildServerSpec } from '../../src/cli/build-spec.ts'
+import { buildServerSpec } from '../../src/gateway/build-spec.ts'
 import { buildMcpModule } from '../../src/codegen/build-proto.ts'
 import { Server } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildServerSpec } from '../../src/cli/build-spec.ts'
+import { buildServerSpec } from '../../src/gateway/build-spec.ts'
 import { buildMcpModule } from '../../src/codegen/build-proto.ts'
 import { MAX_MESSAGE_NESTING } from '../../src/proto/check-nesting.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
