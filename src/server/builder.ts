@@ -6,7 +6,7 @@ import { DEFAULT_SERVER_VERSION } from '../contract/defaults.ts'
 import { checkOptions, integerRule, showValue, type OptionRule } from '../runtime/check-options.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { handToolEntry, type ToolDefinition, type ToolHandler } from './tools/hand-tool.ts'
-import { coreOf } from './handle.ts'
+import { serverStateOf } from './handle.ts'
 import { LOGGING_RULES, type LoggingOptions } from './serving/logging.ts'
 import { checkPageSize } from './primitives/pagination.ts'
 import {
@@ -27,7 +27,7 @@ import {
   type ResourceEntry,
   type ResourceReader,
 } from './primitives/resources.ts'
-import { ServingCore, type Binder } from './serving/serving-core.ts'
+import { ServerState, type Binder } from './serving/server-state.ts'
 import { checkTaskOptions, type TaskOptions } from './tasks/tasks.ts'
 import { adoptEntries, type ToolEntry } from './tools/tool-set.ts'
 import { mergeTypeTools, typeResources } from './tools/type-detail.ts'
@@ -44,7 +44,7 @@ export const REQUEST_STATE_KEY_RULES: Record<'ttlSeconds', OptionRule> = {
  */
 export class ServerBuilder<State = undefined, Built = unknown> {
   readonly #name: string
-  readonly #make: (core: ServingCore) => Built
+  readonly #make: (core: ServerState) => Built
   #version = DEFAULT_SERVER_VERSION
   #state: unknown
   readonly #tools: Array<{ entry: ToolEntry; from: string }> = []
@@ -61,10 +61,10 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   #logging: LoggingOptions | undefined
   #tasks: TaskOptions | undefined
   // Handlers read the state of the built server, which exists only after build().
-  readonly #ref: { core?: ServingCore } = {}
+  readonly #ref: { core?: ServerState } = {}
 
   /** Use `Server.builder(name)`. */
-  constructor(name: string, make: (core: ServingCore) => Built) {
+  constructor(name: string, make: (core: ServerState) => Built) {
     if (typeof name !== 'string' || name === '') throw runtimeError('BAD_SPEC', 'a server needs a non-empty name')
     this.#name = name
     this.#make = make
@@ -182,7 +182,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
    */
   include(...servers: object[]): this {
     for (const server of servers) {
-      const core = coreOf(server)
+      const core = serverStateOf(server)
       if (core === undefined) throw runtimeError('BAD_SPEC', 'include() takes Servers (the default export of a ?mcp module)')
       const from = `include(${core.info.name})`
       for (const entry of adoptEntries(core.tools.byName.values())) this.#tools.push({ entry, from })
@@ -220,7 +220,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
     unique(resources, (r) => r.resource.uri, 'resource')
     unique(this.#prompts, (p) => p.prompt.name, 'prompt')
     unique(this.#templates, (t) => t.template.uriTemplate, 'resource template')
-    const core = new ServingCore({
+    const core = new ServerState({
       name: this.#name,
       version: this.#version,
       tools: tools.map((t) => t.entry),

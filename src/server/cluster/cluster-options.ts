@@ -8,7 +8,7 @@ import { runtimeError } from '../../runtime/errors.ts'
 import { checkOptions, type OptionRule } from '../../runtime/check-options.ts'
 import type { ClusterOptions } from '../http/http-core.ts'
 import { LOGGING_RULES, type LoggingOptions } from '../serving/logging.ts'
-import type { ServingCore } from '../serving/serving-core.ts'
+import type { ServerState } from '../serving/server-state.ts'
 
 const CLUSTER_METHODS = [
   'instanceId',
@@ -39,7 +39,7 @@ export const CLUSTER_RULES: Record<keyof ClusterOptions, OptionRule> = {
  * Sets the given `requestStateKey` on the server, then refuses a cluster
  * without a key: a state sealed on one instance must open on every other.
  */
-export function applyClusterOptions(where: string, core: ServingCore, options: ClusterOptions | undefined): void {
+export function applyClusterOptions(where: string, core: ServerState, options: ClusterOptions | undefined): void {
   if (options?.requestStateKey !== undefined) core.useRequestStateKey(options.requestStateKey, where)
   if (options?.cluster !== undefined && !core.hasRequestStateKey) {
     throw runtimeError(

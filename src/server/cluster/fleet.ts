@@ -17,7 +17,7 @@ import type {
 } from '@modelcontextprotocol/server'
 import type { Cluster, ClusterEventStore, ClusterMessage, FleetEvent, SessionRecord, StreamRequest, StreamTail } from './cluster.ts'
 import type { Log } from '../serving/logging.ts'
-import type { ListKind } from '../serving/serving-core.ts'
+import type { ListKind } from '../serving/server-state.ts'
 
 /** The stream id the SDK's transport gives a session's GET stream. */
 export const STANDALONE_STREAM = '_GET_stream'

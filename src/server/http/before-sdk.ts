@@ -5,7 +5,7 @@
  * `subscriptions/listen` asking for task notifications (task-listen.ts).
  */
 import { paramHeaderRejection } from './param-headers.ts'
-import type { ServingCore } from '../serving/serving-core.ts'
+import type { ServerState } from '../serving/server-state.ts'
 import { taskListen } from '../tasks/task-listen.ts'
 
 /** The methods answered here: only their bodies need reading (a 2026-07-28 request names its method in `Mcp-Method`). */
@@ -13,7 +13,7 @@ export const METHODS_BEFORE_SDK: ReadonlySet<string> = new Set(['tools/call', 's
 
 /** The answer to a parsed 2026-07-28 `message`, or `undefined` to leave it to the SDK. */
 export async function answerBeforeSdk(
-  core: ServingCore,
+  core: ServerState,
   message: unknown,
   request: Request,
   authInfo: unknown,

@@ -16,7 +16,7 @@ import type { CallContext } from '../../runtime/types.ts'
 import { rememberSource } from '../../runtime/number-source.ts'
 import { MAX_BODY_BYTES } from '../serving/limits.ts'
 import { principalOf } from '../serving/principal.ts'
-import type { ServingCore } from '../serving/serving-core.ts'
+import type { ServerState } from '../serving/server-state.ts'
 import { headerParamsOf } from './param-headers.ts'
 import { firstRound, inputRequiredOf, questionsOf, roundAsk, type InputRequest } from '../primitives/client-requests.ts'
 import { isVisible, scopesOf, type CallResult } from '../tools/tool-set.ts'
@@ -123,7 +123,7 @@ function replayed(req: IncomingMessage, chunks: readonly Buffer[]): IncomingMess
  * body replayed as it came, to `next` (the SDK path).
  */
 export async function serveFastCall(
-  core: ServingCore,
+  core: ServerState,
   req: IncomingMessage,
   res: ServerResponse,
   next: (req: IncomingMessage) => Promise<void>,

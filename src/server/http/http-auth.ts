@@ -25,7 +25,7 @@ import {
   type IntrospectionResult,
 } from '../../contract/auth-options.ts'
 import type { Log } from '../serving/logging.ts'
-import type { ServingCore } from '../serving/serving-core.ts'
+import type { ServerState } from '../serving/server-state.ts'
 
 /** What the gate says of a request: the verified auth info, or the answer to send instead. */
 export type Verdict = AuthInfo | Response
@@ -134,7 +134,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
  * The gate of `auth` for `core`. `fallbackResource` is the URL the
  * transport serves at, for an `auth` without `resource`.
  */
-export function createAuthGate(core: ServingCore, auth: AuthOptions, log: Log, fallbackResource?: () => string): AuthGate {
+export function createAuthGate(core: ServerState, auth: AuthOptions, log: Log, fallbackResource?: () => string): AuthGate {
   const issuers = issuersOf(auth)
   const scopes = [...(auth.scopes ?? [])]
   const algorithms = [...(auth.algorithms ?? ASYMMETRIC_ALGORITHMS)]

@@ -42,7 +42,7 @@ import { memoryCluster } from '../cluster/memory-cluster.ts'
 import { joinFleetTasks } from '../tasks/task-takeover.ts'
 import { principalOf } from '../serving/principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from '../serving/sdk-server.ts'
-import type { ListKind, ServingCore } from '../serving/serving-core.ts'
+import type { ListKind, ServerState } from '../serving/server-state.ts'
 import { answerBeforeSdk, METHODS_BEFORE_SDK } from './before-sdk.ts'
 import { onResourceUpdated } from '../primitives/subscriptions.ts'
 import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
@@ -126,7 +126,7 @@ function tooManySessions(maxSessions: number): Response {
 
 /** The SDK's `onerror` of a handler: the error, told to `log`. */
 const report =
-  (core: ServingCore, log: Log, where: ErrorSource) =>
+  (core: ServerState, log: Log, where: ErrorSource) =>
   (error: Error): void => {
     log.error(`${core.info.name}: ${error.message}`, error, where)
   }
@@ -160,7 +160,7 @@ async function readBody(request: Request): Promise<{ parsed: unknown } | Respons
  * listen streams hear list changes. Its messages go to the server's log;
  * with `links` (`fetchHandler()`), to its own, its bus shared with a cluster.
  */
-export function createFetchHandler(core: ServingCore, links?: FetchLinks): FetchHandler {
+export function createFetchHandler(core: ServerState, links?: FetchLinks): FetchHandler {
   core.codec()
   const onerror = links?.onerror ?? report(core, core.log, 'fetch')
   const mcp = createMcpHandler(sdkServerFactory(core, links ? { log: links.log } : {}), {
@@ -238,7 +238,7 @@ function watchStream(request: Request, response: Response, end: () => void): Res
 }
 
 /** The links of a `fetchHandler()` to its cluster (`fetch()` has none: no one else hears it). */
-export function fetchLinks(core: ServingCore, options: ClusterOptions & LoggingOptions): FetchLinks {
+export function fetchLinks(core: ServerState, options: ClusterOptions & LoggingOptions): FetchLinks {
   const log = new Log(options, core.log)
   const onerror = report(core, log, 'fetch')
   const links = linkFetch(options.cluster ?? memoryCluster(), log, onerror)
@@ -265,7 +265,7 @@ function endCancelledStreams(transport: WebStandardStreamableHTTPServerTransport
 }
 
 /** Creates the sessionful handler of `serveHttp()` and `nodeHandler()`; its messages go to `log`. */
-export function createHttpCore(core: ServingCore, options: SessionOptions = {}, log: Log = core.log): HttpCore {
+export function createHttpCore(core: ServerState, options: SessionOptions = {}, log: Log = core.log): HttpCore {
   // requestState needs its key from serve time on.
   core.codec()
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS

@@ -28,7 +28,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   MAX_BODY_BYTES,
 } from '../serving/limits.ts'
-import type { ServingCore } from '../serving/serving-core.ts'
+import type { ServerState } from '../serving/server-state.ts'
 import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
 
 /** Options of `nodeHandler()`; `logger` and `onError` win over the server's `logging()`. */
@@ -197,7 +197,7 @@ const pathOf = (url: string): string => {
  * the auth gate `serveHttp()` made (else one of `options.auth`).
  */
 export function createNodeHandler(
-  core: ServingCore,
+  core: ServerState,
   options: NodeHandlerOptions = {},
   hostCheck: boolean | string = true,
   log = new Log(options, core.log),
@@ -279,7 +279,7 @@ export function createNodeHandler(
 const readiness = new WeakMap<McpNodeHandler, Promise<void>>()
 
 /** Serves `core` over Streamable HTTP (options checked by `Server.serveHttp`); resolves once listening. */
-export async function serveCoreHttp(core: ServingCore, options: ServeHttpOptions = {}): Promise<HttpHandle> {
+export async function serveCoreHttp(core: ServerState, options: ServeHttpOptions = {}): Promise<HttpHandle> {
   const {
     host = DEFAULT_HTTP_HOST,
     port = DEFAULT_HTTP_PORT,

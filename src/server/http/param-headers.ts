@@ -7,7 +7,7 @@
  * checks that the two agree (docs/serving.md §5).
  */
 import { HEADER_NAME_RE, HEADER_PARAM_TYPES, X_MCP_HEADER } from '../../contract/index.ts'
-import type { ServingCore } from '../serving/serving-core.ts'
+import type { ServerState } from '../serving/server-state.ts'
 import { isVisible, scopesOf } from '../tools/tool-set.ts'
 
 /** One mirrored parameter: where its value is in the arguments, its header name and its JSON type. */
@@ -162,7 +162,7 @@ export function checkParamHeaders(params: readonly HeaderParam[], args: unknown,
  * `undefined` to serve it. A tool unknown or hidden to the caller is left
  * to the call, which answers it as unknown.
  */
-export function paramHeaderRejection(core: ServingCore, message: unknown, headers: Headers, authInfo: unknown): Response | undefined {
+export function paramHeaderRejection(core: ServerState, message: unknown, headers: Headers, authInfo: unknown): Response | undefined {
   if (message === null || typeof message !== 'object' || (message as { method?: unknown }).method !== 'tools/call') return undefined
   const { id, params } = message as { id?: unknown; params?: { name?: unknown; arguments?: unknown } }
   if (typeof params?.name !== 'string') return undefined

@@ -5,16 +5,16 @@
  */
 import type { Server as SdkServer } from '@modelcontextprotocol/server'
 import type { Log } from '../serving/logging.ts'
-import type { ServingCore } from '../serving/serving-core.ts'
+import type { ServerState } from '../serving/server-state.ts'
 
 type UpdateListener = (uri: string) => void
 
-// Kept beside the core rather than in it: updates reach only subscribers, list changes everyone.
+// Kept beside the server state rather than in it: updates reach only subscribers, list changes everyone.
 // Each listener with the log of the transport that registered it.
-const listeners = new WeakMap<ServingCore, Map<UpdateListener, Log>>()
+const listeners = new WeakMap<ServerState, Map<UpdateListener, Log>>()
 
 /** Registers a listener of resource updates on `core`, its failures told to `log`; returns its removal. */
-export function onResourceUpdated(core: ServingCore, listener: UpdateListener, log: Log = core.log): () => void {
+export function onResourceUpdated(core: ServerState, listener: UpdateListener, log: Log = core.log): () => void {
   let set = listeners.get(core)
   if (set === undefined) listeners.set(core, (set = new Map()))
   set.set(listener, log)
@@ -22,7 +22,7 @@ export function onResourceUpdated(core: ServingCore, listener: UpdateListener, l
 }
 
 /** Tells every subscriber of `uri` (over every transport) that the resource changed. */
-export function announceResourceUpdated(core: ServingCore, uri: string): void {
+export function announceResourceUpdated(core: ServerState, uri: string): void {
   for (const [listener, log] of listeners.get(core) ?? []) {
     try {
       listener(uri)
@@ -38,7 +38,7 @@ export function announceResourceUpdated(core: ServingCore, uri: string): void {
  * them, registered at the first subscription. Returns the cleanup to run
  * when the instance closes.
  */
-export function serveSubscriptions(server: SdkServer, core: ServingCore, log: Log = core.log): () => void {
+export function serveSubscriptions(server: SdkServer, core: ServerState, log: Log = core.log): () => void {
   const uris = new Set<string>()
   let off: (() => void) | undefined
   const stop = (): void => {

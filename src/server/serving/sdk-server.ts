@@ -1,7 +1,7 @@
 /**
  * The SDK side of a server: a factory of low-level SDK `Server` instances
  * (one per connection, session or HTTP request) whose handlers answer from
- * the serving core's current snapshots.
+ * the server state's current snapshots.
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -37,14 +37,14 @@ import { matchTemplate } from '../primitives/resource-templates.ts'
 import { promptResult, readResult } from '../primitives/resources.ts'
 import { failureText, sendable } from '../tools/sendable.ts'
 import { serveSubscriptions } from '../primitives/subscriptions.ts'
-import { unknownToolError, type ListKind, type ServingCore, type StateBinding } from './serving-core.ts'
+import { unknownToolError, type ListKind, type ServerState, type StateBinding } from './server-state.ts'
 import { TaskableCall } from '../tasks/task-call.ts'
 import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from '../tasks/task-methods.ts'
 import { TASKS_EXTENSION, taskView } from '../tasks/tasks.ts'
 import type { CallResult, ToolEntry } from '../tools/tool-set.ts'
 
 export type { ListedTool } from '../tools/tool-set.ts'
-export { unknownToolError } from './serving-core.ts'
+export { unknownToolError } from './server-state.ts'
 
 /** Counters a serving transport reports when it ends. */
 export interface ServeStats {
@@ -89,7 +89,7 @@ function headersOf(req: Request | undefined): Record<string, string> | undefined
 }
 
 /** The payload of the request's `requestState`, opened for `name` (it is usable once), or `undefined` without one. */
-function openedState(core: ServingCore, name: string, ctx: ServerContext): unknown {
+function openedState(core: ServerState, name: string, ctx: ServerContext): unknown {
   const state = ctx.mcpReq.requestState()
   return state === undefined ? undefined : core.openState(state, name)
 }
@@ -115,7 +115,7 @@ export interface ContextOptions {
 }
 
 /** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, questions, client capabilities, requestState. */
-export function callContext(core: ServingCore, name: string, ctx: ServerContext, options: ContextOptions = {}): CallContext {
+export function callContext(core: ServerState, name: string, ctx: ServerContext, options: ContextOptions = {}): CallContext {
   const { rounds, opened, server, ask, signal } = options
   const sealAs = options.sealAs ?? name
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined
@@ -169,7 +169,7 @@ export function clientCapabilitiesOf(ctx: ServerContext, server?: SdkServer): Re
  * its rejection.
  */
 async function inRounds<R>(
-  core: ServingCore,
+  core: ServerState,
   ctx: ServerContext,
   sealAs: string,
   run: (options: ContextOptions) => Promise<R>,
@@ -270,7 +270,7 @@ export function taskResult(server: SdkServer, entry: ToolEntry, result: CallResu
 }
 
 /** Creates one SDK server instance answering from `core`. */
-export function createSdkServer(core: ServingCore, options: FactoryOptions = {}): SdkServer {
+export function createSdkServer(core: ServerState, options: FactoryOptions = {}): SdkServer {
   const { stats, live, log = core.log } = options
   const server = new ProtoSdkServer(core.info, {
     capabilities: CAPABILITIES,
@@ -396,6 +396,6 @@ export function createSdkServer(core: ServingCore, options: FactoryOptions = {})
  * A factory for `serveStdio` and `createMcpHandler`. Cheap per call: the
  * snapshots are shared, only the SDK instance is new.
  */
-export function sdkServerFactory(core: ServingCore, options: FactoryOptions = {}): McpServerFactory {
+export function sdkServerFactory(core: ServerState, options: FactoryOptions = {}): McpServerFactory {
   return () => createSdkServer(core, options)
 }

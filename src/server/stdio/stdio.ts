@@ -8,7 +8,7 @@ import type { Server as SdkServer } from '@modelcontextprotocol/server'
 import { checkOptions, integerRule, type OptionRule } from '../../runtime/check-options.ts'
 import { Log, LOGGING_RULES, type LoggingOptions } from '../serving/logging.ts'
 import { notifyInstance, sdkServerFactory, type ServeStats } from '../serving/sdk-server.ts'
-import type { ServingCore } from '../serving/serving-core.ts'
+import type { ServerState } from '../serving/server-state.ts'
 import { DEFAULT_MAX_LINE_BYTES, StdioWire } from './stdio-wire.ts'
 
 /** What `serveStdio()` resolves with once stdin closes. */
@@ -92,7 +92,7 @@ class CountingTransport implements Transport {
  * List changes reach the client: unsolicited in the initialize era, on its
  * `subscriptions/listen` streams in 2026-07-28.
  */
-export function serveCoreStdio(core: ServingCore, options: ServeStdioOptions = {}): Promise<ServeReport> {
+export function serveCoreStdio(core: ServerState, options: ServeStdioOptions = {}): Promise<ServeReport> {
   try {
     checkOptions('serveStdio()', options, STDIO_RULES)
   } catch (error) {

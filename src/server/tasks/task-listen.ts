@@ -9,7 +9,7 @@
  */
 import { MissingRequiredClientCapabilityError, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server'
 import { principalOf } from '../serving/principal.ts'
-import type { ListKind, ServingCore } from '../serving/serving-core.ts'
+import type { ListKind, ServerState } from '../serving/server-state.ts'
 import { onResourceUpdated } from '../primitives/subscriptions.ts'
 import type { StoredTask } from './task-store.ts'
 import { TASKS_EXTENSION, taskView } from './tasks.ts'
@@ -30,7 +30,7 @@ type Message = { id?: unknown; method?: unknown; params?: { notifications?: Reco
  * notifications: `-32021` (HTTP 400) without the Tasks extension, else the
  * stream. `undefined` for any other message (the SDK serves it).
  */
-export async function taskListen(core: ServingCore, message: unknown, request: Request, authInfo: unknown): Promise<Response | undefined> {
+export async function taskListen(core: ServerState, message: unknown, request: Request, authInfo: unknown): Promise<Response | undefined> {
   const m = message as Message | null
   if (m === null || typeof m !== 'object' || m.method !== 'subscriptions/listen') return undefined
   const wanted = m.params?.notifications?.taskIds
@@ -73,7 +73,7 @@ export async function taskListen(core: ServingCore, message: unknown, request: R
 
 /** The SSE stream: the acknowledgment first, then the notifications its filter asks for, each tagged with the subscription id. */
 function listenStream(
-  core: ServingCore,
+  core: ServerState,
   id: string | number | null,
   honored: Record<string, unknown>,
   taskIds: readonly string[],
@@ -131,7 +131,7 @@ function listenStream(
 }
 
 /** Calls `seen` with each new state of a task: through the store's `watch`, else read every `pollIntervalMs`. */
-function watchTask(core: ServingCore, taskId: string, seen: (task: StoredTask) => void): () => void {
+function watchTask(core: ServerState, taskId: string, seen: (task: StoredTask) => void): () => void {
   const store = core.tasks.store
   if (store.watch) return store.watch(taskId, seen)
   let last = 0

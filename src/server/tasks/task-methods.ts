@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/server'
 import type { Server as SdkServer, ServerContext, StandardSchemaV1 } from '@modelcontextprotocol/server'
 import { principalOf } from '../serving/principal.ts'
-import type { ServingCore } from '../serving/serving-core.ts'
+import type { ServerState } from '../serving/server-state.ts'
 import type { StoredTask } from './task-store.ts'
 import { answerChange, cancelChange, TASKS_EXTENSION, taskView } from './tasks.ts'
 
@@ -51,7 +51,7 @@ const ANY_PARAMS: StandardSchemaV1<unknown, Record<string, unknown>> = {
 const notFound = (): ProtocolError => new ProtocolError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found')
 
 /** The task `params.taskId` if the caller of `ctx` owns it; throws `-32021` to a request without the extension, `-32602` when not found. */
-async function ownTask(core: ServingCore, ctx: ServerContext, method: string, params: Record<string, unknown>): Promise<StoredTask> {
+async function ownTask(core: ServerState, ctx: ServerContext, method: string, params: Record<string, unknown>): Promise<StoredTask> {
   // The extension exists on 2026-07-28 only (SEP-2663): an initialize-era session has no such method.
   if (ctx.mcpReq.envelope === undefined) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found')
   if (!declaresTasks(ctx)) throw missingTasksCapability(method)
@@ -64,7 +64,7 @@ async function ownTask(core: ServingCore, ctx: ServerContext, method: string, pa
 }
 
 /** Registers `tasks/get`, `tasks/update` and `tasks/cancel` on one SDK instance. */
-export function serveTaskMethods(server: SdkServer, core: ServingCore): void {
+export function serveTaskMethods(server: SdkServer, core: ServerState): void {
   server.setRequestHandler('tasks/get', { params: ANY_PARAMS }, async (params, ctx) => {
     return taskView(await ownTask(core, ctx, 'tasks/get', params), true) as never
   })

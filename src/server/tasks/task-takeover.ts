@@ -12,7 +12,7 @@ import { followOperation } from '../../runtime/long-running.ts'
 import type { CallContext } from '../../runtime/types.ts'
 import type { Cluster } from '../cluster/cluster.ts'
 import { createSdkServer, taskResult } from '../serving/sdk-server.ts'
-import type { ServingCore } from '../serving/serving-core.ts'
+import type { ServerState } from '../serving/server-state.ts'
 import { isTerminal, type StoredTask } from './task-store.ts'
 import { claimChange, failChange, runnerOnly, type TaskManager } from './tasks.ts'
 
@@ -23,7 +23,7 @@ const CLAIMS_PER_LOOK = 16
  * Runs `core`'s tasks in the fleet of `cluster` and starts looking for
  * tasks to take over; returns the stop. Failures go to `onerror`.
  */
-export function joinFleetTasks(core: ServingCore, cluster: Cluster, onerror: (error: Error) => void): () => void {
+export function joinFleetTasks(core: ServerState, cluster: Cluster, onerror: (error: Error) => void): () => void {
   const tasks = core.joinFleet(cluster)
   const instance = tasks.instance!
   const store = tasks.store
@@ -50,7 +50,7 @@ export function joinFleetTasks(core: ServingCore, cluster: Cluster, onerror: (er
 }
 
 /** Runs `task`, just claimed, here: its operation followed, or the task failed. */
-function takeOver(core: ServingCore, tasks: TaskManager, task: StoredTask): void {
+function takeOver(core: ServerState, tasks: TaskManager, task: StoredTask): void {
   const entry = core.tools.byName.get(task.tool)
   const tool = entry?.proto?.tool
   if (entry === undefined || tool?.spec.longRunning === undefined || task.operation === undefined || tool.operations?.get === undefined) {

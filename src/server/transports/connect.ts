@@ -4,7 +4,7 @@
  */
 import type { Transport } from '@modelcontextprotocol/server'
 import { createSdkServer, notifyInstance } from '../serving/sdk-server.ts'
-import type { ServingCore } from '../serving/serving-core.ts'
+import type { ServerState } from '../serving/server-state.ts'
 
 /** What `server.connect(transport)` resolves with: closes the connection and stops its list_changed announcements. */
 export interface Connection {
@@ -16,7 +16,7 @@ export interface Connection {
  * changes reach it as they reach a stdio client, until the transport closes.
  * Transports the SDK connects this way speak the initialize era.
  */
-export async function connectCore(core: ServingCore, transport: Transport): Promise<Connection> {
+export async function connectCore(core: ServerState, transport: Transport): Promise<Connection> {
   const server = createSdkServer(core)
   const off = core.onChange((kind) => notifyInstance(server, kind))
   const onclose = server.onclose

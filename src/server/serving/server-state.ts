@@ -52,8 +52,8 @@ function sameKey(a: Uint8Array | string, b: Uint8Array | string): boolean {
   return x.length === y.length && x.every((byte, i) => byte === y[i])
 }
 
-/** The initial parts of a serving core. */
-export interface CoreParts {
+/** The initial parts of a server state. */
+export interface ServerStateParts {
   name: string
   version: string
   tools: readonly ToolEntry[]
@@ -74,7 +74,7 @@ export interface CoreParts {
 }
 
 /** The state every transport of a server reads; every change swaps a snapshot and announces it. */
-export class ServingCore {
+export class ServerState {
   readonly info: { name: string; version: string }
   /** Swapped whole (by `replaceAll`), never changed in place. */
   features: ReadonlySet<string>
@@ -101,7 +101,7 @@ export class ServingCore {
   readonly #taskOptions: TaskOptions | undefined
   #tasks: TaskManager | undefined
 
-  constructor(parts: CoreParts) {
+  constructor(parts: ServerStateParts) {
     this.info = { name: parts.name, version: parts.version }
     this.features = new Set(parts.features ?? [])
     this.state = parts.state
