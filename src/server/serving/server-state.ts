@@ -1,22 +1,22 @@
 /**
  * The serving state of one `Server`: the current tool, resource and prompt
  * snapshots, the backends bound per service, the listeners that announce
- * changes to connected clients, and the requestState key.
+ * changes to connected clients, its tasks, and its requestState seal
+ * (request-state.ts).
  */
-import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
 import type { ToolTable } from '../../runtime/tool-table.ts'
 import type { CallContext } from '../../runtime/types.ts'
-import { runtimeError } from '../../runtime/errors.ts'
-import { toBase64url } from './base64url.ts'
-import { DEFAULT_REQUEST_STATE_TTL_S } from './limits.ts'
 import { Log, type LoggingOptions } from './logging.ts'
-import { principalOf } from './principal.ts'
+import { RequestStateSeal, type StateBinding } from './request-state.ts'
 import type { PromptEntry, ResourceEntry } from '../primitives/resources.ts'
 import type { TemplateEntry } from '../primitives/resource-templates.ts'
 import { TaskManager, type TaskOptions } from '../tasks/tasks.ts'
 import type { Cluster } from '../cluster/cluster.ts'
 import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from '../tools/tool-set.ts'
+
+export type { StateBinding } from './request-state.ts'
 
 /** Which list changed. */
 export type ListKind = 'tools' | 'resources' | 'prompts'
@@ -27,29 +27,6 @@ export type Binder = (table: ToolTable) => void
 /** The JSON-RPC `-32602` error of a tool this caller does not have (unknown or hidden: the same error). */
 export function unknownToolError(name: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
-}
-
-/** What a `requestState` is bound to: the SDK context's auth info, headers and session, or a principal given directly (in process). */
-export interface StateBinding {
-  principal?: string
-  sessionId?: string
-  http?: { authInfo?: unknown; req?: { headers: Headers } }
-}
-
-/** The envelope payload of a `requestState`: the handler's payload, the tool, a nonce and the expiry (ms). */
-interface SealedState {
-  v: unknown
-  t: string
-  n: string
-  e: number
-}
-
-/** Whether two requestState keys are the same bytes. */
-function sameKey(a: Uint8Array | string, b: Uint8Array | string): boolean {
-  const bytes = (key: Uint8Array | string): Uint8Array => (typeof key === 'string' ? new TextEncoder().encode(key) : key)
-  const x = bytes(a)
-  const y = bytes(b)
-  return x.length === y.length && x.every((byte, i) => byte === y[i])
 }
 
 /** The initial parts of a server state. */
@@ -92,12 +69,8 @@ export class ServerState {
   readonly log: Log
   /** Each listener with the log of the transport that registered it. */
   readonly #listeners = new Map<(kind: ListKind) => void, Log>()
-  #key: Uint8Array | string | undefined
-  #randomKey = false
-  readonly #ttl: number | undefined
-  #codec: RequestStateCodec | undefined
-  /** Nonces of the requestStates already used, until they expire. */
-  readonly #used = new Map<string, number>()
+  /** The requestState key, its codec and the nonces already used. */
+  readonly requestState: RequestStateSeal
   readonly #taskOptions: TaskOptions | undefined
   #tasks: TaskManager | undefined
 
@@ -110,8 +83,7 @@ export class ServerState {
     this.prompts = new Map((parts.prompts ?? []).map((p) => [p.prompt.name, p]))
     this.templates = new Map((parts.templates ?? []).map((t) => [t.template.uriTemplate, t]))
     this.pageSize = parts.pageSize
-    this.#key = parts.requestStateKey
-    this.#ttl = parts.requestStateTtlSeconds
+    this.requestState = new RequestStateSeal(parts.requestStateKey, parts.requestStateTtlSeconds)
     this.log = new Log(parts.logging)
     this.#taskOptions = parts.tasks
   }
@@ -198,74 +170,26 @@ export class ServerState {
 
   /** Whether the requestState key was given (a random one is not: no other instance has it). */
   get hasRequestStateKey(): boolean {
-    return this.#key !== undefined && !this.#randomKey
+    return this.requestState.hasKey
   }
 
   /** Sets the requestState key a transport was given (`where` names it); refused when states are sealed with another one. */
   useRequestStateKey(key: Uint8Array | string, where: string): void {
-    if (this.#key !== undefined && !sameKey(this.#key, key) && (this.#codec !== undefined || !this.#randomKey)) {
-      throw runtimeError(
-        'BAD_OPTION',
-        `${where}: option "requestStateKey" differs from the key this server already seals requestState with`,
-      )
-    }
-    this.#key = key
-    this.#randomKey = false
+    this.requestState.useKey(key, where)
   }
 
-  /**
-   * The requestState codec (HMAC, the SDK's), bound to the caller's
-   * principal and session. Its key is the configured one or, from the first
-   * serve on, 32 random bytes (Web Crypto: every runtime has it).
-   */
+  /** The requestState codec (HMAC, the SDK's), bound to the caller's principal and session. */
   codec(): RequestStateCodec {
-    if (this.#codec) return this.#codec
-    if (this.#key === undefined) {
-      this.#key = globalThis.crypto.getRandomValues(new Uint8Array(32))
-      this.#randomKey = true
-    }
-    const bind = (ctx: StateBinding): string =>
-      `${ctx.principal ?? principalOf(ctx.http?.authInfo, ctx.http?.req?.headers.get('authorization'))}\0${ctx.sessionId ?? ''}`
-    this.#codec = createRequestStateCodec({
-      key: this.#key,
-      bind: bind as never,
-      ...(this.#ttl === undefined ? {} : { ttlSeconds: this.#ttl }),
-    })
-    return this.#codec
+    return this.requestState.codec()
   }
 
-  /**
-   * Seals `payload` into a `requestState` usable once, by `tool`, for the
-   * caller and session of `binding`.
-   */
+  /** Seals `payload` into a `requestState` usable once, by `tool`, for the caller and session of `binding`. */
   sealState(payload: unknown, tool: string, binding: StateBinding): Promise<string> {
-    const sealed: SealedState = {
-      v: payload,
-      t: tool,
-      n: toBase64url(globalThis.crypto.getRandomValues(new Uint8Array(12))),
-      e: Date.now() + (this.#ttl ?? DEFAULT_REQUEST_STATE_TTL_S) * 1000,
-    }
-    return this.codec().mint(sealed, binding as never)
+    return this.requestState.seal(payload, tool, binding)
   }
 
-  /**
-   * The payload of a verified `requestState` (the codec checked its MAC,
-   * expiry, principal and session) if it was sealed for `tool` and was not
-   * used before; throws the `-32602` of a bad state otherwise.
-   */
+  /** The payload of a verified `requestState` sealed for `tool` and not used before; throws the `-32602` of a bad state otherwise. */
   openState(state: unknown, tool: string): unknown {
-    const sealed = state as Partial<SealedState> | null
-    const now = Date.now()
-    // From the oldest use on, only while expired: every open costs a few steps, not the whole map.
-    // (A state used late but sealed early may wait one TTL behind a younger one: the codec refuses it as expired meanwhile.)
-    for (const [nonce, expires] of this.#used) {
-      if (expires >= now) break
-      this.#used.delete(nonce)
-    }
-    if (sealed === null || typeof sealed !== 'object' || sealed.t !== tool || typeof sealed.n !== 'string' || this.#used.has(sealed.n)) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', { reason: 'invalid_request_state' })
-    }
-    this.#used.set(sealed.n, typeof sealed.e === 'number' ? sealed.e : now + DEFAULT_REQUEST_STATE_TTL_S * 1000)
-    return sealed.v
+    return this.requestState.open(state, tool)
   }
 }
