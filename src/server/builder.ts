@@ -16,17 +16,8 @@ import {
   type TemplateEntry,
   type TemplateReader,
 } from './primitives/resource-templates.ts'
-import {
-  checkPrompt,
-  checkResource,
-  type PromptDefinition,
-  type PromptEntry,
-  type PromptGetter,
-  type PromptOptions,
-  type ResourceDefinition,
-  type ResourceEntry,
-  type ResourceReader,
-} from './primitives/resources.ts'
+import { checkPrompt, type PromptDefinition, type PromptEntry, type PromptGetter, type PromptOptions } from './primitives/prompts.ts'
+import { checkResource, type ResourceDefinition, type ResourceEntry, type ResourceReader } from './primitives/resources.ts'
 import { ServerState, type Binder } from './serving/server-state.ts'
 import { checkTaskOptions, type TaskOptions } from './tasks/tasks.ts'
 import { adoptEntries, type ToolEntry } from './tools/tool-set.ts'

@@ -11,17 +11,8 @@ import {
   type ResourceTemplateOptions,
   type TemplateReader,
 } from './primitives/resource-templates.ts'
-import {
-  checkPrompt,
-  checkResource,
-  withEntry,
-  withoutEntry,
-  type PromptDefinition,
-  type PromptGetter,
-  type PromptOptions,
-  type ResourceDefinition,
-  type ResourceReader,
-} from './primitives/resources.ts'
+import { checkResource, withEntry, withoutEntry, type ResourceDefinition, type ResourceReader } from './primitives/resources.ts'
+import { checkPrompt, type PromptDefinition, type PromptGetter, type PromptOptions } from './primitives/prompts.ts'
 import { announceResourceUpdated } from './primitives/subscriptions.ts'
 import type { ServerState } from './serving/server-state.ts'
 import { adoptEntries, toolSet, type ToolEntry } from './tools/tool-set.ts'

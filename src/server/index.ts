@@ -52,15 +52,8 @@ export type { AuthOptions, IntrospectionResult } from '../contract/auth-options.
 export type { ServeReport, ServeStdioOptions } from './stdio/stdio.ts'
 export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tools/tool-set.ts'
 export type { ToolContext, ToolDefinition, ToolHandler } from './tools/hand-tool.ts'
-export type {
-  PromptDefinition,
-  PromptGetter,
-  PromptMessage,
-  PromptOptions,
-  ResourceContents,
-  ResourceDefinition,
-  ResourceReader,
-} from './primitives/resources.ts'
+export type { PromptDefinition, PromptGetter, PromptMessage, PromptOptions } from './primitives/prompts.ts'
+export type { ResourceContents, ResourceDefinition, ResourceReader } from './primitives/resources.ts'
 export type {
   ResourceTemplateDefinition,
   ResourceTemplateOptions,

@@ -5,7 +5,7 @@
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { CallContext } from '../../runtime/types.ts'
-import type { PromptEntry } from './resources.ts'
+import type { PromptEntry } from './prompts.ts'
 import type { Completer } from './completer.ts'
 import type { TemplateEntry } from './resource-templates.ts'
 

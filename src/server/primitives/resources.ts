@@ -1,10 +1,10 @@
 /**
- * Resources with readers and prompts with getters, as immutable snapshots
- * like the tool set, and the results their readers' shorthands stand for.
+ * Resources with readers, as immutable snapshots like the tool set, the
+ * result a reader's shorthand stands for, and the snapshot map helpers
+ * resources, prompts (prompts.ts) and templates share.
  */
 import { runtimeError } from '../../runtime/errors.ts'
 import type { CallContext } from '../../runtime/types.ts'
-import type { Completer } from './completer.ts'
 
 /** A resource as `resources/list` shows it. */
 export interface ResourceDefinition {
@@ -31,27 +31,6 @@ export type ResourceReader<State = unknown> = (
   context: CallContext & { state: State },
 ) => string | { contents: ResourceContents[] } | Promise<string | { contents: ResourceContents[] }>
 
-/** A prompt as `prompts/list` shows it. */
-export interface PromptDefinition {
-  name: string
-  title?: string
-  description?: string
-  arguments?: Array<{ name: string; description?: string; required?: boolean }>
-  [key: string]: unknown
-}
-
-/** One message of a prompt. */
-export interface PromptMessage {
-  role: 'user' | 'assistant'
-  content: { type: string; [key: string]: unknown }
-}
-
-/** Gets a prompt: a string is one user text message, otherwise `{ messages }` as `prompts/get` answers. */
-export type PromptGetter<State = unknown> = (
-  args: Record<string, string>,
-  context: CallContext & { state: State },
-) => string | { description?: string; messages: PromptMessage[] } | Promise<string | { description?: string; messages: PromptMessage[] }>
-
 /** A resource with its reader. */
 export interface ResourceEntry {
   readonly resource: ResourceDefinition
@@ -59,21 +38,6 @@ export interface ResourceEntry {
   readonly read: ResourceReader<any>
   /** A type-detail resource (type-detail.ts): it comes and goes with its server's type tool. */
   readonly typeDetail?: true
-}
-
-/** Options of a prompt. */
-export interface PromptOptions<State = unknown> {
-  /** Completers of the prompt's arguments, by argument name (`completion/complete`). @default none */
-  complete?: Record<string, Completer<State>>
-}
-
-/** A prompt with its getter and argument completers. */
-export interface PromptEntry {
-  readonly prompt: PromptDefinition
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
-  readonly get: PromptGetter<any>
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
-  readonly complete?: Readonly<Record<string, Completer<any>>>
 }
 
 /** Checks a resource before it is added. */
@@ -87,21 +51,6 @@ export function checkResource(resource: ResourceDefinition, read: unknown): Reso
   }
   if (typeof read !== 'function') throw runtimeError('BAD_SPEC', `resource "${resource.uri}" has no reader function`)
   return { resource: { ...resource }, read: read as ResourceReader }
-}
-
-/** Checks a prompt before it is added. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
-export function checkPrompt(prompt: PromptDefinition, get: unknown, options: PromptOptions<any> = {}): PromptEntry {
-  if (typeof prompt?.name !== 'string' || prompt.name === '') throw runtimeError('BAD_SPEC', 'a prompt needs a non-empty "name"')
-  if (typeof get !== 'function') throw runtimeError('BAD_SPEC', `prompt "${prompt.name}" has no getter function`)
-  if (options.complete === undefined) return { prompt: { ...prompt }, get: get as PromptGetter }
-  const names = new Set((prompt.arguments ?? []).map((a) => a.name))
-  for (const [name, completer] of Object.entries(options.complete)) {
-    if (!names.has(name)) throw runtimeError('BAD_SPEC', `prompt "${prompt.name}" has no argument "${name}" to complete`)
-    if (typeof completer !== 'function')
-      throw runtimeError('BAD_SPEC', `prompt "${prompt.name}": the completer of "${name}" is not a function`)
-  }
-  return { prompt: { ...prompt }, get: get as PromptGetter, complete: { ...options.complete } }
 }
 
 /** `map` plus `[key, value]`, or an error when the key is taken. */
@@ -126,16 +75,4 @@ export function readResult(resource: ResourceDefinition, value: unknown): { cont
     return { contents: [contents] }
   }
   return value as { contents: ResourceContents[] }
-}
-
-/** The `prompts/get` result of a getter's return value. */
-export function promptResult(prompt: PromptDefinition, value: unknown): { description?: string; messages: PromptMessage[] } {
-  if (typeof value === 'string') {
-    const result: { description?: string; messages: PromptMessage[] } = {
-      messages: [{ role: 'user', content: { type: 'text', text: value } }],
-    }
-    if (prompt.description !== undefined) result.description = prompt.description
-    return result
-  }
-  return value as { messages: PromptMessage[] }
 }
