@@ -31,7 +31,7 @@ const EAGER_CHUNKS = [
   },
   {
     name: 'serving',
-    test: /[\\/]src[\\/](?:runtime|server)[\\/](?!http[\\/](?:http|http-core|http-auth)\.ts$|cluster[\\/]fleet\.ts$|protobufjs\.cjs$)/,
+    test: /[\\/]src[\\/](?:runtime|server)[\\/](?!http[\\/](?:http|handlers|http-auth)\.ts$|cluster[\\/]fleet\.ts$|protobufjs\.cjs$)/,
   },
 ]
 

@@ -14,7 +14,7 @@ import { ServerBuilder } from './builder.ts'
 import { connectCore, type Connection } from './transports/connect.ts'
 import type { CheckedImplementation, ImplementationOf } from './tools/typed-implementation.ts'
 import { SERVER_STATE, ServerHandle } from './handle.ts'
-import type { FetchHandler } from './http/http-core.ts'
+import type { FetchHandler } from './http/handlers.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http/http.ts'
 import { checkAuth, checkNodeHandlerOptions, checkServeHttpOptions } from './http/http-options.ts'
 import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster/cluster-options.ts'
@@ -32,7 +32,7 @@ export type { Connection } from './transports/connect.ts'
 export type { ErrorSource, Logger, LoggingOptions } from './serving/logging.ts'
 export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http/http.ts'
 export type { FetchHandlerOptions, McpFetchHandler } from './cluster/cluster-options.ts'
-export type { ClusterOptions } from './http/http-core.ts'
+export type { ClusterOptions } from './http/handlers.ts'
 export type {
   Cluster,
   ClusterEventStore,
@@ -272,7 +272,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   fetch(request: Request, options?: FetchOptions): Promise<Response> {
     // Loaded on first use: a server on stdio or Node HTTP never parses the web handler.
     const core = this[SERVER_STATE]
-    this.#fetch ??= import('./http/http-core.ts').then((http) => http.createFetchHandler(core))
+    this.#fetch ??= import('./http/handlers.ts').then((http) => http.createFetchHandler(core))
     const auth = options?.auth
     if (auth === undefined) return this.#fetch.then((handle) => handle(request, options))
     let guarded = this.#guarded.get(auth)
@@ -307,7 +307,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
     const core = this[SERVER_STATE]
     applyClusterOptions('fetchHandler()', core, options)
     const auth = options?.auth
-    const created = import('./http/http-core.ts').then(async (http) => {
+    const created = import('./http/handlers.ts').then(async (http) => {
       const links = http.fetchLinks(core, options ?? {})
       const handle = http.createFetchHandler(core, links)
       if (auth === undefined) return { links, handle, gate: undefined }

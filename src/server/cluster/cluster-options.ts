@@ -6,7 +6,7 @@
 import type { AuthOptions } from '../../contract/auth-options.ts'
 import { runtimeError } from '../../runtime/errors.ts'
 import { checkOptions, type OptionRule } from '../../runtime/check-options.ts'
-import type { ClusterOptions } from '../http/http-core.ts'
+import type { ClusterOptions } from '../http/handlers.ts'
 import { LOGGING_RULES, type LoggingOptions } from '../serving/logging.ts'
 import type { ServerState } from '../serving/server-state.ts'
 

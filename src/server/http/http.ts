@@ -17,7 +17,7 @@ import { DEFAULT_HTTP_HOST, isLoopbackHost, loopbackHostNames } from '../../cont
 import { runtimeError } from '../../runtime/errors.ts'
 import { mayBeFastCall, serveFastCall } from './fast-call.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
-import { createHttpCore, type SessionOptions } from './http-core.ts'
+import { createHttpCore, type SessionOptions } from './handlers.ts'
 import { Log, type LoggingOptions } from '../serving/logging.ts'
 import {
   BODY_TOO_LARGE,
