@@ -5,7 +5,7 @@
 import { DEFAULT_SERVER_VERSION } from '../contract/defaults.ts'
 import { checkOptions, integerRule, showValue, type OptionRule } from '../runtime/check-options.ts'
 import { runtimeError } from '../runtime/errors.ts'
-import { handToolEntry, type ToolDefinition, type ToolHandler } from './tools/hand-tool.ts'
+import { handWrittenToolEntry, type ToolDefinition, type ToolHandler } from './tools/hand-written-tool.ts'
 import { serverStateOf } from './handle.ts'
 import { LOGGING_RULES, type LoggingOptions } from './serving/logging.ts'
 import { checkPageSize } from './primitives/pagination.ts'
@@ -124,7 +124,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a hand-written tool's arguments are typed by its handler
   tool<Args = any>(tool: ToolDefinition, handler: ToolHandler<State, Args>): this {
     const ref = this.#ref
-    const entry = handToolEntry(tool, handler as ToolHandler<unknown>, () => ref.core?.state)
+    const entry = handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => ref.core?.state)
     this.#tools.push({ entry, from: 'tool()' })
     return this
   }

@@ -4,7 +4,7 @@
  * connected client that can receive it.
  */
 import { runtimeError } from '../runtime/errors.ts'
-import { handToolEntry, type ToolDefinition, type ToolHandler } from './tools/hand-tool.ts'
+import { handWrittenToolEntry, type ToolDefinition, type ToolHandler } from './tools/hand-written-tool.ts'
 import {
   checkTemplate,
   type ResourceTemplateDefinition,
@@ -70,7 +70,7 @@ export class ServerHandle<State = unknown> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a hand-written tool's arguments are typed by its handler
   addTool<Args = any>(tool: ToolDefinition, handler: ToolHandler<State, Args>): this {
     const core = this.#core
-    const entry = handToolEntry(tool, handler as ToolHandler<unknown>, () => core.state)
+    const entry = handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => core.state)
     if (core.tools.byName.has(entry.listed.name)) {
       throw runtimeError('BAD_SPEC', `tool "${entry.listed.name}" is already defined: remove it first or use replaceTools`)
     }
@@ -102,7 +102,7 @@ export class ServerHandle<State = unknown> {
     let entries: ToolEntry[]
     let other: ServerState | undefined
     if (Array.isArray(source)) {
-      entries = source.map(({ tool, handler }) => handToolEntry(tool, handler as ToolHandler<unknown>, () => core.state))
+      entries = source.map(({ tool, handler }) => handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => core.state))
     } else {
       other = serverStateOf(source)
       if (other === undefined) throw runtimeError('BAD_SPEC', 'replaceTools takes a Server or an array of { tool, handler }')

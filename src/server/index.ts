@@ -51,7 +51,7 @@ export type { MemoryFleet } from './cluster/memory-cluster.ts'
 export type { AuthOptions, IntrospectionResult } from '../contract/auth-options.ts'
 export type { ServeReport, ServeStdioOptions } from './stdio/stdio.ts'
 export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tools/tool-set.ts'
-export type { ToolContext, ToolDefinition, ToolHandler } from './tools/hand-tool.ts'
+export type { ToolContext, ToolDefinition, ToolHandler } from './tools/hand-written-tool.ts'
 export type { PromptDefinition, PromptGetter, PromptMessage, PromptOptions } from './primitives/prompts.ts'
 export type { ResourceContents, ResourceDefinition, ResourceReader } from './primitives/resources.ts'
 export type {

@@ -101,7 +101,7 @@ function schemaErrors(errors: readonly { instancePath: string; message?: string 
  * `BAD_SPEC` runtime error naming the tool and the schema path when the
  * schema is not a valid 2020-12 document or does not compile.
  */
-export function handToolEntry<State>(tool: ToolDefinition, handler: ToolHandler<State>, state: () => State): ToolEntry {
+export function handWrittenToolEntry<State>(tool: ToolDefinition, handler: ToolHandler<State>, state: () => State): ToolEntry {
   if (typeof tool?.name !== 'string' || !NAME_RE.test(tool.name)) {
     throw runtimeError('BAD_SPEC', `tool name ${JSON.stringify(tool?.name)} is invalid: use 1 to 128 letters, digits, "_", "-" or "."`)
   }
