@@ -23,14 +23,14 @@ import { adoptSource } from '../../runtime/number-source.ts'
 import type { CallContext } from '../../runtime/types.ts'
 import type { Log } from './logging.ts'
 import {
-  clientRequests,
+  requestsToClient,
   directAsk,
   inputRequiredOf,
   isAnswersState,
   startRounds,
   type Ask,
   type Rounds,
-} from '../primitives/client-requests.ts'
+} from '../primitives/requests-to-client.ts'
 import { complete, type CompleteParams } from '../primitives/completions.ts'
 import { page } from '../primitives/pagination.ts'
 import { matchTemplate } from '../primitives/resource-templates.ts'
@@ -126,7 +126,7 @@ export function callContext(core: ServerState, name: string, ctx: ServerContext,
     authInfo: ctx.http?.authInfo,
     meta,
     sealRequestState: (payload) => core.sealState(payload, sealAs, ctx as StateBinding),
-    ...clientRequests(ctx, rounds, ask),
+    ...requestsToClient(ctx, rounds, ask),
   }
   const capabilities = clientCapabilitiesOf(ctx, server)
   if (capabilities !== undefined) context.clientCapabilities = capabilities

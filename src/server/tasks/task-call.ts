@@ -10,7 +10,7 @@
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { CallContext } from '../../runtime/types.ts'
-import type { Ask, InputRequest, Rounds } from '../primitives/client-requests.ts'
+import type { Ask, InputRequest, Rounds } from '../primitives/requests-to-client.ts'
 import type { StoredTask } from './task-store.ts'
 import { isLimitError, type TaskManager } from './tasks.ts'
 

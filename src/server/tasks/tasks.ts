@@ -9,7 +9,7 @@
  * pure functions a store applies atomically.
  */
 import { checkOptions, integerRule, type OptionRule } from '../../runtime/check-options.ts'
-import { isAnswerOf, type InputRequest, type QuestionMethod } from '../primitives/client-requests.ts'
+import { isAnswerOf, type InputRequest, type QuestionMethod } from '../primitives/requests-to-client.ts'
 import { toBase64url } from '../serving/base64url.ts'
 import {
   DEFAULT_MAX_TASK_BYTES,

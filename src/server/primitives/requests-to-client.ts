@@ -169,7 +169,7 @@ export function questionsOf(ask: Ask): Pick<CallContext, 'elicit' | 'sample' | '
 }
 
 /** The `log`, `elicit`, `sample` and `listRoots` of a request's context; with `rounds`, questions are `input_required` rounds, with `ask`, asked that way. */
-export function clientRequests(
+export function requestsToClient(
   ctx: ServerContext,
   rounds?: Rounds,
   ask?: Ask,
