@@ -5,7 +5,7 @@
  * one line on stderr, as before any option; nothing else prints.
  */
 import type { OptionRule } from '../../runtime/check-options.ts'
-import { writeStderr } from '../../runtime/report.ts'
+import { writeStderr } from '../../runtime/stderr.ts'
 
 /** Receives a server's messages; a method left out drops those messages. */
 export interface Logger {
