@@ -1,9 +1,9 @@
 /**
  * The `?mcp` pipeline at start-up, with no bundler: the build pipeline's
- * in-process output (codegen's `compileProto`: validators compiled with the
+ * in-process output (codegen's `compileInProcess`: validators compiled with the
  * code generator's Ajv), as the spec `createProtoServer` takes.
  */
-import { buildProto, compileProto, type ToolBuildOptions } from '../codegen/index.ts'
+import { buildProtoTools, compileInProcess, type ToolBuildOptions } from '../codegen/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import type { ProtoServerSpec } from '../runtime/types.ts'
 import type { ToolCost } from '../schema/index.ts'
@@ -32,7 +32,7 @@ export interface BuiltSpec {
  * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
  */
 export function buildServerSpec(file: string, options: BuildSpecOptions = {}): BuiltSpec {
-  return compileProto(buildProto(file, options))
+  return compileInProcess(buildProtoTools(file, options))
 }
 
 /**
@@ -41,5 +41,5 @@ export function buildServerSpec(file: string, options: BuildSpecOptions = {}): B
  * validators compiled now (identical schemas share one), the codec's descriptor.
  */
 export function specFromModel(model: ProtoModel, name: string, options: Omit<BuildSpecOptions, 'importPaths'> = {}): BuiltSpec {
-  return compileProto(buildProto({ model, name }, options))
+  return compileInProcess(buildProtoTools({ model, name }, options))
 }
