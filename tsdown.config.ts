@@ -22,14 +22,17 @@ export const INLINED = [
  * stdio included. Left to themselves, they share chunks with what loads on
  * first use (protobufjs, the HTTP transports), which every server start
  * would then parse. The Node build bundles no Ajv compiler for the runtime:
- * hand-written tools use the SDK's (src/server/ajv-engine.ts).
+ * hand-written tools use the SDK's (src/server/validation/ajv-engine.ts).
  */
 const EAGER_CHUNKS = [
   {
     name: 'runtime-base',
     test: /node_modules[\\/](?:ajv[\\/]dist[\\/]runtime[\\/]|ajv-formats[\\/]dist[\\/]formats|fast-deep-equal[\\/]|fast-uri[\\/])|^\0rolldown[\\/]runtime|[\\/]src[\\/]contract[\\/]/,
   },
-  { name: 'serving', test: /[\\/]src[\\/](?:runtime|server)[\\/](?!(?:http|http-core|http-auth|fleet)\.ts$|protobufjs\.cjs$)/ },
+  {
+    name: 'serving',
+    test: /[\\/]src[\\/](?:runtime|server)[\\/](?!http[\\/](?:http|handlers|http-auth)\.ts$|cluster[\\/]fleet\.ts$|protobufjs\.cjs$)/,
+  },
 ]
 
 const PROTOBUF_FS_RE = /[\\/]protobufjs[\\/]src[\\/]util[\\/]fs\.js$/
@@ -85,8 +88,8 @@ const lazyWrappers = {
 
 /** The web build's stand-ins for Node-only modules of server/ (each file says why). */
 const WEB_MODULES: Record<string, string> = {
-  './node-transports.ts': fileURLToPath(new URL('./src/server/web-transports.ts', import.meta.url)),
-  './ajv-engine.ts': fileURLToPath(new URL('./src/server/ajv-engine-web.ts', import.meta.url)),
+  'node-transports.ts': fileURLToPath(new URL('./src/server/transports/web-transports.ts', import.meta.url)),
+  'ajv-engine.ts': fileURLToPath(new URL('./src/server/validation/ajv-engine-web.ts', import.meta.url)),
 }
 
 /**
@@ -178,8 +181,9 @@ export default defineConfig([
       {
         name: 'web-modules',
         resolveId: {
-          filter: { id: /^\.\/(?:node-transports|ajv-engine)\.ts$/ },
-          handler: (source: string) => WEB_MODULES[source] ?? null,
+          // By file name: the specifier is relative to the importing file's folder.
+          filter: { id: /^\.\.?\/(?:[\w-]+\/)*(?:node-transports|ajv-engine)\.ts$/ },
+          handler: (source: string) => WEB_MODULES[source.slice(source.lastIndexOf('/') + 1)] ?? null,
         },
       },
     ],

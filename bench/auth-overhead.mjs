@@ -72,7 +72,7 @@ async function startProvider(resource) {
   return { issuer, mint, close: () => new Promise((resolve) => (http.closeAllConnections(), http.close(resolve))) }
 }
 
-/** More tokens than the server remembers verified (1000, src/server/http-auth.ts): cycling through them, every call verifies a signature. */
+/** More tokens than the server remembers verified (1000, src/server/http/http-auth.ts): cycling through them, every call verifies a signature. */
 const FRESH_TOKENS = 1200
 
 export default {

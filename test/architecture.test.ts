@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 
 const src = join(import.meta.dirname, '..', 'src')
 // `contract/` is the bottom: every stage may import it, it imports nothing of the project.
-const STAGES = ['contract', 'proto', 'schema', 'codegen', 'plugin', 'runtime', 'server', 'postgres', 'grpc', 'cli'] as const
+const STAGES = ['contract', 'proto', 'schema', 'codegen', 'plugin', 'runtime', 'server', 'postgres', 'grpc', 'gateway', 'cli'] as const
 const BUILD_TIME = new Set(['proto', 'schema', 'codegen', 'plugin'])
 // Value and type imports, re-exports, dynamic and side-effect imports.
 const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s*['"]([^'"]+)['"]/gm
@@ -91,6 +91,81 @@ describe('stage folders import one way', () => {
       .flatMap((stage) => importsOf(stage))
       .filter(({ spec }) => spec.startsWith('@modelcontextprotocol/'))
     expect(bad).toEqual([])
+  })
+})
+
+/**
+ * server/ by concern: its public objects loose at the top, everything else
+ * in a subfolder, and which subfolder may import which (docs/internals.md).
+ * A request goes transports/ (or http/, stdio/) → serving/ → tools/ → runtime/.
+ */
+const SERVER_PUBLIC = ['builder.ts', 'handle.ts', 'index.ts']
+const SERVER_FOLDERS: Record<string, readonly string[]> = {
+  // Which transports a build has, and connect() to a caller's transport.
+  transports: ['http', 'stdio', 'serving'],
+  // Streamable HTTP: the handlers, the auth gate, the fast call path; a fleet's routing (cluster/) in front of them.
+  http: ['serving', 'tools', 'primitives', 'tasks', 'cluster'],
+  stdio: ['serving'],
+  // What every transport serves from: the server state, the SDK server over it, requestState, logging, limits.
+  serving: ['tools', 'primitives', 'tasks', 'cluster'],
+  // The MCP methods besides tools; tasks; what instances of a fleet share (cluster-options.ts reads the HTTP handlers' option type).
+  primitives: ['serving'],
+  tasks: ['serving', 'primitives', 'cluster'],
+  cluster: ['serving', 'tasks', 'http'],
+  // The tool set and hand-written tools (which read mirrored parameter headers off their schemas: http/param-headers.ts).
+  tools: ['validation', 'primitives', 'tasks', 'http'],
+  validation: [],
+}
+
+describe('server/ subfolders', () => {
+  const serverDir = join(src, 'server')
+  /** The server/ subfolder a file (relative to src/) is in, or '' for a file at the top of server/. */
+  const folderOf = (file: string): string => {
+    const parts = relative('server', file).split('/')
+    return parts.length > 1 ? parts[0]! : ''
+  }
+  const crossings = () =>
+    importsOf('server')
+      .filter(({ spec }) => spec.startsWith('.'))
+      .map(({ file, spec }) => ({ file, spec, to: relative(src, join(src, file, '..', spec)) }))
+      .filter(({ to }) => to.startsWith('server/'))
+      .map((edge) => ({ ...edge, from: folderOf(edge.file), into: folderOf(edge.to) }))
+      .filter(({ from, into }) => from !== into)
+
+  it('only the public objects are loose in server/; every other file is in a subfolder of the list', () => {
+    const entries = readdirSync(serverDir)
+    expect(entries.filter((name) => statSync(join(serverDir, name)).isFile()).sort()).toEqual(SERVER_PUBLIC)
+    expect(entries.filter((name) => statSync(join(serverDir, name)).isDirectory()).sort()).toEqual(Object.keys(SERVER_FOLDERS).sort())
+  })
+
+  it('no subfolder imports the public objects (index.ts, builder.ts, handle.ts)', () => {
+    expect(crossings().filter(({ into }) => into === '')).toEqual([])
+  })
+
+  /** The crossings between subfolders that `rules` do not name. */
+  const outside = (rules: Record<string, readonly string[]>) =>
+    crossings().filter(({ from, into }) => from !== '' && into !== '' && !(rules[from] ?? []).includes(into))
+
+  it('each subfolder imports only the subfolders its rule names', () => {
+    expect(outside(SERVER_FOLDERS)).toEqual([])
+  })
+
+  it('the rules can fail: without serving/ in its rule, stdio/ is reported', () => {
+    expect(outside({ ...SERVER_FOLDERS, stdio: [] }).map(({ file }) => file)).toContain(join('server', 'stdio', 'stdio.ts'))
+  })
+
+  it('the call path of docs/internals.md is real: each file imports the next', () => {
+    const graph = importGraph(src)
+    const path = [
+      'server/http/http.ts',
+      'server/http/handlers.ts',
+      'server/serving/sdk-server.ts',
+      'server/serving/server-state.ts',
+      'server/tools/tool-set.ts',
+      'runtime/pipeline.ts',
+    ].map((file) => join(...file.split('/')))
+    const missing = path.slice(1).filter((to, i) => !(graph.get(path[i]!) ?? []).includes(to))
+    expect(missing).toEqual([])
   })
 })
 

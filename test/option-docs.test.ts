@@ -17,12 +17,12 @@ import { POSTGRES_CLUSTER_RULES } from '../src/postgres/postgres-cluster.ts'
 import { GRPC_RULES } from '../src/grpc/grpc-backend.ts'
 import { DEV_RULES, PLUGIN_RULES } from '../src/plugin/check-options.ts'
 import { REQUEST_STATE_KEY_RULES } from '../src/server/builder.ts'
-import { FETCH_HANDLER_RULES } from '../src/server/cluster-options.ts'
+import { FETCH_HANDLER_RULES } from '../src/server/cluster/cluster-options.ts'
 import { FETCH_RULES } from '../src/server/index.ts'
-import { HANDLER_RULES, SERVE_RULES } from '../src/server/http-options.ts'
-import { LOGGING_RULES } from '../src/server/logging.ts'
-import { STDIO_RULES } from '../src/server/stdio.ts'
-import { TASK_OPTION_RULES } from '../src/server/tasks.ts'
+import { HANDLER_RULES, SERVE_RULES } from '../src/server/http/http-options.ts'
+import { LOGGING_RULES } from '../src/server/serving/logging.ts'
+import { STDIO_RULES } from '../src/server/stdio/stdio.ts'
+import { TASK_OPTION_RULES } from '../src/server/tasks/tasks.ts'
 
 const root = resolve(import.meta.dirname, '..')
 const MIB = 1024 * 1024

@@ -10,9 +10,9 @@ import { withFix, type BuildWarning, type BuildWarningCode } from '../proto/inde
 import { packageVersion } from '../proto/package-root.ts'
 import { createProtoServer, type Logger } from '../server/index.ts'
 import { HELP, parseCli, type ServeCommand } from './args.ts'
-import { buildServerSpec, type BuiltSpec } from './build-spec.ts'
+import { buildServerSpec, type BuiltSpec } from '../gateway/build-spec.ts'
 import { costNote } from '../codegen/index.ts'
-import { reflectSpec, watchReflection } from './reflect-server.ts'
+import { reflectSpec, watchReflection } from '../gateway/reflect-server.ts'
 
 const log = (line: string): void => {
   process.stderr.write(`proto-mcp: ${line}\n`)

@@ -1,8 +1,8 @@
 /**
  * The one build pipeline, free of any bundler: a `.proto` file (or a model
  * from reflected descriptors) → the model → the tools → one of two outputs:
- * the `?mcp` module's source ({@link emitProto}, what the plugin serves) or
- * the spec compiled in process ({@link compileProto}, what the `proto-mcp`
+ * the `?mcp` module's source ({@link emitModuleSource}, what the plugin serves) or
+ * the spec compiled in process ({@link compileInProcess}, what the `proto-mcp`
  * command and the gateway serve). Every stage's warnings are passed up as
  * data (`{ code, message, fix? }`).
  */
@@ -32,8 +32,8 @@ export type ToolBuildOptions = Pick<
   | 'methodScopes'
 >
 
-/** Options of {@link buildProto}. */
-export interface BuildProtoOptions extends ToolBuildOptions {
+/** Options of {@link buildProtoTools}. */
+export interface ProtoToolsOptions extends ToolBuildOptions {
   /** Absolute directories searched for imports (a file source only). @default [] */
   importPaths?: string[]
 }
@@ -45,8 +45,8 @@ export interface ModelSource {
   name: string
 }
 
-/** What {@link buildProto} returns: the stages before output, for {@link emitProto} or {@link compileProto}. */
-export interface BuiltProto {
+/** What {@link buildProtoTools} returns: the stages before output, for {@link emitModuleSource} or {@link compileInProcess}. */
+export interface ProtoTools {
   model: ProtoModel
   /** The server's name. */
   name: string
@@ -90,7 +90,7 @@ export function toolOptions(options: ToolBuildOptions): ToolBuildOptions {
  * by {@link serverName}), or a loaded model with its server name.
  * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
  */
-export function buildProto(source: string | ModelSource, options: BuildProtoOptions = {}): BuiltProto {
+export function buildProtoTools(source: string | ModelSource, options: ProtoToolsOptions = {}): ProtoTools {
   const profile = options.profile ?? DEFAULT_PROFILE
   const { model, name } =
     typeof source === 'string' ? { model: loadProto(source, { importPaths: options.importPaths ?? [] }), name: serverName(source) } : source
@@ -108,16 +108,16 @@ export function buildProto(source: string | ModelSource, options: BuildProtoOpti
   }
 }
 
-/** Options of {@link emitProto}. */
-export interface EmitProtoOptions {
+/** Options of {@link emitModuleSource}. */
+export interface ModuleSourceOptions {
   /** Emit the hot-reload code of Vite's dev server. @default false */
   hmr?: boolean
   /** Also emit the module's TypeScript declarations (`declarations`). @default false */
   declarations?: boolean
 }
 
-/** The result of {@link emitProto}. */
-export interface EmittedProto {
+/** The result of {@link emitModuleSource}. */
+export interface ModuleSource {
   /** The module's source. */
   code: string
   /** Every `.proto` read (the file and all it imports): watch them all. */
@@ -133,7 +133,7 @@ export interface EmittedProto {
 }
 
 /** Output one: the `?mcp` module's source, its validators compiled to standalone code. */
-export function emitProto(built: BuiltProto, options: EmitProtoOptions = {}): EmittedProto {
+export function emitModuleSource(built: ProtoTools, options: ModuleSourceOptions = {}): ModuleSource {
   const emitted = emitModuleWithWarnings(built.model, built.tools, {
     name: built.name,
     profile: built.profile,
@@ -151,8 +151,8 @@ export function emitProto(built: BuiltProto, options: EmitProtoOptions = {}): Em
   }
 }
 
-/** The result of {@link compileProto}. */
-export interface CompiledProto {
+/** The result of {@link compileInProcess}. */
+export interface InProcessSpec {
   spec: ProtoServerSpec
   /** Build warnings of every stage, in stage order. */
   warnings: BuildWarning[]
@@ -171,7 +171,7 @@ export function costNote(cost: ToolCost): string {
  * Output two: the spec a generated module would hold, its validators
  * compiled now with the code generator's Ajv (identical schemas share one).
  */
-export function compileProto(built: BuiltProto): CompiledProto {
+export function compileInProcess(built: ProtoTools): InProcessSpec {
   // The validator checks the exact schema where the advertised one says less (portable, strict).
   const compiled = compileValidatorsInProcess(
     built.tools.map((tool) => tool.validationSchema ?? tool.inputSchema),
@@ -192,17 +192,14 @@ export function compileProto(built: BuiltProto): CompiledProto {
   return { spec, warnings: [...built.warnings, ...compiled.warnings], notes: built.notes, costs: built.costs }
 }
 
-/** Options of {@link buildMcpModule}. */
-export interface BuildMcpModuleOptions extends BuildProtoOptions, EmitProtoOptions {}
-
-/** The result of {@link buildMcpModule}. */
-export type BuiltMcpModule = EmittedProto
+/** Options of {@link buildModuleSource}. */
+export interface BuildModuleSourceOptions extends ProtoToolsOptions, ModuleSourceOptions {}
 
 /**
  * Builds the `?mcp` module of the `.proto` at the absolute path `file`
- * ({@link buildProto}, then {@link emitProto}).
+ * ({@link buildProtoTools}, then {@link emitModuleSource}).
  * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
  */
-export function buildMcpModule(file: string, options: BuildMcpModuleOptions = {}): BuiltMcpModule {
-  return emitProto(buildProto(file, options), options)
+export function buildModuleSource(file: string, options: BuildModuleSourceOptions = {}): ModuleSource {
+  return emitModuleSource(buildProtoTools(file, options), options)
 }

@@ -2,16 +2,15 @@
  * The codegen stage: tools + model → the `?mcp` module's source; and the one
  * build pipeline (`.proto` → model → tools → module source or in-process spec).
  */
-export { buildMcpModule, buildProto, compileProto, costNote, emitProto, serverName, toolOptions } from './build-proto.ts'
+export { buildModuleSource, buildProtoTools, compileInProcess, costNote, emitModuleSource, serverName, toolOptions } from './build-proto.ts'
 export type {
-  BuildMcpModuleOptions,
-  BuildProtoOptions,
-  BuiltMcpModule,
-  BuiltProto,
-  CompiledProto,
-  EmitProtoOptions,
-  EmittedProto,
+  BuildModuleSourceOptions,
+  InProcessSpec,
   ModelSource,
+  ModuleSource,
+  ModuleSourceOptions,
+  ProtoTools,
+  ProtoToolsOptions,
   ToolBuildOptions,
 } from './build-proto.ts'
 export { emitModule, emitModuleWithWarnings } from './emit-module.ts'

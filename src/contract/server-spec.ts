@@ -1,7 +1,7 @@
 /**
  * The server spec: what a generated `?mcp` module hands to
  * `createProtoServer`, and what the command and the gateway compile in
- * process (codegen's `compileProto`). One type for both, so neither side
+ * process (codegen's `compileInProcess`). One type for both, so neither side
  * casts the other's.
  */
 import type { JsonSchema, Profile, ToolSpec } from './tool-spec.ts'

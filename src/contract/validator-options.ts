@@ -1,7 +1,7 @@
 /**
  * How every validator is compiled (docs/calls.md §2 and §3): the generated
  * ones at build time (codegen/compile-validators.ts), hand-written tools'
- * at run time (server/hand-tool.ts). Each adds only what differs.
+ * at run time (server/tools/hand-written-tool.ts). Each adds only what differs.
  */
 
 /** What both kinds share: 2020-12 documents, every error reported, unknown keywords (annotations) allowed. */

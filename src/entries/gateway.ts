@@ -14,6 +14,6 @@ export {
   type ReflectOptions,
   type ReflectServerOptions,
   type WatchReflectionOptions,
-} from '../cli/reflect-server.ts'
+} from '../gateway/reflect-server.ts'
 export { isReflectionError, type ReflectionError, type ReflectionErrorCode, type ReflectionOptions } from '../grpc/reflection-client.ts'
 export type { BuildWarning, BuildWarningCode } from '../proto/warnings.ts'

@@ -1,23 +1,18 @@
 /**
  * The `dev` option in Vite's dev server (docs/serving.md §8): the `Server` that a
  * module default-exports, loaded through Vite's server module runner and
- * served at `/mcp`; build errors shown in the terminal and the overlay.
+ * served at `/mcp`, and reloaded after edits (the mount's state machine);
+ * build errors shown in the terminal and the overlay (dev-overlay.ts);
+ * which requests it accepts is dev-origin.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { networkInterfaces } from 'node:os'
 import { resolve } from 'node:path'
 import type { ViteDevServer } from 'vite'
 import type { AuthOptions } from '../contract/auth-options.ts'
-import {
-  DEFAULT_LOAD_TIMEOUT_MS,
-  DEFAULT_MCP_PATH,
-  HOT_SERVERS_KEY,
-  HOT_UPDATE_KEY,
-  isLoopbackHost,
-  LOOPBACK_HOSTNAMES,
-  loopbackHostNames,
-} from '../contract/index.ts'
+import { DEFAULT_LOAD_TIMEOUT_MS, DEFAULT_MCP_PATH, HOT_SERVERS_KEY, HOT_UPDATE_KEY } from '../contract/index.ts'
 import type { DevOptions } from './options.ts'
+import { devAllowedHosts, devAuth, isOwnOrigin, pathOf } from './dev-origin.ts'
+import { clearOverlay, sendToOverlay, type OverlayError } from './dev-overlay.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 
 /** When the mount loads its module again after the last file change (see `reloadSoon`). */
@@ -82,16 +77,6 @@ interface Runner {
   evaluatedModules: { clear(): void; getModuleById(id: string): EvaluatedModule | undefined }
 }
 
-/** What Vite's overlay reads of an error (`ErrorPayload['err']`). */
-interface OverlayError {
-  message?: string
-  stack?: string
-  id?: string
-  frame?: string
-  plugin?: string
-  loc?: { file?: string; line: number; column: number }
-}
-
 const isMountable = (value: unknown): value is MountableServer =>
   typeof value === 'object' &&
   value !== null &&
@@ -102,64 +87,6 @@ const isMountable = (value: unknown): value is MountableServer =>
 function followsEdits(server: MountableServer): boolean {
   const kept = (globalThis as Record<symbol, WeakSet<object> | undefined>)[Symbol.for(HOT_SERVERS_KEY)]
   return kept?.has(server) === true
-}
-
-/** The path part of a request URL. */
-export function pathOf(url: string | undefined): string {
-  const raw = url ?? '/'
-  const q = raw.search(/[?#]/)
-  return q === -1 ? raw : raw.slice(0, q)
-}
-
-/**
- * The hostnames the mount accepts in Host and Origin headers. Vite on
- * loopback (`server.host` unset, `false` or a loopback address, the rule
- * `serveHttp()` uses): `undefined` for the handler's localhost-only guards,
- * or those names and the address for another loopback address
- * (`127.0.0.2`). Vite beyond loopback: loopback, this machine's addresses,
- * the host Vite binds and Vite's `server.allowedHosts` (`.example.com` as
- * `example.com`).
- */
-export function devAllowedHosts(server: ViteDevServer): string[] | undefined {
-  const host = server.config.server.host
-  if (host === undefined || host === false) return undefined
-  if (typeof host === 'string' && isLoopbackHost(host)) {
-    const names = loopbackHostNames(host)!
-    return names.length === LOOPBACK_HOSTNAMES.length ? undefined : names
-  }
-  const bracket = (address: string): string => (address.includes(':') ? `[${address}]` : address)
-  const names = new Set(LOOPBACK_HOSTNAMES)
-  for (const list of Object.values(networkInterfaces())) for (const address of list ?? []) names.add(bracket(address.address))
-  if (typeof host === 'string') names.add(bracket(host))
-  const allowed = server.config.server.allowedHosts
-  if (Array.isArray(allowed)) for (const name of allowed) names.add(name.replace(/^\./, ''))
-  return [...names]
-}
-
-/** The `dev.auth` option with `resource` defaulting to the endpoint's URL on the dev server (its first local URL). */
-function devAuth(server: ViteDevServer, auth: AuthOptions, path: string): AuthOptions {
-  const local = server.resolvedUrls?.local[0]
-  return auth.resource !== undefined || local === undefined ? auth : { ...auth, resource: new URL(path, local).href }
-}
-
-/** Shows `error` in Vite's overlay (every page connected to the dev server's HMR channel). */
-export function sendToOverlay(server: ViteDevServer, error: OverlayError, plugin: string): void {
-  server.environments.client.hot.send({
-    type: 'error',
-    err: {
-      message: error.message ?? String(error),
-      stack: error.stack ?? '',
-      plugin,
-      ...(error.id === undefined ? {} : { id: error.id }),
-      ...(error.frame === undefined ? {} : { frame: error.frame }),
-      ...(error.loc === undefined ? {} : { loc: error.loc }),
-    },
-  })
-}
-
-/** Clears Vite's overlay (an empty update; a page showing it since it loaded reloads instead). */
-export function clearOverlay(server: ViteDevServer): void {
-  server.environments.client.hot.send({ type: 'update', updates: [] })
 }
 
 /** The module runner of the dev server's `ssr` environment (Vite's own, or a new one). */
@@ -174,31 +101,6 @@ function replyError(res: ServerResponse, status: number, message: string, code =
   if (res.headersSent) return void res.end()
   res.writeHead(status, { 'content-type': 'application/json' })
   res.end(JSON.stringify(jsonRpcErrorBody(code, message)))
-}
-
-/**
- * Whether a browser `origin` is the dev server's own: the origin of the
- * request's Host (already checked by the Host guard), or one of the URLs
- * Vite listens on. Another port of localhost is another site.
- */
-export function isOwnOrigin(server: ViteDevServer, origin: string, host: string | undefined): boolean {
-  let parsed: URL
-  try {
-    parsed = new URL(origin)
-  } catch {
-    return false
-  }
-  const scheme = server.config.server.https ? 'https:' : 'http:'
-  if (parsed.protocol !== scheme) return false
-  if (host !== undefined && parsed.host.toLowerCase() === host.toLowerCase()) return true
-  const urls = server.resolvedUrls
-  return [...(urls?.local ?? []), ...(urls?.network ?? [])].some((url) => {
-    try {
-      return new URL(url).origin === parsed.origin
-    } catch {
-      return false
-    }
-  })
 }
 
 /**

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import type { ViteDevServer } from 'vite'
 import { packageRoot } from '../proto/package-root.ts'
 import { toolCosts } from '../schema/index.ts'
-import { isOwnOrigin, pathOf } from './dev-mount.ts'
+import { isOwnOrigin, pathOf } from './dev-origin.ts'
 
 /** Where the page lives on the dev server. */
 export const PAGE_PATH = '/__mcp/'

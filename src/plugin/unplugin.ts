@@ -12,8 +12,9 @@ import type { UnpluginInstance } from 'unplugin'
 import type { ViteDevServer } from 'vite'
 import { DEFAULT_PROFILE } from '../contract/index.ts'
 import { isProtoError } from '../proto/index.ts'
-import { buildMcpModule, costNote, toolOptions, type BuiltMcpModule } from '../codegen/index.ts'
-import { clearOverlay, mountDevServer, sendToOverlay } from './dev-mount.ts'
+import { buildModuleSource, costNote, toolOptions, type ModuleSource } from '../codegen/index.ts'
+import { mountDevServer } from './dev-mount.ts'
+import { clearOverlay, sendToOverlay } from './dev-overlay.ts'
 import { mountDevPage } from './dev-page.ts'
 import type { Options } from './options.ts'
 import { checkPluginOptions } from './check-options.ts'
@@ -81,7 +82,7 @@ export function externalRuntime(ssr: { external?: unknown; noExternal?: unknown 
 const SETTLE_MS = 300
 const SETTLE_STEP_MS = 25
 
-const declaresNoService = (built: BuiltMcpModule): boolean => built.warnings.some((w) => w.code === 'NO_SERVICE')
+const declaresNoService = (built: ModuleSource): boolean => built.warnings.some((w) => w.code === 'NO_SERVICE')
 
 /** The size and modification time of each of `files`, as one string (a missing file is `-`). */
 function stamp(files: readonly string[]): string {
@@ -104,10 +105,10 @@ function stamp(files: readonly string[]): string {
  * fails or finds no service, it is run again as soon as any of `files`
  * changes, for up to {@link SETTLE_MS}; the last outcome stands.
  */
-async function buildSettled(build: () => BuiltMcpModule, files: readonly string[]): Promise<BuiltMcpModule> {
+async function buildSettled(build: () => ModuleSource, files: readonly string[]): Promise<ModuleSource> {
   for (let waited = 0; ; waited += SETTLE_STEP_MS) {
     const before = stamp(files)
-    let outcome: { built: BuiltMcpModule } | { error: unknown }
+    let outcome: { built: ModuleSource } | { error: unknown }
     try {
       outcome = { built: build() }
     } catch (error) {
@@ -211,15 +212,15 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
         if (!MCP_ID_RE.test(id) || !filter(file)) return null
         // Only the dev server's environments run in 'dev' mode; a build has none.
         const hmr = devServer !== undefined && (this as { environment?: { mode?: string } }).environment?.mode !== 'build'
-        const build = (): BuiltMcpModule =>
-          buildMcpModule(file, {
+        const build = (): ModuleSource =>
+          buildModuleSource(file, {
             ...toolOptions(options),
             importPaths: importPaths(),
             profile: options.profile ?? DEFAULT_PROFILE,
             hmr,
             declarations: Boolean(options.dts),
           })
-        let built: BuiltMcpModule
+        let built: ModuleSource
         try {
           built = hmr ? await buildSettled(build, [file, ...(lastGood.get(id)?.files ?? [])]) : build()
           // A save that parses to no service (an empty or cut-short file) while tools were serving: not a change.

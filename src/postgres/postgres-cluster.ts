@@ -8,7 +8,15 @@
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import type { Cluster, ClusterListeners, ClusterMessage, EventLimits, FleetEvent, SessionRecord, StreamTail } from '../server/cluster.ts'
+import type {
+  Cluster,
+  ClusterListeners,
+  ClusterMessage,
+  EventLimits,
+  FleetEvent,
+  SessionRecord,
+  StreamTail,
+} from '../server/cluster/cluster.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { checkOptions, integerRule, stringRule, type OptionRule } from '../runtime/check-options.ts'
 import { statements } from './schema.ts'

@@ -9,7 +9,7 @@ import type { Field, Type } from 'protobufjs'
 import { exact64, is64Bit } from './int64.ts'
 import type { NumberSource } from './number-source.ts'
 import type { DecodeFailure } from './protojson.ts'
-import { isType, isWellKnown, reachPredicate } from './type-reach.ts'
+import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
 
 /** A 64-bit value refused by the exact pass, at its field path. */
 export class ExactIntegerError extends Error implements DecodeFailure {

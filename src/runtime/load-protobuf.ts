@@ -3,7 +3,7 @@
  * imported dynamically, so a server start never parses it (a few ms of
  * every cold start), and evaluated only when first used (protobufjs.cjs).
  * The call pipeline awaits {@link preloadProtobuf} before its first call;
- * the synchronous helpers of protojson.ts and type-reach.ts then read it
+ * the synchronous helpers of protojson.ts and nested-types.ts then read it
  * through {@link loadProtobuf}. Code that has protobufjs statically anyway
  * (grpc/) hands over its loader with {@link provideProtobuf}.
  */

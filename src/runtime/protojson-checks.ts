@@ -7,7 +7,7 @@
  */
 import { WRAPPER_NAMES } from '../contract/index.ts'
 import { isBase64, shownString } from './base64-check.ts'
-import { isType, isWellKnown, reachPredicate } from './type-reach.ts'
+import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
 import type { Field, Type } from 'protobufjs'
 
 const ANY = '.google.protobuf.Any'

@@ -4,7 +4,7 @@
  * without complaint; protobuf JSON encoders refuse it (Go's protojson,
  * `@bufbuild/protobuf`), so a reply without one is an encoding error.
  */
-import { isType, isWellKnown, reachPredicate } from './type-reach.ts'
+import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
 import type { Type } from 'protobufjs'
 import type { DecodeFailure } from './protojson.ts'
 

@@ -1,6 +1,6 @@
 /**
  * Tool results (docs/calls.md §1): what a call answers, for generated tools
- * (the pipeline, streaming) and hand-written ones (server/hand-tool.ts) alike.
+ * (the pipeline, streaming) and hand-written ones (server/tools/hand-written-tool.ts) alike.
  */
 import type { ToolResult } from './types.ts'
 

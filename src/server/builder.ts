@@ -5,33 +5,24 @@
 import { DEFAULT_SERVER_VERSION } from '../contract/defaults.ts'
 import { checkOptions, integerRule, showValue, type OptionRule } from '../runtime/check-options.ts'
 import { runtimeError } from '../runtime/errors.ts'
-import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
-import { coreOf } from './handle.ts'
-import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
-import { checkPageSize } from './pagination.ts'
+import { handWrittenToolEntry, type ToolDefinition, type ToolHandler } from './tools/hand-written-tool.ts'
+import { serverStateOf } from './handle.ts'
+import { LOGGING_RULES, type LoggingOptions } from './serving/logging.ts'
+import { checkPageSize } from './primitives/pagination.ts'
 import {
   checkTemplate,
   type ResourceTemplateDefinition,
   type ResourceTemplateOptions,
   type TemplateEntry,
   type TemplateReader,
-} from './resource-templates.ts'
-import {
-  checkPrompt,
-  checkResource,
-  type PromptDefinition,
-  type PromptEntry,
-  type PromptGetter,
-  type PromptOptions,
-  type ResourceDefinition,
-  type ResourceEntry,
-  type ResourceReader,
-} from './resources.ts'
-import { ServingCore, type Binder } from './serving-core.ts'
-import { checkTaskOptions, type TaskOptions } from './tasks.ts'
-import { adoptEntries, type ToolEntry } from './tool-set.ts'
-import { mergeTypeTools, typeResources } from './type-detail.ts'
-import { DEFAULT_REQUEST_STATE_TTL_S } from './limits.ts'
+} from './primitives/resource-templates.ts'
+import { checkPrompt, type PromptDefinition, type PromptEntry, type PromptGetter, type PromptOptions } from './primitives/prompts.ts'
+import { checkResource, type ResourceDefinition, type ResourceEntry, type ResourceReader } from './primitives/resources.ts'
+import { ServerState, type Binder } from './serving/server-state.ts'
+import { checkTaskOptions, type TaskOptions } from './tasks/tasks.ts'
+import { adoptEntries, type ToolEntry } from './tools/tool-set.ts'
+import { mergeTypeTools, typeResources } from './tools/type-detail.ts'
+import { DEFAULT_REQUEST_STATE_TTL_S } from './serving/limits.ts'
 
 /** The options of `requestStateKey(key, options)`, with their defaults (the docs show them: test/option-docs.test.ts). */
 export const REQUEST_STATE_KEY_RULES: Record<'ttlSeconds', OptionRule> = {
@@ -44,7 +35,7 @@ export const REQUEST_STATE_KEY_RULES: Record<'ttlSeconds', OptionRule> = {
  */
 export class ServerBuilder<State = undefined, Built = unknown> {
   readonly #name: string
-  readonly #make: (core: ServingCore) => Built
+  readonly #make: (core: ServerState) => Built
   #version = DEFAULT_SERVER_VERSION
   #state: unknown
   readonly #tools: Array<{ entry: ToolEntry; from: string }> = []
@@ -61,10 +52,10 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   #logging: LoggingOptions | undefined
   #tasks: TaskOptions | undefined
   // Handlers read the state of the built server, which exists only after build().
-  readonly #ref: { core?: ServingCore } = {}
+  readonly #ref: { core?: ServerState } = {}
 
   /** Use `Server.builder(name)`. */
-  constructor(name: string, make: (core: ServingCore) => Built) {
+  constructor(name: string, make: (core: ServerState) => Built) {
     if (typeof name !== 'string' || name === '') throw runtimeError('BAD_SPEC', 'a server needs a non-empty name')
     this.#name = name
     this.#make = make
@@ -133,7 +124,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a hand-written tool's arguments are typed by its handler
   tool<Args = any>(tool: ToolDefinition, handler: ToolHandler<State, Args>): this {
     const ref = this.#ref
-    const entry = handToolEntry(tool, handler as ToolHandler<unknown>, () => ref.core?.state)
+    const entry = handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => ref.core?.state)
     this.#tools.push({ entry, from: 'tool()' })
     return this
   }
@@ -182,7 +173,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
    */
   include(...servers: object[]): this {
     for (const server of servers) {
-      const core = coreOf(server)
+      const core = serverStateOf(server)
       if (core === undefined) throw runtimeError('BAD_SPEC', 'include() takes Servers (the default export of a ?mcp module)')
       const from = `include(${core.info.name})`
       for (const entry of adoptEntries(core.tools.byName.values())) this.#tools.push({ entry, from })
@@ -220,7 +211,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
     unique(resources, (r) => r.resource.uri, 'resource')
     unique(this.#prompts, (p) => p.prompt.name, 'prompt')
     unique(this.#templates, (t) => t.template.uriTemplate, 'resource template')
-    const core = new ServingCore({
+    const core = new ServerState({
       name: this.#name,
       version: this.#version,
       tools: tools.map((t) => t.entry),

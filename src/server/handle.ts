@@ -4,30 +4,26 @@
  * connected client that can receive it.
  */
 import { runtimeError } from '../runtime/errors.ts'
-import { handToolEntry, type ToolDefinition, type ToolHandler } from './hand-tool.ts'
-import { checkTemplate, type ResourceTemplateDefinition, type ResourceTemplateOptions, type TemplateReader } from './resource-templates.ts'
+import { handWrittenToolEntry, type ToolDefinition, type ToolHandler } from './tools/hand-written-tool.ts'
 import {
-  checkPrompt,
-  checkResource,
-  withEntry,
-  withoutEntry,
-  type PromptDefinition,
-  type PromptGetter,
-  type PromptOptions,
-  type ResourceDefinition,
-  type ResourceReader,
-} from './resources.ts'
-import { announceResourceUpdated } from './subscriptions.ts'
-import type { ServingCore } from './serving-core.ts'
-import { adoptEntries, toolSet, type ToolEntry } from './tool-set.ts'
-import { typeResources } from './type-detail.ts'
+  checkTemplate,
+  type ResourceTemplateDefinition,
+  type ResourceTemplateOptions,
+  type TemplateReader,
+} from './primitives/resource-templates.ts'
+import { checkResource, withEntry, withoutEntry, type ResourceDefinition, type ResourceReader } from './primitives/resources.ts'
+import { checkPrompt, type PromptDefinition, type PromptGetter, type PromptOptions } from './primitives/prompts.ts'
+import { announceResourceUpdated } from './primitives/subscriptions.ts'
+import type { ServerState } from './serving/server-state.ts'
+import { adoptEntries, toolSet, type ToolEntry } from './tools/tool-set.ts'
+import { typeResources } from './tools/type-detail.ts'
 
-/** Where a `Server` keeps its serving core (a registered symbol, so a runtime bundled twice still finds it). */
-export const CORE: unique symbol = Symbol.for('unplugin-proto-mcp.serving-core')
+/** Where a `Server` keeps its `ServerState` (a registered symbol, so a runtime bundled twice still finds it; its key keeps the old name that copies agree on). */
+export const SERVER_STATE: unique symbol = Symbol.for('unplugin-proto-mcp.serving-core')
 
-/** The serving core of a `Server`, or `undefined` for anything else. */
-export function coreOf(value: unknown): ServingCore | undefined {
-  return value !== null && typeof value === 'object' ? (value as { [CORE]?: ServingCore })[CORE] : undefined
+/** The `ServerState` of a `Server`, or `undefined` for anything else. */
+export function serverStateOf(value: unknown): ServerState | undefined {
+  return value !== null && typeof value === 'object' ? (value as { [SERVER_STATE]?: ServerState })[SERVER_STATE] : undefined
 }
 
 /** A tool and its handler, as `replaceTools` takes them. */
@@ -41,7 +37,7 @@ export interface ToolWithHandler<State = unknown> {
  * itself keeps that backend (its tables were copied bound) and `core`
  * records it; any other service gets the backend `core` had bound.
  */
-function rebind(core: ServingCore, entries: readonly ToolEntry[], source?: ServingCore): void {
+function rebind(core: ServerState, entries: readonly ToolEntry[], source?: ServerState): void {
   const tables = new Set(entries.flatMap((e) => (e.proto ? [e.proto.table] : [])))
   for (const table of tables) {
     for (const [service, bind] of core.bindings) if (!source?.bindings.has(service)) bind(table)
@@ -55,10 +51,10 @@ function rebind(core: ServingCore, entries: readonly ToolEntry[], source?: Servi
  * on the definitions they started with.
  */
 export class ServerHandle<State = unknown> {
-  readonly #core: ServingCore
+  readonly #core: ServerState
 
   /** Use `server.handle()`. */
-  constructor(core: ServingCore) {
+  constructor(core: ServerState) {
     this.#core = core
   }
 
@@ -74,7 +70,7 @@ export class ServerHandle<State = unknown> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a hand-written tool's arguments are typed by its handler
   addTool<Args = any>(tool: ToolDefinition, handler: ToolHandler<State, Args>): this {
     const core = this.#core
-    const entry = handToolEntry(tool, handler as ToolHandler<unknown>, () => core.state)
+    const entry = handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => core.state)
     if (core.tools.byName.has(entry.listed.name)) {
       throw runtimeError('BAD_SPEC', `tool "${entry.listed.name}" is already defined: remove it first or use replaceTools`)
     }
@@ -104,11 +100,11 @@ export class ServerHandle<State = unknown> {
   replaceTools(source: object | readonly ToolWithHandler<State>[]): this {
     const core = this.#core
     let entries: ToolEntry[]
-    let other: ServingCore | undefined
+    let other: ServerState | undefined
     if (Array.isArray(source)) {
-      entries = source.map(({ tool, handler }) => handToolEntry(tool, handler as ToolHandler<unknown>, () => core.state))
+      entries = source.map(({ tool, handler }) => handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => core.state))
     } else {
-      other = coreOf(source)
+      other = serverStateOf(source)
       if (other === undefined) throw runtimeError('BAD_SPEC', 'replaceTools takes a Server or an array of { tool, handler }')
       entries = adoptEntries(other.tools.byName.values())
     }
@@ -139,7 +135,7 @@ export class ServerHandle<State = unknown> {
    */
   replaceAll(server: object): this {
     const core = this.#core
-    const other = coreOf(server)
+    const other = serverStateOf(server)
     if (other === undefined) throw runtimeError('BAD_SPEC', 'replaceAll takes a Server')
     if (other === core) return this
     const entries = adoptEntries(other.tools.byName.values())

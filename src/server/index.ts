@@ -11,28 +11,28 @@ import { bindImplementation, compileToolTable, type ToolTable } from '../runtime
 import type { CallContext, ProtoServerSpec, ToolResult } from '../runtime/types.ts'
 import type { Transport } from '@modelcontextprotocol/server'
 import { ServerBuilder } from './builder.ts'
-import { connectCore, type Connection } from './connect.ts'
-import type { CheckedImplementation, ImplementationOf } from './typed-implementation.ts'
-import { CORE, ServerHandle } from './handle.ts'
-import type { FetchHandler } from './http-core.ts'
-import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
-import { checkAuth, checkNodeHandlerOptions, checkServeHttpOptions } from './http-options.ts'
-import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster-options.ts'
-import { LOGGING_RULES, type LoggingOptions } from './logging.ts'
-import { loadHttp, loadStdio } from './node-transports.ts'
-import { principalOf } from './principal.ts'
-import { ServingCore } from './serving-core.ts'
-import type { ServeReport, ServeStdioOptions } from './stdio.ts'
-import { protoEntries, type ListedTool } from './tool-set.ts'
-import { typeDetailEntries } from './type-detail.ts'
+import { connectCore, type Connection } from './transports/connect.ts'
+import type { CheckedImplementation, ImplementationOf } from './tools/typed-implementation.ts'
+import { SERVER_STATE, ServerHandle } from './handle.ts'
+import type { FetchHandler } from './http/handlers.ts'
+import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http/http.ts'
+import { checkAuth, checkNodeHandlerOptions, checkServeHttpOptions } from './http/http-options.ts'
+import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster/cluster-options.ts'
+import { LOGGING_RULES, type LoggingOptions } from './serving/logging.ts'
+import { loadHttp, loadStdio } from './transports/node-transports.ts'
+import { principalOf } from './serving/principal.ts'
+import { ServerState } from './serving/server-state.ts'
+import type { ServeReport, ServeStdioOptions } from './stdio/stdio.ts'
+import { protoEntries, type ListedTool } from './tools/tool-set.ts'
+import { typeDetailEntries } from './tools/type-detail.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 import type { AuthOptions } from '../contract/auth-options.ts'
 
-export type { Connection } from './connect.ts'
-export type { ErrorSource, Logger, LoggingOptions } from './logging.ts'
-export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http.ts'
-export type { FetchHandlerOptions, McpFetchHandler } from './cluster-options.ts'
-export type { ClusterOptions } from './http-core.ts'
+export type { Connection } from './transports/connect.ts'
+export type { ErrorSource, Logger, LoggingOptions } from './serving/logging.ts'
+export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http/http.ts'
+export type { FetchHandlerOptions, McpFetchHandler } from './cluster/cluster-options.ts'
+export type { ClusterOptions } from './http/handlers.ts'
 export type {
   Cluster,
   ClusterEventStore,
@@ -45,31 +45,37 @@ export type {
   StoredEvent,
   StreamRequest,
   StreamTail,
-} from './cluster.ts'
-export { memoryCluster, memoryFleet, type MemoryClusterOptions, type MemoryFleetOptions } from './memory-cluster.ts'
-export type { MemoryFleet } from './memory-cluster.ts'
+} from './cluster/cluster.ts'
+export { memoryCluster, memoryFleet, type MemoryClusterOptions, type MemoryFleetOptions } from './cluster/memory-cluster.ts'
+export type { MemoryFleet } from './cluster/memory-cluster.ts'
 export type { AuthOptions, IntrospectionResult } from '../contract/auth-options.ts'
-export type { ServeReport, ServeStdioOptions } from './stdio.ts'
-export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tool-set.ts'
-export type { ToolContext, ToolDefinition, ToolHandler } from './hand-tool.ts'
+export type { ServeReport, ServeStdioOptions } from './stdio/stdio.ts'
+export type { CallResult, InputRequiredResult, ListedTool, ToolRequirements } from './tools/tool-set.ts'
+export type { ToolContext, ToolDefinition, ToolHandler } from './tools/hand-written-tool.ts'
+export type { PromptDefinition, PromptGetter, PromptMessage, PromptOptions } from './primitives/prompts.ts'
+export type { ResourceContents, ResourceDefinition, ResourceReader } from './primitives/resources.ts'
 export type {
-  PromptDefinition,
-  PromptGetter,
-  PromptMessage,
-  PromptOptions,
-  ResourceContents,
-  ResourceDefinition,
-  ResourceReader,
-} from './resources.ts'
-export type { ResourceTemplateDefinition, ResourceTemplateOptions, TemplateReader, TemplateVariables } from './resource-templates.ts'
-export type { Completer } from './completer.ts'
+  ResourceTemplateDefinition,
+  ResourceTemplateOptions,
+  TemplateReader,
+  TemplateVariables,
+} from './primitives/resource-templates.ts'
+export type { Completer } from './primitives/completer.ts'
 export type { ToolWithHandler } from './handle.ts'
 export { ServerHandle } from './handle.ts'
 export { ServerBuilder } from './builder.ts'
-export { MemoryTaskStore, TaskLimitError, isTerminal } from './task-store.ts'
-export type { MemoryTaskStoreOptions, StoredTask, TaskChange, TaskError, TaskInputRequest, TaskStatus, TaskStore } from './task-store.ts'
-export { TASKS_EXTENSION } from './tasks.ts'
-export type { TaskOptions, TaskSupport } from './tasks.ts'
+export { MemoryTaskStore, TaskLimitError, isTerminal } from './tasks/task-store.ts'
+export type {
+  MemoryTaskStoreOptions,
+  StoredTask,
+  TaskChange,
+  TaskError,
+  TaskInputRequest,
+  TaskStatus,
+  TaskStore,
+} from './tasks/task-store.ts'
+export { TASKS_EXTENSION } from './tasks/tasks.ts'
+export type { TaskOptions, TaskSupport } from './tasks/tasks.ts'
 
 const INSPECT = Symbol.for('nodejs.util.inspect.custom')
 
@@ -92,16 +98,16 @@ export interface FetchOptions {
  * object is accepted.
  */
 export class Server<S extends Record<string, object> = Record<string, object>> {
-  readonly [CORE]: ServingCore
+  readonly [SERVER_STATE]: ServerState
   #fetch: Promise<FetchHandler> | undefined
   /** `fetch()`'s gated handler per `auth` object. */
   readonly #guarded = new WeakMap<AuthOptions, Promise<(request: Request) => Promise<Response>>>()
 
   /** Not for users: a `Server` comes from `Server.builder(name)` or a `?mcp` import. */
-  constructor(core: ServingCore) {
-    if (!(core instanceof ServingCore))
+  constructor(core: ServerState) {
+    if (!(core instanceof ServerState))
       throw runtimeError('BAD_SPEC', 'a Server is made with Server.builder(name) or by importing a ".proto?mcp" module')
-    this[CORE] = core
+    this[SERVER_STATE] = core
   }
 
   /** Starts a builder for a server of hand-written tools, resources, prompts and included `?mcp` servers. */
@@ -111,12 +117,12 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
 
   /** `serverInfo.name`. */
   get name(): string {
-    return this[CORE].info.name
+    return this[SERVER_STATE].info.name
   }
 
   /** `serverInfo.version`. */
   get version(): string {
-    return this[CORE].info.version
+    return this[SERVER_STATE].info.version
   }
 
   /**
@@ -125,7 +131,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * error when no table has the service.
    */
   #bindService(service: string, bind: (table: ToolTable, service: string, again: boolean) => string): void {
-    const core = this[CORE]
+    const core = this[SERVER_STATE]
     let full: string | undefined
     let missing: unknown
     for (const table of core.tools.tables) {
@@ -160,7 +166,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    */
   implement<K extends keyof S & string, I extends ImplementationOf<S[K]>>(service: K, impl: I & CheckedImplementation<I, S[K]>): this {
     // Strict now (a typo in a method name throws); lenient when re-applied after the proto changed.
-    const log = this[CORE].log
+    const log = this[SERVER_STATE].log
     this.#bindService(service, (table, name, again) =>
       bindImplementation(table, name, impl, { lenient: again, onUnknown: (message) => log.warn(`${this.name}: ${message}`) }),
     )
@@ -182,7 +188,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * `outputSchema` where structured); with `context.authInfo`, as that caller sees them.
    */
   listTools(context?: Partial<CallContext>): ListedTool[] {
-    return this[CORE].listTools(context?.authInfo).map((tool) => ({ ...tool }))
+    return this[SERVER_STATE].listTools(context?.authInfo).map((tool) => ({ ...tool }))
   }
 
   /**
@@ -191,7 +197,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * whose `code` is `-32602`.
    */
   call(name: string, args?: unknown, context?: Partial<CallContext>): Promise<ToolResult> {
-    const core = this[CORE]
+    const core = this[SERVER_STATE]
     // A hand-written tool's `input_required` result comes back as is (see `InputRequiredResult`).
     const principal = principalOf(context?.authInfo, undefined)
     return core.dispatch(name, args, {
@@ -210,13 +216,13 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    */
   logging(options: LoggingOptions): this {
     checkOptions('logging()', options, LOGGING_RULES)
-    this[CORE].log.set(options ?? {})
+    this[SERVER_STATE].log.set(options ?? {})
     return this
   }
 
   /** A handle that adds, removes and replaces tools, resources and prompts while the server serves. */
   handle<State = unknown>(): ServerHandle<State> {
-    return new ServerHandle<State>(this[CORE])
+    return new ServerHandle<State>(this[SERVER_STATE])
   }
 
   /**
@@ -225,19 +231,19 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * changes like a stdio client. Resolves with the connection to close.
    */
   connect(transport: Transport): Promise<Connection> {
-    return connectCore(this[CORE], transport)
+    return connectCore(this[SERVER_STATE], transport)
   }
 
   /** Serves on stdio until stdin closes, answering both protocol eras; resolves with a report. */
   async serveStdio(options?: ServeStdioOptions): Promise<ServeReport> {
-    return (await loadStdio()).serveCoreStdio(this[CORE], options)
+    return (await loadStdio()).serveCoreStdio(this[SERVER_STATE], options)
   }
 
   /** Serves Streamable HTTP (default `http://127.0.0.1:3000/mcp`) for both eras; resolves once listening. */
   async serveHttp(options?: ServeHttpOptions): Promise<HttpHandle> {
     checkServeHttpOptions(options)
-    applyClusterOptions('serveHttp()', this[CORE], options)
-    return (await loadHttp()).serveCoreHttp(this[CORE], options)
+    applyClusterOptions('serveHttp()', this[SERVER_STATE], options)
+    return (await loadHttp()).serveCoreHttp(this[SERVER_STATE], options)
   }
 
   /**
@@ -251,8 +257,8 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    */
   nodeHandler(options?: NodeHandlerOptions): McpNodeHandler {
     checkNodeHandlerOptions(options)
-    applyClusterOptions('nodeHandler()', this[CORE], options)
-    return lazyNodeHandler(this[CORE], options)
+    applyClusterOptions('nodeHandler()', this[SERVER_STATE], options)
+    return lazyNodeHandler(this[SERVER_STATE], options)
   }
 
   /**
@@ -265,8 +271,8 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    */
   fetch(request: Request, options?: FetchOptions): Promise<Response> {
     // Loaded on first use: a server on stdio or Node HTTP never parses the web handler.
-    const core = this[CORE]
-    this.#fetch ??= import('./http-core.ts').then((http) => http.createFetchHandler(core))
+    const core = this[SERVER_STATE]
+    this.#fetch ??= import('./http/handlers.ts').then((http) => http.createFetchHandler(core))
     const auth = options?.auth
     if (auth === undefined) return this.#fetch.then((handle) => handle(request, options))
     let guarded = this.#guarded.get(auth)
@@ -280,7 +286,9 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
         return Promise.reject(error)
       }
       const handler = this.#fetch
-      guarded = import('./http-auth.ts').then(async (gated) => gated.guardFetch(gated.createAuthGate(core, auth, core.log), await handler))
+      guarded = import('./http/http-auth.ts').then(async (gated) =>
+        gated.guardFetch(gated.createAuthGate(core, auth, core.log), await handler),
+      )
       this.#guarded.set(auth, guarded)
     }
     return guarded.then((handle) => handle(request))
@@ -296,15 +304,15 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   fetchHandler(options?: FetchHandlerOptions): McpFetchHandler {
     checkFetchHandlerOptions(options)
     checkAuth('fetchHandler()', options?.auth, true)
-    const core = this[CORE]
+    const core = this[SERVER_STATE]
     applyClusterOptions('fetchHandler()', core, options)
     const auth = options?.auth
-    const created = import('./http-core.ts').then(async (http) => {
+    const created = import('./http/handlers.ts').then(async (http) => {
       const links = http.fetchLinks(core, options ?? {})
       const handle = http.createFetchHandler(core, links)
       if (auth === undefined) return { links, handle, gate: undefined }
       // As fetch(request, { auth }): the gate in front, the token no further than it.
-      const gated = await import('./http-auth.ts')
+      const gated = await import('./http/http-auth.ts')
       const gate = gated.createAuthGate(core, auth, links.log)
       return { links, gate, handle: gated.guardFetch(gate, handle) }
     })
@@ -322,7 +330,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
 
   /** `Server(name@version, N tools)`. */
   toString(): string {
-    const n = this[CORE].tools.byName.size
+    const n = this[SERVER_STATE].tools.byName.size
     return `Server(${this.name}@${this.version}, ${n} ${n === 1 ? 'tool' : 'tools'})`
   }
 
@@ -342,7 +350,7 @@ export const FETCH_RULES: Record<'authInfo' | 'auth', OptionRule> = {
  * A Node handler that loads the HTTP transport on first use (see
  * node-transports.ts); requests that arrive before it loads wait for it.
  */
-function lazyNodeHandler(core: ServingCore, options: NodeHandlerOptions | undefined): McpNodeHandler {
+function lazyNodeHandler(core: ServerState, options: NodeHandlerOptions | undefined): McpNodeHandler {
   let loaded: McpNodeHandler | undefined
   const ready = loadHttp().then((http) => (loaded = http.createNodeHandler(core, options)))
   // Not an unhandled rejection before the first request: that request reports it.
@@ -372,7 +380,7 @@ export function createProtoServer<S extends Record<string, object> = Record<stri
   const tools = protoEntries(compileToolTable(spec))
   const detail = spec.types === undefined ? undefined : typeDetailEntries(spec.name, spec.types)
   return new Server<S>(
-    new ServingCore({
+    new ServerState({
       name: spec.name,
       version: spec.version,
       tools: detail === undefined ? tools : [...tools, detail.tool],

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildServerSpec } from '../../src/cli/build-spec.ts'
+import { buildServerSpec } from '../../src/gateway/build-spec.ts'
 import { cliWarning } from '../../src/cli/main.ts'
 import { buildWarning } from '../../src/proto/index.ts'
 import { writeProtos } from '../proto/compile.ts'

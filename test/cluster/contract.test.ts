@@ -5,10 +5,10 @@
  * passes the same checks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Cluster, ClusterListeners, ClusterMessage, FleetEvent } from '../../src/server/cluster.ts'
-import { memoryCluster, memoryFleet } from '../../src/server/memory-cluster.ts'
+import type { Cluster, ClusterListeners, ClusterMessage, FleetEvent } from '../../src/server/cluster/cluster.ts'
+import { memoryCluster, memoryFleet } from '../../src/server/cluster/memory-cluster.ts'
 import { postgresCluster } from '../../src/entries/postgres.ts'
-import type { StoredTask } from '../../src/server/task-store.ts'
+import type { StoredTask } from '../../src/server/tasks/task-store.ts'
 import { startPostgres, type TestPostgres } from '../helpers/postgres.ts'
 
 let pg: TestPostgres

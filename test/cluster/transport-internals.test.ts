@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { Server as SdkServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
-import { MemoryEventStore } from '../../src/server/event-store.ts'
-import { holdsGetStream, runsHere } from '../../src/server/fleet.ts'
+import { MemoryEventStore } from '../../src/server/cluster/event-store.ts'
+import { holdsGetStream, runsHere } from '../../src/server/cluster/fleet.ts'
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 

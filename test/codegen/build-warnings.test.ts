@@ -5,21 +5,21 @@
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildProto, compileProto, emitProto, type BuiltProto } from '../../src/codegen/index.ts'
+import { buildProtoTools, compileInProcess, emitModuleSource, type ProtoTools } from '../../src/codegen/index.ts'
 import { BUILD_WARNING_CODES, type BuildWarning, type BuildWarningCode } from '../../src/proto/index.ts'
-import { undescribedWarnings } from '../../src/cli/reflect-server.ts'
+import { undescribedWarnings } from '../../src/gateway/reflect-server.ts'
 import { compile, writeProtos } from '../proto/compile.ts'
 
-const fromFile = (source: string, options: Parameters<typeof buildProto>[1] = {}): BuiltProto =>
-  buildProto(join(writeProtos({ 'w.proto': `syntax = "proto3"; package w.v1;\n${source}` }), 'w.proto'), options)
+const fromFile = (source: string, options: Parameters<typeof buildProtoTools>[1] = {}): ProtoTools =>
+  buildProtoTools(join(writeProtos({ 'w.proto': `syntax = "proto3"; package w.v1;\n${source}` }), 'w.proto'), options)
 
-const fromModel = (source: string, name: string, options: Parameters<typeof buildProto>[1] = {}): BuiltProto =>
-  buildProto({ model: compile(source), name }, options)
+const fromModel = (source: string, name: string, options: Parameters<typeof buildProtoTools>[1] = {}): ProtoTools =>
+  buildProtoTools({ model: compile(source), name }, options)
 
 /** Both outputs of a build: their warnings, which must agree on what the stages before output reported. */
-function outputWarnings(built: BuiltProto): BuildWarning[] {
-  const emitted = emitProto(built).warnings
-  const compiled = compileProto(built).warnings
+function outputWarnings(built: ProtoTools): BuildWarning[] {
+  const emitted = emitModuleSource(built).warnings
+  const compiled = compileInProcess(built).warnings
   expect(compiled).toEqual(emitted)
   expect(emitted.slice(0, built.warnings.length)).toEqual(built.warnings)
   return emitted
@@ -52,7 +52,7 @@ const CASES: Record<BuildWarningCode, () => BuildWarning[]> = {
     // No `.proto` gives a format Ajv does not know: the schema is given one.
     const built = fromFile('message M { string s = 1; }\nservice S { rpc R(M) returns (M); }')
     const tool = built.tools[0]!
-    const odd: BuiltProto = { ...built, tools: [{ ...tool, validationSchema: { type: 'string', format: 'no-such-format' } }] }
+    const odd: ProtoTools = { ...built, tools: [{ ...tool, validationSchema: { type: 'string', format: 'no-such-format' } }] }
     return outputWarnings(odd)
   },
   TOOL_OVER_BUDGET: () =>

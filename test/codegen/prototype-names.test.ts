@@ -8,8 +8,8 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { buildServerSpec } from '../../src/cli/build-spec.ts'
-import { buildMcpModule } from '../../src/codegen/build-proto.ts'
+import { buildServerSpec } from '../../src/gateway/build-spec.ts'
+import { buildModuleSource } from '../../src/codegen/build-proto.ts'
 import { Server } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { loadMcpModule } from '../helpers/load-module.ts'
@@ -110,7 +110,7 @@ describe('__proto__ as a name', () => {
     const dir = writeProtos({ 'p.proto': `syntax = "proto3";\npackage p;\n${body}\n` })
     const file = join(dir, 'p.proto')
     const line = body.split('\n').findIndex((l) => l.includes('__proto__')) + 3
-    for (const build of [() => buildMcpModule(file), () => buildServerSpec(file)]) {
+    for (const build of [() => buildModuleSource(file), () => buildServerSpec(file)]) {
       expect(build).toThrow(
         `cannot parse "${file}": the name "__proto__" cannot be used: JavaScript objects cannot hold it as a key, so its declaration would vanish (rename it) (line ${line})`,
       )

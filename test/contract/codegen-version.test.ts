@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { CODEGEN_MODULE, CODEGEN_VERSION } from '../../src/contract/index.ts'
-import { buildMcpModule } from '../../src/codegen/index.ts'
+import { buildModuleSource } from '../../src/codegen/index.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 
 const REPO = resolve(import.meta.dirname, '..', '..')
@@ -40,7 +40,7 @@ function load(name: string, code: string): { stdout: string; error: string } {
 }
 
 describe('the codegen subpath is versioned', () => {
-  const { code } = buildMcpModule(EXAMPLE_PROTO)
+  const { code } = buildModuleSource(EXAMPLE_PROTO)
 
   it('a generated module says the version it was built for, and imports that subpath only', () => {
     expect(CODEGEN_MODULE).toBe(`unplugin-proto-mcp/codegen-v${CODEGEN_VERSION}`)

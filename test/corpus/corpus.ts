@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
-import { buildProto, type BuiltProto } from '../../src/codegen/build-proto.ts'
+import { buildProtoTools, type ProtoTools } from '../../src/codegen/build-proto.ts'
 import type { ToolBuildOptions } from '../../src/codegen/build-proto.ts'
 
 /** The root of the `google-proto-files` package: the import path of every corpus proto. */
@@ -35,13 +35,13 @@ export function tokensOf(tool: Listed): number {
 /** One corpus proto built, and its listed tools (the type tool last, when there is one). */
 export interface CorpusServer {
   proto: string
-  built: BuiltProto
+  built: ProtoTools
   listed: Listed[]
 }
 
 /** Builds `proto` (a corpus path) as `proto-mcp serve` would. */
 export function buildCorpusProto(proto: string, options: ToolBuildOptions = {}): CorpusServer {
-  const built = buildProto(join(GOOGLE_PROTOS, proto), { ...options, importPaths: [GOOGLE_PROTOS] })
+  const built = buildProtoTools(join(GOOGLE_PROTOS, proto), { ...options, importPaths: [GOOGLE_PROTOS] })
   const listed: Listed[] = [...built.tools, ...(built.types ? [built.types.tool] : [])]
   return { proto, built, listed }
 }

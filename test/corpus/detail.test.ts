@@ -16,7 +16,7 @@ import { createFileRegistry, type FileRegistry } from '@bufbuild/protobuf'
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt'
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { compileProto } from '../../src/codegen/build-proto.ts'
+import { compileInProcess } from '../../src/codegen/build-proto.ts'
 import { DEFAULT_TOOL_TOKEN_BUDGET } from '../../src/schema/budget.ts'
 import { createProtoServer, type Server } from '../../src/server/index.ts'
 import type { ProtoServerSpec } from '../../src/runtime/types.ts'
@@ -45,7 +45,7 @@ beforeAll(() => {
   for (const proto of SERVED) {
     const s = buildCorpusProto(proto)
     servers.push(s)
-    const spec = compileProto(s.built).spec as unknown as ProtoServerSpec
+    const spec = compileInProcess(s.built).spec as unknown as ProtoServerSpec
     const server = createProtoServer(spec)
     const calls: { method: string; request: unknown }[] = []
     for (const [service, methods] of Object.entries(spec.services)) {

@@ -6,8 +6,8 @@
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildServerSpec } from '../../src/cli/build-spec.ts'
-import { buildMcpModule } from '../../src/codegen/build-proto.ts'
+import { buildServerSpec } from '../../src/gateway/build-spec.ts'
+import { buildModuleSource } from '../../src/codegen/build-proto.ts'
 import { MAX_MESSAGE_NESTING } from '../../src/proto/check-nesting.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { ECHO_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
@@ -28,7 +28,7 @@ describe('deep message nesting', () => {
 
   it('a 2 000-deep chain fails the plugin and the CLI spec naming the file, the line and the message', () => {
     const file = chain(2000)
-    expect(() => buildMcpModule(file)).toThrow(expected(file))
+    expect(() => buildModuleSource(file)).toThrow(expected(file))
     expect(() => buildServerSpec(file)).toThrow(expected(file))
   })
 
@@ -40,12 +40,12 @@ describe('deep message nesting', () => {
   })
 
   it(`a chain of exactly ${MAX_MESSAGE_NESTING} builds, and a recursive message is not a chain`, () => {
-    expect(() => buildMcpModule(chain(MAX_MESSAGE_NESTING))).not.toThrow()
+    expect(() => buildModuleSource(chain(MAX_MESSAGE_NESTING))).not.toThrow()
     const dir = writeProtos({
       'r.proto':
         'syntax = "proto3";\npackage r;\nmessage Node { repeated Node children = 1; Node parent = 2; }\nservice S { rpc Get(Node) returns (Node); }\n',
     })
-    expect(() => buildMcpModule(join(dir, 'r.proto'))).not.toThrow()
+    expect(() => buildModuleSource(join(dir, 'r.proto'))).not.toThrow()
   })
 })
 

@@ -8,7 +8,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { specFromModel } from '../../src/cli/build-spec.ts'
+import { specFromModel } from '../../src/gateway/build-spec.ts'
 import { serverName } from '../../src/codegen/build-proto.ts'
 import { loadProto, modelFromDescriptors } from '../../src/proto/index.ts'
 import { REPO } from '../cli/run-cli.ts'

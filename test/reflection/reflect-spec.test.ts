@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as grpcJs from '@grpc/grpc-js'
-import { buildServerSpec } from '../../src/cli/build-spec.ts'
 import { createServer, type AddressInfo } from 'node:net'
-import { reflectServer, reflectSpec, watchReflection } from '../../src/cli/reflect-server.ts'
+import { buildServerSpec } from '../../src/gateway/build-spec.ts'
+import { reflectServer, reflectSpec, watchReflection } from '../../src/gateway/reflect-server.ts'
 import { isReflectionError } from '../../src/grpc/reflection-client.ts'
 import { createProtoServer } from '../../src/server/index.ts'
 import { bufBuild } from '../helpers/descriptor-set.ts'

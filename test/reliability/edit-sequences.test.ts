@@ -11,7 +11,7 @@
  * fix; a `proto_mcp` option changed. After each edit, once it shows:
  * - a `.proto` edit was announced to all three clients;
  * - `tools/list` equals what the plugin builds in process from the same
- *   files (`buildMcpModule`, the module a build would ship, imported);
+ *   files (`buildModuleSource`, the module a build would ship, imported);
  * - every implemented tool answers with the current implementation's
  *   reply, every other one answers `Unimplemented`;
  * - a broken file shows in Vite's overlay (in the page too) and the last
@@ -28,7 +28,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { findChromium } from '../../scripts/find-chromium.mjs'
-import { buildMcpModule } from '../../src/codegen/build-proto.ts'
+import { buildModuleSource } from '../../src/codegen/build-proto.ts'
 import { REPO } from '../bundlers/harness.ts'
 import { startDevApp, type DevApp } from '../dev/dev-app.ts'
 import { scaled, SEED } from './scale.ts'
@@ -121,7 +121,7 @@ async function builtListing(files: Record<string, string>, tag: string): Promise
   const dir = join(REPO, '.tmp', 'edit-sequences', tag)
   mkdirSync(dir, { recursive: true })
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
-  const built = buildMcpModule(join(dir, 'svc.proto'), { profile: 'portable', hmr: false })
+  const built = buildModuleSource(join(dir, 'svc.proto'), { profile: 'portable', hmr: false })
   const out = join(dir, 'module.mjs')
   writeFileSync(out, built.code)
   const mod = (await import(/* @vite-ignore */ `${pathToFileURL(out).href}?v=${tag}`)) as { default: { listTools(): unknown[] } }

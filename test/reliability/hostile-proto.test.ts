@@ -1,13 +1,13 @@
 /**
  * Hostile `.proto` files through the plugin's load path (src/proto → schema
- * → codegen, as `buildMcpModule` runs them for every bundler): a message of
+ * → codegen, as `buildModuleSource` runs them for every bundler): a message of
  * 2 000 fields (10 000 under `npm run soak`) and a chain of 200 files
  * each importing the next. Both build, and the servers they describe
  * answer calls; a cycle in the chain fails with an error naming the files.
  */
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildMcpModule } from '../../src/codegen/build-proto.ts'
+import { buildModuleSource } from '../../src/codegen/build-proto.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../proto/compile.ts'
@@ -30,7 +30,7 @@ describe(`a message with ${FIELDS} fields`, () => {
   const file = join(dir, 'wide.proto')
 
   it('builds a module whose tool lists every field', { timeout: 120_000 }, () => {
-    const built = buildMcpModule(file)
+    const built = buildModuleSource(file)
     expect(built.code).toContain(`"f${FIELDS - 1}"`)
     // Every field stays (a request's own fields are never cut); the tool is over the token budget, and says so.
     expect(built.warnings.map((w) => w.code)).toEqual(['TOOL_OVER_BUDGET'])
@@ -70,7 +70,7 @@ describe(`a chain of ${CHAIN} files, each importing the next`, () => {
   const dir = writeProtos(files)
 
   it('builds, watching every file of the chain, and a call reaches several files deep', { timeout: 120_000 }, async () => {
-    const built = buildMcpModule(join(dir, 'chain/f0.proto'))
+    const built = buildModuleSource(join(dir, 'chain/f0.proto'))
     expect(built.watchFiles.filter((f) => /chain[/\\]f\d+\.proto$/.test(f))).toHaveLength(CHAIN)
     expect(built.code).toContain(`chain.v1.M${CHAIN - 1}`)
     const server = createProtoServer(specFromProto(join(dir, 'chain/f0.proto'))).implement('ChainService', {
@@ -92,7 +92,7 @@ describe(`a chain of ${CHAIN} files, each importing the next`, () => {
       [`chain/f${CHAIN - 1}.proto`]: `syntax = "proto3";\npackage chain.v1;\nimport "f0.proto";\nmessage M${CHAIN - 1} { string s = 1; }\n`,
     })
     const cycle = [...Array.from({ length: CHAIN }, (_, i) => `f${i}.proto`), 'f0.proto'].join(' -> ')
-    expect(() => buildMcpModule(join(cyclic, 'chain/f0.proto'))).toThrow(
+    expect(() => buildModuleSource(join(cyclic, 'chain/f0.proto'))).toThrow(
       `file recursively imports itself: ${cycle} (remove one of these imports) (line 3)`,
     )
   })

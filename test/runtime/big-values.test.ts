@@ -16,7 +16,7 @@ import { isBase64, isCanonicalBase64 } from '../../src/runtime/base64-check.ts'
 import { CODEC_BAIL, codecInt64, codecUint64 } from '../../src/runtime/codec.ts'
 import { exactDecimal } from '../../src/runtime/int64.ts'
 import { literalOf, type NumberSource } from '../../src/runtime/number-source.ts'
-import { IdScanner } from '../../src/server/stdio-wire.ts'
+import { IdScanner } from '../../src/server/stdio/stdio-wire.ts'
 
 // The regular expressions the checks replace (they overflow V8's stack past about 4.4 M characters).
 const CANONICAL_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$/

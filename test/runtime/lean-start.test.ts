@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildMcpModule } from '../../src/codegen/build-proto.ts'
+import { buildModuleSource } from '../../src/codegen/build-proto.ts'
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url))
 const DIST = join(REPO, 'dist')
@@ -30,7 +30,7 @@ beforeAll(() => {
   rmSync(OUT, { recursive: true, force: true })
   mkdirSync(OUT, { recursive: true })
   module = join(OUT, 'playground.mjs')
-  writeFileSync(module, buildMcpModule(join(REPO, 'playground', 'vibe.proto')).code)
+  writeFileSync(module, buildModuleSource(join(REPO, 'playground', 'vibe.proto')).code)
 })
 
 /** The URLs the process recorded in `log`, one per module. */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { fitBudget } from '../../src/schema/budget.ts'
-import { descriptionAt } from '../../src/schema/describe.ts'
+import { descriptionAt } from '../../src/schema/descriptions.ts'
 import { methodFilter } from '../../src/schema/method-glob.ts'
 import { TYPE_MARK } from '../../src/schema/scalar-schema.ts'
 import type { JsonSchema } from '../../src/schema/types.ts'

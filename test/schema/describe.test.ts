@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { describeComment, oneofNote, splitName } from '../../src/schema/describe.ts'
+import { describeComment, oneofNote, splitName } from '../../src/schema/descriptions.ts'
 
 describe('describeComment (docs/mapping.md §3)', () => {
   it.each([

@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { buildProto, emitProto } from '../../src/codegen/build-proto.ts'
+import { buildProtoTools, emitModuleSource } from '../../src/codegen/build-proto.ts'
 import { loadProto } from '../../src/proto/load-proto.ts'
 import { buildTools } from '../../src/schema/build-tools.ts'
 import { methodGlob } from '../../src/schema/method-glob.ts'
@@ -52,7 +52,7 @@ describe('tool scopes', () => {
   })
 
   it('are in the generated module', () => {
-    const source = emitProto(buildProto(NOTES, { methodScopes: { '**.Update*': 'notes.write' } })).code
+    const source = emitModuleSource(buildProtoTools(NOTES, { methodScopes: { '**.Update*': 'notes.write' } })).code
     expect(source).toContain('"scopes": ["notes.read","notes.write"]')
   })
 })

@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/client'
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildServerSpec } from '../../src/cli/build-spec.ts'
+import { buildServerSpec } from '../../src/gateway/build-spec.ts'
 import { grpc } from '../../src/entries/grpc.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import type { HttpHandle } from '../../src/entries/runtime.ts'

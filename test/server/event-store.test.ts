@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { JSONRPCMessage } from '@modelcontextprotocol/server'
-import { EventBudget, MemoryEventStore } from '../../src/server/event-store.ts'
+import { EventBudget, MemoryEventStore } from '../../src/server/cluster/event-store.ts'
 
 /** A result message of about `bytes` bytes once serialised. */
 const message = (bytes: number, id = 1): JSONRPCMessage =>

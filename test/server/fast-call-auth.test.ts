@@ -1,5 +1,5 @@
 /**
- * The auth gate stands in front of the HTTP fast path (src/server/http.ts):
+ * The auth gate stands in front of the HTTP fast path (src/server/http/http.ts):
  * a plain 2026-07-28 `tools/call` the fast path would answer reaches it, and
  * a tool, only with a verified token; without one, or with a bad one, the
  * request is refused before its body is read, and no tool runs. Tokens are
@@ -8,14 +8,14 @@
 import type { IncomingMessage } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Server, verifiedPrincipal, type CallContext, type HttpHandle } from '../../src/entries/runtime.ts'
-import { mayBeFastCall } from '../../src/server/fast-call.ts'
+import { mayBeFastCall } from '../../src/server/http/fast-call.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 
 // Counts the requests the fast path was handed (http.ts imports it from here).
 const fastPath = vi.hoisted(() => ({ taken: 0 }))
-vi.mock('../../src/server/fast-call.ts', async (original) => {
-  const actual = await original<typeof import('../../src/server/fast-call.ts')>()
+vi.mock('../../src/server/http/fast-call.ts', async (original) => {
+  const actual = await original<typeof import('../../src/server/http/fast-call.ts')>()
   return {
     ...actual,
     serveFastCall: (...args: Parameters<typeof actual.serveFastCall>) => {

@@ -1,14 +1,14 @@
 /**
  * The Ajv hand-written tools compile with (docs/serving.md §5): on Node the
- * 2020-12 class of the MCP SDK's bundled copy (server/ajv-engine.ts), in
- * the web build the package's own (server/ajv-engine-web.ts). Both must be
+ * 2020-12 class of the MCP SDK's bundled copy (server/validation/ajv-engine.ts), in
+ * the web build the package's own (server/validation/ajv-engine-web.ts). Both must be
  * JSON Schema 2020-12 with formats, and give the same verdicts.
  */
 import Ajv2020Own from 'ajv/dist/2020.js'
 import { describe, expect, it } from 'vitest'
 import { HAND_TOOL_VALIDATOR_OPTIONS } from '../../src/contract/index.ts'
-import { loadAjv } from '../../src/server/ajv-engine.ts'
-import { loadAjv as loadWebAjv } from '../../src/server/ajv-engine-web.ts'
+import { loadAjv } from '../../src/server/validation/ajv-engine.ts'
+import { loadAjv as loadWebAjv } from '../../src/server/validation/ajv-engine-web.ts'
 
 /** Schemas only a 2020-12 engine with formats reads as written, with values each must accept and reject. */
 const CASES: Array<{ schema: object; good: unknown[]; bad: unknown[] }> = [

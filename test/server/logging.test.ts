@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net'
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Server, type ErrorSource } from '../../src/entries/runtime.ts'
-import { Log } from '../../src/server/logging.ts'
-import { ServingCore } from '../../src/server/serving-core.ts'
+import { Log } from '../../src/server/serving/logging.ts'
+import { ServerState } from '../../src/server/serving/server-state.ts'
 
 const HIDDEN = 'notes: call to tool "Secret" hidden from this caller (requires {"scopes":["admin"]}), answered as unknown'
 
@@ -90,7 +90,7 @@ describe('the server-level logger', () => {
   it('a failing list_changed listener is an error for onError, with where it happened', () => {
     const stderr = spyStderr()
     const got: [unknown, ErrorSource][] = []
-    const core = new ServingCore({
+    const core = new ServerState({
       name: 'notes',
       version: '1',
       tools: [],
@@ -107,7 +107,7 @@ describe('the server-level logger', () => {
 
   it('an onError or a logger that throws does not stop the listeners after it', () => {
     const seen: string[] = []
-    const core = new ServingCore({
+    const core = new ServerState({
       name: 'notes',
       version: '1',
       tools: [],

@@ -5,7 +5,7 @@
  * whole map on every open). Counted through the Map iterator's `next`.
  */
 import { afterEach, expect, it, vi } from 'vitest'
-import { ServingCore } from '../../src/server/serving-core.ts'
+import { ServerState } from '../../src/server/serving/server-state.ts'
 
 const iteratorProto = Object.getPrototypeOf(new Map().entries()) as { next: () => IteratorResult<unknown> }
 const next = iteratorProto.next
@@ -15,7 +15,7 @@ afterEach(() => {
 })
 
 it('opening a state after 10 000 others takes a few iterator steps; expired nonces still go, and a used one is refused', () => {
-  const core = new ServingCore({ name: 'nonces', version: '0', tools: [] })
+  const core = new ServerState({ name: 'nonces', version: '0', tools: [] })
   const now = Date.now()
   for (let i = 0; i < 10_000; i++) core.openState({ v: i, t: 'T', n: `n${i}`, e: now + 600_000 }, 'T')
   let steps = 0

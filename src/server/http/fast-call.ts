@@ -1,0 +1,260 @@
+/**
+ * The fast path of a plain 2026-07-28 `tools/call` over Node HTTP
+ * (docs/serving.md §2): a request the SDK would serve with nothing but the
+ * tool's result (a valid envelope and standard headers, no progress token,
+ * no log level, no requestState or answers, a tool that is visible, runs
+ * no task and mirrors no header) is answered here, from the tool's call to
+ * the JSON response, with the fields the SDK's encoder would add
+ * (`resultType`, the server's identity in `_meta`). Anything else, and any
+ * call whose handler asks a question, goes to the SDK: what this path
+ * answers is byte for byte what the SDK answers (test/server/fast-call.test.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { Readable } from 'node:stream'
+import { specTypeSchemas } from '@modelcontextprotocol/server'
+import type { CallContext } from '../../runtime/types.ts'
+import { rememberSource } from '../../runtime/number-source.ts'
+import { MAX_BODY_BYTES } from '../serving/limits.ts'
+import { principalOf } from '../serving/principal.ts'
+import type { ServerState } from '../serving/server-state.ts'
+import { headerParamsOf } from './param-headers.ts'
+import { firstRound, inputRequiredOf, questionsOf, roundAsk, type InputRequest } from '../primitives/requests-to-client.ts'
+import { isVisible, scopesOf, type CallResult } from '../tools/tool-set.ts'
+import type { Log } from '../serving/logging.ts'
+import { failureText, sendable } from '../tools/sendable.ts'
+
+const REVISION = '2026-07-28'
+const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
+const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo'
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'
+const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION, CLIENT_INFO, CLIENT_CAPABILITIES])
+const PARAM_KEYS = new Set(['name', 'arguments', '_meta'])
+const SERVER_INFO = 'io.modelcontextprotocol/serverInfo'
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/** Whether the headers say this may be a plain 2026-07-28 `tools/call` (the body decides). */
+export function mayBeFastCall(req: IncomingMessage): boolean {
+  const h = req.headers
+  return (
+    req.method === 'POST' &&
+    h['mcp-method'] === 'tools/call' &&
+    h['mcp-protocol-version'] === REVISION &&
+    typeof h['mcp-name'] === 'string' &&
+    !h['mcp-name'].startsWith('=?') &&
+    (h['content-type'] ?? '').startsWith('application/json') &&
+    (h.accept ?? '').includes('application/json') &&
+    (h.accept ?? '').includes('text/event-stream') &&
+    h['content-encoding'] === undefined
+  )
+}
+
+/** The request body's chunks; `complete` is false past the body limit (the rest is left unread). */
+async function bodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; complete: boolean }> {
+  const chunks: Buffer[] = []
+  let size = 0
+  // Read by `read()`, not `for await`: that would destroy the stream when left early.
+  for (;;) {
+    const chunk = (req.read() as Buffer | null) ?? (req.readableEnded ? null : await once(req))
+    if (chunk === null) return { chunks, complete: true }
+    if (chunk === undefined) continue
+    chunks.push(chunk)
+    size += chunk.length
+    if (size > MAX_BODY_BYTES) return { chunks, complete: false }
+  }
+}
+
+/** Waits until `req` has more to read (`undefined`) or has ended (`null`). */
+function once(req: IncomingMessage): Promise<undefined | null> {
+  return new Promise((resolve, reject) => {
+    const readable = (): void => (done(), resolve(undefined))
+    const end = (): void => (done(), resolve(null))
+    const fail = (error: Error): void => (done(), reject(error))
+    const done = (): void => {
+      req.off('readable', readable)
+      req.off('end', end)
+      req.off('error', fail)
+    }
+    req.on('readable', readable)
+    req.on('end', end)
+    req.on('error', fail)
+  })
+}
+
+/** The params of a plain `tools/call` this path may answer, or `undefined`. */
+function plainCall(
+  message: unknown,
+  name: string,
+): { id: string | number; params: Record<string, unknown>; meta: Record<string, unknown> } | undefined {
+  if (!isObject(message) || message.jsonrpc !== '2.0' || message.method !== 'tools/call') return undefined
+  const { id, params } = message
+  if ((typeof id !== 'string' && typeof id !== 'number') || !isObject(params) || params.name !== name) return undefined
+  for (const key of Object.keys(params)) if (!PARAM_KEYS.has(key)) return undefined
+  if (params.arguments !== undefined && !isObject(params.arguments)) return undefined
+  const meta = params._meta
+  if (!isObject(meta) || meta[PROTOCOL_VERSION] !== REVISION) return undefined
+  for (const key of Object.keys(meta)) if (!ENVELOPE_KEYS.has(key)) return undefined
+  const info = meta[CLIENT_INFO]
+  if (!isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string' || !isObject(meta[CLIENT_CAPABILITIES]))
+    return undefined
+  return { id, params, meta }
+}
+
+/**
+ * The request again, its body replayed: `chunks` (what was read of it),
+ * then whatever is left unread. What the SDK path reads when the fast path
+ * declines, as it came (a body past the limit too: the SDK answers 413).
+ */
+function replayed(req: IncomingMessage, chunks: readonly Buffer[]): IncomingMessage {
+  const again = Readable.from(
+    (async function* () {
+      yield* chunks
+      if (!req.readableEnded) yield* req as AsyncIterable<Buffer>
+    })(),
+  ) as Readable & Record<string, unknown>
+  for (const key of ['method', 'url', 'headers', 'rawHeaders', 'httpVersion', 'socket', 'auth'] as const)
+    again[key] = (req as unknown as Record<string, unknown>)[key]
+  return again as unknown as IncomingMessage
+}
+
+/**
+ * Reads the body of a request {@link mayBeFastCall} let through and serves
+ * it if it is a plain 2026-07-28 `tools/call`; else hands the request, its
+ * body replayed as it came, to `next` (the SDK path).
+ */
+export async function serveFastCall(
+  core: ServerState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (req: IncomingMessage) => Promise<void>,
+  log: Log,
+): Promise<void> {
+  const { chunks, complete } = await bodyOf(req)
+  let message: unknown
+  let text = ''
+  try {
+    text = complete ? Buffer.concat(chunks).toString('utf8') : ''
+    message = complete ? JSON.parse(text) : undefined
+  } catch {
+    // Not JSON: the SDK path says so, as it does for any request.
+  }
+  if (message === undefined) return next(replayed(req, chunks))
+  const call = plainCall(message, req.headers['mcp-name'] as string)
+  const authInfo = (req as IncomingMessage & { auth?: unknown }).auth
+  const entry = call === undefined ? undefined : core.tools.byName.get(call.params.name as string)
+  if (
+    call === undefined ||
+    entry === undefined ||
+    entry.taskSupport !== undefined ||
+    (core.tools.gated && !isVisible(entry, scopesOf(authInfo), core.features)) ||
+    headerParamsOf(entry.listed.inputSchema).length > 0
+  ) {
+    return next(replayed(req, chunks))
+  }
+  const abort = new AbortController()
+  res.once('close', () => abort.abort())
+  const tool = entry.listed.name
+  const principal = principalOf(authInfo, req.headers.authorization)
+  const capabilities = call.meta[CLIENT_CAPABILITIES] as Record<string, unknown>
+  // A first request: every question the handler asks is one to answer in an input_required round.
+  const rounds = firstRound(tool)
+  const seal = (payload: unknown): Promise<string> => core.sealState(payload, tool, { principal })
+  const context: CallContext = {
+    tool,
+    signal: abort.signal,
+    authInfo,
+    meta: {},
+    headers: { ...req.headers },
+    clientCapabilities: capabilities,
+    // A request without a log level gets no log entries (2026-07-28).
+    log: () => Promise.resolve(),
+    ...questionsOf(roundAsk(rounds)),
+    sealRequestState: seal,
+  }
+  if (core.pollIntervalMs !== undefined) context.pollIntervalMs = core.pollIntervalMs
+  const send = (status: number, body: Record<string, unknown>): void => {
+    res.writeHead(status, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ ...body, jsonrpc: '2.0', id: call.id }))
+  }
+  const answer = (result: Record<string, unknown>): void =>
+    send(200, { result: { ...result, _meta: { ...(result._meta as object | undefined), [SERVER_INFO]: core.info } } })
+  let result: Record<string, unknown>
+  try {
+    const args = call.params.arguments
+    // The body's text goes with the arguments, for exact 64-bit numbers (as the SDK path does).
+    if (args !== null && typeof args === 'object') rememberSource(args, text)
+    result = (await entry.call(args, context)) as Record<string, unknown>
+  } catch (error) {
+    // As the SDK answers a handler's throw: its JSON-RPC code, else an internal error.
+    const e = error as { code?: unknown; message?: unknown; data?: unknown }
+    const code = Number.isSafeInteger(e?.code) ? (e.code as number) : -32603
+    return send(code === -32021 ? 400 : 200, {
+      error: {
+        code,
+        message: typeof e?.message === 'string' ? e.message : 'Internal error',
+        ...(e?.data === undefined ? {} : { data: e.data }),
+      },
+    })
+  }
+  if (rounds.pending.size > 0) {
+    // The SDK's check of an input_required result: each question needs its capability declared (else -32021, HTTP 400).
+    for (const [key, request] of rounds.pending) {
+      const missing = missingCapabilities(request, capabilities)
+      if (missing !== undefined) {
+        return send(400, {
+          error: {
+            code: -32021,
+            message: `Cannot request input '${key}' (${request.method}): the request's client capabilities do not declare the required capability`,
+            data: { requiredCapabilities: missing },
+          },
+        })
+      }
+    }
+    return answer(await inputRequiredOf(rounds, seal))
+  }
+  if (result.resultType === 'input_required') return answer(result)
+  // As on the SDK path: a result no transport could write is answered as a tool error, and a failed call is logged.
+  result = sendable(result as CallResult, entry) as Record<string, unknown>
+  if (result.isError === true)
+    log.warnThrottled('failed call', `${core.info.name}: call to tool "${tool}" failed: ${failureText(result as CallResult)}`)
+  const normalized = projected(result.content === undefined && !FOREIGN.some((k) => k in result) ? { ...result, content: [] } : result)
+  const checked = specTypeSchemas.CallToolResult['~standard'].validate(normalized) as { issues?: readonly unknown[] }
+  if (checked.issues) {
+    // The text the SDK gives (zod's message: its issues as indented JSON).
+    return send(200, { error: { code: -32602, message: `Invalid tools/call result: ${JSON.stringify(checked.issues, null, 2)}` } })
+  }
+  answer({ ...normalized, resultType: 'complete' })
+}
+
+/** Result keys of other result families: such a result gets no default `content`. */
+const FOREIGN = ['task', 'inputRequests', 'requestState']
+
+/** SEP-2106 §4.3: non-object `structuredContent` without a text item gets its JSON as text (as both SDK codecs do). */
+function projected(result: Record<string, unknown>): Record<string, unknown> {
+  const sc = result.structuredContent
+  if (sc === undefined || (typeof sc === 'object' && sc !== null && !Array.isArray(sc))) return result
+  const content = (result.content ?? []) as Array<{ type?: unknown }>
+  if (content.some((c) => c.type === 'text')) return result
+  return { ...result, content: [...content, { type: 'text', text: JSON.stringify(sc) }] }
+}
+
+/** The capabilities a question needs that the request did not declare (as the SDK reads them), or `undefined`. */
+function missingCapabilities(request: InputRequest, declared: Record<string, unknown>): Record<string, unknown> | undefined {
+  const has = (key: string): Record<string, unknown> | undefined =>
+    isObject(declared[key]) ? (declared[key] as Record<string, unknown>) : undefined
+  if (request.method === 'elicitation/create') {
+    const elicitation = has('elicitation')
+    const mode = request.params.mode === 'url' ? 'url' : 'form'
+    if (elicitation === undefined) return { elicitation: { [mode]: {} } }
+    // A bare `elicitation: {}` declares form mode (its meaning before modes existed).
+    const bare = Object.keys(elicitation).length === 0
+    return elicitation[mode] !== undefined || (mode === 'form' && bare) ? undefined : { elicitation: { [mode]: {} } }
+  }
+  if (request.method === 'sampling/createMessage') {
+    const sampling = has('sampling')
+    const tools = request.params.tools !== undefined || request.params.toolChoice !== undefined
+    if (sampling === undefined) return { sampling: tools ? { tools: {} } : {} }
+    return tools && sampling.tools === undefined ? { sampling: { tools: {} } } : undefined
+  }
+  return has('roots') === undefined ? { roots: {} } : undefined
+}

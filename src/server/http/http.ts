@@ -1,0 +1,360 @@
+/**
+ * Serving Streamable HTTP on Node: a `(req, res, next?)` handler behind
+ * Host/Origin guards and the body limit, over the sessionful core, and
+ * `serveHttp()` listening with it on node:http.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import {
+  hostHeaderValidation,
+  localhostHostValidation,
+  localhostOriginValidation,
+  originValidation,
+  toNodeHandler,
+} from '@modelcontextprotocol/node'
+import type { AuthOptions } from '../../contract/auth-options.ts'
+import { DEFAULT_HTTP_HOST, isLoopbackHost, loopbackHostNames } from '../../contract/index.ts'
+import { runtimeError } from '../../runtime/errors.ts'
+import { mayBeFastCall, serveFastCall } from './fast-call.ts'
+import { createAuthGate, type AuthGate } from './http-auth.ts'
+import { createHttpCore, type SessionOptions } from './handlers.ts'
+import { Log, type LoggingOptions } from '../serving/logging.ts'
+import {
+  BODY_TOO_LARGE,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MCP_PATH,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  MAX_BODY_BYTES,
+} from '../serving/limits.ts'
+import type { ServerState } from '../serving/server-state.ts'
+import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
+
+/** Options of `nodeHandler()`; `logger` and `onError` win over the server's `logging()`. */
+export interface NodeHandlerOptions extends SessionOptions, LoggingOptions {
+  /** Only this path is served (query ignored); others go to `next()`, or get 404 without one. @default every path */
+  path?: string
+  /** Host header hostnames accepted (DNS-rebinding guard). @default localhost, 127.0.0.1, [::1] */
+  allowedHosts?: string[]
+  /** Origin hostnames accepted from browsers. @default localhost, 127.0.0.1, [::1] */
+  allowedOrigins?: string[]
+  /**
+   * Bearer-token authorization (docs/serving.md §10): tokens of `issuer`
+   * for `resource` are verified, the protected-resource metadata is served,
+   * and `req.auth` is ignored. @default none (`req.auth`, when set, is the auth info)
+   */
+  auth?: AuthOptions
+}
+
+/** Options of `serveHttp()`; `logger` and `onError` win over the server's `logging()`. */
+export interface ServeHttpOptions extends SessionOptions, LoggingOptions {
+  /** Address to bind. A non-loopback address is an explicit choice: pass `allowedHosts`. @default '127.0.0.1' */
+  host?: string
+  /** Port; `0` picks a free one (see the handle's `url`). @default 3000 */
+  port?: number
+  /** Path of the MCP endpoint. @default '/mcp' */
+  path?: string
+  /**
+   * Host header hostnames accepted (DNS-rebinding guard). Required for a
+   * non-loopback `host` unless `allowAnyHost` is set.
+   * @default localhost, 127.0.0.1, [::1] and the bound loopback address
+   */
+  allowedHosts?: string[]
+  /**
+   * Serve a non-loopback `host` without checking the Host header: any site
+   * can then reach the server through DNS rebinding. An explicit opt-in
+   * (the MCP guidance for local servers is to check it).
+   * @default false
+   */
+  allowAnyHost?: boolean
+  /** Time a client has to send a request's headers; then the connection is closed (`408`). @default 10000 */
+  headersTimeoutMs?: number
+  /** Time a client has to send a whole request, body included; then the connection is closed (`408`). Responses (SSE streams) are not cut. @default 30000 */
+  requestTimeoutMs?: number
+  /** Connections open at once; one more is closed as it arrives. @default 1000 */
+  maxConnections?: number
+  /** Origin hostnames accepted from browsers. @default localhost, 127.0.0.1, [::1] */
+  allowedOrigins?: string[]
+  /**
+   * Bearer-token authorization (docs/serving.md §10): tokens of `issuer`
+   * for `resource` (by default this server's URL on loopback) are verified
+   * and the protected-resource metadata is served; `serveHttp()` resolves
+   * once every issuer's discovery document answered.
+   */
+  auth?: AuthOptions
+}
+
+/** A running HTTP server. */
+export interface HttpHandle {
+  /** The endpoint's URL, with the real port (`http://127.0.0.1:41234/mcp`). */
+  readonly url: string
+  /** Initialize-era sessions open now. */
+  readonly sessionCount: number
+  /** Stops accepting connections, ends open ones and sessions, and resolves when closed. */
+  close(): Promise<void>
+}
+
+/** A Node/connect handler serving MCP; `next` is called for paths it does not serve. */
+export interface McpNodeHandler {
+  (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void
+  /** Initialize-era sessions open now. */
+  readonly sessionCount: number
+  /** Closes every session and stream this handler opened. */
+  close(): Promise<void>
+}
+
+/** The HTTP methods of Streamable HTTP; every other one gets 405. */
+const SERVED_METHODS: readonly string[] = ['GET', 'POST', 'DELETE']
+
+type Guard = (req: IncomingMessage, res: ServerResponse) => boolean
+
+/** Sends a web `Response` that is short and whole (the gate's answers). */
+async function send(res: ServerResponse, response: Response): Promise<void> {
+  const body = response.body === null ? undefined : Buffer.from(await response.arrayBuffer())
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, name) => {
+    headers[name] = value
+  })
+  res.writeHead(response.status, headers)
+  res.end(body)
+}
+
+function reply(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' })
+  res.end(JSON.stringify(jsonRpcErrorBody(-32000, message)))
+}
+
+/**
+ * A body sent in chunks (no declared length), read up to the limit: `req`
+ * with the body ready to be read again (the SDK's adapter reads it), or
+ * `false` once it was answered `413` with the same text as a declared
+ * length past the limit (the adapter has its own wording).
+ */
+async function readChunked(req: IncomingMessage, res: ServerResponse): Promise<IncomingMessage | false> {
+  const chunks: Buffer[] = []
+  let bytes = 0
+  for await (const chunk of req as AsyncIterable<Buffer | string>) {
+    const piece = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    bytes += piece.length
+    if (bytes > MAX_BODY_BYTES) {
+      res.setHeader('connection', 'close')
+      reply(res, 413, BODY_TOO_LARGE)
+      return false
+    }
+    chunks.push(piece)
+  }
+  // The same request (method, headers, auth) with its body read again from memory.
+  const replay = Object.create(req) as IncomingMessage
+  Object.defineProperty(replay, Symbol.asyncIterator, {
+    value: async function* () {
+      yield* chunks
+    },
+  })
+  return replay
+}
+
+/** Whether the headers given to `writeHead` (an object or a raw list) declare an SSE stream. */
+function isEventStream(headers: unknown): boolean {
+  if (Array.isArray(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      if (String(headers[i]).toLowerCase() === 'content-type') return String(headers[i + 1]).includes('text/event-stream')
+    }
+    return false
+  }
+  if (headers === null || typeof headers !== 'object') return false
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'content-type') return String(value).includes('text/event-stream')
+  }
+  return false
+}
+
+/**
+ * Sends an SSE response's headers as soon as they are written: the SDK's
+ * Node adapter only writes them, and Node holds them until the first body
+ * chunk, so a GET stream with nothing to say yet would look unanswered.
+ */
+function flushEventStreams(res: ServerResponse): void {
+  const writeHead = res.writeHead
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    const result = (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args)
+    const headers = args.findLast((arg) => typeof arg === 'object' && arg !== null)
+    if (isEventStream(headers) || String(this.getHeader('content-type') ?? '').includes('text/event-stream')) this.flushHeaders()
+    return result
+  } as ServerResponse['writeHead']
+}
+
+/** The path of a request URL, without its query. */
+const pathOf = (url: string): string => {
+  const q = url.indexOf('?')
+  return q === -1 ? url : url.slice(0, q)
+}
+
+/**
+ * Creates the Node handler of `core`. `hostCheck`: `false` skips the Host
+ * guard (a non-loopback bind with `allowAnyHost`), a string also accepts
+ * that loopback address (`127.0.0.2`) next to the localhost names. `gate`:
+ * the auth gate `serveHttp()` made (else one of `options.auth`).
+ */
+export function createNodeHandler(
+  core: ServerState,
+  options: NodeHandlerOptions = {},
+  hostCheck: boolean | string = true,
+  log = new Log(options, core.log),
+  gate: AuthGate | undefined = options.auth && createAuthGate(core, options.auth, log),
+): McpNodeHandler {
+  const guards: Guard[] = []
+  if (options.allowedHosts) guards.push(hostHeaderValidation(options.allowedHosts))
+  else if (typeof hostCheck === 'string') guards.push(hostHeaderValidation(loopbackHostNames(hostCheck) ?? []))
+  else if (hostCheck) guards.push(localhostHostValidation())
+  guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
+  const http = createHttpCore(core, options, log)
+  const serve = toNodeHandler(http, {
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror: (error) => {
+      // A client that went away mid-request (a cut upload) is not a server error: thousands would flood the log.
+      if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return
+      log.error(`${core.info.name}: ${error.message}`, error, 'http')
+    },
+  })
+  const failed = (res: ServerResponse) => (error: Error) => {
+    log.error(`${core.info.name}: ${error.message}`, error, 'http')
+    if (!res.headersSent) reply(res, 500, 'internal error')
+    else res.end()
+  }
+  /**
+   * A plain 2026-07-28 tools/call is answered without the SDK's request machinery (fast-call.ts); the rest goes to the SDK.
+   * A body in chunks is read here first, so that past the limit it gets the same 413 as a declared length (and goes to the SDK).
+   */
+  const pass = (req: IncomingMessage, res: ServerResponse): void => {
+    const chunked = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined
+    const served = chunked
+      ? readChunked(req, res).then((read) => (read === false ? undefined : serve(read, res)))
+      : mayBeFastCall(req)
+        ? serveFastCall(core, req, res, (body) => serve(body, res), log)
+        : serve(req, res)
+    served.catch((error: Error) => {
+      // A client that went away mid-body (a cut upload) is not a server error, as for the adapter above.
+      if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return void res.destroy()
+      failed(res)(error)
+    })
+  }
+  const handler = ((req, res, next) => {
+    const path = pathOf(req.url ?? '/')
+    // The metadata is public (CORS *): answered before the endpoint's guards.
+    if (gate?.isMetadataPath(path)) return void send(res, gate.metadata(req.method ?? 'GET')).catch(failed(res))
+    if (options.path !== undefined && path !== options.path) {
+      if (next) return next()
+      return reply(res, 404, `not found: the MCP endpoint is ${options.path}`)
+    }
+    for (const guard of guards) if (!guard(req, res)) return
+    // Streamable HTTP has these three; anything else (TRACE, which a web
+    // `Request` cannot even hold) is refused before it reaches the SDK.
+    if (!SERVED_METHODS.includes(req.method ?? '')) {
+      res.setHeader('allow', SERVED_METHODS.join(', '))
+      return reply(res, 405, `method not allowed: ${req.method ?? ''} (the MCP endpoint answers ${SERVED_METHODS.join(', ')})`)
+    }
+    if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
+      res.setHeader('connection', 'close')
+      return reply(res, 413, BODY_TOO_LARGE)
+    }
+    // A POST's stream answers soon (its result); a GET stream may say nothing for long, so its headers go at once.
+    if (req.method === 'GET') flushEventStreams(res)
+    if (gate === undefined) return pass(req, res)
+    // Checked before the body is read and before the fast path or the SDK sees the request; the token goes no further than here.
+    gate.authenticate(req.headers.authorization).then((verdict) => {
+      if (verdict instanceof Response) return send(res, verdict)
+      ;(req as IncomingMessage & { auth?: unknown }).auth = verdict
+      delete req.headers.authorization
+      pass(req, res)
+    }, failed(res))
+  }) as McpNodeHandler
+  Object.defineProperty(handler, 'sessionCount', { get: () => http.sessionCount })
+  handler.close = () => http.close()
+  readiness.set(handler, http.ready())
+  return handler
+}
+
+/** Per handler, when its cluster listens (serveHttp() resolves only then). */
+const readiness = new WeakMap<McpNodeHandler, Promise<void>>()
+
+/** Serves `core` over Streamable HTTP (options checked by `Server.serveHttp`); resolves once listening. */
+export async function serveCoreHttp(core: ServerState, options: ServeHttpOptions = {}): Promise<HttpHandle> {
+  const {
+    host = DEFAULT_HTTP_HOST,
+    port = DEFAULT_HTTP_PORT,
+    path = DEFAULT_MCP_PATH,
+    allowAnyHost = false,
+    headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+    maxConnections = DEFAULT_MAX_CONNECTIONS,
+    ...handlerOptions
+  } = options
+  const loopback = isLoopbackHost(host)
+  const log = new Log(options, core.log)
+  if (!loopback && !options.allowedHosts) {
+    if (!allowAnyHost) {
+      throw runtimeError(
+        'BAD_OPTION',
+        `serveHttp(): refusing to serve non-loopback address ${host} without allowedHosts: ` +
+          'any web page could reach it through DNS rebinding; pass allowedHosts (the names clients use), or allowAnyHost: true to accept any Host',
+      )
+    }
+    log.warn(`${core.info.name}: serving on non-loopback address ${host} with allowAnyHost: the Host header is not checked (DNS rebinding)`)
+  }
+  let url = ''
+  const gate = handlerOptions.auth && createAuthGate(core, handlerOptions.auth, log, () => url)
+  const handler = createNodeHandler(core, { ...handlerOptions, path }, loopback ? host : false, log, gate)
+  const server = createServer(
+    {
+      // Node requires headersTimeout <= requestTimeout.
+      headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs),
+      requestTimeout: requestTimeoutMs,
+      // Node checks both timeouts this often (30 s by default, far past a short timeout).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 4))),
+    },
+    (req, res) => handler(req, res),
+  )
+  server.maxConnections = maxConnections
+  // Node hands CONNECT to this event, not to the handler; without a listener it drops the socket unanswered.
+  server.on('connect', (_req: IncomingMessage, socket: import('node:stream').Duplex) => {
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nallow: ${SERVED_METHODS.join(', ')}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
+  })
+  try {
+    // A cluster that cannot be reached is a start-up error, like a port in use.
+    await readiness.get(handler)
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, host, () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+  } catch (error) {
+    // A port in use, say: the handler must not keep listening to the server's changes.
+    await handler.close()
+    throw error
+  }
+  const address = server.address() as AddressInfo
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  url = `http://${shownHost}:${address.port}${path}`
+  try {
+    await gate?.ready()
+  } catch (error) {
+    await handler.close()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    throw runtimeError('AUTH_UNAVAILABLE', `serveHttp(): ${(error as Error).message}`, error)
+  }
+  return {
+    url,
+    get sessionCount() {
+      return handler.sessionCount
+    },
+    close: async () => {
+      await handler.close()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}

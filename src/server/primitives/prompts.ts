@@ -1,0 +1,71 @@
+/**
+ * Prompts with getters (`prompts/list`, `prompts/get`) and the completers
+ * of their arguments, as immutable snapshots like the tool set, and the
+ * result a getter's shorthand stands for.
+ */
+import { runtimeError } from '../../runtime/errors.ts'
+import type { CallContext } from '../../runtime/types.ts'
+import type { Completer } from './completer.ts'
+
+/** A prompt as `prompts/list` shows it. */
+export interface PromptDefinition {
+  name: string
+  title?: string
+  description?: string
+  arguments?: Array<{ name: string; description?: string; required?: boolean }>
+  [key: string]: unknown
+}
+
+/** One message of a prompt. */
+export interface PromptMessage {
+  role: 'user' | 'assistant'
+  content: { type: string; [key: string]: unknown }
+}
+
+/** Gets a prompt: a string is one user text message, otherwise `{ messages }` as `prompts/get` answers. */
+export type PromptGetter<State = unknown> = (
+  args: Record<string, string>,
+  context: CallContext & { state: State },
+) => string | { description?: string; messages: PromptMessage[] } | Promise<string | { description?: string; messages: PromptMessage[] }>
+
+/** Options of a prompt. */
+export interface PromptOptions<State = unknown> {
+  /** Completers of the prompt's arguments, by argument name (`completion/complete`). @default none */
+  complete?: Record<string, Completer<State>>
+}
+
+/** A prompt with its getter and argument completers. */
+export interface PromptEntry {
+  readonly prompt: PromptDefinition
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
+  readonly get: PromptGetter<any>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
+  readonly complete?: Readonly<Record<string, Completer<any>>>
+}
+
+/** Checks a prompt before it is added. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
+export function checkPrompt(prompt: PromptDefinition, get: unknown, options: PromptOptions<any> = {}): PromptEntry {
+  if (typeof prompt?.name !== 'string' || prompt.name === '') throw runtimeError('BAD_SPEC', 'a prompt needs a non-empty "name"')
+  if (typeof get !== 'function') throw runtimeError('BAD_SPEC', `prompt "${prompt.name}" has no getter function`)
+  if (options.complete === undefined) return { prompt: { ...prompt }, get: get as PromptGetter }
+  const names = new Set((prompt.arguments ?? []).map((a) => a.name))
+  for (const [name, completer] of Object.entries(options.complete)) {
+    if (!names.has(name)) throw runtimeError('BAD_SPEC', `prompt "${prompt.name}" has no argument "${name}" to complete`)
+    if (typeof completer !== 'function')
+      throw runtimeError('BAD_SPEC', `prompt "${prompt.name}": the completer of "${name}" is not a function`)
+  }
+  return { prompt: { ...prompt }, get: get as PromptGetter, complete: { ...options.complete } }
+}
+
+/** The `prompts/get` result of a getter's return value. */
+export function promptResult(prompt: PromptDefinition, value: unknown): { description?: string; messages: PromptMessage[] } {
+  if (typeof value === 'string') {
+    const result: { description?: string; messages: PromptMessage[] } = {
+      messages: [{ role: 'user', content: { type: 'text', text: value } }],
+    }
+    if (prompt.description !== undefined) result.description = prompt.description
+    return result
+  }
+  return value as { messages: PromptMessage[] }
+}

@@ -1,0 +1,402 @@
+/**
+ * The SDK side of a server: a factory of low-level SDK `Server` instances
+ * (one per connection, session or HTTP request) whose handlers answer from
+ * the server state's current snapshots.
+ */
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server as SdkServer,
+} from '@modelcontextprotocol/server'
+import type {
+  CallToolResult,
+  JSONRPCRequest,
+  McpServerFactory,
+  Result,
+  ServerCapabilities,
+  ServerContext,
+  jsonSchemaValidator,
+} from '@modelcontextprotocol/server'
+import { adoptSource } from '../../runtime/number-source.ts'
+import type { CallContext } from '../../runtime/types.ts'
+import type { Log } from './logging.ts'
+import {
+  requestsToClient,
+  directAsk,
+  inputRequiredOf,
+  isAnswersState,
+  startRounds,
+  type Ask,
+  type Rounds,
+} from '../primitives/requests-to-client.ts'
+import { complete, type CompleteParams } from '../primitives/completions.ts'
+import { page } from '../primitives/pagination.ts'
+import { matchTemplate } from '../primitives/resource-templates.ts'
+import { promptResult } from '../primitives/prompts.ts'
+import { readResult } from '../primitives/resources.ts'
+import { failureText, sendable } from '../tools/sendable.ts'
+import { serveSubscriptions } from '../primitives/subscriptions.ts'
+import { unknownToolError, type ListKind, type ServerState, type StateBinding } from './server-state.ts'
+import { TaskableCall } from '../tasks/task-call.ts'
+import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from '../tasks/task-methods.ts'
+import { TASKS_EXTENSION, taskView } from '../tasks/tasks.ts'
+import type { CallResult, ToolEntry } from '../tools/tool-set.ts'
+
+export type { ListedTool } from '../tools/tool-set.ts'
+export { unknownToolError } from './server-state.ts'
+
+/** Counters a serving transport reports when it ends. */
+export interface ServeStats {
+  requests: number
+  toolCalls: number
+  errors: number
+}
+
+// Tool arguments are validated by our own validators with our texts;
+// this keeps the SDK from building an Ajv of its own per instance.
+const PASS_THROUGH: jsonSchemaValidator = {
+  getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
+}
+
+// listChanged everywhere: a ServerHandle may change any list while serving.
+// `logging` also makes the SDK answer `logging/setLevel` and filter `ctx.mcpReq.log` by it.
+// The Tasks extension (docs/serving.md §11): advertised to 2026-07-28 clients (see getCapabilities below).
+const CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { listChanged: true, subscribe: true },
+  prompts: { listChanged: true },
+  logging: {},
+  completions: {},
+  extensions: { [TASKS_EXTENSION]: {} },
+}
+
+/** The first revision of the per-request era (its versions compare as dates). */
+const MODERN_REVISION = '2026-07-28'
+
+/** How a tools/call that became a task answers past the SDK's result check (caught in ProtoSdkServer._wrapHandler). */
+class TaskCreated {
+  constructor(readonly result: Record<string, unknown>) {}
+}
+
+function headersOf(req: Request | undefined): Record<string, string> | undefined {
+  if (!req) return undefined
+  const out: Record<string, string> = {}
+  req.headers.forEach((value, key) => {
+    out[key] = value
+  })
+  return out
+}
+
+/** The payload of the request's `requestState`, opened for `name` (it is usable once), or `undefined` without one. */
+function openedState(core: ServerState, name: string, ctx: ServerContext): unknown {
+  const state = ctx.mcpReq.requestState()
+  return state === undefined ? undefined : core.openState(state, name)
+}
+
+/** How a request's context is made: its rounds, its opened requestState, what states are sealed for, the SDK instance. */
+export interface ContextOptions {
+  /** The request's `input_required` rounds (2026-07-28), when it may ask questions that way. */
+  rounds?: Rounds
+  /** Its requestState, already opened (it is usable once). */
+  opened?: { state: unknown }
+  /** What the handler's own states are sealed for. @default the name */
+  sealAs?: string
+  /** The SDK instance serving it (the initialize-era client capabilities). */
+  server?: SdkServer
+  /** How questions reach the client instead (a call that may become a task). */
+  ask?: Ask
+  /** The handler's signal instead of the request's (a call that may become a task). */
+  signal?: AbortSignal
+  /** The handler's progress instead of the request's (a call that may become a task). */
+  progress?: CallContext['progress']
+  /** Whether this instance still follows a long-running operation (a call that may become a task, in a fleet). */
+  holdsOperation?: CallContext['holdsOperation']
+}
+
+/** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, questions, client capabilities, requestState. */
+export function callContext(core: ServerState, name: string, ctx: ServerContext, options: ContextOptions = {}): CallContext {
+  const { rounds, opened, server, ask, signal } = options
+  const sealAs = options.sealAs ?? name
+  const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined
+  const context: CallContext = {
+    tool: name,
+    signal: signal ?? ctx.mcpReq.signal,
+    authInfo: ctx.http?.authInfo,
+    meta,
+    sealRequestState: (payload) => core.sealState(payload, sealAs, ctx as StateBinding),
+    ...requestsToClient(ctx, rounds, ask),
+  }
+  const capabilities = clientCapabilitiesOf(ctx, server)
+  if (capabilities !== undefined) context.clientCapabilities = capabilities
+  if (core.pollIntervalMs !== undefined) context.pollIntervalMs = core.pollIntervalMs
+  if (options.holdsOperation !== undefined) context.holdsOperation = options.holdsOperation
+  if (ctx.mcpReq.inputResponses !== undefined) context.inputResponses = ctx.mcpReq.inputResponses
+  const headers = headersOf(ctx.http?.req)
+  if (headers) context.headers = headers
+  // Verified by the codec (MAC, expiry, principal, session); still to check: its tool, and that it is unused.
+  const state = opened ? opened.state : openedState(core, sealAs, ctx)
+  // Our own answers of earlier input_required rounds are the rounds', not the handler's.
+  if (state !== undefined && !isAnswersState(state)) context.requestState = state
+  const token = meta?.progressToken
+  if (options.progress !== undefined) context.progress = options.progress
+  else if (typeof token === 'string' || typeof token === 'number') {
+    context.progress = (progress, message, total) =>
+      ctx.mcpReq.notify({
+        method: 'notifications/progress',
+        params: {
+          progressToken: token,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        },
+      })
+  }
+  return context
+}
+
+/** The client's declared capabilities: a 2026-07-28 request's own, else the session's `initialize`. */
+export function clientCapabilitiesOf(ctx: ServerContext, server?: SdkServer): Record<string, unknown> | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined
+  if (envelope !== undefined) return envelope[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined
+  return server?.getClientCapabilities() as Record<string, unknown> | undefined
+}
+
+/**
+ * Runs `run` (a handler that may ask questions) in the rounds of a
+ * 2026-07-28 request sealed for `sealAs`: a question without an answer
+ * makes the result an `input_required` one, whatever the handler made of
+ * its rejection.
+ */
+async function inRounds<R>(
+  core: ServerState,
+  ctx: ServerContext,
+  sealAs: string,
+  run: (options: ContextOptions) => Promise<R>,
+): Promise<R | Record<string, unknown>> {
+  const opened = { state: openedState(core, sealAs, ctx) }
+  const rounds = startRounds(ctx, sealAs, opened.state)
+  let result: R
+  try {
+    result = await run({ rounds, opened, sealAs })
+  } catch (error) {
+    if (!rounds?.pending.size) throw error
+  }
+  if (rounds?.pending.size) return inputRequiredOf(rounds, (payload) => core.sealState(payload, sealAs, ctx as StateBinding))
+  return result!
+}
+
+type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>
+
+/** `request` without `params.arguments` when it is `null` (docs/calls.md §1: null arguments are `{}`). */
+function withoutNullArguments(request: JSONRPCRequest): JSONRPCRequest {
+  const params = request.params as Record<string, unknown> | undefined
+  if (params?.arguments !== null) return request
+  const { arguments: _null, ...rest } = params
+  return { ...request, params: rest }
+}
+
+/**
+ * The SDK server of every transport. `tools/call` requests with
+ * `"arguments": null` would fail the SDK's request schema (-32602) before
+ * our handler runs; the SDK's `_wrapHandler` hook sees the raw request
+ * first, so it drops the null there, once for stdio and HTTP, both eras.
+ */
+class ProtoSdkServer extends SdkServer {
+  protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
+    const wrapped = super._wrapHandler(method, handler)
+    if (method !== 'tools/call') return wrapped
+    // A call that became a task answers with it past the SDK's check of a CallToolResult (docs/serving.md §11).
+    return (request, ctx) => {
+      // The raw arguments, before the SDK's schema copies them: their text goes with the request's signal (one per request).
+      adoptSource(ctx.mcpReq.signal, (request.params as { arguments?: unknown } | undefined)?.arguments)
+      return wrapped(withoutNullArguments(request), ctx).catch((error: unknown) => {
+        if (error instanceof TaskCreated) return error.result as Result
+        throw error
+      })
+    }
+  }
+
+  /** The Tasks extension exists on 2026-07-28 only (SEP-2663): an initialize-era client is not told of it. */
+  override getCapabilities(): ServerCapabilities {
+    const capabilities = super.getCapabilities()
+    const version = this.getNegotiatedProtocolVersion()
+    if (version === undefined || version >= MODERN_REVISION) return capabilities
+    const { extensions: _tasks, ...legacy } = capabilities
+    return legacy
+  }
+}
+
+/** Sends one list_changed notification on a connected SDK instance (initialize era: unsolicited; 2026-07-28 stdio: to its listen subscriptions). */
+export function notifyInstance(server: SdkServer, kind: ListKind): void {
+  if (!server.transport) return
+  const sent =
+    kind === 'tools'
+      ? server.sendToolListChanged()
+      : kind === 'resources'
+        ? server.sendResourceListChanged()
+        : server.sendPromptListChanged()
+  sent.catch(() => {
+    // A connection closing while we announce: nothing to tell it any more.
+  })
+}
+
+/** One page of a list method's answer, `key` naming its array. */
+function listPage(key: string, items: readonly unknown[], cursor: unknown, pageSize: number | undefined): never {
+  const { items: shown, nextCursor } = page(items, cursor, pageSize)
+  return (nextCursor === undefined ? { [key]: shown } : { [key]: shown, nextCursor }) as never
+}
+
+/** Options of {@link sdkServerFactory}. */
+export interface FactoryOptions {
+  /** Counted into, for stdio's report. */
+  stats?: ServeStats
+  /** Instances created, until they close (the ones list changes are sent to). */
+  live?: Set<SdkServer>
+  /** The transport's messages. @default the server's */
+  log?: Log
+}
+
+/** What a task that ran a tool stores as its result: the tool's result as `tools/call` would have answered it. */
+export function taskResult(server: SdkServer, entry: ToolEntry, result: CallResult): Record<string, unknown> {
+  if ('resultType' in result && result.resultType === 'input_required') {
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      'the handler returned input_required inside a task: ask with ctx.elicit, ctx.sample or ctx.listRoots instead',
+    )
+  }
+  // The request's own answer: a complete tools/call result (resultType included, as a 2026-07-28 one carries it).
+  return { ...server.projectCallToolResult(sendable(result, entry) as CallToolResult, entry.listed.outputSchema), resultType: 'complete' }
+}
+
+/** Creates one SDK server instance answering from `core`. */
+export function createSdkServer(core: ServerState, options: FactoryOptions = {}): SdkServer {
+  const { stats, live, log = core.log } = options
+  const server = new ProtoSdkServer(core.info, {
+    capabilities: CAPABILITIES,
+    jsonSchemaValidator: PASS_THROUGH,
+    requestState: { verify: (state, ctx) => core.codec().verify(state, ctx) },
+  })
+  server.setRequestHandler('tools/list', (request, ctx) =>
+    listPage('tools', core.listTools(ctx.http?.authInfo), request.params?.cursor, core.pageSize),
+  )
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name, arguments: args } = request.params
+    if (stats) stats.toolCalls++
+    const entry = core.lookupTool(name, ctx.http?.authInfo, log)
+    if (entry === undefined) throw unknownToolError(name)
+    // The arguments are the SDK's copy of what came in (its schemas copy objects): they take the text it came from, for exact
+    // 64-bit numbers: the HTTP request's body, or the stdio line (recorded above, before the copy, on the request's signal).
+    adoptSource(args, ctx.http?.req ?? ctx.mcpReq.signal)
+    const taskable = entry.taskSupport !== undefined && declaresTasks(ctx)
+    // An initialize-era call runs to its end (tasks exist on 2026-07-28 only); a 2026-07-28 one that cannot take a task is refused.
+    if (entry.taskSupport === 'required' && !taskable && ctx.mcpReq.envelope !== undefined) {
+      throw missingTasksCapability(`tool "${name}" runs only as a task: it`)
+    }
+    // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
+    const called = await inRounds(core, ctx, name, async (options) => {
+      if (!taskable) return entry.call(args, callContext(core, name, ctx, { ...options, server }))
+      const plain = callContext(core, name, ctx, { ...options, server })
+      const call = new TaskableCall(core.tasks, ownerOf(ctx), name, ctx.mcpReq.signal, {
+        ...(options.rounds === undefined ? {} : { rounds: options.rounds }),
+        direct: directAsk(ctx, options.rounds),
+        ...(plain.progress === undefined ? {} : { requestProgress: plain.progress }),
+      })
+      const context = callContext(core, name, ctx, {
+        ...options,
+        server,
+        ask: call.ask,
+        signal: call.signal,
+        progress: call.progress,
+        holdsOperation: call.holdsOperation,
+      })
+      const outcome = await call.run(entry.call(args, context), (done) => taskResult(server, entry, done))
+      if ('task' in outcome) throw new TaskCreated({ resultType: 'task', ...taskView(outcome.task, false) })
+      return outcome.result
+    })
+    if ('resultType' in called && called.resultType === 'input_required') return called as never
+    // A result no transport could write is answered as a tool error, never dropped.
+    const result = sendable(called as CallResult, entry)
+    if (result.isError) {
+      if (stats) stats.errors++
+      log.warnThrottled('failed call', `${core.info.name}: call to tool "${name}" failed: ${failureText(result)}`)
+    }
+    return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
+  })
+  server.setRequestHandler('resources/list', (request) => {
+    return listPage(
+      'resources',
+      [...core.resources.values()].map((r) => r.resource),
+      request.params?.cursor,
+      core.pageSize,
+    )
+  })
+  server.setRequestHandler('resources/templates/list', (request) => {
+    return listPage(
+      'resourceTemplates',
+      [...core.templates.values()].map((t) => t.template),
+      request.params?.cursor,
+      core.pageSize,
+    )
+  })
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const { uri } = request.params
+    const entry = core.resources.get(uri)
+    // A listed resource wins over a template that also matches its URI.
+    const matched = entry === undefined ? matchTemplate(core.templates, uri) : undefined
+    if (entry === undefined && matched === undefined) throw new ResourceNotFoundError(uri)
+    return (await inRounds(core, ctx, `resources/read:${uri}`, async (options) => {
+      const context = { ...callContext(core, uri, ctx, { ...options, server }), state: core.state }
+      if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context))
+      const { entry: template, variables } = matched!
+      const shown =
+        template.template.mimeType === undefined
+          ? { uri, name: template.template.name }
+          : { uri, name: template.template.name, mimeType: template.template.mimeType }
+      return readResult(shown, await template.read(uri, variables, context))
+    })) as never
+  })
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
+    const context = { ...callContext(core, 'completion/complete', ctx, { server }), state: core.state }
+    return (await complete(request.params as CompleteParams, core, context)) as never
+  })
+  server.setRequestHandler('prompts/list', (request) =>
+    listPage(
+      'prompts',
+      [...core.prompts.values()].map((p) => p.prompt),
+      request.params?.cursor,
+      core.pageSize,
+    ),
+  )
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
+    const { name, arguments: args = {} } = request.params
+    const entry = core.prompts.get(name)
+    if (entry === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`)
+    for (const arg of entry.prompt.arguments ?? []) {
+      if (arg.required && typeof args[arg.name] !== 'string') {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name}: missing required argument "${arg.name}"`)
+      }
+    }
+    return (await inRounds(core, ctx, `prompts/get:${name}`, async (options) => {
+      const context = { ...callContext(core, name, ctx, { ...options, server }), state: core.state }
+      return promptResult(entry.prompt, await entry.get(args as Record<string, string>, context))
+    })) as never
+  })
+  serveTaskMethods(server, core)
+  const unsubscribe = serveSubscriptions(server, core, log)
+  live?.add(server)
+  server.onclose = () => {
+    unsubscribe()
+    live?.delete(server)
+  }
+  return server
+}
+
+/**
+ * A factory for `serveStdio` and `createMcpHandler`. Cheap per call: the
+ * snapshots are shared, only the SDK instance is new.
+ */
+export function sdkServerFactory(core: ServerState, options: FactoryOptions = {}): McpServerFactory {
+  return () => createSdkServer(core, options)
+}

@@ -1,0 +1,196 @@
+/**
+ * The serving state of one `Server`: the current tool, resource and prompt
+ * snapshots, the backends bound per service, the listeners that announce
+ * changes to connected clients, its tasks, and its requestState seal
+ * (request-state.ts).
+ */
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
+import type { RequestStateCodec } from '@modelcontextprotocol/server'
+import type { ToolTable } from '../../runtime/tool-table.ts'
+import type { CallContext } from '../../runtime/types.ts'
+import { Log, type LoggingOptions } from './logging.ts'
+import { RequestStateSeal, type StateBinding } from './request-state.ts'
+import type { PromptEntry } from '../primitives/prompts.ts'
+import type { ResourceEntry } from '../primitives/resources.ts'
+import type { TemplateEntry } from '../primitives/resource-templates.ts'
+import { TaskManager, type TaskOptions } from '../tasks/tasks.ts'
+import type { Cluster } from '../cluster/cluster.ts'
+import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from '../tools/tool-set.ts'
+
+export type { StateBinding } from './request-state.ts'
+
+/** Which list changed. */
+export type ListKind = 'tools' | 'resources' | 'prompts'
+
+/** Re-applies one service's backend to a tool table that has the service (lenient: a table without it is skipped). */
+export type Binder = (table: ToolTable) => void
+
+/** The JSON-RPC `-32602` error of a tool this caller does not have (unknown or hidden: the same error). */
+export function unknownToolError(name: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
+}
+
+/** The initial parts of a server state. */
+export interface ServerStateParts {
+  name: string
+  version: string
+  tools: readonly ToolEntry[]
+  resources?: readonly ResourceEntry[]
+  prompts?: readonly PromptEntry[]
+  templates?: readonly TemplateEntry[]
+  /** Items per page of the list methods. @default every item on one page */
+  pageSize?: number
+  features?: readonly string[]
+  state?: unknown
+  requestStateKey?: Uint8Array | string
+  /** Seconds a sealed requestState stays valid. @default 600 */
+  requestStateTtlSeconds?: number
+  /** Where the server's messages go (`Server.logging()`). @default stderr */
+  logging?: LoggingOptions
+  /** Tasks options (`tasks()`). @default a memory store, defaults of TaskOptions */
+  tasks?: TaskOptions
+}
+
+/** The state every transport of a server reads; every change swaps a snapshot and announces it. */
+export class ServerState {
+  readonly info: { name: string; version: string }
+  /** Swapped whole (by `replaceAll`), never changed in place. */
+  features: ReadonlySet<string>
+  state: unknown
+  tools: ToolSet
+  resources: ReadonlyMap<string, ResourceEntry>
+  prompts: ReadonlyMap<string, PromptEntry>
+  /** Resource templates by URI template, in order of addition (the first match reads). */
+  templates: ReadonlyMap<string, TemplateEntry>
+  /** Items per page of the list methods; swapped by `replaceAll` with the rest. */
+  pageSize: number | undefined
+  /** Backends bound with `implement()`, by full service name, re-applied after a tool replace. */
+  readonly bindings = new Map<string, Binder>()
+  /** The server's messages; each transport's own `Log` falls back on it. */
+  readonly log: Log
+  /** Each listener with the log of the transport that registered it. */
+  readonly #listeners = new Map<(kind: ListKind) => void, Log>()
+  /** The requestState key, its codec and the nonces already used. */
+  readonly requestState: RequestStateSeal
+  readonly #taskOptions: TaskOptions | undefined
+  #tasks: TaskManager | undefined
+
+  constructor(parts: ServerStateParts) {
+    this.info = { name: parts.name, version: parts.version }
+    this.features = new Set(parts.features ?? [])
+    this.state = parts.state
+    this.tools = toolSet(parts.tools)
+    this.resources = new Map((parts.resources ?? []).map((r) => [r.resource.uri, r]))
+    this.prompts = new Map((parts.prompts ?? []).map((p) => [p.prompt.name, p]))
+    this.templates = new Map((parts.templates ?? []).map((t) => [t.template.uriTemplate, t]))
+    this.pageSize = parts.pageSize
+    this.requestState = new RequestStateSeal(parts.requestStateKey, parts.requestStateTtlSeconds)
+    this.log = new Log(parts.logging)
+    this.#taskOptions = parts.tasks
+  }
+
+  /** How often a long-running operation is read, and the poll interval tasks suggest (`tasks({ pollIntervalMs })`). */
+  get pollIntervalMs(): number | undefined {
+    return this.#taskOptions?.pollIntervalMs
+  }
+
+  /** The server's tasks (docs/serving.md §11), made on first use: a server never asked for a task holds no store. */
+  get tasks(): TaskManager {
+    return (this.#tasks ??= new TaskManager(this.#taskOptions))
+  }
+
+  /**
+   * Runs this server's tasks as instance `cluster.instanceId` of a fleet
+   * (docs/serving.md §12): in the cluster's task store unless `tasks({ store })`
+   * chose one, each under a lease this instance renews while it runs it.
+   */
+  joinFleet(cluster: Cluster): TaskManager {
+    if (this.#tasks === undefined) {
+      this.#tasks = new TaskManager({ ...this.#taskOptions, store: this.#taskOptions?.store ?? cluster.tasks() })
+    } else if (this.#taskOptions?.store === undefined && this.#tasks.instance === undefined) {
+      this.log.warn(`${this.info.name}: tasks were made before the cluster was given: they stay in this instance's memory`)
+    }
+    if (this.#tasks.instance === undefined) this.#tasks.joinFleet(cluster.instanceId)
+    return this.#tasks
+  }
+
+  /**
+   * The tool `name` as this caller sees it: `undefined` when unknown or
+   * hidden (one predicate for both). A hidden one is noted as a warning on `log`.
+   */
+  lookupTool(name: string, authInfo: unknown, log: Log = this.log): ToolEntry | undefined {
+    const set = this.tools
+    const entry = set.byName.get(name)
+    if (entry === undefined) return undefined
+    if (!set.gated || isVisible(entry, scopesOf(authInfo), this.features)) return entry
+    log.warn(
+      `${this.info.name}: call to tool "${name}" hidden from this caller (requires ${JSON.stringify(entry.requires)}), answered as unknown`,
+    )
+    return undefined
+  }
+
+  /** The `tools/list` answer for this caller, from one snapshot (wholly old or wholly new). */
+  listTools(authInfo: unknown): readonly ListedTool[] {
+    const set = this.tools
+    if (!set.gated) return set.listed
+    const scopes = scopesOf(authInfo)
+    const listed: ListedTool[] = []
+    for (const entry of set.byName.values()) if (isVisible(entry, scopes, this.features)) listed.push(entry.listed)
+    return listed
+  }
+
+  /** Calls a tool on the snapshot current when the call starts; rejects with `-32602` for an unknown or hidden tool. */
+  dispatch(name: string, args: unknown, context: CallContext): Promise<CallResult> {
+    const entry = this.lookupTool(name, context.authInfo)
+    if (entry === undefined) return Promise.reject(unknownToolError(name))
+    return entry.call(args, context)
+  }
+
+  /** Swaps the tool snapshot and announces it. */
+  setTools(set: ToolSet): void {
+    this.tools = set
+    this.announce('tools')
+  }
+
+  /** Registers a listener of list changes, its failures told to `log`; returns its removal. */
+  onChange(listener: (kind: ListKind) => void, log: Log = this.log): () => void {
+    this.#listeners.set(listener, log)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /** Tells every connected client that can receive it that `kind` changed. */
+  announce(kind: ListKind): void {
+    for (const [listener, log] of this.#listeners) {
+      try {
+        listener(kind)
+      } catch (error) {
+        log.error(`${this.info.name}: announcing ${kind} list_changed: ${(error as Error).message}`, error, 'list_changed')
+      }
+    }
+  }
+
+  /** Whether the requestState key was given (a random one is not: no other instance has it). */
+  get hasRequestStateKey(): boolean {
+    return this.requestState.hasKey
+  }
+
+  /** Sets the requestState key a transport was given (`where` names it); refused when states are sealed with another one. */
+  useRequestStateKey(key: Uint8Array | string, where: string): void {
+    this.requestState.useKey(key, where)
+  }
+
+  /** The requestState codec (HMAC, the SDK's), bound to the caller's principal and session. */
+  codec(): RequestStateCodec {
+    return this.requestState.codec()
+  }
+
+  /** Seals `payload` into a `requestState` usable once, by `tool`, for the caller and session of `binding`. */
+  sealState(payload: unknown, tool: string, binding: StateBinding): Promise<string> {
+    return this.requestState.seal(payload, tool, binding)
+  }
+
+  /** The payload of a verified `requestState` sealed for `tool` and not used before; throws the `-32602` of a bad state otherwise. */
+  openState(state: unknown, tool: string): unknown {
+    return this.requestState.open(state, tool)
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * Task status notifications over Streamable HTTP (SEP-2663,
+ * docs/serving.md §11): a `subscriptions/listen` asking for `taskIds` gets
+ * a stream that sends `notifications/tasks` (the task as `tasks/get` shows
+ * it) each time one of those tasks changes, beside the list changes and
+ * resource updates it asked for as the SDK's listen streams send them. The
+ * SDK's own listen router knows no `taskIds`, so such a request is served
+ * here; any other goes to the SDK.
+ */
+import { MissingRequiredClientCapabilityError, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server'
+import { principalOf } from '../serving/principal.ts'
+import type { ListKind, ServerState } from '../serving/server-state.ts'
+import { onResourceUpdated } from '../primitives/subscriptions.ts'
+import type { StoredTask } from './task-store.ts'
+import { TASKS_EXTENSION, taskView } from './tasks.ts'
+
+/** How often an idle stream says it is alive (an SSE comment), as the SDK's listen streams do. */
+const KEEP_ALIVE_MS = 15_000
+
+const LIST_BITS: Record<ListKind, 'toolsListChanged' | 'resourcesListChanged' | 'promptsListChanged'> = {
+  tools: 'toolsListChanged',
+  resources: 'resourcesListChanged',
+  prompts: 'promptsListChanged',
+}
+
+type Message = { id?: unknown; method?: unknown; params?: { notifications?: Record<string, unknown>; _meta?: Record<string, unknown> } }
+
+/**
+ * The answer to a 2026-07-28 `subscriptions/listen` that asks for task
+ * notifications: `-32021` (HTTP 400) without the Tasks extension, else the
+ * stream. `undefined` for any other message (the SDK serves it).
+ */
+export async function taskListen(core: ServerState, message: unknown, request: Request, authInfo: unknown): Promise<Response | undefined> {
+  const m = message as Message | null
+  if (m === null || typeof m !== 'object' || m.method !== 'subscriptions/listen') return undefined
+  const wanted = m.params?.notifications?.taskIds
+  if (!Array.isArray(wanted) || wanted.length === 0) return undefined
+  const id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : null
+  const capabilities = m.params?._meta?.['io.modelcontextprotocol/clientCapabilities'] as
+    { extensions?: Record<string, unknown> } | undefined
+  const declared = capabilities?.extensions?.[TASKS_EXTENSION]
+  if (declared === null || typeof declared !== 'object') {
+    const error = new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      `task notifications need the ${TASKS_EXTENSION} extension: declare it in the request's client capabilities`,
+    )
+    return Response.json({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message, data: error.data } }, { status: 400 })
+  }
+  // Only the caller's own tasks: another caller's are not acknowledged, exactly like unknown ones.
+  const owner = principalOf(authInfo, request.headers.get('authorization'))
+  const taskIds: string[] = []
+  for (const taskId of new Set(wanted.filter((t): t is string => typeof t === 'string'))) {
+    const task = await core.tasks.store.get(taskId)
+    if (task !== undefined && task.owner === owner) taskIds.push(taskId)
+  }
+  const asked = m.params?.notifications ?? {}
+  const honored: Record<string, unknown> = { taskIds }
+  for (const bit of Object.values(LIST_BITS)) if (asked[bit] === true) honored[bit] = true
+  const uris = Array.isArray(asked.resourceSubscriptions)
+    ? asked.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
+    : []
+  if (uris.length > 0) honored.resourceSubscriptions = uris
+  return new Response(listenStream(core, id, honored, taskIds, uris, request.signal), {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    },
+  })
+}
+
+/** The SSE stream: the acknowledgment first, then the notifications its filter asks for, each tagged with the subscription id. */
+function listenStream(
+  core: ServerState,
+  id: string | number | null,
+  honored: Record<string, unknown>,
+  taskIds: readonly string[],
+  uris: readonly string[],
+  signal: AbortSignal,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  const stops: Array<() => void> = []
+  let closed = false
+  let controller!: ReadableStreamDefaultController<Uint8Array>
+  const write = (frame: string): void => {
+    if (closed) return
+    try {
+      controller.enqueue(encoder.encode(frame))
+    } catch {
+      close()
+    }
+  }
+  const send = (method: string, params: Record<string, unknown>): void =>
+    write(
+      `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method, params: { ...params, _meta: { [SUBSCRIPTION_ID_META_KEY]: id } } })}\n\n`,
+    )
+  const close = (): void => {
+    if (closed) return
+    closed = true
+    for (const stop of stops.splice(0)) stop()
+    try {
+      controller.close()
+    } catch {
+      // Already closed by the client going away.
+    }
+  }
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c
+      send('notifications/subscriptions/acknowledged', { notifications: honored })
+      stops.push(
+        core.onChange((kind) => {
+          if (honored[LIST_BITS[kind]] === true) send(`notifications/${kind}/list_changed`, {})
+        }),
+      )
+      if (uris.length > 0)
+        stops.push(onResourceUpdated(core, (uri) => uris.includes(uri) && send('notifications/resources/updated', { uri })))
+      for (const taskId of taskIds) stops.push(watchTask(core, taskId, (task) => send('notifications/tasks', taskView(task, true))))
+      const alive = setInterval(() => write(': keepalive\n\n'), KEEP_ALIVE_MS)
+      ;(alive as { unref?: () => void }).unref?.()
+      stops.push(() => clearInterval(alive))
+      if (signal.aborted) close()
+      else signal.addEventListener('abort', close, { once: true })
+    },
+    cancel() {
+      close()
+    },
+  })
+}
+
+/** Calls `seen` with each new state of a task: through the store's `watch`, else read every `pollIntervalMs`. */
+function watchTask(core: ServerState, taskId: string, seen: (task: StoredTask) => void): () => void {
+  const store = core.tasks.store
+  if (store.watch) return store.watch(taskId, seen)
+  let last = 0
+  const timer = setInterval(() => {
+    store.get(taskId).then(
+      (task) => {
+        if (task !== undefined && task.lastUpdatedAt !== last) {
+          last = task.lastUpdatedAt
+          seen(task)
+        }
+      },
+      () => {},
+    )
+  }, core.tasks.pollIntervalMs)
+  ;(timer as { unref?: () => void }).unref?.()
+  return () => clearInterval(timer)
+}
