@@ -11,9 +11,11 @@
  * transport's `send`: stored in the session's event store with its id (a
  * GET with `Last-Event-ID` replays it, here or on another instance) and
  * written as SSE. A response that is complete before the stream's first
- * flush goes out in one write. Anything it does not handle as the transport
- * would (another protocol version, a batch, a notification, a response, a
- * session rebuilt from the fleet) goes to the SDK path, its body replayed.
+ * flush goes out in one write. A notification POSTed in the session
+ * (`initialized`, `cancelled`) is handed to the transport and answered 202,
+ * as the transport does. Anything it does not handle as the transport
+ * would (another protocol version, a batch, another request, a response, a
+ * session to rebuild from the fleet) goes to the SDK path, its body replayed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
@@ -76,7 +78,7 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 }
 
-/** Whether the headers say this may be a `tools/call` in an initialize-era session (the body and the session decide). */
+/** Whether the headers say this may be a `tools/call` or a notification in an initialize-era session (the body and the session decide). */
 export function mayBeSessionCall(req: IncomingMessage): boolean {
   const h = req.headers
   const accept = h.accept ?? ''
@@ -92,28 +94,37 @@ export function mayBeSessionCall(req: IncomingMessage): boolean {
   )
 }
 
-/** A single JSON-RPC `tools/call` request with an id. */
-function isCall(message: unknown): message is { jsonrpc: '2.0'; id: string | number; method: 'tools/call'; params: unknown } {
-  if (message === null || typeof message !== 'object' || Array.isArray(message)) return false
+type Call = { jsonrpc: '2.0'; id: string | number; method: 'tools/call'; params: unknown }
+type Notification = { jsonrpc: '2.0'; method: string; params?: unknown }
+
+/** A single JSON-RPC `tools/call` request with an id, or a single notification (what this path serves); else `undefined`. */
+function kindOf(message: unknown): 'call' | 'notification' | undefined {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined
   const m = message as Record<string, unknown>
-  return m.jsonrpc === '2.0' && m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number')
+  if (m.jsonrpc !== '2.0' || typeof m.method !== 'string') return undefined
+  if (!('id' in m)) return m.method.startsWith('notifications/') ? 'notification' : undefined
+  return m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number') ? 'call' : undefined
 }
 
-/** The web request the SDK path would hand the transport (its `ctx.http.req`), without its body (already parsed). */
-function webRequest(req: IncomingMessage, url: string, signal: AbortSignal): Request {
+/**
+ * What the SDK path hands the transport as the request (its `ctx.http.req`):
+ * its method, URL, headers and signal, which is all the handlers read of it
+ * (a whole web `Request` costs more than the rest of the way to the tool).
+ */
+function requestOf(req: IncomingMessage, url: string, signal: AbortSignal): Request {
   const headers = new Headers()
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name.startsWith(':')) continue
     if (Array.isArray(value)) for (const item of value) headers.append(name, item)
     else headers.set(name, value)
   }
-  return new Request(url, { method: 'POST', headers, signal })
+  return { method: 'POST', url, headers, signal } as Request
 }
 
 /**
  * Reads the body of a request {@link mayBeSessionCall} let through and, if
- * it is a `tools/call` in a session of this instance the transport would
- * take, hands it to the session; else hands the request, its body replayed
+ * it is a `tools/call` or a notification in a session of this instance the
+ * transport would take, hands it to the session; else hands the request, its body replayed
  * as it came, to `next` (the SDK path).
  */
 export async function serveSessionCall(
@@ -133,7 +144,8 @@ export async function serveSessionCall(
   }
   const h = req.headers
   const version = h['mcp-protocol-version'] as string
-  if (!isCall(message)) return next(replayed(req, chunks))
+  const kind = kindOf(message)
+  if (kind === undefined) return next(replayed(req, chunks))
   // The SDK entry's own classification: only what it routes to the initialize era is a session's.
   const era = classifyInboundRequest({
     httpMethod: 'POST',
@@ -161,7 +173,12 @@ export async function serveSessionCall(
   ) {
     return next(replayed(req, chunks))
   }
-  streamCall(session, open, req, res, message, url, authInfo, text)
+  if (kind === 'call') return streamCall(session, open, req, res, message as Call, url, authInfo, text)
+  // A notification (initialized, cancelled, progress): delivered, and 202 with no body, as the transport answers it.
+  const request = requestOf(req, url, new AbortController().signal)
+  transport!.onmessage?.(message as Notification as JSONRPCMessage, { ...(authInfo === undefined ? {} : { authInfo }), request })
+  res.writeHead(202)
+  res.end()
 }
 
 /** Serves `message` on a new SSE stream of `session`'s transport, as its POST handling would. */
@@ -234,7 +251,7 @@ function streamCall(
     },
   })
   open._requestToStreamMapping.set(message.id, streamId)
-  const request = webRequest(req, url, abort.signal)
+  const request = requestOf(req, url, abort.signal)
   // The body's text goes with the request, for exact 64-bit numbers (as the SDK path's readBody does).
   rememberSource(request, text)
   const version = req.headers['mcp-protocol-version'] as string
