@@ -58,13 +58,13 @@ beforeAll(async () => {
   const server = Server.builder('session-fast')
     .logging({ logger: false })
     .include(echo)
-    .tool({ name: 'Add', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } }, (args: {
-      a: number
-      b: number
-    }) => {
-      count('Add')
-      return ok(String(args.a + args.b))
-    })
+    .tool(
+      { name: 'Add', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
+      (args: { a: number; b: number }) => {
+        count('Add')
+        return ok(String(args.a + args.b))
+      },
+    )
     .tool({ name: 'Slow', inputSchema: { type: 'object' } }, async () => {
       count('Slow')
       await new Promise<void>((resolve) => (release = resolve))
@@ -97,13 +97,23 @@ beforeAll(async () => {
 afterAll(() => http?.close())
 
 const post = (body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> =>
-  fetch(http.url, { method: 'POST', headers: { ...HEADERS, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body), signal })
+  fetch(http.url, {
+    method: 'POST',
+    headers: { ...HEADERS, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal,
+  })
 
 /** Opens a session (initialize, then notifications/initialized) as `authorization`, declaring `capabilities`. */
 async function open(authorization?: string, capabilities: Record<string, unknown> = {}): Promise<Record<string, string>> {
   const auth: Record<string, string> = authorization === undefined ? {} : { authorization }
   const init = await post(
-    { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities, clientInfo: { name: 'raw', version: '0' } } },
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: VERSION, capabilities, clientInfo: { name: 'raw', version: '0' } },
+    },
     auth,
   )
   await init.text()
@@ -219,7 +229,10 @@ describe('a tools/call in an initialize-era session, answered by the fast path',
   it('a 64-bit integer written as a JSON number reaches the handler with its digits', async () => {
     const session = await open()
     const { value: res, fast } = await served(() =>
-      post('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"Echo","arguments":{"scalars":{"anInt64":9007199254740993}}}}', session),
+      post(
+        '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"Echo","arguments":{"scalars":{"anInt64":9007199254740993}}}}',
+        session,
+      ),
     )
     expect(fast).toBe(1)
     const [answer] = messages(await events(res))
@@ -291,7 +304,9 @@ describe('a tools/call in an initialize-era session, answered by the fast path',
 
   it('what it does not take goes to the SDK path: another supported protocol version is answered there, an unsupported one is 400', async () => {
     const session = await open()
-    const { value: other, sdk } = await served(() => post(call(13, 'Add', { a: 1, b: 2 }), { ...session, 'mcp-protocol-version': '2025-06-18' }))
+    const { value: other, sdk } = await served(() =>
+      post(call(13, 'Add', { a: 1, b: 2 }), { ...session, 'mcp-protocol-version': '2025-06-18' }),
+    )
     expect(sdk).toBe(1)
     expect(other.status).toBe(200)
     expect(messages(await events(other))).toMatchObject([{ id: 13, result: { content: [{ text: '3' }] } }])
