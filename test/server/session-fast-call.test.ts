@@ -8,6 +8,8 @@
  * does not take (another protocol version) the SDK path answers. Each
  * test checks which path served it (the module wrapped to count).
  */
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
@@ -42,6 +44,7 @@ const HEADERS = { 'content-type': 'application/json', accept: 'application/json,
 const ok = (text: string) => ({ content: [{ type: 'text' as const, text }] })
 
 let http: HttpHandle
+let server: Server
 const ran: Record<string, number> = {}
 const seen: unknown[] = []
 let release: () => void = () => {}
@@ -55,7 +58,7 @@ beforeAll(async () => {
       return req
     },
   })
-  const server = Server.builder('session-fast')
+  server = Server.builder('session-fast')
     .logging({ logger: false })
     .include(echo)
     .tool(
@@ -96,17 +99,15 @@ beforeAll(async () => {
 })
 afterAll(() => http?.close())
 
-const post = (body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> =>
-  fetch(http.url, {
-    method: 'POST',
-    headers: { ...HEADERS, ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    signal,
-  })
+const post = (body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal, url = http.url): Promise<Response> =>
+  fetch(url, { method: 'POST', headers: { ...HEADERS, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body), signal })
 
-/** Opens a session (initialize, then notifications/initialized) as `authorization`, declaring `capabilities`. */
-async function open(authorization?: string, capabilities: Record<string, unknown> = {}): Promise<Record<string, string>> {
-  const auth: Record<string, string> = authorization === undefined ? {} : { authorization }
+/** Opens a session (initialize, then notifications/initialized) with `extra` headers, declaring `capabilities`. */
+async function open(
+  extra: Record<string, string> = {},
+  capabilities: Record<string, unknown> = {},
+  url = http.url,
+): Promise<Record<string, string>> {
   const init = await post(
     {
       jsonrpc: '2.0',
@@ -114,11 +115,13 @@ async function open(authorization?: string, capabilities: Record<string, unknown
       method: 'initialize',
       params: { protocolVersion: VERSION, capabilities, clientInfo: { name: 'raw', version: '0' } },
     },
-    auth,
+    extra,
+    undefined,
+    url,
   )
   await init.text()
-  const headers = { ...auth, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': VERSION }
-  expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202)
+  const headers = { ...extra, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': VERSION }
+  expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers, undefined, url)).status).toBe(202)
   return headers
 }
 
@@ -211,7 +214,7 @@ describe('a tools/call in an initialize-era session, answered by the fast path',
   })
 
   it("another caller's call on the session (another Authorization, or none) is answered 404 and no tool runs; the owner's is answered", async () => {
-    const session = await open('Bearer owner')
+    const session = await open({ authorization: 'Bearer owner' })
     const before = ran.Add ?? 0
     for (const other of [{ authorization: 'Bearer intruder' }, {}] as Array<Record<string, string>>) {
       const { authorization: _owner, ...rest } = session
@@ -224,6 +227,34 @@ describe('a tools/call in an initialize-era session, answered by the fast path',
     expect(fast).toBe(1)
     expect(messages(await events(owner))).toMatchObject([{ id: 4, result: { content: [{ text: '2' }] } }])
     expect(ran.Add).toBe(before + 1)
+  })
+
+  it("under nodeHandler, the auth info (req.auth) is the principal: another user's call is 404 and runs nothing; the user's own is served", async () => {
+    const handler = server.nodeHandler()
+    const node = createServer((req, res) => {
+      const user = req.headers['x-user']
+      if (typeof user === 'string')
+        (req as IncomingMessage & { auth?: unknown }).auth = { token: `t-${user}`, clientId: 'app', scopes: [], extra: { sub: user } }
+      handler(req, res)
+    })
+    await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(node.address() as AddressInfo).port}/mcp`
+      const session = await open({ 'x-user': 'alice' }, {}, url)
+      const before = ran.Add ?? 0
+      const theirs = await served(() => post(call(20, 'Add', { a: 1, b: 1 }), { ...session, 'x-user': 'bob' }, undefined, url))
+      expect(theirs.value.status).toBe(404)
+      await theirs.value.text()
+      expect(ran.Add ?? 0).toBe(before)
+      const mine = await served(() => post(call(21, 'Add', { a: 2, b: 2 }), session, undefined, url))
+      expect(mine.fast).toBe(1)
+      expect(messages(await events(mine.value))).toMatchObject([{ id: 21, result: { content: [{ text: '4' }] } }])
+      expect(ran.Add).toBe(before + 1)
+    } finally {
+      await handler.close()
+      node.closeAllConnections()
+      await new Promise<void>((resolve) => node.close(() => resolve()))
+    }
   })
 
   it('a 64-bit integer written as a JSON number reaches the handler with its digits', async () => {
@@ -283,7 +314,7 @@ describe('a tools/call in an initialize-era session, answered by the fast path',
   })
 
   it("a question from inside the tool reaches the client on the call's stream, and the client's answer completes the call", async () => {
-    const session = await open(undefined, { elicitation: {} })
+    const session = await open({}, { elicitation: {} })
     const { value: res, fast } = await served(() => post(call(12, 'Asks'), session))
     expect(fast).toBe(1)
     const reader = res.body!.getReader()
