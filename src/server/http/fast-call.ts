@@ -50,7 +50,7 @@ export function mayBeFastCall(req: IncomingMessage): boolean {
 }
 
 /** The request body's chunks; `complete` is false past the body limit (the rest is left unread). */
-async function bodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; complete: boolean }> {
+export async function bodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; complete: boolean }> {
   const chunks: Buffer[] = []
   let size = 0
   // Read by `read()`, not `for await`: that would destroy the stream when left early.
@@ -105,7 +105,7 @@ function plainCall(
  * then whatever is left unread. What the SDK path reads when the fast path
  * declines, as it came (a body past the limit too: the SDK answers 413).
  */
-function replayed(req: IncomingMessage, chunks: readonly Buffer[]): IncomingMessage {
+export function replayed(req: IncomingMessage, chunks: readonly Buffer[]): IncomingMessage {
   const again = Readable.from(
     (async function* () {
       yield* chunks

@@ -45,6 +45,7 @@ import { createSdkServer, notifyInstance, sdkServerFactory } from '../serving/sd
 import type { ListKind, ServerState } from '../serving/server-state.ts'
 import { answerBeforeSdk, METHODS_BEFORE_SDK } from './before-sdk.ts'
 import { onResourceUpdated } from '../primitives/subscriptions.ts'
+import type { FindSession } from './session-fast-call.ts'
 import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
 import { rememberSource } from '../../runtime/number-source.ts'
 
@@ -93,6 +94,8 @@ export interface HttpCore {
   fetch(request: Request, options?: { authInfo?: unknown; parsedBody?: unknown }): Promise<Response>
   /** Initialize-era sessions open now. */
   readonly sessionCount: number
+  /** A session of this instance for the fast path of a call in it (session-fast-call.ts). */
+  readonly sessionCall: FindSession
   /** Resolves once the cluster listens (rejects when it cannot be reached). */
   ready(): Promise<void>
   /** Closes every session and the 2026-07-28 streams. */
@@ -358,14 +361,16 @@ export function createHttpCore(core: ServerState, options: SessionOptions = {}, 
    * never be idle).
    */
   const tracked = (session: Session, request: Request, response: Response): Response => {
-    const watched = watchStream(request, response, () => {
-      session.streams--
-      session.lastSeen = Date.now()
-      if (session.transport.sessionId !== undefined) cluster.touchSession(session.transport.sessionId, idleMs).catch(onerror)
-    })
+    const watched = watchStream(request, response, () => streamEnded(session))
     if (watched === undefined) return response
     session.streams++
     return watched
+  }
+  /** A stream of `session` ended: it is idle from now on, here and in the cluster. */
+  const streamEnded = (session: Session): void => {
+    session.streams--
+    session.lastSeen = Date.now()
+    if (session.transport.sessionId !== undefined) cluster.touchSession(session.transport.sessionId, idleMs).catch(onerror)
   }
 
   // Held streams per caller, so one caller cannot hold every connection (maxConnections).
@@ -542,6 +547,24 @@ export function createHttpCore(core: ServerState, options: SessionOptions = {}, 
   return {
     get sessionCount() {
       return sessions.size
+    },
+    // What route() does for a session's POST before the transport: only a session open here (one to rebuild goes to the SDK path).
+    async sessionCall(id, principal, url, message) {
+      await attached
+      if (!sessions.has(id)) return undefined
+      const session = await sessionFor(id, principal, url)
+      if (session instanceof Response) return undefined
+      session.lastSeen = Date.now()
+      if (fleet) noteMethods(session.events, message)
+      const { server, transport } = session
+      return {
+        server,
+        transport,
+        opened: () => {
+          session.streams++
+          return () => streamEnded(session)
+        },
+      }
     },
     async fetch(request, options) {
       const authInfo = options?.authInfo as AuthInfo | undefined

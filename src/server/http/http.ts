@@ -16,6 +16,7 @@ import type { AuthOptions } from '../../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST, isLoopbackHost, loopbackHostNames } from '../../contract/index.ts'
 import { runtimeError } from '../../runtime/errors.ts'
 import { mayBeFastCall, serveFastCall } from './fast-call.ts'
+import { mayBeSessionCall, serveSessionCall } from './session-fast-call.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createHttpCore, type SessionOptions } from './handlers.ts'
 import { Log, type LoggingOptions } from '../serving/logging.ts'
@@ -223,7 +224,8 @@ export function createNodeHandler(
     else res.end()
   }
   /**
-   * A plain 2026-07-28 tools/call is answered without the SDK's request machinery (fast-call.ts); the rest goes to the SDK.
+   * A plain 2026-07-28 tools/call is answered without the SDK's request machinery (fast-call.ts), a tools/call in an
+   * initialize-era session goes straight to its transport (session-fast-call.ts); the rest goes to the SDK.
    * A body in chunks is read here first, so that past the limit it gets the same 413 as a declared length (and goes to the SDK).
    */
   const pass = (req: IncomingMessage, res: ServerResponse): void => {
@@ -232,7 +234,9 @@ export function createNodeHandler(
       ? readChunked(req, res).then((read) => (read === false ? undefined : serve(read, res)))
       : mayBeFastCall(req)
         ? serveFastCall(core, req, res, (body) => serve(body, res), log)
-        : serve(req, res)
+        : mayBeSessionCall(req)
+          ? serveSessionCall(http.sessionCall, req, res, (body) => serve(body, res))
+          : serve(req, res)
     served.catch((error: Error) => {
       // A client that went away mid-body (a cut upload) is not a server error, as for the adapter above.
       if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return void res.destroy()
