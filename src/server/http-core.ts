@@ -109,6 +109,10 @@ interface Session {
   /** Who opened it (see principal.ts): a request of anyone else is answered as for an unknown session. */
   readonly principal: string
   lastSeen: number
+  /** When the cluster last confirmed the session lives (a touch), by this instance's clock. */
+  touched: number
+  /** A touch due for requests served without one (in a fleet). */
+  trailing?: ReturnType<typeof setTimeout>
   streams: number
   /** In a fleet: delivers a client's response another instance received for this one. */
   deliver?: (message: ClusterMessage) => void
@@ -298,6 +302,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
   const free = (id: string): void => {
     const session = sessions.get(id)
     if (!session) return
+    clearTimeout(session.trailing)
     sessions.delete(id)
     live.delete(session.server)
     session.server.close().catch(onerror)
@@ -423,7 +428,7 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
       },
     })
     const server = createSdkServer(core, { log })
-    const session: Session = { server, transport, events, principal, lastSeen: Date.now(), streams: 0 }
+    const session: Session = { server, transport, events, principal, lastSeen: Date.now(), touched: Date.now(), streams: 0 }
     await server.connect(transport)
     endCancelledStreams(transport)
     if (fleet) session.deliver = routeResponses(transport, cluster, id, onerror)
@@ -474,17 +479,49 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
     return building
   }
 
+  /**
+   * In a fleet, a session this instance confirmed within `touchEveryMs`
+   * is served without asking the cluster: it cannot have expired (its
+   * expiry is at least `idleMs` after that touch), and an end anywhere
+   * frees this copy (`ended`, heard before the DELETE is answered). One
+   * touch follows, setting the expiry from the last request.
+   */
+  const touchEveryMs = Math.min(1000, idleMs / 4)
+  const touchLater = (id: string, session: Session): void => {
+    if (session.trailing !== undefined) return
+    session.trailing = setTimeout(
+      () => {
+        session.trailing = undefined
+        const at = Date.now()
+        cluster.touchSession(id, idleMs - (at - session.lastSeen)).then((record) => {
+          if (record === undefined) free(id)
+          else session.touched = at
+        }, onerror)
+      },
+      Math.max(0, session.touched + touchEveryMs - Date.now()),
+    )
+    session.trailing.unref?.()
+  }
+
   /** The session `id` for this caller, touched (its expiry slides), rebuilt here if another instance opened it. */
   const sessionFor = async (id: string, principal: string, url: string): Promise<Session | Response> => {
     const local = sessions.get(id)
     // Another caller's session (a GET with Last-Event-ID, a DELETE, a POST) is answered as an unknown one.
     if (local !== undefined && local.principal !== principal) return sessionNotFound()
+    if (local !== undefined && fleet && Date.now() - local.touched < touchEveryMs) {
+      touchLater(id, local)
+      return local
+    }
+    const at = Date.now()
     const record = await cluster.touchSession(id, idleMs)
     if (record === undefined) {
       if (local !== undefined) free(id)
       return sessionNotFound()
     }
-    if (local !== undefined) return local
+    if (local !== undefined) {
+      local.touched = at
+      return local
+    }
     if (JSON.stringify(record.principal) !== JSON.stringify(principal)) return sessionNotFound()
     return (await rebuild(record, url)) ?? tooManySessions(maxSessions)
   }
