@@ -362,20 +362,24 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
     }
   }
 
-  const writes = eventWriter(instanceId, async (batch, upTo) => {
-    await query(sql.append, [
-      instanceId,
-      upTo,
-      batch.map((e) => e.sessionId),
-      batch.map((e) => e.id),
-      batch.map((e) => e.streamId),
-      batch.map((e) => e.text),
-      batch.map((e) => e.text.length),
-      batch.map((e) => (e.requests === undefined ? null : JSON.stringify(e.requests))),
-      batch.map((e) => e.limits.maxEvents),
-      batch.map((e) => e.limits.maxBytes),
-    ])
-  }, report)
+  const writes = eventWriter(
+    instanceId,
+    async (batch, upTo) => {
+      await query(sql.append, [
+        instanceId,
+        upTo,
+        batch.map((e) => e.sessionId),
+        batch.map((e) => e.id),
+        batch.map((e) => e.streamId),
+        batch.map((e) => e.text),
+        batch.map((e) => e.text.length),
+        batch.map((e) => (e.requests === undefined ? null : JSON.stringify(e.requests))),
+        batch.map((e) => e.limits.maxEvents),
+        batch.map((e) => e.limits.maxBytes),
+      ])
+    },
+    report,
+  )
 
   return {
     instanceId,
@@ -411,7 +415,8 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
       ending.set(id, heard)
       try {
         const { rowCount } = await query(sql.endSession, [id, instanceId])
-        if (rowCount && listener !== undefined) await Promise.race([back, new Promise((resolve) => setTimeout(resolve, END_HEARD_MS).unref?.())])
+        if (rowCount && listener !== undefined)
+          await Promise.race([back, new Promise((resolve) => setTimeout(resolve, END_HEARD_MS).unref?.())])
       } finally {
         if (ending.get(id) === heard) ending.delete(id)
       }
@@ -434,7 +439,9 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
             if (found !== undefined) return found
             const { rows } = await query<{ flushed: string | null; alive: boolean }>(sql.writer, [writer, lockSpace, key(writer)])
             const flushed = rows[0]?.flushed
-            if ((flushed !== null && flushed !== undefined && Number(flushed) >= Number(n)) || rows[0]?.alive !== true) return undefined
+            // Written (or dropped) by now, or never will be: what the store holds is the answer.
+            if ((flushed !== null && flushed !== undefined && Number(flushed) >= Number(n)) || rows[0]?.alive !== true)
+              return readTail(sessionId, eventId)
             if (Date.now() >= deadline) return undefined
             await new Promise((resolve) => setTimeout(resolve, PENDING_POLL_MS))
           }

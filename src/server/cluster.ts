@@ -130,7 +130,7 @@ export interface Cluster {
   createSession(record: SessionRecord, idleMs: number): Promise<void>
   /** The session if it lives, its expiry slid to `idleMs` from now (never earlier than it was); `undefined` when unknown or expired. */
   touchSession(id: string, idleMs: number): Promise<SessionRecord | undefined>
-  /** Ends a session everywhere: its record and events go, and every instance hears `ended(id)` (resolved once they were told). */
+  /** Ends a session everywhere: its record and events go, and every instance hears `ended(id)` (resolved once it was announced: this instance's listeners heard it too). */
   endSession(id: string): Promise<void>
   /** The event store of session `id`. */
   events(sessionId: string, limits: EventLimits): ClusterEventStore
