@@ -109,7 +109,7 @@ interface Session {
   /** Who opened it (see principal.ts): a request of anyone else is answered as for an unknown session. */
   readonly principal: string
   lastSeen: number
-  /** When the cluster last confirmed the session lives (a touch), by this instance's clock. */
+  /** The session lives in the cluster until at least `touched + idleMs` (as a touch left it, by this instance's clock). */
   touched: number
   /** A touch due for requests served without one (in a fleet). */
   trailing?: ReturnType<typeof setTimeout>
@@ -358,6 +358,30 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
   sweep.unref()
 
   /**
+   * In a fleet, a session this instance confirmed within `touchEveryMs`
+   * is served without asking the cluster: it cannot have expired (its
+   * expiry is at least `idleMs` after that touch), and an end anywhere
+   * frees this copy (`ended`, heard before the DELETE is answered). One
+   * touch follows, setting the expiry from the last request.
+   */
+  const touchEveryMs = Math.min(1000, idleMs / 4)
+  const touchLater = (id: string, session: Session): void => {
+    if (session.trailing !== undefined) return
+    session.trailing = setTimeout(
+      () => {
+        session.trailing = undefined
+        const seen = session.lastSeen
+        cluster.touchSession(id, idleMs - (Date.now() - seen)).then((record) => {
+          if (record === undefined) free(id)
+          else session.touched = Math.max(session.touched, seen)
+        }, onerror)
+      },
+      Math.max(0, session.touched + touchEveryMs - Date.now()),
+    )
+    session.trailing.unref?.()
+  }
+
+  /**
    * `response` with its SSE body counted as an open stream of `session`
    * until it ends or the client goes away (else an abandoned session would
    * never be idle).
@@ -366,7 +390,11 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
     const watched = watchStream(request, response, () => {
       session.streams--
       session.lastSeen = Date.now()
-      if (session.transport.sessionId !== undefined) cluster.touchSession(session.transport.sessionId, idleMs).catch(onerror)
+      const id = session.transport.sessionId
+      if (id === undefined) return
+      // The expiry slides from the stream's end (at most one touch a second in a fleet).
+      if (fleet) touchLater(id, session)
+      else cluster.touchSession(id, idleMs).catch(onerror)
     })
     if (watched === undefined) return response
     session.streams++
@@ -477,30 +505,6 @@ export function createHttpCore(core: ServingCore, options: SessionOptions = {}, 
     })()
     rebuilding.set(record.id, building)
     return building
-  }
-
-  /**
-   * In a fleet, a session this instance confirmed within `touchEveryMs`
-   * is served without asking the cluster: it cannot have expired (its
-   * expiry is at least `idleMs` after that touch), and an end anywhere
-   * frees this copy (`ended`, heard before the DELETE is answered). One
-   * touch follows, setting the expiry from the last request.
-   */
-  const touchEveryMs = Math.min(1000, idleMs / 4)
-  const touchLater = (id: string, session: Session): void => {
-    if (session.trailing !== undefined) return
-    session.trailing = setTimeout(
-      () => {
-        session.trailing = undefined
-        const at = Date.now()
-        cluster.touchSession(id, idleMs - (at - session.lastSeen)).then((record) => {
-          if (record === undefined) free(id)
-          else session.touched = at
-        }, onerror)
-      },
-      Math.max(0, session.touched + touchEveryMs - Date.now()),
-    )
-    session.trailing.unref?.()
   }
 
   /** The session `id` for this caller, touched (its expiry slides), rebuilt here if another instance opened it. */
