@@ -430,8 +430,11 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
           const named = EVENT_ID.exec(eventId)
           if (named === null) return undefined
           const [, writer, n] = named as unknown as [string, string, string]
-          // This instance's own event: read once its write is done.
-          if (writer === instanceId) return writes.settled(Number(n)).then(() => readTail(sessionId, eventId))
+          // This instance's own event: read once its write is done (a number it never gave is unknown).
+          if (writer === instanceId) {
+            if (Number(n) > writes.last) return undefined
+            return writes.settled(Number(n)).then(() => readTail(sessionId, eventId))
+          }
           // Another's: it may be on its way (written after it was sent). Read again while its instance lives and has not got that far.
           const deadline = Date.now() + PENDING_WAIT_MS
           for (;;) {

@@ -199,6 +199,8 @@ describe.each(ENGINES)('%s', (_engine, engine) => {
       expect(tail, `call ${i}`).toMatchObject({ streamId: `call-${i}`, owner: a.instanceId, requests: [{ id: i, method: 'tools/call' }] })
       expect(tail!.events).toEqual([{ id: answer, message: { jsonrpc: '2.0', id: i, result: { i } } }])
     }
+    // An id like those the instance gives, one it never gave, is unknown (and not waited for).
+    expect(await onA.tail(`${await onA.append('call-x', {})}000`)).toBeUndefined()
   })
 
   it('a touch never shortens an expiry another instance slid further', async () => {
