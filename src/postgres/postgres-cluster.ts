@@ -15,6 +15,7 @@ import type {
   EventLimits,
   FleetEvent,
   SessionRecord,
+  StreamRequest,
   StreamTail,
 } from '../server/cluster/cluster.ts'
 import { runtimeError } from '../runtime/errors.ts'
@@ -80,6 +81,92 @@ function isBrokenConnection(error: unknown): boolean {
   return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)
 }
 
+/** An event id: the instance that wrote it and its number there (ordered per instance). */
+const EVENT_ID = /^([A-Za-z0-9_-]{1,32})\.(\d{1,15})$/
+/** How long a resume waits for another live instance to store the event it names, and how often it looks. */
+const PENDING_WAIT_MS = 2000
+const PENDING_POLL_MS = 20
+/** How long `endSession` waits to hear its own end announced. */
+const END_HEARD_MS = 1000
+
+/** An event waiting to be written. */
+interface PendingEvent {
+  n: number
+  id: string
+  sessionId: string
+  limits: EventLimits
+  streamId: string
+  text: string
+  requests: StreamRequest[] | undefined
+}
+
+/** The events an instance appended and has not stored yet, and the waits for them. */
+interface EventWriter {
+  /** Queues an event; its id (`<instance>.<n>`) at once. */
+  add(sessionId: string, limits: EventLimits, streamId: string, message: ClusterMessage, requests?: StreamRequest[]): string
+  /** Resolves once event number `n` and every one before it was written (or failed to be). */
+  settled(n: number): Promise<void>
+  /** The number of the last event queued. */
+  readonly last: number
+}
+
+/**
+ * Event ids allocated here, so an event is sent without waiting for the
+ * store: the events queued while a write runs go in the next one, a batch
+ * of any sessions in one statement (`write`), in the order they were
+ * appended. A write that fails is reported: those events were sent but
+ * cannot be resumed from.
+ */
+function eventWriter(
+  instanceId: string,
+  write: (batch: PendingEvent[], upTo: number) => Promise<void>,
+  report: (error: unknown) => void,
+): EventWriter {
+  let last = 0
+  let done = 0
+  let queue: PendingEvent[] = []
+  let running = false
+  let waits: Array<{ n: number; resolve: () => void }> = []
+  const flush = (): void => {
+    if (queue.length === 0) {
+      running = false
+      return
+    }
+    const batch = queue
+    queue = []
+    const upTo = batch.at(-1)!.n
+    write(batch, upTo)
+      .catch(report)
+      .finally(() => {
+        done = upTo
+        const ready = waits.filter((w) => w.n <= done)
+        waits = waits.filter((w) => w.n > done)
+        for (const w of ready) w.resolve()
+        flush()
+      })
+  }
+  return {
+    add(sessionId, limits, streamId, message, requests) {
+      const n = ++last
+      const id = `${instanceId}.${n}`
+      queue.push({ n, id, sessionId, limits, streamId, text: JSON.stringify(message), requests })
+      if (!running) {
+        running = true
+        // After this turn: the events a response brings (its priming event, its result) mostly go together.
+        setImmediate(flush)
+      }
+      return id
+    },
+    settled(n) {
+      if (n <= done) return Promise.resolve()
+      return new Promise((resolve) => waits.push({ n, resolve }))
+    },
+    get last() {
+      return last
+    },
+  }
+}
+
 /** Events of a bus payload: `<origin> e <kind>`. */
 const LIST_KINDS = new Set(['tools_list_changed', 'prompts_list_changed', 'resources_list_changed'])
 
@@ -102,6 +189,8 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
   const instanceId = randomBytes(9).toString('base64url')
   const lockSpace = key(`${tablePrefix}instances`)
   const attachments = new Set<ClusterListeners>()
+  /** Sessions this instance is ending, until it hears the end back. */
+  const ending = new Map<string, () => void>()
   let pool: pg.Pool | undefined
   let listener: pg.Client | undefined
   let starting: Promise<void> | undefined
@@ -131,6 +220,7 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
   const onNotification = (payload: string): void => {
     const [origin, type, first, second, third] = payload.split(' ')
     if (type === 'x') {
+      if (origin === instanceId) ending.get(first!)?.()
       for (const listeners of attachments) listeners.ended(first!)
       return
     }
@@ -240,6 +330,8 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
   }
 
   const stop = async (): Promise<void> => {
+    // What was sent is stored before the connections close.
+    await writes.settled(writes.last)
     closed = true
     clearInterval(sweeper)
     clearTimeout(reconnecting)
@@ -251,6 +343,43 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
     pool = undefined
     await stopped?.end().catch(() => {})
   }
+
+  /** The stream of event `eventId` of session `sessionId` and its events after it, as stored now. */
+  const readTail = async (sessionId: string, eventId: string): Promise<StreamTail | undefined> => {
+    const { rows } = await query<{
+      id: string
+      stream_id: string
+      message: string
+      owner: string | null
+      requests: StreamTail['requests'] | null
+    }>(sql.tail, [sessionId, eventId])
+    if (rows[0] === undefined) return undefined
+    return {
+      streamId: rows[0].stream_id,
+      owner: rows[0].owner ?? instanceId,
+      requests: rows[0].requests ?? [],
+      events: rows.slice(1).map((row) => ({ id: row.id, message: JSON.parse(row.message) as ClusterMessage })),
+    }
+  }
+
+  const writes = eventWriter(
+    instanceId,
+    async (batch, upTo) => {
+      await query(sql.append, [
+        instanceId,
+        upTo,
+        batch.map((e) => e.sessionId),
+        batch.map((e) => e.id),
+        batch.map((e) => e.streamId),
+        batch.map((e) => e.text),
+        batch.map((e) => e.text.length),
+        batch.map((e) => (e.requests === undefined ? null : JSON.stringify(e.requests))),
+        batch.map((e) => e.limits.maxEvents),
+        batch.map((e) => e.limits.maxBytes),
+      ])
+    },
+    report,
+  )
 
   return {
     instanceId,
@@ -279,43 +408,50 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
       return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as SessionRecord)
     },
     async endSession(id) {
-      await query(sql.endSession, [id, instanceId])
+      // Answered once the end is heard back, so the other instances were told too: one that served the
+      // session within the last second answers from its copy without asking the store (http-core.ts).
+      let heard = (): void => {}
+      const back = new Promise<void>((resolve) => (heard = resolve))
+      ending.set(id, heard)
+      try {
+        const { rowCount } = await query(sql.endSession, [id, instanceId])
+        if (rowCount && listener !== undefined)
+          await Promise.race([back, new Promise((resolve) => setTimeout(resolve, END_HEARD_MS).unref?.())])
+      } finally {
+        if (ending.get(id) === heard) ending.delete(id)
+      }
     },
     events(sessionId: string, limits: EventLimits) {
-      let unkept = 0
       return {
         async append(streamId, message, requests) {
-          const text = JSON.stringify(message)
-          const { rows } = await query<{ id: string | null }>(sql.append, [
-            sessionId,
-            streamId,
-            text,
-            text.length,
-            instanceId,
-            requests === undefined ? null : JSON.stringify(requests),
-            limits.maxEvents,
-            limits.maxBytes,
-          ])
-          return rows[0]?.id ?? `unkept-${++unkept}`
+          return writes.add(sessionId, limits, streamId, message, requests)
         },
         async tail(eventId): Promise<StreamTail | undefined> {
-          if (!/^\d{1,18}$/.test(eventId)) return undefined
-          const { rows } = await query<{
-            id: string
-            stream_id: string
-            message: string
-            owner: string | null
-            requests: StreamTail['requests'] | null
-          }>(sql.tail, [sessionId, eventId])
-          if (rows[0] === undefined) return undefined
-          return {
-            streamId: rows[0].stream_id,
-            owner: rows[0].owner ?? instanceId,
-            requests: rows[0].requests ?? [],
-            events: rows.slice(1).map((row) => ({ id: row.id, message: JSON.parse(row.message) as ClusterMessage })),
+          const named = EVENT_ID.exec(eventId)
+          if (named === null) return undefined
+          const [, writer, n] = named as unknown as [string, string, string]
+          // This instance's own event: read once its write is done (a number it never gave is unknown).
+          if (writer === instanceId) {
+            if (Number(n) > writes.last) return undefined
+            return writes.settled(Number(n)).then(() => readTail(sessionId, eventId))
+          }
+          // Another's: it may be on its way (written after it was sent). Read again while its instance lives and has not got that far.
+          const deadline = Date.now() + PENDING_WAIT_MS
+          for (;;) {
+            const found = await readTail(sessionId, eventId)
+            if (found !== undefined) return found
+            const { rows } = await query<{ flushed: string | null; alive: boolean }>(sql.writer, [writer, lockSpace, key(writer)])
+            const flushed = rows[0]?.flushed
+            // Written (or dropped) by now, or never will be: what the store holds is the answer.
+            if ((flushed !== null && flushed !== undefined && Number(flushed) >= Number(n)) || rows[0]?.alive !== true)
+              return readTail(sessionId, eventId)
+            if (Date.now() >= deadline) return undefined
+            await new Promise((resolve) => setTimeout(resolve, PENDING_POLL_MS))
           }
         },
         async clear() {
+          // Events appended before are stored first, so none lands after the clear.
+          await writes.settled(writes.last)
           await query(sql.clear, [sessionId])
         },
       }

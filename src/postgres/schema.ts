@@ -17,6 +17,8 @@ export interface Statements {
   readonly endSession: string
   readonly append: string
   readonly tail: string
+  /** How far instance $1 stored its events, and whether it is alive (lock $2, $3). */
+  readonly writer: string
   readonly clear: string
   readonly notify: string
   readonly publishBody: string
@@ -30,6 +32,11 @@ export interface Statements {
   readonly dueTasks: string
   readonly sweepTasks: string
 }
+
+/** Whether the advisory lock (`space`, `key`) of an instance's listening connection is held: the instance is alive. */
+const ALIVE = (space: string, key: string): string =>
+  `EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${space} AND objid = ${key} AND objsubid = 2
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))`
 
 /** The statements for table prefix `p` (checked by the caller: `[a-z_][a-z0-9_]*`). */
 export function statements(p: string): Statements {
@@ -52,14 +59,23 @@ CREATE UNLOGGED TABLE IF NOT EXISTS ${p}streams (
   requests jsonb NOT NULL,
   PRIMARY KEY (session_id, stream_id)
 );
+-- Event ids are the writing instance's (<instance>.<n>); seq orders a session's events as they were stored.
 CREATE UNLOGGED TABLE IF NOT EXISTS ${p}events (
-  id bigserial PRIMARY KEY,
+  seq bigserial PRIMARY KEY,
   session_id text NOT NULL REFERENCES ${p}sessions (id) ON DELETE CASCADE,
+  id text NOT NULL,
   stream_id text NOT NULL,
   message text NOT NULL,
   bytes integer NOT NULL
 );
-CREATE INDEX IF NOT EXISTS ${p}events_session ON ${p}events (session_id, id);
+CREATE UNIQUE INDEX IF NOT EXISTS ${p}events_id ON ${p}events (session_id, id);
+CREATE INDEX IF NOT EXISTS ${p}events_seq ON ${p}events (session_id, seq);
+-- Per instance: the last of its event numbers whose write is done (a resume elsewhere waits for it).
+CREATE UNLOGGED TABLE IF NOT EXISTS ${p}writers (
+  instance text PRIMARY KEY,
+  flushed bigint NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
 CREATE UNLOGGED TABLE IF NOT EXISTS ${p}messages (
   id bigserial PRIMARY KEY,
   body text NOT NULL,
@@ -77,52 +93,64 @@ CREATE TABLE IF NOT EXISTS ${p}tasks (
 );
 CREATE INDEX IF NOT EXISTS ${p}tasks_expires ON ${p}tasks (expires_at);
 CREATE INDEX IF NOT EXISTS ${p}tasks_due ON ${p}tasks (due_at) WHERE due_at IS NOT NULL;
-CREATE OR REPLACE FUNCTION ${p}append(
-  p_session text, p_stream text, p_message text, p_bytes integer, p_owner text, p_requests jsonb, p_max_events integer, p_max_bytes integer
-) RETURNS bigint LANGUAGE plpgsql AS $$
+-- One call stores a batch of one instance's events (of any sessions, in order), then records how far it got.
+CREATE OR REPLACE FUNCTION ${p}append_events(
+  p_writer text, p_flushed bigint, p_sessions text[], p_ids text[], p_streams text[], p_messages text[], p_bytes integer[],
+  p_requests text[], p_max_events integer[], p_max_bytes integer[]
+) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-  v_id bigint;
+  i integer;
   v_count integer;
   v_total bigint;
   v_dropped integer;
-  v_trimmed boolean := false;
+  v_trimmed boolean;
 BEGIN
-  IF p_bytes > p_max_bytes THEN RETURN NULL; END IF;
-  -- The session row is the lock that orders a session's appends and holds its totals.
-  UPDATE ${p}sessions SET event_count = event_count + 1, event_bytes = event_bytes + p_bytes
-    WHERE id = p_session RETURNING event_count, event_bytes INTO v_count, v_total;
-  IF NOT FOUND THEN RETURN NULL; END IF;
-  -- A stream's first event names its requests (the transport's priming event); later ones do not.
-  IF p_requests IS NOT NULL THEN
-    INSERT INTO ${p}streams (session_id, stream_id, owner, requests) VALUES (p_session, p_stream, p_owner, p_requests) ON CONFLICT DO NOTHING;
-  END IF;
-  INSERT INTO ${p}events (session_id, stream_id, message, bytes) VALUES (p_session, p_stream, p_message, p_bytes) RETURNING id INTO v_id;
-  WHILE v_count > p_max_events OR v_total > p_max_bytes LOOP
-    DELETE FROM ${p}events WHERE id = (SELECT min(id) FROM ${p}events WHERE session_id = p_session) RETURNING bytes INTO v_dropped;
-    EXIT WHEN v_dropped IS NULL;
-    v_count := v_count - 1;
-    v_total := v_total - v_dropped;
-    v_trimmed := true;
+  FOR i IN 1 .. coalesce(array_length(p_ids, 1), 0) LOOP
+    -- An event larger than its session's allowance is sent, never kept.
+    CONTINUE WHEN p_bytes[i] > p_max_bytes[i];
+    -- The session row is the lock that orders a session's appends and holds its totals; none, nothing is kept.
+    UPDATE ${p}sessions SET event_count = event_count + 1, event_bytes = event_bytes + p_bytes[i]
+      WHERE id = p_sessions[i] RETURNING event_count, event_bytes INTO v_count, v_total;
+    CONTINUE WHEN NOT FOUND;
+    -- A stream's first event names its requests (the transport's priming event); later ones do not.
+    IF p_requests[i] IS NOT NULL THEN
+      INSERT INTO ${p}streams (session_id, stream_id, owner, requests) VALUES (p_sessions[i], p_streams[i], p_writer, p_requests[i]::jsonb)
+        ON CONFLICT DO NOTHING;
+    END IF;
+    INSERT INTO ${p}events (session_id, id, stream_id, message, bytes) VALUES (p_sessions[i], p_ids[i], p_streams[i], p_messages[i], p_bytes[i]);
+    v_trimmed := false;
+    WHILE v_count > p_max_events[i] OR v_total > p_max_bytes[i] LOOP
+      DELETE FROM ${p}events WHERE seq = (SELECT min(seq) FROM ${p}events WHERE session_id = p_sessions[i]) RETURNING bytes INTO v_dropped;
+      EXIT WHEN v_dropped IS NULL;
+      v_count := v_count - 1;
+      v_total := v_total - v_dropped;
+      v_trimmed := true;
+    END LOOP;
+    IF v_trimmed THEN UPDATE ${p}sessions SET event_count = v_count, event_bytes = v_total WHERE id = p_sessions[i]; END IF;
   END LOOP;
-  IF v_trimmed THEN UPDATE ${p}sessions SET event_count = v_count, event_bytes = v_total WHERE id = p_session; END IF;
-  RETURN v_id;
+  INSERT INTO ${p}writers (instance, flushed) VALUES (p_writer, p_flushed)
+    ON CONFLICT (instance) DO UPDATE SET flushed = greatest(${p}writers.flushed, EXCLUDED.flushed), updated_at = now();
 END $$;`,
     createSession: `INSERT INTO ${p}sessions (id, record, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')`,
-    touchSession: `UPDATE ${p}sessions SET expires_at = now() + $2 * interval '1 millisecond' WHERE id = $1 AND expires_at > now() RETURNING record`,
+    // A touch never shortens: another instance may have slid the expiry further.
+    touchSession: `UPDATE ${p}sessions SET expires_at = greatest(expires_at, now() + $2 * interval '1 millisecond')
+  WHERE id = $1 AND expires_at > now() RETURNING record`,
     endSession: `WITH gone AS (DELETE FROM ${p}sessions WHERE id = $1 RETURNING id) SELECT pg_notify('${channel}', $2 || ' x ' || id) FROM gone`,
-    append: `SELECT ${p}append($1, $2, $3, $4, $5, $6, $7, $8)::text AS id`,
-    tail: `WITH last AS (SELECT stream_id FROM ${p}events WHERE id = $2 AND session_id = $1)
-SELECT e.id::text AS id, e.stream_id, e.message, s.owner, s.requests
-FROM last JOIN ${p}events e ON e.session_id = $1 AND e.stream_id = last.stream_id AND e.id >= $2
+    append: `SELECT ${p}append_events($1, $2, $3::text[], $4::text[], $5::text[], $6::text[], $7::integer[], $8::text[], $9::integer[], $10::integer[])`,
+    tail: `WITH last AS (SELECT stream_id, seq FROM ${p}events WHERE session_id = $1 AND id = $2)
+SELECT e.id, e.stream_id, e.message, s.owner, s.requests
+FROM last JOIN ${p}events e ON e.session_id = $1 AND e.stream_id = last.stream_id AND e.seq >= last.seq
 LEFT JOIN ${p}streams s ON s.session_id = $1 AND s.stream_id = last.stream_id
-ORDER BY e.id`,
+ORDER BY e.seq`,
+    writer: `SELECT (SELECT flushed FROM ${p}writers WHERE instance = $1)::text AS flushed, ${ALIVE('$2', '$3')} AS alive`,
     clear: `WITH s AS (DELETE FROM ${p}streams WHERE session_id = $1), e AS (DELETE FROM ${p}events WHERE session_id = $1)
 UPDATE ${p}sessions SET event_count = 0, event_bytes = 0 WHERE id = $1`,
     notify: `SELECT pg_notify('${channel}', $1)`,
     publishBody: `WITH m AS (INSERT INTO ${p}messages (body) VALUES ($1) RETURNING id) SELECT pg_notify('${channel}', $2 || ' ' || id) FROM m`,
     readBody: `SELECT body FROM ${p}messages WHERE id = $1`,
     sweepSessions: `WITH gone AS (DELETE FROM ${p}sessions WHERE expires_at <= now() RETURNING id) SELECT pg_notify('${channel}', $1 || ' x ' || id) FROM gone`,
-    sweepMessages: `DELETE FROM ${p}messages WHERE created_at < now() - $1 * interval '1 millisecond'`,
+    sweepMessages: `WITH w AS (DELETE FROM ${p}writers WHERE updated_at < now() - interval '1 hour')
+DELETE FROM ${p}messages WHERE created_at < now() - $1 * interval '1 millisecond'`,
     createTask: `INSERT INTO ${p}tasks (id, task, expires_at, due_at)
 SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM ${p}tasks WHERE expires_at > $5) < $6`,
     getTask: `SELECT task, version FROM ${p}tasks WHERE id = $1 AND expires_at > $2`,
@@ -131,7 +159,6 @@ SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM ${p}tasks WHERE expires_at > $
   WHERE id = $1 AND version = $2 RETURNING id) SELECT pg_notify('${channel}', $6 || ' t ' || id) FROM changed`,
     dueTasks: `SELECT id FROM ${p}tasks WHERE due_at < $1 AND expires_at > $1 ORDER BY due_at LIMIT $2`,
     sweepTasks: `DELETE FROM ${p}tasks WHERE expires_at <= $1`,
-    isAlive: `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 AND objsubid = 2
-  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS alive`,
+    isAlive: `SELECT ${ALIVE('$1', '$2')} AS alive`,
   }
 }

@@ -185,6 +185,39 @@ describe.each(ENGINES)('%s', (_engine, engine) => {
     expect((await store.tail(ids[8]!))!.events).toHaveLength(1)
   })
 
+  it('an event is found on either instance as soon as its id is given (an engine may store it after)', async () => {
+    await a.createSession(record('s-6'), 60_000)
+    const limits = { maxEvents: 100, maxBytes: 1_000_000 }
+    const onA = a.events('s-6', limits)
+    const onB = b.events('s-6', limits)
+    for (let i = 0; i < 5; i++) {
+      // A call's stream: its priming event, then its answer; a resume arrives at once, here or elsewhere.
+      const priming = await onA.append(`call-${i}`, {}, [{ id: i, method: 'tools/call' }])
+      const answer = await onA.append(`call-${i}`, { jsonrpc: '2.0', id: i, result: { i } })
+      const reader = i % 2 === 0 ? onB : onA
+      const tail = await reader.tail(priming)
+      expect(tail, `call ${i}`).toMatchObject({ streamId: `call-${i}`, owner: a.instanceId, requests: [{ id: i, method: 'tools/call' }] })
+      expect(tail!.events).toEqual([{ id: answer, message: { jsonrpc: '2.0', id: i, result: { i } } }])
+    }
+    // An id like those the instance gives, one it never gave, is unknown (and not waited for).
+    expect(await onA.tail(`${await onA.append('call-x', {})}000`)).toBeUndefined()
+  })
+
+  it('a touch never shortens an expiry another instance slid further', async () => {
+    await a.createSession(record('s-7'), 60_000)
+    expect(await b.touchSession('s-7', 100)).toBeDefined()
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    expect(await a.touchSession('s-7', 60_000)).toEqual(record('s-7'))
+  })
+
+  it('endSession resolves once the end was announced (the ending instance heard it too)', async () => {
+    await a.createSession(record('s-8'), 60_000)
+    await b.endSession('s-8')
+    // No waiting: the announcement went to every instance at once, so the others are told when a DELETE is answered.
+    expect(heardB.ended).toContain('s-8')
+    await until(() => expect(heardA.ended).toContain('s-8'))
+  })
+
   it('nothing is stored for a session that does not exist', async () => {
     const store = a.events('never-opened', { maxEvents: 10, maxBytes: 10_000 })
     const id = await store.append('s', { jsonrpc: '2.0', method: 'm' })

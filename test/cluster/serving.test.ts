@@ -146,4 +146,48 @@ describe('instances sharing a memory fleet', () => {
     changing.handle().addTool({ name: 'New', inputSchema: { type: 'object' } }, () => ({ content: [] }))
     await expect.poll(() => heard, { timeout: 5000 }).toBe(1)
   })
+
+  it('a session served from a copy without asking the fleet still expires sessionIdleMs after its last request', async () => {
+    // Idle 4 s: an instance that confirmed the session within 1 s serves it from its copy, then touches it once.
+    const fleet = memoryFleet()
+    const make = async () => {
+      const http = await Server.builder('idle')
+        .requestStateKey(KEY)
+        .build()
+        .serveHttp({ port: 0, cluster: memoryCluster({ fleet }), sessionIdleMs: 4000 })
+      closers.push(() => http.close())
+      return http
+    }
+    const [a, b] = [await make(), await make()]
+    const post = (http: HttpHandle, body: object, session?: string) =>
+      fetch(http.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          ...(session ? { 'mcp-session-id': session } : {}),
+        },
+        body: JSON.stringify(body),
+      })
+    const opened = await post(a, {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: info },
+    })
+    const session = opened.headers.get('mcp-session-id')!
+    await opened.text()
+    const start = Date.now()
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    // Within a second of the touch at initialize: served from A's copy.
+    const last = await post(a, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, session)
+    expect(last.status).toBe(200)
+    await last.text()
+    // Past 4 s from the initialize, before 4 s from that request: alive on B (which asks the fleet), since the touch followed.
+    await new Promise((resolve) => setTimeout(resolve, start + 4300 - Date.now()))
+    const later = await post(b, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session)
+    expect(later.status).toBe(200)
+    await later.text()
+  })
 })

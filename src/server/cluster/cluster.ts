@@ -74,7 +74,10 @@ export interface StreamTail {
 /**
  * The event store of one session (Last-Event-ID resumption): the SDK's
  * `EventStore` contract, shared by the instances, capped by {@link EventLimits}.
- * Event ids are unique in the fleet and ordered within a session.
+ * Event ids are unique in the fleet and ordered within a stream. An
+ * engine may store an event after `append` returned its id (the event is
+ * sent meanwhile): then `tail` of that id, on any instance, waits for it
+ * while the instance that appended it lives.
  */
 export interface ClusterEventStore {
   /**
@@ -125,9 +128,9 @@ export interface Cluster {
 
   /** Records a new session, expiring `idleMs` from now unless touched. */
   createSession(record: SessionRecord, idleMs: number): Promise<void>
-  /** The session if it lives, its expiry slid to `idleMs` from now; `undefined` when unknown or expired. */
+  /** The session if it lives, its expiry slid to `idleMs` from now (never earlier than it was); `undefined` when unknown or expired. */
   touchSession(id: string, idleMs: number): Promise<SessionRecord | undefined>
-  /** Ends a session everywhere: its record and events go, and every instance hears `ended(id)`. */
+  /** Ends a session everywhere: its record and events go, and every instance hears `ended(id)` (resolved once it was announced: this instance's listeners heard it too). */
   endSession(id: string): Promise<void>
   /** The event store of session `id`. */
   events(sessionId: string, limits: EventLimits): ClusterEventStore

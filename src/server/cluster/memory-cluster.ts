@@ -161,7 +161,8 @@ export function memoryCluster(options: MemoryClusterOptions = {}): Cluster {
     async touchSession(id, idleMs) {
       const held = fleet.live(id)
       if (held === undefined) return undefined
-      held.expires = Date.now() + idleMs
+      // Never shortened: another instance may have slid it further.
+      held.expires = Math.max(held.expires, Date.now() + idleMs)
       return held.record
     },
     async endSession(id) {

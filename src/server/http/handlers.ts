@@ -112,6 +112,10 @@ interface Session {
   /** Who opened it (see principal.ts): a request of anyone else is answered as for an unknown session. */
   readonly principal: string
   lastSeen: number
+  /** The session lives in the cluster until at least `touched + idleMs` (as a touch left it, by this instance's clock). */
+  touched: number
+  /** A touch due for requests served without one (in a fleet). */
+  trailing?: ReturnType<typeof setTimeout>
   streams: number
   /** In a fleet: delivers a client's response another instance received for this one. */
   deliver?: (message: ClusterMessage) => void
@@ -301,6 +305,7 @@ export function createHttpCore(core: ServerState, options: SessionOptions = {}, 
   const free = (id: string): void => {
     const session = sessions.get(id)
     if (!session) return
+    clearTimeout(session.trailing)
     sessions.delete(id)
     live.delete(session.server)
     session.server.close().catch(onerror)
@@ -356,6 +361,30 @@ export function createHttpCore(core: ServerState, options: SessionOptions = {}, 
   sweep.unref()
 
   /**
+   * In a fleet, a session this instance confirmed within `touchEveryMs`
+   * is served without asking the cluster: it cannot have expired (its
+   * expiry is at least `idleMs` after that touch), and an end anywhere
+   * frees this copy (`ended`, heard before the DELETE is answered). One
+   * touch follows, setting the expiry from the last request.
+   */
+  const touchEveryMs = Math.min(1000, idleMs / 4)
+  const touchLater = (id: string, session: Session): void => {
+    if (session.trailing !== undefined) return
+    session.trailing = setTimeout(
+      () => {
+        session.trailing = undefined
+        const seen = session.lastSeen
+        cluster.touchSession(id, idleMs - (Date.now() - seen)).then((record) => {
+          if (record === undefined) free(id)
+          else session.touched = Math.max(session.touched, seen)
+        }, onerror)
+      },
+      Math.max(0, session.touched + touchEveryMs - Date.now()),
+    )
+    session.trailing.unref?.()
+  }
+
+  /**
    * `response` with its SSE body counted as an open stream of `session`
    * until it ends or the client goes away (else an abandoned session would
    * never be idle).
@@ -370,7 +399,11 @@ export function createHttpCore(core: ServerState, options: SessionOptions = {}, 
   const streamEnded = (session: Session): void => {
     session.streams--
     session.lastSeen = Date.now()
-    if (session.transport.sessionId !== undefined) cluster.touchSession(session.transport.sessionId, idleMs).catch(onerror)
+    const id = session.transport.sessionId
+    if (id === undefined) return
+    // The expiry slides from the stream's end (at most one touch a second in a fleet).
+    if (fleet) touchLater(id, session)
+    else cluster.touchSession(id, idleMs).catch(onerror)
   }
 
   // Held streams per caller, so one caller cannot hold every connection (maxConnections).
@@ -428,7 +461,7 @@ export function createHttpCore(core: ServerState, options: SessionOptions = {}, 
       },
     })
     const server = createSdkServer(core, { log })
-    const session: Session = { server, transport, events, principal, lastSeen: Date.now(), streams: 0 }
+    const session: Session = { server, transport, events, principal, lastSeen: Date.now(), touched: Date.now(), streams: 0 }
     await server.connect(transport)
     endCancelledStreams(transport)
     if (fleet) session.deliver = routeResponses(transport, cluster, id, onerror)
@@ -484,12 +517,20 @@ export function createHttpCore(core: ServerState, options: SessionOptions = {}, 
     const local = sessions.get(id)
     // Another caller's session (a GET with Last-Event-ID, a DELETE, a POST) is answered as an unknown one.
     if (local !== undefined && local.principal !== principal) return sessionNotFound()
+    if (local !== undefined && fleet && Date.now() - local.touched < touchEveryMs) {
+      touchLater(id, local)
+      return local
+    }
+    const at = Date.now()
     const record = await cluster.touchSession(id, idleMs)
     if (record === undefined) {
       if (local !== undefined) free(id)
       return sessionNotFound()
     }
-    if (local !== undefined) return local
+    if (local !== undefined) {
+      local.touched = at
+      return local
+    }
     if (JSON.stringify(record.principal) !== JSON.stringify(principal)) return sessionNotFound()
     return (await rebuild(record, url)) ?? tooManySessions(maxSessions)
   }
