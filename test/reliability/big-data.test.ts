@@ -35,7 +35,7 @@ import { INITIALIZE, startCli, type RunningCli } from '../helpers/raw-http.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { scaled, SOAK } from './scale.ts'
 
-const BIGDATA_PROTO = fileURLToPath(new URL('./fixtures/bigdata.proto', import.meta.url))
+const BIGDATA_PROTO = fileURLToPath(new URL('../../fixtures/protos/reliability/bigdata.proto', import.meta.url))
 const MiB = 1024 * 1024
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
 

@@ -18,7 +18,7 @@ import { buildMcpModule } from '../../src/codegen/build-proto.ts'
 const REPO = fileURLToPath(new URL('../..', import.meta.url))
 const DIST = join(REPO, 'dist')
 const OUT = join(REPO, '.tmp', 'lean-start')
-const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url))
+const FIXTURES = fileURLToPath(new URL('../../fixtures/scripts/runtime/', import.meta.url))
 const REGISTER = join(FIXTURES, 'register-record-loads.mjs')
 const SERVE = join(FIXTURES, 'lean-serve.mjs')
 /** How the package build marks a bundled module: Ajv's compiler is every module under ajv/dist/compile. */

@@ -21,8 +21,8 @@ import { CreateTaskResultV2Schema, DetailedTaskV2Schema } from '@modelcontextpro
 import { MemoryTaskStore, Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { modernRequest, type ModernRequestOptions } from '../helpers/modern-wire.ts'
 import { httpDispatch, transportDispatch } from '../helpers/raw-dispatch.ts'
-import { bundleServerFixture } from './fixtures/bundle-server.ts'
-import { exportTool } from './fixtures/task-tools.ts'
+import { bundleServerFixture } from '../helpers/bundle-server.ts'
+import { exportTool } from '../../fixtures/scripts/server/task-tools.ts'
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
 const info = { name: 'tasks-test', version: '0.0.0' }
