@@ -12,6 +12,7 @@ import { COUNTER_PROTO, counterService, startGrpcServer, vibeService, type GrpcT
 import { progressBeforeResult, recordWire } from '../grpc/stream-transport.ts'
 import { CLI_OPTIONS } from '../../src/cli/args.ts'
 import { buildCli, REPO, runCli } from './run-cli.ts'
+import { text } from '../helpers/result.ts'
 
 let cli: string
 let grpcServer: GrpcTestServer
@@ -30,8 +31,6 @@ afterAll(async () => {
   await grpcServer?.stop()
   if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
-
-const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
 
 /** A v2 client on `proto-mcp serve <args>` over stdio. */
 async function stdioClient(args: string[]): Promise<{ client: Client; stderr: () => string; wire: unknown[] }> {

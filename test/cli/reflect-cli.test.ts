@@ -17,6 +17,7 @@ import { bufBuild } from '../helpers/descriptor-set.ts'
 import { serviceDefinition, startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { startReflectionServer, type ReflectionTestServer } from '../reflection/reflection-server.ts'
 import { buildCli, REPO, runCli } from './run-cli.ts'
+import { text } from '../helpers/result.ts'
 
 const TOPEKA = 'fixtures/topeka/example.proto'
 
@@ -47,8 +48,6 @@ async function stdioClient(args: string[]): Promise<{ client: Client; stderr: ()
   await client.connect(transport)
   return { client, stderr: () => err }
 }
-
-const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
 
 describe('proto-mcp serve --reflect', () => {
   it("over stdio: tools/list equals the file-based gateway's, and calls are forwarded", async () => {

@@ -20,12 +20,12 @@ import { modernRequest } from '../helpers/modern-wire.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 import { startExportsBackend, type ExportsBackend } from '../grpc/exports-server.ts'
 import { startFleet, type Fleet, type Instance } from './harness.ts'
+import { text } from '../helpers/result.ts'
 
 const info = { name: 'fleet-test', version: '0.0.0' }
 const IDLE_MS = 5000
 const SWEEP_MS = 300
 const RECONNECT = { initialReconnectionDelay: 100, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 4 }
-const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 
 const closers: Array<() => Promise<unknown>> = []

@@ -11,10 +11,10 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { Server, memoryCluster, memoryFleet, type HttpHandle } from '../../src/entries/runtime.ts'
+import { text } from '../helpers/result.ts'
 
 const KEY = 'a key of at least thirty-two bytes, shared'
 const info = { name: 'serving-test', version: '0.0.0' }
-const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text
 const closers: Array<() => Promise<unknown>> = []
 afterAll(async () => {
   for (const close of closers.reverse()) await close().catch(() => {})

@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { INITIALIZE, rawRequest } from '../helpers/raw-http.ts'
 import { startDevApp, type DevApp } from './dev-app.ts'
+import { text } from '../helpers/result.ts'
 
 const WAIT = { timeout: 20_000, interval: 50 }
 let app: DevApp
@@ -36,8 +37,7 @@ afterAll(async () => {
 })
 
 const names = async (): Promise<string[]> => (await client.listTools()).tools.map((t) => t.name)
-const echo = async (): Promise<string> =>
-  ((await client.callTool({ name: 'Echo', arguments: { text: 'x' } })) as { content: { text: string }[] }).content[0]!.text
+const echo = async (): Promise<string> => text(await client.callTool({ name: 'Echo', arguments: { text: 'x' } }))
 
 describe('in-place saves', () => {
   it('truncate, then write 30 ms later: the list is never empty and ends with the new RPC', async () => {

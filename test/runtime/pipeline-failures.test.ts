@@ -10,8 +10,7 @@ import { MAX_RENDERED_ERRORS, renderValidationErrors } from '../../src/runtime/v
 import type { ProtoServerSpec, ValidationError } from '../../src/runtime/types.ts'
 import { ECHO_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../proto/compile.ts'
-
-const text = (result: { content: Array<{ text: string }> }) => result.content[0]!.text
+import { text } from '../helpers/result.ts'
 
 const TREE_PROTO = `syntax = "proto3";
 package tree.v1;

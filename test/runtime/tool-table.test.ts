@@ -10,8 +10,7 @@ import { loadProto } from '../../src/proto/load-proto.ts'
 import type { ProtoServerSpec } from '../../src/runtime/types.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../proto/compile.ts'
-
-const text = (result: { content: Array<{ text: string }> }) => result.content[0]!.text
+import { text } from '../helpers/result.ts'
 
 const MIXED_PROTO = `syntax = "proto3";
 package mixed.v1;

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { Server, type HttpHandle, type InputRequiredResult } from '../../src/entries/runtime.ts'
+import { text } from '../helpers/result.ts'
 
 const closers: Array<() => Promise<unknown>> = []
 afterAll(async () => {
@@ -170,7 +171,7 @@ describe('a requestState is bound to its tool, the caller and the session, and u
     await expect(retry(bob, 'Confirm', state)).rejects.toMatchObject(refused)
     await expect(retry(nobody, 'Confirm', state)).rejects.toMatchObject(refused)
     const done = await retry(alice, 'Confirm', state)
-    expect((done as { content: Array<{ text: string }> }).content[0]!.text).toBe('Confirm confirmed {"from":"Confirm"}')
+    expect(text(done)).toBe('Confirm confirmed {"from":"Confirm"}')
     await expect(retry(alice, 'Confirm', state)).rejects.toMatchObject(refused)
   })
 

@@ -13,12 +13,12 @@ import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/clien
 import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2 } from '@modelcontextprotocol/client'
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
+import { text } from '../helpers/result.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'asking-'))
 const script = join(dir, 'asking-server.mjs')
 const closers: Array<() => Promise<unknown>> = []
 const info = { name: 'stdio-asking-test', version: '0.0.0' }
-const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text
 
 beforeAll(async () => {
   await bundleServerFixture('asking-server', script)

@@ -15,10 +15,10 @@ import { Server, type HttpHandle, type LogLevel } from '../../src/entries/runtim
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { implementCount } from '../conformance/everything.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
+import { text } from '../helpers/result.ts'
 
 const LEVELS: LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
 const info = { name: 'client-requests-test', version: '0.0.0' }
-const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text
 const ok = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
 
 let http: HttpHandle

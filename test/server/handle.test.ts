@@ -12,6 +12,7 @@ import { Server, type ToolWithHandler } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { ECHO_PROTO, EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../proto/compile.ts'
+import { text } from '../helpers/result.ts'
 
 const closers: Array<() => Promise<unknown>> = []
 afterAll(async () => {
@@ -20,7 +21,6 @@ afterAll(async () => {
 
 const info = { name: 'handle-test', version: '0.0.0' }
 const ok = (text: string) => ({ content: [{ type: 'text' as const, text }], isError: false })
-const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
 
 /** 20 tools named `<prefix>0`..`<prefix>19`. */
 function toolsNamed(prefix: string): ToolWithHandler[] {

@@ -23,11 +23,11 @@ import { modernRequest, type ModernRequestOptions } from '../helpers/modern-wire
 import { httpDispatch, transportDispatch } from '../helpers/raw-dispatch.ts'
 import { bundleServerFixture } from '../helpers/bundle-server.ts'
 import { exportTool } from '../../fixtures/scripts/server/task-tools.ts'
+import { text } from '../helpers/result.ts'
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
 const info = { name: 'tasks-test', version: '0.0.0' }
 const ok = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
-const text = (result: any): string => result.content[0].text
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const wait = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
