@@ -80,7 +80,9 @@ describe('in-place saves', () => {
         ),
       WAIT,
     )
-    expect(overlay.slice(sent).some((p) => p.type === 'error' && /declares no service/.test(p.err!.message))).toBe(true)
+    expect(overlay.slice(sent)).toContainEqual(
+      expect.objectContaining({ type: 'error', err: expect.objectContaining({ message: expect.stringMatching(/declares no service/) }) }),
+    )
     expect(await names()).toEqual(['Echo', 'Save5'])
     expect(await echo()).toBe('{"text":"v1:x"}')
 

@@ -63,7 +63,7 @@ describe('what a stdio server loads', () => {
     const urls = loaded(log)
     // The recorder saw the runtime itself, so what is absent below was not loaded.
     expect(urls).toContain(pathToFileURL(join(DIST, 'codegen-v1.mjs')).href)
-    expect(urls.some((url) => url.includes('@modelcontextprotocol/server/dist/stdio'))).toBe(true)
+    expect(urls).toContainEqual(expect.stringContaining('@modelcontextprotocol/server/dist/stdio'))
     expect(urls.filter((url) => /^node:(?:http|https|http2)$/.test(url))).toEqual([])
     expect(urls.filter((url) => url.includes('@modelcontextprotocol/node'))).toEqual([])
     expect(urls.filter((url) => /\/dist\/(?:protobufjs|http)-[\w-]+\.mjs$/.test(url))).toEqual([])
