@@ -21,6 +21,7 @@ import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.t
 import { startExportsBackend, type ExportsBackend } from '../grpc/exports-server.ts'
 import { startFleet, type Fleet, type Instance } from './harness.ts'
 import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const info = { name: 'fleet-test', version: '0.0.0' }
 const IDLE_MS = 5000
@@ -28,12 +29,12 @@ const SWEEP_MS = 300
 const RECONNECT = { initialReconnectionDelay: 100, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 4 }
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 let pg: TestPostgres | undefined
 let backend: ExportsBackend | undefined
 
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
+  await closers.close()
   await backend?.server.stop()
   await pg?.destroy()
 })

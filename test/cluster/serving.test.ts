@@ -12,13 +12,12 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { Server, memoryCluster, memoryFleet, type HttpHandle } from '../../src/entries/runtime.ts'
 import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const KEY = 'a key of at least thirty-two bytes, shared'
 const info = { name: 'serving-test', version: '0.0.0' }
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+const closers = new Closer()
+afterAll(() => closers.close())
 
 describe('the cluster options', () => {
   it('a cluster without a requestStateKey is a start-up error, on every transport', async () => {

@@ -17,15 +17,14 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../proto/compile.ts'
 import { scaled } from './scale.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const SWAPS = 20
 /** Calls each caller makes between two swaps. */
 const CALLS_PER_SWAP = scaled(3, 25)
 
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+const closers = new Closer()
+afterAll(() => closers.close())
 
 /** Version B of the example proto: SetVibe's request gains a field, GetVibe is gone. */
 function versionB(): string {

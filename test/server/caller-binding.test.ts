@@ -13,11 +13,10 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { Server, type HttpHandle, type InputRequiredResult } from '../../src/entries/runtime.ts'
 import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+const closers = new Closer()
+afterAll(() => closers.close())
 
 const ok = (text: string) => ({ content: [{ type: 'text' as const, text }], isError: false })
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }

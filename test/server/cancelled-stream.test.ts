@@ -5,11 +5,10 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
+import { Closer } from '../helpers/closer.ts'
 
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+const closers = new Closer()
+afterAll(() => closers.close())
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
 

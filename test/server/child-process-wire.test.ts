@@ -13,18 +13,17 @@ import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@mo
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
 import { buildAppPerProfile } from '../bundlers/harness.ts'
 import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 /** fixtures/apps/wire built by the plugin (esbuild), one output per profile. */
 const built: Record<string, string> = {}
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 
 beforeAll(async () => {
   Object.assign(built, await buildAppPerProfile('wire', 'wire'))
 }, 120_000)
 
-afterAll(async () => {
-  for (const close of closers) await close().catch(() => {})
-})
+afterAll(() => closers.close())
 
 function params(profile = 'full') {
   return {

@@ -14,10 +14,11 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotifica
 import { Client as ClientV2 } from '@modelcontextprotocol/client'
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
 import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'asking-'))
 const script = join(dir, 'asking-server.mjs')
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 const info = { name: 'stdio-asking-test', version: '0.0.0' }
 
 beforeAll(async () => {
@@ -25,7 +26,7 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
+  await closers.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

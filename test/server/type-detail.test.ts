@@ -13,11 +13,12 @@ import { buildServerSpec } from '../../src/cli/build-spec.ts'
 import { Server } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { text as textOf } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'type-detail-'))
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
+  await closers.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
