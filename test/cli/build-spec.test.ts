@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { buildServerSpec } from '../../src/cli/build-spec.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { text } from '../helpers/result.ts'
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url))

@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { COUNTER_PROTO, counterService, startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { progressBeforeResult, recordWire } from '../grpc/stream-transport.ts'
 import { CLI_OPTIONS } from '../../src/cli/args.ts'

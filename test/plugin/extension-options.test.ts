@@ -8,7 +8,7 @@ import { rollup } from 'rollup'
 import { describe, expect, it } from 'vitest'
 import { unpluginProtoMcp } from '../../src/plugin/index.ts'
 import type { Options } from '../../src/entries/index.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 
 const dir = writeProtos({
   'ext.proto': `syntax = "proto3";

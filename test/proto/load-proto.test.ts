@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import protobuf from 'protobufjs'
 import { describe, expect, it } from 'vitest'
 import { loadProto } from '../../src/proto/load-proto.ts'
-import { compile, writeProtos } from './compile.ts'
+import { compile, writeProtos } from '../helpers/inline-proto.ts'
 
 const example = fileURLToPath(new URL('../../fixtures/topeka/example.proto', import.meta.url))
 

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadProto, MAX_PROTO_BYTES } from '../../src/proto/load-proto.ts'
 import { buildCli, runCli } from '../cli/run-cli.ts'
-import { writeProtos } from './compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 
 const HEAD = 'syntax = "proto3";\npackage p;\n'
 

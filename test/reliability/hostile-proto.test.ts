@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { buildMcpModule } from '../../src/codegen/build-proto.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { scaled } from './scale.ts'
 import { text } from '../helpers/result.ts'
 

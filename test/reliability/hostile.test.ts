@@ -18,7 +18,7 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import type { ProtoServerSpec } from '../../src/runtime/types.ts'
 import { loadCodecs } from '../codegen/codec-harness.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { text } from '../helpers/result.ts'
 
 const BAG_PROTO = `syntax = "proto3";

@@ -15,7 +15,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@mo
 import { type Server } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { scaled } from './scale.ts'
 import { Closer } from '../helpers/closer.ts'
 

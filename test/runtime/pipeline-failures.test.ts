@@ -9,7 +9,7 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { MAX_RENDERED_ERRORS, renderValidationErrors } from '../../src/runtime/validation-text.ts'
 import type { ProtoServerSpec, ValidationError } from '../../src/runtime/types.ts'
 import { ECHO_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { text } from '../helpers/result.ts'
 
 const TREE_PROTO = `syntax = "proto3";

@@ -9,7 +9,7 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { loadProto } from '../../src/proto/load-proto.ts'
 import type { ProtoServerSpec } from '../../src/runtime/types.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { text } from '../helpers/result.ts'
 
 const MIXED_PROTO = `syntax = "proto3";

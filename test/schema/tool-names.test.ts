@@ -10,7 +10,7 @@ import { buildTools } from '../../src/schema/build-tools.ts'
 import type { BuildToolsOptions } from '../../src/schema/build-tools.ts'
 import { goCamelCase, TOOL_NAME_RE } from '../../src/schema/tool-name.ts'
 import { loadProto } from '../../src/proto/load-proto.ts'
-import { compile, writeProtos } from '../proto/compile.ts'
+import { compile, writeProtos } from '../helpers/inline-proto.ts'
 
 const TWO_SERVICES = `package acme.v1;
 message Q {}

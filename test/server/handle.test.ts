@@ -11,7 +11,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@mo
 import { Server, type ToolWithHandler } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { ECHO_PROTO, EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { text } from '../helpers/result.ts'
 import { Closer } from '../helpers/closer.ts'
 

@@ -11,7 +11,7 @@ import { DTS_HEADER, emitDtsFile, modulePatterns, parseDtsFile } from '../../src
 import { writeProtoDeclarations } from '../../src/entries/index.ts'
 import { DeclarationFile, resolveDtsFile } from '../../src/plugin/write-dts.ts'
 import { REPO } from '../bundlers/harness.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
 const dirs: string[] = []
