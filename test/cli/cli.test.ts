@@ -4,14 +4,13 @@ import { createServer, type AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
 import * as grpcJs from '@grpc/grpc-js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
 import { COUNTER_PROTO, counterService, startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { progressBeforeResult, recordWire } from '../grpc/stream-transport.ts'
 import { CLI_OPTIONS } from '../../src/cli/args.ts'
-import { buildCli, REPO, runCli } from './run-cli.ts'
+import { buildCli, REPO, runCli, serveClient } from './run-cli.ts'
 import { text } from '../helpers/result.ts'
 
 let cli: string
@@ -34,14 +33,8 @@ afterAll(async () => {
 
 /** A v2 client on `proto-mcp serve <args>` over stdio. */
 async function stdioClient(args: string[]): Promise<{ client: Client; stderr: () => string; wire: unknown[] }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'serve', ...args], cwd: REPO, stderr: 'pipe' })
-  let err = ''
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    err += chunk.toString()
-  })
-  const client = new Client({ name: 'cli-test', version: '1.0.0' })
-  await client.connect(transport)
-  return { client, stderr: () => err, wire: recordWire(transport) }
+  const { client, transport, stderr } = await serveClient(cli, args, 'cli-test')
+  return { client, stderr, wire: recordWire(transport) }
 }
 
 describe('proto-mcp serve over stdio, forwarding to a real grpc-js server', () => {
