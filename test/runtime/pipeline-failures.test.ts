@@ -180,7 +180,8 @@ describe('validation texts are capped', () => {
     const result = await server.call('Items', { values: Array.from({ length: 30_000 }, () => 'x') })
     const t = text(result)
     expect(t.length).toBeLessThan(10_000)
-    expect(t.startsWith('invalid arguments: /values/0: "x" is not of type "integer"; /values/1: ')).toBe(true)
+    const head = 'invalid arguments: /values/0: "x" is not of type "integer"; /values/1: '
+    expect(t.slice(0, head.length)).toBe(head)
     expect(t).toContain(`/values/${MAX_RENDERED_ERRORS - 1}: "x" is not of type "integer"; ... and `)
     expect(t).not.toContain(`/values/${MAX_RENDERED_ERRORS}:`)
     const more = Number(/\.\.\. and (\d+) more errors$/.exec(t)![1])
