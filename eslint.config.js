@@ -7,7 +7,18 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', '.tmp/**', 'coverage/**', 'fixtures/**', 'protos/**', '**/*.d.ts', '**/*.d.cts', '**/*.d.mts'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.tmp/**',
+      'coverage/**',
+      'fixtures/*',
+      '!fixtures/scripts',
+      'protos/**',
+      '**/*.d.ts',
+      '**/*.d.cts',
+      '**/*.d.mts',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

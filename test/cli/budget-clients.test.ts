@@ -17,6 +17,7 @@ import { CLIENTS, connectStdio, type McpSession } from '../bundlers/mcp-clients.
 import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { GOOGLE_PROTOS } from '../corpus/corpus.ts'
 import { buildCli, REPO } from './run-cli.ts'
+import { text } from '../helpers/result.ts'
 
 let cli: string
 let grpcServer: GrpcTestServer
@@ -42,8 +43,6 @@ afterAll(async () => {
   await grpcServer?.stop()
   if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
-
-const text = (result: { content: unknown[] }): string => (result.content[0] as { text: string }).text
 
 /** A map entry list as portable advertises maps. */
 const DOCUMENT = {

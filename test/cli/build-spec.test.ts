@@ -8,10 +8,10 @@ import { describe, expect, it } from 'vitest'
 import { buildServerSpec } from '../../src/gateway/build-spec.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
+import { text } from '../helpers/result.ts'
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url))
-const text = (result: { content: Array<{ text: string }> }) => result.content[0]!.text
 
 describe('buildServerSpec', () => {
   it('builds the Topeka tools with working validators and every service', async () => {

@@ -4,14 +4,14 @@ import { createServer, type AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
 import * as grpcJs from '@grpc/grpc-js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { COUNTER_PROTO, counterService, startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { progressBeforeResult, recordWire } from '../grpc/stream-transport.ts'
 import { CLI_OPTIONS } from '../../src/cli/args.ts'
-import { buildCli, REPO, runCli } from './run-cli.ts'
+import { buildCli, REPO, runCli, serveClient } from './run-cli.ts'
+import { text } from '../helpers/result.ts'
 
 let cli: string
 let grpcServer: GrpcTestServer
@@ -31,18 +31,10 @@ afterAll(async () => {
   if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
 
-const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
-
 /** A v2 client on `proto-mcp serve <args>` over stdio. */
 async function stdioClient(args: string[]): Promise<{ client: Client; stderr: () => string; wire: unknown[] }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'serve', ...args], cwd: REPO, stderr: 'pipe' })
-  let err = ''
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    err += chunk.toString()
-  })
-  const client = new Client({ name: 'cli-test', version: '1.0.0' })
-  await client.connect(transport)
-  return { client, stderr: () => err, wire: recordWire(transport) }
+  const { client, transport, stderr } = await serveClient(cli, args, 'cli-test')
+  return { client, stderr, wire: recordWire(transport) }
 }
 
 describe('proto-mcp serve over stdio, forwarding to a real grpc-js server', () => {
@@ -73,7 +65,7 @@ describe('proto-mcp serve over stdio, forwarding to a real grpc-js server', () =
     const { client } = await stdioClient([EXAMPLE_PROTO, '--grpc', down.address, '--profile', 'topeka', '--deadline', '2000'])
     try {
       const { tools } = await client.listTools()
-      expect(tools.every((t) => t.outputSchema === undefined)).toBe(true)
+      expect(tools.filter((t) => t.outputSchema !== undefined)).toEqual([])
       expect(text(await client.callTool({ name: 'GetVibe', arguments: {} }))).toMatch(/^rpc error: code = Unavailable desc = /)
     } finally {
       await client.close()
@@ -265,10 +257,7 @@ describe('proto-mcp: help and failures', () => {
     for (const [name, option] of options) {
       // Each flag on a line of its own: `  -I, --import-path <dir>` or `  --verbose   ...`.
       const spelled = `${option.short ? `-${option.short}, ` : ''}--${name}${option.type === 'string' ? ' <' : ' '}`
-      expect(
-        run.stdout.split('\n').some((line) => line.startsWith(`  ${spelled}`)),
-        spelled,
-      ).toBe(true)
+      expect(run.stdout.split('\n'), spelled).toContainEqual(expect.toSatisfy((line: string) => line.startsWith(`  ${spelled}`)))
     }
     expect(run.stderr).toBe('')
   })

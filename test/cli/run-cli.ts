@@ -5,6 +5,8 @@
  * the repository's node_modules), then spawned with node.
  */
 import { spawn } from 'node:child_process'
+import { Client } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -55,4 +57,20 @@ export function runCli(cli: string, args: string[]): Promise<CliRun> {
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
   })
+}
+
+/** A v2 client (named `name`) on `node cli serve args...` over stdio, with what the command wrote to stderr. */
+export async function serveClient(
+  cli: string,
+  args: string[],
+  name: string,
+): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'serve', ...args], cwd: REPO, stderr: 'pipe' })
+  let err = ''
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString()
+  })
+  const client = new Client({ name, version: '1.0.0' })
+  await client.connect(transport)
+  return { client, transport, stderr: () => err }
 }

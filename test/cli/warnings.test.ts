@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { buildServerSpec } from '../../src/gateway/build-spec.ts'
 import { cliWarning } from '../../src/cli/main.ts'
 import { buildWarning } from '../../src/proto/index.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 
 const TWO_SERVICES =
   'syntax = "proto3";\npackage two.v1;\nmessage M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }\n'

@@ -20,20 +20,22 @@ import { modernRequest } from '../helpers/modern-wire.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 import { startExportsBackend, type ExportsBackend } from '../grpc/exports-server.ts'
 import { startFleet, type Fleet, type Instance } from './harness.ts'
+import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
+import { openSession } from '../helpers/http-session.ts'
 
 const info = { name: 'fleet-test', version: '0.0.0' }
 const IDLE_MS = 5000
 const SWEEP_MS = 300
 const RECONNECT = { initialReconnectionDelay: 100, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 4 }
-const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 let pg: TestPostgres | undefined
 let backend: ExportsBackend | undefined
 
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
+  await closers.close()
   await backend?.server.stop()
   await pg?.destroy()
 })
@@ -93,25 +95,7 @@ async function v2Listening(fleet: Fleet, mode: 'auto' | { pin: '2026-07-28' }) {
 
 /** A raw initialize-era session through the proxy (2025-11-25): its id. */
 async function rawSession(fleet: Fleet): Promise<string> {
-  const init = await fetch(fleet.url, {
-    method: 'POST',
-    headers: HEADERS,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-    }),
-  })
-  await init.text()
-  const id = init.headers.get('mcp-session-id')!
-  const note = await fetch(fleet.url, {
-    method: 'POST',
-    headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  })
-  if (note.status !== 202) throw new Error(`notifications/initialized answered ${note.status}`)
-  return id
+  return openSession(fleet.url, { protocolVersion: '2025-11-25' })
 }
 
 /** The status of a `tools/list` of session `id` sent straight to `instance`. */
@@ -415,27 +399,7 @@ async function tasksOutliveTheirRunner(fleet: Fleet): Promise<void> {
 
 /** Opens an initialize-era session on `instance` with `token`: its id. */
 async function sessionOn(instance: Instance, token: string): Promise<string> {
-  const headers = { ...HEADERS, authorization: `Bearer ${token}` }
-  const init = await fetch(instance.url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-    }),
-  })
-  await init.text()
-  const id = init.headers.get('mcp-session-id')
-  if (id === null) throw new Error(`initialize on ${instance.name} answered ${init.status} without a session`)
-  const note = await fetch(instance.url, {
-    method: 'POST',
-    headers: { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  })
-  if (note.status !== 202) throw new Error(`notifications/initialized answered ${note.status}`)
-  return id
+  return openSession(instance.url, { protocolVersion: '2025-11-25', headers: { authorization: `Bearer ${token}` } })
 }
 
 /** The status of a `tools/list` of session `id` on `instance` with `token`. */

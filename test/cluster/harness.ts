@@ -1,5 +1,5 @@
 /**
- * A fleet for tests: instance processes (fixtures/instance.ts, bundled as
+ * A fleet for tests: instance processes (fixtures/scripts/cluster/instance.ts, bundled as
  * a user's bundler would) behind a small round-robin HTTP proxy with no
  * affinity, so consecutive requests of one client land on different
  * instances. The proxy skips an instance that refuses connections (a load
@@ -24,7 +24,7 @@ function bundle(): Promise<void> {
   bundled ??= (async () => {
     mkdirSync(join(root, '.tmp', 'cluster'), { recursive: true })
     await build({
-      entryPoints: [join(import.meta.dirname, 'fixtures', 'instance.ts')],
+      entryPoints: [join(import.meta.dirname, '..', '..', 'fixtures', 'scripts', 'cluster', 'instance.ts')],
       bundle: true,
       platform: 'node',
       format: 'esm',

@@ -11,14 +11,13 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { Server, memoryCluster, memoryFleet, type HttpHandle } from '../../src/entries/runtime.ts'
+import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const KEY = 'a key of at least thirty-two bytes, shared'
 const info = { name: 'serving-test', version: '0.0.0' }
-const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+const closers = new Closer()
+afterAll(() => closers.close())
 
 describe('the cluster options', () => {
   it('a cluster without a requestStateKey is a start-up error, on every transport', async () => {

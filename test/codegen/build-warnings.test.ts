@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { buildProtoTools, compileInProcess, emitModuleSource, type ProtoTools } from '../../src/codegen/index.ts'
 import { BUILD_WARNING_CODES, type BuildWarning, type BuildWarningCode } from '../../src/proto/index.ts'
 import { undescribedWarnings } from '../../src/gateway/reflect-server.ts'
-import { compile, writeProtos } from '../proto/compile.ts'
+import { compile, writeProtos } from '../helpers/inline-proto.ts'
 
 const fromFile = (source: string, options: Parameters<typeof buildProtoTools>[1] = {}): ProtoTools =>
   buildProtoTools(join(writeProtos({ 'w.proto': `syntax = "proto3"; package w.v1;\n${source}` }), 'w.proto'), options)

@@ -8,7 +8,7 @@ import { emitModule } from '../../src/codegen/index.ts'
 import { buildTools } from '../../src/schema/index.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import type { ValidateFunction } from '../../src/runtime/types.ts'
-import { compile } from '../proto/compile.ts'
+import { compile } from '../helpers/inline-proto.ts'
 
 const model = compile(`import "proto_mcp/options.proto";
 message M { string s = 1; }

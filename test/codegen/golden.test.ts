@@ -2,9 +2,8 @@
  * The generated module for the Topeka example, byte for byte.
  *
  * Regenerate after an intended change, then review the diff:
- *   UPDATE_GOLDEN=1 npx vitest run test/codegen
+ *   npx vitest run test/codegen -u
  */
-import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { topekaFixture } from '../helpers/topeka.ts'
@@ -29,9 +28,8 @@ describe.each(['full', 'portable'] as const)('golden: fixtures/golden/example.%s
   const code = emitExample(profile)
   const GOLDEN = golden(profile)
 
-  it('matches the committed file byte for byte', () => {
-    if (process.env.UPDATE_GOLDEN) writeFileSync(GOLDEN, code)
-    expect(code).toBe(readFileSync(GOLDEN, 'utf8'))
+  it('matches the committed file byte for byte', async () => {
+    await expect(code).toMatchFileSnapshot(GOLDEN)
   })
 
   it('is deterministic: a second emit gives the same bytes', () => {

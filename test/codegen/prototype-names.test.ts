@@ -13,7 +13,7 @@ import { buildModuleSource } from '../../src/codegen/build-proto.ts'
 import { Server } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { loadMcpModule } from '../helpers/load-module.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 
 const PROTO = fileURLToPath(new URL('../../fixtures/protos/hardening/prototype-names.proto', import.meta.url))
 const echo = (request: unknown): unknown => request

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { compileValidators, rewriteErrorConcat } from '../../src/codegen/index.ts'
 import { buildTools, sortKeys } from '../../src/schema/index.ts'
 import * as runtime from '../../src/entries/codegen-v1.ts'
-import { compile } from '../proto/compile.ts'
+import { compile } from '../helpers/inline-proto.ts'
 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown[] | null }
 

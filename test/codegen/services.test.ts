@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { emitModule } from '../../src/codegen/index.ts'
 import { buildTools } from '../../src/schema/index.ts'
-import { compile } from '../proto/compile.ts'
+import { compile } from '../helpers/inline-proto.ts'
 
 const PROTO = `
 message M {}

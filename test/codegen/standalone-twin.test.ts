@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { topekaFixture } from '../helpers/topeka.ts'
-import { compile } from '../proto/compile.ts'
+import { compile } from '../helpers/inline-proto.ts'
 import { loadProto } from '../../src/proto/index.ts'
 import { buildTools, sortKeys } from '../../src/schema/index.ts'
 import * as runtime from '../../src/entries/codegen-v1.ts'

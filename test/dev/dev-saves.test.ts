@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { INITIALIZE, rawRequest } from '../helpers/raw-http.ts'
 import { startDevApp, type DevApp } from './dev-app.ts'
+import { text } from '../helpers/result.ts'
 
 const WAIT = { timeout: 20_000, interval: 50 }
 let app: DevApp
@@ -36,8 +37,7 @@ afterAll(async () => {
 })
 
 const names = async (): Promise<string[]> => (await client.listTools()).tools.map((t) => t.name)
-const echo = async (): Promise<string> =>
-  ((await client.callTool({ name: 'Echo', arguments: { text: 'x' } })) as { content: { text: string }[] }).content[0]!.text
+const echo = async (): Promise<string> => text(await client.callTool({ name: 'Echo', arguments: { text: 'x' } }))
 
 describe('in-place saves', () => {
   it('truncate, then write 30 ms later: the list is never empty and ends with the new RPC', async () => {
@@ -80,7 +80,9 @@ describe('in-place saves', () => {
         ),
       WAIT,
     )
-    expect(overlay.slice(sent).some((p) => p.type === 'error' && /declares no service/.test(p.err!.message))).toBe(true)
+    expect(overlay.slice(sent)).toContainEqual(
+      expect.objectContaining({ type: 'error', err: expect.objectContaining({ message: expect.stringMatching(/declares no service/) }) }),
+    )
     expect(await names()).toEqual(['Echo', 'Save5'])
     expect(await echo()).toBe('{"text":"v1:x"}')
 

@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { bundle, REPO } from '../bundlers/harness.ts'
 import { startDevApp, type DevApp } from './dev-app.ts'
+import { text } from '../helpers/result.ts'
 
 let app: DevApp
 let client: Client
@@ -201,8 +202,7 @@ describe('a server the module builds itself (include)', () => {
       heard++
     })
     const names = async () => (await c.listTools()).tools.map((t) => t.name).sort()
-    const call = async (name: string, args: Record<string, unknown>) =>
-      ((await c.callTool({ name, arguments: args })) as { content: { text: string }[] }).content[0]!.text
+    const call = async (name: string, args: Record<string, unknown>) => text(await c.callTool({ name, arguments: args }))
     try {
       await c.connect(new StreamableHTTPClientTransport(new URL(`${composite.origin}/mcp`)))
       const session = (c.transport as StreamableHTTPClientTransport).sessionId

@@ -7,9 +7,9 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 import { startGrpcServer, vibeService, type GrpcTestServer } from './grpc-server.ts'
 import { streamPair } from './stream-transport.ts'
+import { text } from '../helpers/result.ts'
 
 const spec = specFromProto(EXAMPLE_PROTO)
-const text = (result: { content: Array<{ text: string }> }) => result.content[0]!.text
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {

@@ -8,9 +8,9 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 import { counterSpec } from './counter-spec.ts'
 import { serviceDefinition, startGrpcServer, vibeService } from './grpc-server.ts'
+import { text } from '../helpers/result.ts'
 
 const spec = specFromProto(EXAMPLE_PROTO)
-const text = (result: { content: Array<{ text: string }> }, i = 0) => result.content[i]!.text
 
 const DETAILS_REQUEST = {
   vibe: 'details',

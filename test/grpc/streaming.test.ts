@@ -6,8 +6,8 @@ import { counterSpec } from './counter-spec.ts'
 import { makeAjv, specFromProto } from '../helpers/spec-from-proto.ts'
 import { COUNTER_PROTO, counterService, startGrpcServer } from './grpc-server.ts'
 import { progressBeforeResult, recordWire, streamPair } from './stream-transport.ts'
+import { text } from '../helpers/result.ts'
 
-const text = (result: { content: Array<{ text: string }> }, i = 0) => result.content[i]!.text
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1)
 
 const cleanups: Array<() => unknown> = []

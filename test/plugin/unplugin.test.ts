@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { MCP_QUERY, PLUGIN_NAME, unpluginProtoMcp } from '../../src/plugin/index.ts'
 import protoMcp from '../../src/entries/index.ts'
 import type { Options } from '../../src/entries/index.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 
 const APPS = resolve(import.meta.dirname, '..', '..', 'fixtures', 'apps')
 

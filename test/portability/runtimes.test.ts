@@ -22,6 +22,7 @@ import { ClientCredentialsProvider, Client as ClientV2, StreamableHTTPClientTran
 import { createWorkspace, REPO } from '../bundlers/harness.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
+import { text } from '../helpers/result.ts'
 
 const RUNTIMES = ['bun', 'deno', 'workerd'] as const
 type RuntimeName = (typeof RUNTIMES)[number]
@@ -195,8 +196,6 @@ async function connect(flavour: Flavour, url: string): Promise<Session> {
     close: () => client.close(),
   }
 }
-
-const text = (result: { content: unknown[] }): string => (result.content[0] as { text: string }).text
 
 describe.each(RUNTIMES)('server.fetch() in %s', (runtime) => {
   const url = (): string => {

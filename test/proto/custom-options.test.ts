@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadProto } from '../../src/proto/load-proto.ts'
-import { compile, writeProtos } from './compile.ts'
+import { compile, writeProtos } from '../helpers/inline-proto.ts'
 
 describe('customOptions', () => {
   const model = compile(`import "buf/validate/validate.proto";

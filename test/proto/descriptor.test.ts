@@ -8,7 +8,7 @@ import protojson from 'protobufjs/ext/protojson.js'
 import { describe, expect, it } from 'vitest'
 import { loadProto } from '../../src/proto/load-proto.ts'
 import { join } from 'node:path'
-import { compile, writeProtos } from './compile.ts'
+import { compile, writeProtos } from '../helpers/inline-proto.ts'
 
 const example = fileURLToPath(new URL('../../fixtures/topeka/example.proto', import.meta.url))
 

@@ -12,7 +12,7 @@ import { loadProto } from '../../src/proto/load-proto.ts'
 import { scanDeclarations } from '../../src/proto/scan-declarations.ts'
 import { toModel } from '../../src/proto/to-model.ts'
 import { buildTools } from '../../src/schema/build-tools.ts'
-import { writeProtos } from './compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 
 const load = (text: string) => {
   const dir = writeProtos({ 'ed.proto': text })

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { isProtoError } from '../../src/proto/errors.ts'
 import type { ProtoError } from '../../src/proto/errors.ts'
 import { loadProto } from '../../src/proto/load-proto.ts'
-import { writeProtos } from './compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 
 /** Loads `main.proto` of `files` and returns what it throws. */
 function failure(files: Record<string, string>, importPaths: string[] = []): ProtoError {

@@ -12,7 +12,7 @@ import { MAX_MESSAGE_NESTING } from '../../src/proto/check-nesting.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { ECHO_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 import { buildCli, runCli } from '../cli/run-cli.ts'
-import { writeProtos } from './compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 
 /** A file with a chain of `n` messages, each holding the next, and a service using the first. */
 function chain(n: number): string {

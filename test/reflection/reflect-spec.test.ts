@@ -191,13 +191,14 @@ describe('services of several files and packages', () => {
       expect(warnings).toEqual([])
       // By method name, the two SetVibe collide: the last one wins, with the file path's warning.
       const plain = await reflectSpec(both.address, { services: ['playground.v1.VibeService', 'examples.v1.VibeService'] })
-      expect(
-        plain.warnings.some(
-          (w) =>
-            w.code === 'TOOL_NAME_CLASH' &&
-            w.message.startsWith('tool "SetVibe" is declared by both playground.v1.VibeService and examples.v1.VibeService'),
-        ),
-      ).toBe(true)
+      expect(plain.warnings).toContainEqual(
+        expect.objectContaining({
+          code: 'TOOL_NAME_CLASH',
+          message: expect.toSatisfy((m: string) =>
+            m.startsWith('tool "SetVibe" is declared by both playground.v1.VibeService and examples.v1.VibeService'),
+          ),
+        }),
+      )
       const server = await reflectServer(both.address, {
         toolNames: 'service',
         services: ['examples.v1.VibeService', 'playground.v1.VibeService'],

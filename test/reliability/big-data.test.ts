@@ -34,8 +34,9 @@ import { serviceDefinition, startGrpcServer, type GrpcTestServer } from '../grpc
 import { INITIALIZE, startCli, type RunningCli } from '../helpers/raw-http.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { scaled, SOAK } from './scale.ts'
+import { text } from '../helpers/result.ts'
 
-const BIGDATA_PROTO = fileURLToPath(new URL('./fixtures/bigdata.proto', import.meta.url))
+const BIGDATA_PROTO = fileURLToPath(new URL('../../fixtures/protos/reliability/bigdata.proto', import.meta.url))
 const MiB = 1024 * 1024
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
 
@@ -363,7 +364,6 @@ describe('in process', () => {
     }
     return servers.get(profile)!
   }
-  const text = (result: { content: Array<{ text: string }> }): string => result.content[0]!.text
 
   it('a number past 2^53 given as a JavaScript number is refused in every profile, with the fix; the backend is not called', async () => {
     for (const profile of ['portable', 'strict', 'full', 'topeka'] as const) {

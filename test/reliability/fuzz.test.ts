@@ -25,6 +25,7 @@ import { messageArbitrary } from '../protojson/arbitrary.ts'
 import { createOracle } from '../protojson/oracle.ts'
 import { respell, SCHEMA_SPELLINGS, seededRandom } from '../protojson/spellings.ts'
 import { scaled, SEED } from './scale.ts'
+import { text as textOf } from '../helpers/result.ts'
 
 const path = (relative: string): string => fileURLToPath(new URL(`../../${relative}`, import.meta.url))
 
@@ -157,8 +158,6 @@ function argumentsFor(target: Target, oracle: ReturnType<typeof createOracle>): 
   const mutated = fc.tuple(valid, fc.nat(), json(2)).map(([v, pick, replacement]) => mutate(v, pick, replacement))
   return fc.oneof(json(4), shaped, valid, mutated)
 }
-
-const textOf = (result: ToolResult): string => result.content[0].text
 
 describe.each(PROTOS)('fuzzing every tool of %s', (relative) => {
   const file = path(relative)

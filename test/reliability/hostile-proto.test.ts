@@ -10,8 +10,9 @@ import { describe, expect, it } from 'vitest'
 import { buildModuleSource } from '../../src/codegen/build-proto.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { scaled } from './scale.ts'
+import { text } from '../helpers/result.ts'
 
 // protobufjs's parser is quadratic in a message's field count (Type#add): 10 000 fields take
 // over a minute to build on a loaded 2-core machine, so `npm test` builds 2 000 and the soak 10 000.
@@ -19,8 +20,6 @@ const FIELDS = scaled(2_000, 10_000)
 // 200 in both: at 1 000 the messages nest 1 000 deep and Ajv's compiler overflows the stack
 // (a clear build error, `cannot compile the input schema of tool "<name>": ...`).
 const CHAIN = 200
-
-const text = (result: { content: Array<{ text: string }> }): string => result.content[0]!.text
 
 describe(`a message with ${FIELDS} fields`, () => {
   const lines = Array.from({ length: FIELDS }, (_, i) => `  ${i % 3 === 0 ? 'int32' : i % 3 === 1 ? 'string' : 'bool'} f${i} = ${i + 1};`)

@@ -18,7 +18,8 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import type { ProtoServerSpec } from '../../src/runtime/types.ts'
 import { loadCodecs } from '../codegen/codec-harness.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
+import { text } from '../helpers/result.ts'
 
 const BAG_PROTO = `syntax = "proto3";
 package bag.v1;
@@ -55,7 +56,6 @@ function bagServer(spec: ProtoServerSpec): { server: Server; seen: unknown[] } {
   return { server, seen }
 }
 
-const text = (result: { content: Array<{ text?: string }> }): string => result.content[0]!.text!
 const own = (value: unknown, key: string): unknown => Object.getOwnPropertyDescriptor(value, key)?.value
 const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype).sort()
 

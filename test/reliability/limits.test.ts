@@ -18,6 +18,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { INITIALIZE, openSocket, rawRequest } from '../helpers/raw-http.ts'
 import { scaled } from './scale.ts'
+import { Closer } from '../helpers/closer.ts'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -33,10 +34,8 @@ const record = (line: string): void => {
   process.stdout.write(`[limits] ${line}\n`)
 }
 
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+const closers = new Closer()
+afterAll(() => closers.close())
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
 let calls = 0

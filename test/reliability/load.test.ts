@@ -39,7 +39,7 @@ const replies: Array<(message: any) => void> = []
 
 beforeAll(async () => {
   const file = await bundleSelfContained(
-    fileURLToPath(new URL('./fixtures/load-server.mjs', import.meta.url)),
+    fileURLToPath(new URL('../../fixtures/scripts/reliability/load-server.mjs', import.meta.url)),
     join(dir, 'load-server.mjs'),
   )
   child = spawn(process.execPath, ['--expose-gc', file, String(IDLE_MS)], { stdio: ['pipe', 'pipe', 'pipe'] })

@@ -22,7 +22,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const SLACK_PER_CYCLE = 1000
 
 it('addTool/removeTool and replaceTools, thousands of times: the heap after gc does not grow per cycle', { timeout: 900_000 }, async () => {
-  const file = await bundleSelfContained(fileURLToPath(new URL('./fixtures/churn-server.mjs', import.meta.url)), join(dir, 'churn.mjs'))
+  const file = await bundleSelfContained(
+    fileURLToPath(new URL('../../fixtures/scripts/reliability/churn-server.mjs', import.meta.url)),
+    join(dir, 'churn.mjs'),
+  )
   const cycles = scaled(2000, 10_000)
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn(process.execPath, ['--expose-gc', file, String(cycles)], { stdio: ['ignore', 'pipe', 'pipe'] })

@@ -18,7 +18,7 @@ import { buildModuleSource } from '../../src/codegen/build-proto.ts'
 const REPO = fileURLToPath(new URL('../..', import.meta.url))
 const DIST = join(REPO, 'dist')
 const OUT = join(REPO, '.tmp', 'lean-start')
-const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url))
+const FIXTURES = fileURLToPath(new URL('../../fixtures/scripts/runtime/', import.meta.url))
 const REGISTER = join(FIXTURES, 'register-record-loads.mjs')
 const SERVE = join(FIXTURES, 'lean-serve.mjs')
 /** How the package build marks a bundled module: Ajv's compiler is every module under ajv/dist/compile. */
@@ -63,7 +63,7 @@ describe('what a stdio server loads', () => {
     const urls = loaded(log)
     // The recorder saw the runtime itself, so what is absent below was not loaded.
     expect(urls).toContain(pathToFileURL(join(DIST, 'codegen-v1.mjs')).href)
-    expect(urls.some((url) => url.includes('@modelcontextprotocol/server/dist/stdio'))).toBe(true)
+    expect(urls).toContainEqual(expect.stringContaining('@modelcontextprotocol/server/dist/stdio'))
     expect(urls.filter((url) => /^node:(?:http|https|http2)$/.test(url))).toEqual([])
     expect(urls.filter((url) => url.includes('@modelcontextprotocol/node'))).toEqual([])
     expect(urls.filter((url) => /\/dist\/(?:protobufjs|http)-[\w-]+\.mjs$/.test(url))).toEqual([])

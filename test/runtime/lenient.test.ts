@@ -5,7 +5,7 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import type { Profile } from '../../src/runtime/types.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { recordingBackend } from '../helpers/recording-backend.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { loadProto } from '../../src/proto/load-proto.ts'
 import { buildTools, MAX_INLINED_OBJECTS } from '../../src/schema/build-tools.ts'
 

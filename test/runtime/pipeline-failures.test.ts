@@ -9,9 +9,8 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { MAX_RENDERED_ERRORS, renderValidationErrors } from '../../src/runtime/validation-text.ts'
 import type { ProtoServerSpec, ValidationError } from '../../src/runtime/types.ts'
 import { ECHO_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
-
-const text = (result: { content: Array<{ text: string }> }) => result.content[0]!.text
+import { writeProtos } from '../helpers/inline-proto.ts'
+import { text } from '../helpers/result.ts'
 
 const TREE_PROTO = `syntax = "proto3";
 package tree.v1;
@@ -181,7 +180,8 @@ describe('validation texts are capped', () => {
     const result = await server.call('Items', { values: Array.from({ length: 30_000 }, () => 'x') })
     const t = text(result)
     expect(t.length).toBeLessThan(10_000)
-    expect(t.startsWith('invalid arguments: /values/0: "x" is not of type "integer"; /values/1: ')).toBe(true)
+    const head = 'invalid arguments: /values/0: "x" is not of type "integer"; /values/1: '
+    expect(t.slice(0, head.length)).toBe(head)
     expect(t).toContain(`/values/${MAX_RENDERED_ERRORS - 1}: "x" is not of type "integer"; ... and `)
     expect(t).not.toContain(`/values/${MAX_RENDERED_ERRORS}:`)
     const more = Number(/\.\.\. and (\d+) more errors$/.exec(t)![1])

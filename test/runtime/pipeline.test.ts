@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { ECHO_PROTO, EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 import { recordingBackend } from '../helpers/recording-backend.ts'
+import { text } from '../helpers/result.ts'
 
 const VIBE_METHODS = ['SetVibe', 'GetVibe', 'SetVibeDetails', 'SetVibeArray', 'SetVibeObjects']
 
@@ -11,8 +12,6 @@ function vibeServer(profile: 'full' | 'topeka' = 'full', answers: Record<string,
   server.implement('VibeService', backend.impl)
   return { server, calls: backend.calls }
 }
-
-const text = (result: { content: Array<{ text: string }> }) => result.content[0]!.text
 
 describe('validation texts (docs/calls.md §3 exact cases)', () => {
   for (const profile of ['full', 'topeka'] as const) {

@@ -14,11 +14,10 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import type { ProtoServerSpec } from '../../src/runtime/types.ts'
 import { loadCodecs } from '../codegen/codec-harness.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
+import { text } from '../helpers/result.ts'
 
 const REQUIRED_PROTO = fileURLToPath(new URL('../../fixtures/protos/runtime/required.proto', import.meta.url))
 const LEGACY_REQUIRED_PROTO = fileURLToPath(new URL('../../fixtures/protos/editions/legacy-required.proto', import.meta.url))
-
-const text = (result: { content: Array<{ text: string }> }) => result.content[0]!.text
 
 /** The spec of `file`, with the generated codecs attached when `codecs` (as the generated module has them). */
 function spec(file: string, codecs: boolean): ProtoServerSpec {

@@ -9,9 +9,8 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { loadProto } from '../../src/proto/load-proto.ts'
 import type { ProtoServerSpec } from '../../src/runtime/types.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
-
-const text = (result: { content: Array<{ text: string }> }) => result.content[0]!.text
+import { writeProtos } from '../helpers/inline-proto.ts'
+import { text } from '../helpers/result.ts'
 
 const MIXED_PROTO = `syntax = "proto3";
 package mixed.v1;

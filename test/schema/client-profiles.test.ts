@@ -38,6 +38,7 @@ const PROTOS: Record<string, { importPaths?: string[] }> = {
   'fixtures/protos/protojson/corpus.proto': {},
   'fixtures/protos/naming/go-names.proto': {},
   'fixtures/protos/reflection/options.proto': {},
+  'fixtures/protos/reliability/bigdata.proto': {},
   'fixtures/protos/runtime/echo.proto': {},
   'fixtures/protos/runtime/lenient.proto': {},
   'fixtures/protos/runtime/required.proto': {},
@@ -56,6 +57,7 @@ const RECORDED: Record<'full' | 'topeka', Record<string, number[]>> = {
     'fixtures/protos/hardening/not-set.proto': [2, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0],
     'fixtures/protos/hardening/prototype-names.proto': [3, 0, 3, 0, 3, 3, 0, 0, 0, 0, 0],
     'fixtures/protos/reflection/options.proto': [3, 0, 3, 0, 1, 3, 0, 1, 0, 0, 0],
+    'fixtures/protos/reliability/bigdata.proto': [3, 0, 3, 0, 1, 3, 0, 1, 0, 0, 0],
     'fixtures/apps/anywhere/protos/ledger.proto': [1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0],
     'fixtures/protos/editions/legacy-required.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/protos/editions/reserved-names.proto': [3, 0, 3, 0, 0, 3, 0, 0, 0, 0, 0],
@@ -82,6 +84,7 @@ const RECORDED: Record<'full' | 'topeka', Record<string, number[]>> = {
     'fixtures/protos/hardening/not-set.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/protos/hardening/prototype-names.proto': [3, 0, 3, 0, 3, 3, 0, 0, 0, 0, 0],
     'fixtures/protos/reflection/options.proto': [4, 0, 4, 0, 1, 4, 0, 0, 0, 0, 0],
+    'fixtures/protos/reliability/bigdata.proto': [2, 0, 2, 0, 1, 2, 0, 1, 0, 0, 0],
     'fixtures/apps/anywhere/protos/ledger.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/protos/editions/legacy-required.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/protos/editions/reserved-names.proto': [3, 0, 3, 0, 0, 3, 0, 0, 0, 0, 0],
@@ -180,7 +183,7 @@ describe('the protos checked', () => {
     visit(join(ROOT, 'fixtures'))
     expect([...found, 'playground/vibe.proto'].sort()).toEqual(Object.keys(PROTOS).sort())
     // Only the files written to fail may fail.
-    expect(unloadable.every((p) => p.startsWith('fixtures/apps/errors/'))).toBe(true)
+    expect(unloadable.filter((p) => !p.startsWith('fixtures/apps/errors/'))).toEqual([])
   })
 })
 

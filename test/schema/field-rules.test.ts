@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildTools } from '../../src/schema/build-tools.ts'
 import { messageSchema } from '../../src/schema/message-schema.ts'
-import { compile } from '../proto/compile.ts'
+import { compile } from '../helpers/inline-proto.ts'
 
 const IMPORTS = 'import "buf/validate/validate.proto";\nimport "google/api/field_behavior.proto";\n'
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { isProtoError } from '../../src/proto/errors.ts'
 import { buildTools } from '../../src/schema/build-tools.ts'
 import { checkClientRules } from '../../src/schema/client-rules.ts'
-import { compile } from '../proto/compile.ts'
+import { compile } from '../helpers/inline-proto.ts'
 
 const proto = (fields: string) => `import "proto_mcp/options.proto";
 message Inner { string zone = 1 [(proto_mcp.field) = { header: "Zone" }]; }

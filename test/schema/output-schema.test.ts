@@ -8,7 +8,7 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { describe, expect, it } from 'vitest'
 import { buildTools } from '../../src/schema/build-tools.ts'
-import { compile } from '../proto/compile.ts'
+import { compile } from '../helpers/inline-proto.ts'
 
 const model = compile(`
 import "google/protobuf/any.proto";

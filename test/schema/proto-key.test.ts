@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { messageSchema, setOwn, sortKeys } from '../../src/schema/index.ts'
-import { compile } from '../proto/compile.ts'
+import { compile } from '../helpers/inline-proto.ts'
 
 describe('a "__proto__" key stays an own property', () => {
   it('json_name = "__proto__" is a property of the schema (and a pattern property, which Ajv honours)', () => {

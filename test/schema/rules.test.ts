@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildTools } from '../../src/schema/build-tools.ts'
 import { messageSchema } from '../../src/schema/message-schema.ts'
-import { compile } from '../proto/compile.ts'
+import { compile } from '../helpers/inline-proto.ts'
 
 /** The topeka-profile schema of message `t.<name>` in `source`. */
 const schemaOf = (source: string, name = 'M'): Record<string, any> => messageSchema(compile(source), `t.${name}`, { profile: 'topeka' })

@@ -8,7 +8,7 @@ import { compileValidators } from '../../src/codegen/compile-validators.ts'
 import { buildTools } from '../../src/schema/build-tools.ts'
 import * as runtime from '../../src/entries/codegen-v1.ts'
 import type { ProtoServerSpec, ValidateFunction } from '../../src/runtime/types.ts'
-import { compile } from '../proto/compile.ts'
+import { compile } from '../helpers/inline-proto.ts'
 
 const model = compile(`import "buf/validate/validate.proto";
 import "google/api/field_behavior.proto";

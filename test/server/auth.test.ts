@@ -162,7 +162,7 @@ describe('the SDK client authorizes itself from the 401', () => {
       expect(decodeJwt(token)).toMatchObject({ iss: oidc.issuer, aud: http.url, client_id: 'service' })
       // Discovery went 401 → metadata → the provider's discovery document → its token endpoint.
       const hits = oidc.hits.slice(before)
-      expect(hits.some((path) => path.startsWith('/.well-known/'))).toBe(true)
+      expect(hits).toContainEqual(expect.stringMatching(/^\/\.well-known\//))
       expect(hits).toContain('/token')
       const { tools } = await client.listTools()
       expect(tools.map((t) => t.name).sort()).toEqual(['DeleteNote', 'GetNote', 'UpdateNote'])

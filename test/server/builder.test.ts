@@ -10,14 +10,13 @@ import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@mo
 import { isRuntimeError, Server, type InputRequiredResult } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
+import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+const closers = new Closer()
+afterAll(() => closers.close())
 
 const ok = (text: string) => ({ content: [{ type: 'text' as const, text }], isError: false })
-const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
 const info = { name: 'builder-test', version: '0.0.0' }
 
 describe('hand-written tools', () => {

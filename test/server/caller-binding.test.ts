@@ -12,11 +12,12 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { Server, type HttpHandle, type InputRequiredResult } from '../../src/entries/runtime.ts'
+import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
+import { openSession } from '../helpers/http-session.ts'
 
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+const closers = new Closer()
+afterAll(() => closers.close())
 
 const ok = (text: string) => ({ content: [{ type: 'text' as const, text }], isError: false })
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
@@ -54,21 +55,6 @@ async function serve(): Promise<HttpHandle> {
 const post = (url: string, headers: Record<string, string>, body: unknown): Promise<Response> =>
   fetch(url, { method: 'POST', headers: { ...HEADERS, ...headers }, body: JSON.stringify(body) })
 
-/** Opens an initialize-era session as `who`; its id. */
-async function openSession(url: string, who: Record<string, string>): Promise<string> {
-  const res = await post(url, who, {
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-  })
-  await res.text()
-  const id = res.headers.get('mcp-session-id')!
-  const note = await post(url, { ...who, 'mcp-session-id': id }, { jsonrpc: '2.0', method: 'notifications/initialized' })
-  expect(note.status).toBe(202)
-  return id
-}
-
 /** The SSE event ids and data of a finished response body. */
 async function events(res: Response): Promise<Array<{ id?: string; data: string }>> {
   const text = await res.text()
@@ -88,7 +74,7 @@ async function events(res: Response): Promise<Array<{ id?: string; data: string 
 describe('a session is bound to the caller that opened it', () => {
   it('another bearer token, or none, gets 404 for POST, GET with Last-Event-ID and DELETE; the owner keeps it', async () => {
     const http = await serve()
-    const id = await openSession(http.url, ALICE)
+    const id = await openSession(http.url, { headers: ALICE })
     const call = await post(
       http.url,
       { ...ALICE, 'mcp-session-id': id },
@@ -137,7 +123,7 @@ describe('a session is bound to the caller that opened it', () => {
       await new Promise<void>((resolve) => node.close(() => resolve()))
     })
     const url = `http://127.0.0.1:${(node.address() as AddressInfo).port}/mcp`
-    const id = await openSession(url, { 'x-user': 'alice' })
+    const id = await openSession(url, { headers: { 'x-user': 'alice' } })
     const mine = await post(url, { 'x-user': 'alice', 'mcp-session-id': id }, { jsonrpc: '2.0', id: 1, method: 'tools/list' })
     expect(mine.status).toBe(200)
     await mine.text()
@@ -170,13 +156,13 @@ describe('a requestState is bound to its tool, the caller and the session, and u
     await expect(retry(bob, 'Confirm', state)).rejects.toMatchObject(refused)
     await expect(retry(nobody, 'Confirm', state)).rejects.toMatchObject(refused)
     const done = await retry(alice, 'Confirm', state)
-    expect((done as { content: Array<{ text: string }> }).content[0]!.text).toBe('Confirm confirmed {"from":"Confirm"}')
+    expect(text(done)).toBe('Confirm confirmed {"from":"Confirm"}')
     await expect(retry(alice, 'Confirm', state)).rejects.toMatchObject(refused)
   })
 
   it('initialize era: the SDK retries inside the session once; a state from outside the session is refused', async () => {
     const http = await serve()
-    const id = await openSession(http.url, ALICE)
+    const id = await openSession(http.url, { headers: ALICE })
     const call = (requestState?: string) =>
       post(
         http.url,

@@ -5,11 +5,11 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
+import { Closer } from '../helpers/closer.ts'
+import { openSession } from '../helpers/http-session.ts'
 
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+const closers = new Closer()
+afterAll(() => closers.close())
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
 
@@ -32,15 +32,7 @@ describe('a cancelled call', () => {
     closers.push(() => http.close())
     const post = (body: unknown, id?: string) =>
       fetch(http.url, { method: 'POST', headers: { ...HEADERS, ...(id ? { 'mcp-session-id': id } : {}) }, body: JSON.stringify(body) })
-    const init = await post({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
-    })
-    await init.text()
-    const id = init.headers.get('mcp-session-id')!
-    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, id)).text()
+    const id = await openSession(http.url)
 
     const call = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'Hang', arguments: {} } }, id)
     expect(call.headers.get('content-type')).toContain('text/event-stream')

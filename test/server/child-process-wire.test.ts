@@ -12,18 +12,18 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
 import { buildAppPerProfile } from '../bundlers/harness.ts'
+import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 /** fixtures/apps/wire built by the plugin (esbuild), one output per profile. */
 const built: Record<string, string> = {}
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 
 beforeAll(async () => {
   Object.assign(built, await buildAppPerProfile('wire', 'wire'))
 }, 120_000)
 
-afterAll(async () => {
-  for (const close of closers) await close().catch(() => {})
-})
+afterAll(() => closers.close())
 
 function params(profile = 'full') {
   return {
@@ -32,8 +32,6 @@ function params(profile = 'full') {
     stderr: 'pipe' as const,
   }
 }
-
-const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
 
 describe('SDK v1 client over stdio (initialize era)', () => {
   it('lists tools, calls one (success, failure) and gets -32602 for an unknown tool', async () => {

@@ -6,26 +6,27 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bundleServerFixture } from './fixtures/bundle-server.ts'
+import { bundleServerFixture } from '../helpers/bundle-server.ts'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2 } from '@modelcontextprotocol/client'
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
+import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'asking-'))
 const script = join(dir, 'asking-server.mjs')
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 const info = { name: 'stdio-asking-test', version: '0.0.0' }
-const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text
 
 beforeAll(async () => {
   await bundleServerFixture('asking-server', script)
 }, 60_000)
 
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
+  await closers.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

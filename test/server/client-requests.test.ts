@@ -15,15 +15,16 @@ import { Server, type HttpHandle, type LogLevel } from '../../src/entries/runtim
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { implementCount } from '../conformance/everything.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
+import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const LEVELS: LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
 const info = { name: 'client-requests-test', version: '0.0.0' }
-const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text
 const ok = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
 
 let http: HttpHandle
 let askTwiceRuns = 0
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 
 beforeAll(async () => {
   const proto = implementCount(
@@ -61,7 +62,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
+  await closers.close()
   await http?.close()
 })
 

@@ -7,11 +7,10 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { Server } from '../../src/entries/runtime.ts'
+import { Closer } from '../helpers/closer.ts'
 
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+const closers = new Closer()
+afterAll(() => closers.close())
 
 const ok = (text: string) => ({ content: [{ type: 'text' as const, text }], isError: false })
 const info = { name: 'fetch-test', version: '0.0.0' }

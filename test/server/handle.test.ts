@@ -4,23 +4,19 @@
  * stay bound across a replace, resources and prompts change while serving.
  */
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { Server, type ToolWithHandler } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { ECHO_PROTO, EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
-
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+import { writeProtos } from '../helpers/inline-proto.ts'
+import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const info = { name: 'handle-test', version: '0.0.0' }
 const ok = (text: string) => ({ content: [{ type: 'text' as const, text }], isError: false })
-const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
 
 /** 20 tools named `<prefix>0`..`<prefix>19`. */
 function toolsNamed(prefix: string): ToolWithHandler[] {
@@ -35,6 +31,7 @@ describe('replaceTools', () => {
     '100 concurrent tools/list racing replacements: every answer is wholly the old set or wholly the new one',
     { timeout: 120_000 },
     async () => {
+      await using closers = new Closer()
       const server = Server.builder('racing').build()
       const handle = server.handle()
       const lists = { old: toolsNamed('Old'), new: toolsNamed('New') }
@@ -74,6 +71,7 @@ describe('replaceTools', () => {
   )
 
   it('a slow call started before a replace completes with the old definition; the next call gets the new one', async () => {
+    await using closers = new Closer()
     let release!: () => void
     const gate = new Promise<void>((resolve) => {
       release = resolve
@@ -159,6 +157,7 @@ describe('replaceTools', () => {
 
 describe('replaceAll', () => {
   it("moves another server's tools, resources, prompts and state in while serving, each list announced once", async () => {
+    await using closers = new Closer()
     const served = Server.builder('served')
       .state({ who: 'served' })
       .resource({ uri: 'memo://old', name: 'old' }, (_uri, ctx) => ctx.state.who)
@@ -199,6 +198,7 @@ describe('replaceAll', () => {
   })
 
   it("takes the other server's page size; a cursor given before still reaches the next tool", async () => {
+    await using closers = new Closer()
     const withTools = (builder: ReturnType<typeof Server.builder>) =>
       toolsNamed('P')
         .slice(0, 5)
@@ -226,6 +226,7 @@ describe('replaceAll', () => {
 
 describe('resources and prompts', () => {
   it('are added and removed while serving, each change announced through listen', async () => {
+    await using closers = new Closer()
     const server = Server.builder('docs').state({ greeting: 'hello' }).build()
     const handle = server.handle<{ greeting: string }>()
     const http = await server.serveHttp({ port: 0 })

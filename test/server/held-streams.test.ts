@@ -10,12 +10,11 @@ import { afterAll, describe, expect, it, vi } from 'vitest'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { INITIALIZE } from '../helpers/raw-http.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
-const closers: Array<() => Promise<unknown> | unknown> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close()
-})
+const closers = new Closer({ strict: true })
+afterAll(() => closers.close())
 
 const warnings: string[] = []
 let http: HttpHandle

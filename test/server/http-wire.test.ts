@@ -12,6 +12,7 @@ import { MAX_BODY_BYTES } from '../../src/contract/index.ts'
 import type { HttpHandle } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
+import { text } from '../helpers/result.ts'
 
 let handle: HttpHandle
 let current = ''
@@ -32,8 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await handle?.close()
 })
-
-const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text
 
 interface RawResponse {
   status: number

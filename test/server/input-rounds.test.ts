@@ -14,10 +14,11 @@ import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotoc
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
+import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const info = { name: 'input-rounds-test', version: '0.0.0' }
 const ok = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
-const text = (result: any): string => result.content[0].text
 const form = (message: string) => ({ message, requestedSchema: { type: 'object', properties: { v: { type: 'string' } } } })
 const accept = (v: string) => ({ action: 'accept', content: { v } })
 const ALL = { elicitation: {}, sampling: {}, roots: {} }
@@ -25,7 +26,7 @@ const ALL = { elicitation: {}, sampling: {}, roots: {} }
 let http: HttpHandle
 let url: string
 let runs = 0
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 
 beforeAll(async () => {
   const server = Server.builder('rounds')
@@ -55,7 +56,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
+  await closers.close()
   await http?.close()
 })
 

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bundleServerFixture } from './fixtures/bundle-server.ts'
+import { bundleServerFixture } from '../helpers/bundle-server.ts'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -16,17 +16,18 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'list-changed-'))
 const script = join(dir, 'changing-server.mjs')
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 
 beforeAll(async () => {
   await bundleServerFixture('changing-server', script)
 }, 60_000)
 
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
+  await closers.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

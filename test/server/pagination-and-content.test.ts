@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { PNG, WAV } from '../conformance/everything.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const info = { name: 'pagination-test', version: '0.0.0' }
 const EMBEDDED = { type: 'resource', resource: { uri: 'test://embedded', mimeType: 'text/plain', text: 'inside' } }
@@ -24,7 +25,7 @@ const MIXED = [
 ]
 
 let http: HttpHandle
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 
 beforeAll(async () => {
   let builder = Server.builder('paged').pageSize(2)
@@ -39,7 +40,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
+  await closers.close()
   await http?.close()
 })
 

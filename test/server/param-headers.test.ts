@@ -13,7 +13,7 @@ import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
-import { writeProtos } from '../proto/compile.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 
 const REGION_PROTO = `syntax = "proto3";
 package geo.v1;

@@ -10,13 +10,14 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { isRuntimeError, Server, type HttpHandle, type ServerHandle } from '../../src/entries/runtime.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const info = { name: 'resource-features-test', version: '0.0.0' }
 const CITIES = ['paris', 'park', 'party', 'perth', 'porto']
 
 let http: HttpHandle
 let handle: ServerHandle<{ greeting: string }>
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 
 beforeAll(async () => {
   const server = Server.builder('resourceful')
@@ -39,7 +40,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
+  await closers.close()
   await http?.close()
 })
 

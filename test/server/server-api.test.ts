@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { isRuntimeError, statusError } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
+import { text } from '../helpers/result.ts'
 
 const spec = specFromProto(EXAMPLE_PROTO)
 const topekaSpec = specFromProto(EXAMPLE_PROTO, { profile: 'topeka' })
-const text = (result: { content: Array<{ text: string }> }) => result.content[0]!.text
 
 describe('Server', () => {
   it('implement accepts short and full service names, RPC and lowerCamel keys, and returns this', async () => {

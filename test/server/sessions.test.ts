@@ -8,11 +8,11 @@ import { afterAll, describe, expect, it, vi } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
+import { Closer } from '../helpers/closer.ts'
+import { openSession as openHttpSession } from '../helpers/http-session.ts'
 
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+const closers = new Closer()
+afterAll(() => closers.close())
 
 const ok = (text: string) => ({ content: [{ type: 'text' as const, text }], isError: false })
 
@@ -38,18 +38,10 @@ function initialize(url: string, protocolVersion = '2025-06-18', signal?: AbortS
   })
 }
 
-/** Opens a session: initialize, then `notifications/initialized`; returns its id. */
+/** Opens a session (test/helpers/http-session.ts); its id, a UUID. */
 async function openSession(url: string, protocolVersion = '2025-06-18'): Promise<string> {
-  const res = await initialize(url, protocolVersion)
-  await res.text()
-  const id = res.headers.get('mcp-session-id')!
+  const id = await openHttpSession(url, { protocolVersion })
   expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
-  const note = await fetch(url, {
-    method: 'POST',
-    headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': protocolVersion },
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  })
-  expect(note.status).toBe(202)
   return id
 }
 

@@ -21,13 +21,14 @@ import { CreateTaskResultV2Schema, DetailedTaskV2Schema } from '@modelcontextpro
 import { MemoryTaskStore, Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { modernRequest, type ModernRequestOptions } from '../helpers/modern-wire.ts'
 import { httpDispatch, transportDispatch } from '../helpers/raw-dispatch.ts'
-import { bundleServerFixture } from './fixtures/bundle-server.ts'
-import { exportTool } from './fixtures/task-tools.ts'
+import { bundleServerFixture } from '../helpers/bundle-server.ts'
+import { exportTool } from '../../fixtures/scripts/server/task-tools.ts'
+import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
 const info = { name: 'tasks-test', version: '0.0.0' }
 const ok = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
-const text = (result: any): string => result.content[0].text
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const wait = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
@@ -36,7 +37,7 @@ const wait = (ms: number, signal?: AbortSignal): Promise<void> =>
   })
 
 let aborted = 0
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 
 /** A server of task tools, with `tasks` options; served over HTTP. */
 async function serve(tasks: Parameters<ReturnType<typeof Server.builder>['tasks']>[0] = {}): Promise<HttpHandle> {
@@ -96,9 +97,7 @@ beforeAll(async () => {
   http = await serve()
 })
 
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
-})
+afterAll(() => closers.close())
 
 describe('the official requester (ext-tasks over an SDK v2 client)', () => {
   it('over HTTP: the tool runs as a task, the client answers its question, the result is the tool’s', async () => {

@@ -12,11 +12,13 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { buildServerSpec } from '../../src/gateway/build-spec.ts'
 import { Server } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
+import { text as textOf } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'type-detail-'))
-const closers: Array<() => Promise<unknown>> = []
+const closers = new Closer()
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => {})
+  await closers.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -47,7 +49,6 @@ async function connect(server: Server): Promise<{ client: Client; heard: string[
   return { client, heard }
 }
 
-const textOf = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text
 const describeType = async (client: Client, type: string) => textOf(await client.callTool({ name: 'describe_type', arguments: { type } }))
 const uris = async (client: Client) => (await client.listResources()).resources.map((r) => r.uri).sort()
 const read = async (client: Client, uri: string) => ((await client.readResource({ uri })).contents[0] as { text: string }).text

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { emitModuleDeclarations } from '../../src/codegen/index.ts'
-import { compile } from '../proto/compile.ts'
+import { compile } from '../helpers/inline-proto.ts'
 
 /** The declarations of `source` with a service `S { rpc M(Req) returns (Res); }` appended. */
 function declare(source: string, service = 'service S { rpc M(Req) returns (Res); }'): string {

@@ -4,7 +4,7 @@
  * `main.ts` and reject each case of `rejected.ts` (whose `@ts-expect-error`
  * lines tsc reports when nothing errs there). The committed
  * `fixtures/apps/typed/proto-mcp.d.ts` is the golden copy:
- *   UPDATE_GOLDEN=1 npx vitest run test/types/typed.test.ts
+ *   npx vitest run test/types/typed.test.ts -u
  */
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -52,12 +52,11 @@ afterAll(() => {
 })
 
 describe('dts: the declaration file', () => {
-  it('is written by the build, in the project root, and matches the golden copy', () => {
+  it('is written by the build, in the project root, and matches the golden copy', async () => {
     const text = readFileSync(join(app, 'proto-mcp.d.ts'), 'utf8')
     expect(text.startsWith(DTS_HEADER)).toBe(true)
     expect(text).toContain('declare module ".*/typed-vibe.proto?mcp" {')
-    if (process.env.UPDATE_GOLDEN) writeFileSync(GOLDEN, text)
-    expect(text).toBe(readFileSync(GOLDEN, 'utf8'))
+    await expect(text).toMatchFileSnapshot(GOLDEN)
   })
 
   it('is not rewritten by a build that changes nothing', async () => {
