@@ -1,5 +1,5 @@
 /**
- * What fleet.ts reads of the SDK transport's private state (which stream
+ * What fleet.ts and the session fast path read of the SDK transport's private state (which stream
  * answers which request, whether the GET stream is open here): this fails
  * if an SDK update moves it.
  */
@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { Server as SdkServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import { MemoryEventStore } from '../../src/server/cluster/event-store.ts'
 import { holdsGetStream, runsHere } from '../../src/server/cluster/fleet.ts'
+import { internals } from '../../src/server/http/session-fast-call.ts'
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 
@@ -39,6 +40,9 @@ describe('the SDK transport internals a fleet reads', () => {
       })
     ).text()
     await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)
+    // The session fast path (http/session-fast-call.ts) finds the members it registers its streams in.
+    expect(internals(transport)).toBe(transport)
+    expect(internals({} as never)).toBeUndefined()
     const call = await post({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'x', arguments: {} } }, session)
     const reader = call.body!.getReader()
     const priming = new TextDecoder().decode((await reader.read()).value)

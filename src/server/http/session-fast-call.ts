@@ -68,7 +68,23 @@ interface TransportInternals {
   startKeepAlive(controller: Stream['controller'], encoder: Stream['encoder']): ReturnType<typeof setInterval> | undefined
 }
 
-const internals = (transport: WebStandardStreamableHTTPServerTransport): TransportInternals => transport as unknown as TransportInternals
+/**
+ * The transport's private members this path uses, or undefined when this SDK
+ * version does not have them as expected: then every request takes the SDK's
+ * own path (slower, never wrong). test/cluster/transport-internals.test.ts
+ * fails when an SDK update moves them.
+ */
+export function internals(transport: WebStandardStreamableHTTPServerTransport): TransportInternals | undefined {
+  const open = transport as unknown as Partial<Record<keyof TransportInternals, unknown>>
+  const fits =
+    typeof open._closed === 'boolean' &&
+    open._streamMapping instanceof Map &&
+    open._requestToStreamMapping instanceof Map &&
+    typeof open.supportsEmptySSEData === 'function' &&
+    typeof open.writePrimingEvent === 'function' &&
+    typeof open.startKeepAlive === 'function'
+  return fits ? (transport as unknown as TransportInternals) : undefined
+}
 
 /** The response headers of a POST's SSE stream, as the transport writes them. */
 const SSE_HEADERS = {
