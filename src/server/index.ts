@@ -11,10 +11,10 @@ import { bindImplementation, compileToolTable, type ToolTable } from '../runtime
 import type { CallContext, ProtoServerSpec, ToolResult } from '../runtime/types.ts'
 import type { Transport } from '@modelcontextprotocol/server'
 import { ServerBuilder } from './builder.ts'
-import { connectCore, type Connection } from './transports/connect.ts'
+import { connectTransport, type Connection } from './transports/connect.ts'
 import type { CheckedImplementation, ImplementationOf } from './tools/typed-implementation.ts'
 import { SERVER_STATE, ServerHandle } from './handle.ts'
-import type { FetchHandler } from './http/handlers.ts'
+import type { FetchHandler } from './http/stateless-handler.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http/http.ts'
 import { checkAuth, checkNodeHandlerOptions, checkServeHttpOptions } from './http/http-options.ts'
 import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster/cluster-options.ts'
@@ -31,8 +31,7 @@ import type { AuthOptions } from '../contract/auth-options.ts'
 export type { Connection } from './transports/connect.ts'
 export type { ErrorSource, Logger, LoggingOptions } from './serving/logging.ts'
 export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http/http.ts'
-export type { FetchHandlerOptions, McpFetchHandler } from './cluster/cluster-options.ts'
-export type { ClusterOptions } from './http/handlers.ts'
+export type { ClusterOptions, FetchHandlerOptions, McpFetchHandler } from './cluster/cluster-options.ts'
 export type {
   Cluster,
   ClusterEventStore,
@@ -231,19 +230,19 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * changes like a stdio client. Resolves with the connection to close.
    */
   connect(transport: Transport): Promise<Connection> {
-    return connectCore(this[SERVER_STATE], transport)
+    return connectTransport(this[SERVER_STATE], transport)
   }
 
   /** Serves on stdio until stdin closes, answering both protocol eras; resolves with a report. */
   async serveStdio(options?: ServeStdioOptions): Promise<ServeReport> {
-    return (await loadStdio()).serveCoreStdio(this[SERVER_STATE], options)
+    return (await loadStdio()).serveOverStdio(this[SERVER_STATE], options)
   }
 
   /** Serves Streamable HTTP (default `http://127.0.0.1:3000/mcp`) for both eras; resolves once listening. */
   async serveHttp(options?: ServeHttpOptions): Promise<HttpHandle> {
     checkServeHttpOptions(options)
     applyClusterOptions('serveHttp()', this[SERVER_STATE], options)
-    return (await loadHttp()).serveCoreHttp(this[SERVER_STATE], options)
+    return (await loadHttp()).serveOverHttp(this[SERVER_STATE], options)
   }
 
   /**
@@ -272,7 +271,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   fetch(request: Request, options?: FetchOptions): Promise<Response> {
     // Loaded on first use: a server on stdio or Node HTTP never parses the web handler.
     const core = this[SERVER_STATE]
-    this.#fetch ??= import('./http/handlers.ts').then((http) => http.createFetchHandler(core))
+    this.#fetch ??= import('./http/stateless-handler.ts').then((http) => http.createFetchHandler(core))
     const auth = options?.auth
     if (auth === undefined) return this.#fetch.then((handle) => handle(request, options))
     let guarded = this.#guarded.get(auth)
@@ -307,7 +306,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
     const core = this[SERVER_STATE]
     applyClusterOptions('fetchHandler()', core, options)
     const auth = options?.auth
-    const created = import('./http/handlers.ts').then(async (http) => {
+    const created = import('./http/stateless-handler.ts').then(async (http) => {
       const links = http.fetchLinks(core, options ?? {})
       const handle = http.createFetchHandler(core, links)
       if (auth === undefined) return { links, handle, gate: undefined }

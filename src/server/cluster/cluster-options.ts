@@ -4,11 +4,23 @@
  * that a cluster comes with a key every instance shares (docs/serving.md §12).
  */
 import type { AuthOptions } from '../../contract/auth-options.ts'
+import type { Cluster } from './cluster.ts'
 import { runtimeError } from '../../runtime/errors.ts'
 import { checkOptions, type OptionRule } from '../../runtime/check-options.ts'
-import type { ClusterOptions } from '../http/handlers.ts'
 import { LOGGING_RULES, type LoggingOptions } from '../serving/logging.ts'
 import type { ServerState } from '../serving/server-state.ts'
+
+/** What the instances of a server behind a load balancer share (docs/serving.md §12). */
+export interface ClusterOptions {
+  /**
+   * Shares sessions, their events, list changes and clients' answers with
+   * the other instances (`postgresCluster()` of `unplugin-proto-mcp/postgres`).
+   * Needs a `requestStateKey`. @default this instance's own state, in memory
+   */
+  cluster?: Cluster
+  /** The requestState key (docs/serving.md §6), the same on every instance. @default `Server.builder(...).requestStateKey(key)`, else random */
+  requestStateKey?: Uint8Array | string
+}
 
 const CLUSTER_METHODS = [
   'instanceId',

@@ -18,7 +18,7 @@ import { runtimeError } from '../../runtime/errors.ts'
 import { mayBeFastCall, serveFastCall } from './fast-call.ts'
 import { mayBeSessionCall, serveSessionCall } from './session-fast-call.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
-import { createHttpCore, type SessionOptions } from './handlers.ts'
+import { createSessionHandler, type SessionOptions } from './session-handler.ts'
 import { Log, type LoggingOptions } from '../serving/logging.ts'
 import {
   BODY_TOO_LARGE,
@@ -209,7 +209,7 @@ export function createNodeHandler(
   else if (typeof hostCheck === 'string') guards.push(hostHeaderValidation(loopbackHostNames(hostCheck) ?? []))
   else if (hostCheck) guards.push(localhostHostValidation())
   guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
-  const http = createHttpCore(core, options, log)
+  const http = createSessionHandler(core, options, log)
   const serve = toNodeHandler(http, {
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: (error) => {
@@ -283,7 +283,7 @@ export function createNodeHandler(
 const readiness = new WeakMap<McpNodeHandler, Promise<void>>()
 
 /** Serves `core` over Streamable HTTP (options checked by `Server.serveHttp`); resolves once listening. */
-export async function serveCoreHttp(core: ServerState, options: ServeHttpOptions = {}): Promise<HttpHandle> {
+export async function serveOverHttp(core: ServerState, options: ServeHttpOptions = {}): Promise<HttpHandle> {
   const {
     host = DEFAULT_HTTP_HOST,
     port = DEFAULT_HTTP_PORT,

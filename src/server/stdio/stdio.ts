@@ -92,7 +92,7 @@ class CountingTransport implements Transport {
  * List changes reach the client: unsolicited in the initialize era, on its
  * `subscriptions/listen` streams in 2026-07-28.
  */
-export function serveCoreStdio(core: ServerState, options: ServeStdioOptions = {}): Promise<ServeReport> {
+export function serveOverStdio(core: ServerState, options: ServeStdioOptions = {}): Promise<ServeReport> {
   try {
     checkOptions('serveStdio()', options, STDIO_RULES)
   } catch (error) {

@@ -16,7 +16,7 @@ export interface Connection {
  * changes reach it as they reach a stdio client, until the transport closes.
  * Transports the SDK connects this way speak the initialize era.
  */
-export async function connectCore(core: ServerState, transport: Transport): Promise<Connection> {
+export async function connectTransport(core: ServerState, transport: Transport): Promise<Connection> {
   const server = createSdkServer(core)
   const off = core.onChange((kind) => notifyInstance(server, kind))
   const onclose = server.onclose
