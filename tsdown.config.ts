@@ -144,7 +144,10 @@ export default defineConfig([
     // CommonJS modules, which is most of their import time (a server's cold start).
     deps: { alwaysBundle: INLINED },
     // The inlined packages are mostly JSDoc (protobufjs above all): less to parse at every start. Legal comments stay.
-    outputOptions: { comments: { legal: true, annotation: true, jsdoc: false }, codeSplitting: { groups: [...EAGER_CHUNKS, HANDLERS_CHUNK] } },
+    outputOptions: {
+      comments: { legal: true, annotation: true, jsdoc: false },
+      codeSplitting: { groups: [...EAGER_CHUNKS, HANDLERS_CHUNK] },
+    },
     plugins: [protobufFs, unusedNodeModule, lazyWrappers],
   },
   {

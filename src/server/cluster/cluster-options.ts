@@ -51,9 +51,9 @@ export const CLUSTER_RULES: Record<keyof ClusterOptions, OptionRule> = {
  * Sets the given `requestStateKey` on the server, then refuses a cluster
  * without a key: a state sealed on one instance must open on every other.
  */
-export function applyClusterOptions(where: string, core: ServerState, options: ClusterOptions | undefined): void {
-  if (options?.requestStateKey !== undefined) core.useRequestStateKey(options.requestStateKey, where)
-  if (options?.cluster !== undefined && !core.hasRequestStateKey) {
+export function applyClusterOptions(where: string, state: ServerState, options: ClusterOptions | undefined): void {
+  if (options?.requestStateKey !== undefined) state.useRequestStateKey(options.requestStateKey, where)
+  if (options?.cluster !== undefined && !state.hasRequestStateKey) {
     throw runtimeError(
       'BAD_OPTION',
       `${where}: a cluster needs a requestStateKey shared by every instance (a multi-round-trip call may land on any of them): ` +

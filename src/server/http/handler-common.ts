@@ -12,13 +12,14 @@ import type { ErrorSource, Log } from '../serving/logging.ts'
 import type { ListKind, ServerState } from '../serving/server-state.ts'
 
 /** A JSON-RPC error response with HTTP status `status`. */
-export const jsonRpcError = (status: number, code: number, message: string): Response => Response.json(jsonRpcErrorBody(code, message), { status })
+export const jsonRpcError = (status: number, code: number, message: string): Response =>
+  Response.json(jsonRpcErrorBody(code, message), { status })
 
 /** The SDK's `onerror` of a handler: the error, told to `log`. */
 export const report =
-  (core: ServerState, log: Log, where: ErrorSource) =>
+  (state: ServerState, log: Log, where: ErrorSource) =>
   (error: Error): void => {
-    log.error(`${core.info.name}: ${error.message}`, error, where)
+    log.error(`${state.info.name}: ${error.message}`, error, where)
   }
 
 /** Tells a 2026-07-28 handler's listen streams that `kind` changed. */

@@ -174,17 +174,17 @@ function endCancelledStreams(transport: WebStandardStreamableHTTPServerTransport
 }
 
 /** Creates the sessionful handler of `serveHttp()` and `nodeHandler()`; its messages go to `log`. */
-export function createSessionHandler(core: ServerState, options: SessionOptions = {}, log: Log = core.log): SessionHandler {
+export function createSessionHandler(state: ServerState, options: SessionOptions = {}, log: Log = state.log): SessionHandler {
   // requestState needs its key from serve time on.
-  core.codec()
+  state.codec()
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
-  const onerror = report(core, log, 'http')
+  const onerror = report(state, log, 'http')
   // Without a cluster option: this server's own state in memory, shared with no one (fleet-only work is skipped).
   const fleet = options.cluster !== undefined
   const cluster = options.cluster ?? memoryCluster(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes })
   const bus = new FleetBus(cluster, onerror)
-  const modern = createMcpHandler(sdkServerFactory(core, { log }), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror, bus })
-  const stateless = legacyStatelessFallback(sdkServerFactory(core, { log }), onerror, { maxRequestBodySize: MAX_BODY_BYTES })
+  const modern = createMcpHandler(sdkServerFactory(state, { log }), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror, bus })
+  const stateless = legacyStatelessFallback(sdkServerFactory(state, { log }), onerror, { maxRequestBodySize: MAX_BODY_BYTES })
   const sessions = new Map<string, Session>()
   const rebuilding = new Map<string, Promise<Session | undefined>>()
   const live = new Set<SdkServer>()
@@ -196,12 +196,12 @@ export function createSessionHandler(core: ServerState, options: SessionOptions 
   // Initializes still in flight count too: a burst must not overshoot the cap.
   let opening = 0
   // A change here goes out on the bus: to this instance's listen streams and sessions (below), and to every other instance.
-  const off = core.onChange((kind) => notifyModern(modern, kind), log)
+  const off = state.onChange((kind) => notifyModern(modern, kind), log)
   const offBus = bus.subscribe((event) => {
     const kind = listKindOf(event)
     if (kind !== undefined) for (const server of live) notifyInstance(server, kind)
   })
-  const offUpdates = onResourceUpdated(core, (uri) => modern.notify.resourceUpdated(uri), log)
+  const offUpdates = onResourceUpdated(state, (uri) => modern.notify.resourceUpdated(uri), log)
 
   /** Frees this instance's copy of a session (in a fleet, others may serve it on). */
   const free = (id: string): void => {
@@ -235,7 +235,7 @@ export function createSessionHandler(core: ServerState, options: SessionOptions 
   // Reported by ready() and by each request.
   attached.catch(() => {})
   // In a fleet, tasks live in the cluster, and this instance takes over those whose runner stopped.
-  const leaveTasks = fleet ? joinFleetTasks(core, cluster, onerror) : undefined
+  const leaveTasks = fleet ? joinFleetTasks(state, cluster, onerror) : undefined
 
   /** Makes room for one more session: frees the one idle the longest; `false` when every session is busy. */
   const makeRoom = (): boolean => {
@@ -325,7 +325,7 @@ export function createSessionHandler(core: ServerState, options: SessionOptions 
   const tooManyStreams = (): Response => {
     log.warnThrottled(
       'held streams',
-      `${core.info.name}: a caller holding ${maxHeld} streams (maxStreamsPerCaller) asked for one more: answered 429`,
+      `${state.info.name}: a caller holding ${maxHeld} streams (maxStreamsPerCaller) asked for one more: answered 429`,
     )
     return jsonRpcError(429, -32000, `too many open streams: this caller already holds ${maxHeld} (maxStreamsPerCaller); close one first`)
   }
@@ -362,7 +362,7 @@ export function createSessionHandler(core: ServerState, options: SessionOptions 
         return cluster.endSession(id).catch(onerror)
       },
     })
-    const server = createSdkServer(core, { log })
+    const server = createSdkServer(state, { log })
     const session: Session = { server, transport, events, principal, lastSeen: Date.now(), touched: Date.now(), streams: 0 }
     await server.connect(transport)
     endCancelledStreams(transport)
@@ -441,7 +441,7 @@ export function createSessionHandler(core: ServerState, options: SessionOptions 
   const route = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
     const legacy = await isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })
     const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
-    if (!legacy) return (await answerBeforeSdk(core, parsed, request, authInfo)) ?? modern.fetch(request, handled)
+    if (!legacy) return (await answerBeforeSdk(state, parsed, request, authInfo)) ?? modern.fetch(request, handled)
     const id = request.headers.get('mcp-session-id')
     if (id !== null) {
       await attached

@@ -25,17 +25,17 @@ export type FetchHandler = (request: Request, options?: { authInfo?: unknown }) 
  * listen streams hear list changes. Its messages go to the server's log;
  * with `links` (`fetchHandler()`), to its own, its bus shared with a cluster.
  */
-export function createFetchHandler(core: ServerState, links?: FetchLinks): FetchHandler {
-  core.codec()
-  const onerror = links?.onerror ?? report(core, core.log, 'fetch')
-  const mcp = createMcpHandler(sdkServerFactory(core, links ? { log: links.log } : {}), {
+export function createFetchHandler(state: ServerState, links?: FetchLinks): FetchHandler {
+  state.codec()
+  const onerror = links?.onerror ?? report(state, state.log, 'fetch')
+  const mcp = createMcpHandler(sdkServerFactory(state, links ? { log: links.log } : {}), {
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror,
     ...(links ? { bus: links.bus } : {}),
   })
   const offs = [
-    core.onChange((kind) => notifyModern(mcp, kind)),
-    onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri)),
+    state.onChange((kind) => notifyModern(mcp, kind)),
+    onResourceUpdated(state, (uri) => mcp.notify.resourceUpdated(uri)),
     () => mcp.close(),
   ]
   links?.closers.push(...offs)
@@ -47,7 +47,7 @@ export function createFetchHandler(core: ServerState, links?: FetchLinks): Fetch
     if (body instanceof Response) return body
     // A 2026-07-28 request names its method in Mcp-Method: those answered before the SDK are answered here.
     if (METHODS_BEFORE_SDK.has(request.headers.get('mcp-method') ?? '')) {
-      const answered = await answerBeforeSdk(core, body.parsed, request, options?.authInfo)
+      const answered = await answerBeforeSdk(state, body.parsed, request, options?.authInfo)
       if (answered) return answered
     }
     return mcp.fetch(request, { ...authInfo, parsedBody: body.parsed })
@@ -55,10 +55,10 @@ export function createFetchHandler(core: ServerState, links?: FetchLinks): Fetch
 }
 
 /** The links of a `fetchHandler()` to its cluster (`fetch()` has none: no one else hears it). */
-export function fetchLinks(core: ServerState, options: ClusterOptions & LoggingOptions): FetchLinks {
-  const log = new Log(options, core.log)
-  const onerror = report(core, log, 'fetch')
+export function fetchLinks(state: ServerState, options: ClusterOptions & LoggingOptions): FetchLinks {
+  const log = new Log(options, state.log)
+  const onerror = report(state, log, 'fetch')
   const links = linkFetch(options.cluster ?? memoryCluster(), log, onerror)
-  if (options.cluster !== undefined) links.closers.push(joinFleetTasks(core, options.cluster, onerror))
+  if (options.cluster !== undefined) links.closers.push(joinFleetTasks(state, options.cluster, onerror))
   return links
 }
