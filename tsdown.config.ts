@@ -31,9 +31,20 @@ const EAGER_CHUNKS = [
   },
   {
     name: 'serving',
-    test: /[\\/]src[\\/](?:runtime|server)[\\/](?!http[\\/](?:http|handlers|http-auth)\.ts$|cluster[\\/]fleet\.ts$|protobufjs\.cjs$)/,
+    test: /[\\/]src[\\/](?:runtime|server)[\\/](?!http[\\/](?:http|stateless-handler|session-handler|handler-common|http-auth)\.ts$|cluster[\\/]fleet\.ts$|protobufjs\.cjs$)/,
   },
 ]
+
+/**
+ * The HTTP handlers (stateless-handler.ts for `fetch()`, session-handler.ts
+ * for `serveHttp()`), what they share and the fleet's routing: one chunk
+ * loaded on first use, as when they were one file (each chunk Node loads
+ * costs a start).
+ */
+const HANDLERS_CHUNK = {
+  name: 'handlers',
+  test: /[\\/]src[\\/]server[\\/](?:http[\\/](?:stateless-handler|session-handler|handler-common)\.ts|cluster[\\/]fleet\.ts)$/,
+}
 
 const PROTOBUF_FS_RE = /[\\/]protobufjs[\\/]src[\\/]util[\\/]fs\.js$/
 
@@ -133,7 +144,10 @@ export default defineConfig([
     // CommonJS modules, which is most of their import time (a server's cold start).
     deps: { alwaysBundle: INLINED },
     // The inlined packages are mostly JSDoc (protobufjs above all): less to parse at every start. Legal comments stay.
-    outputOptions: { comments: { legal: true, annotation: true, jsdoc: false }, codeSplitting: { groups: EAGER_CHUNKS } },
+    outputOptions: {
+      comments: { legal: true, annotation: true, jsdoc: false },
+      codeSplitting: { groups: [...EAGER_CHUNKS, HANDLERS_CHUNK] },
+    },
     plugins: [protobufFs, unusedNodeModule, lazyWrappers],
   },
   {

@@ -108,10 +108,10 @@ const SERVER_FOLDERS: Record<string, readonly string[]> = {
   stdio: ['serving'],
   // What every transport serves from: the server state, the SDK server over it, requestState, logging, limits.
   serving: ['tools', 'primitives', 'tasks', 'cluster'],
-  // The MCP methods besides tools; tasks; what instances of a fleet share (cluster-options.ts reads the HTTP handlers' option type).
+  // The MCP methods besides tools; tasks; what instances of a fleet share.
   primitives: ['serving'],
   tasks: ['serving', 'primitives', 'cluster'],
-  cluster: ['serving', 'tasks', 'http'],
+  cluster: ['serving', 'tasks'],
   // The tool set and hand-written tools (which read mirrored parameter headers off their schemas: http/param-headers.ts).
   tools: ['validation', 'primitives', 'tasks', 'http'],
   validation: [],
@@ -158,7 +158,7 @@ describe('server/ subfolders', () => {
     const graph = importGraph(src)
     const path = [
       'server/http/http.ts',
-      'server/http/handlers.ts',
+      'server/http/session-handler.ts',
       'server/serving/sdk-server.ts',
       'server/serving/server-state.ts',
       'server/tools/tool-set.ts',

@@ -409,7 +409,7 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
     },
     async endSession(id) {
       // Answered once the end is heard back, so the other instances were told too: one that served the
-      // session within the last second answers from its copy without asking the store (http-core.ts).
+      // session within the last second answers from its copy without asking the store (http/session-handler.ts).
       let heard = (): void => {}
       const back = new Promise<void>((resolve) => (heard = resolve))
       ending.set(id, heard)

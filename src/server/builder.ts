@@ -35,7 +35,7 @@ export const REQUEST_STATE_KEY_RULES: Record<'ttlSeconds', OptionRule> = {
  */
 export class ServerBuilder<State = undefined, Built = unknown> {
   readonly #name: string
-  readonly #make: (core: ServerState) => Built
+  readonly #make: (state: ServerState) => Built
   #version = DEFAULT_SERVER_VERSION
   #state: unknown
   readonly #tools: Array<{ entry: ToolEntry; from: string }> = []
@@ -52,10 +52,10 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   #logging: LoggingOptions | undefined
   #tasks: TaskOptions | undefined
   // Handlers read the state of the built server, which exists only after build().
-  readonly #ref: { core?: ServerState } = {}
+  readonly #ref: { state?: ServerState } = {}
 
   /** Use `Server.builder(name)`. */
-  constructor(name: string, make: (core: ServerState) => Built) {
+  constructor(name: string, make: (state: ServerState) => Built) {
     if (typeof name !== 'string' || name === '') throw runtimeError('BAD_SPEC', 'a server needs a non-empty name')
     this.#name = name
     this.#make = make
@@ -124,7 +124,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a hand-written tool's arguments are typed by its handler
   tool<Args = any>(tool: ToolDefinition, handler: ToolHandler<State, Args>): this {
     const ref = this.#ref
-    const entry = handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => ref.core?.state)
+    const entry = handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => ref.state?.state)
     this.#tools.push({ entry, from: 'tool()' })
     return this
   }
@@ -173,12 +173,12 @@ export class ServerBuilder<State = undefined, Built = unknown> {
    */
   include(...servers: object[]): this {
     for (const server of servers) {
-      const core = serverStateOf(server)
-      if (core === undefined) throw runtimeError('BAD_SPEC', 'include() takes Servers (the default export of a ?mcp module)')
-      const from = `include(${core.info.name})`
-      for (const entry of adoptEntries(core.tools.byName.values())) this.#tools.push({ entry, from })
-      this.#typeResources.push(...typeResources(core.resources.values()))
-      for (const [service, bind] of core.bindings) if (!this.#bindings.has(service)) this.#bindings.set(service, bind)
+      const state = serverStateOf(server)
+      if (state === undefined) throw runtimeError('BAD_SPEC', 'include() takes Servers (the default export of a ?mcp module)')
+      const from = `include(${state.info.name})`
+      for (const entry of adoptEntries(state.tools.byName.values())) this.#tools.push({ entry, from })
+      this.#typeResources.push(...typeResources(state.resources.values()))
+      for (const [service, bind] of state.bindings) if (!this.#bindings.has(service)) this.#bindings.set(service, bind)
     }
     return this
   }
@@ -211,7 +211,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
     unique(resources, (r) => r.resource.uri, 'resource')
     unique(this.#prompts, (p) => p.prompt.name, 'prompt')
     unique(this.#templates, (t) => t.template.uriTemplate, 'resource template')
-    const core = new ServerState({
+    const state = new ServerState({
       name: this.#name,
       version: this.#version,
       tools: tools.map((t) => t.entry),
@@ -226,8 +226,8 @@ export class ServerBuilder<State = undefined, Built = unknown> {
       ...(this.#logging === undefined ? {} : { logging: this.#logging }),
       ...(this.#tasks === undefined ? {} : { tasks: this.#tasks }),
     })
-    for (const [service, bind] of this.#bindings) core.bindings.set(service, bind)
-    this.#ref.core = core
-    return this.#make(core)
+    for (const [service, bind] of this.#bindings) state.bindings.set(service, bind)
+    this.#ref.state = state
+    return this.#make(state)
   }
 }

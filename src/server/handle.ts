@@ -33,16 +33,16 @@ export interface ToolWithHandler<State = unknown> {
 }
 
 /**
- * Binds the proto tables of `entries` for `core`: a service `source` bound
- * itself keeps that backend (its tables were copied bound) and `core`
- * records it; any other service gets the backend `core` had bound.
+ * Binds the proto tables of `entries` for `state`: a service `source` bound
+ * itself keeps that backend (its tables were copied bound) and `state`
+ * records it; any other service gets the backend `state` had bound.
  */
-function rebind(core: ServerState, entries: readonly ToolEntry[], source?: ServerState): void {
+function rebind(state: ServerState, entries: readonly ToolEntry[], source?: ServerState): void {
   const tables = new Set(entries.flatMap((e) => (e.proto ? [e.proto.table] : [])))
   for (const table of tables) {
-    for (const [service, bind] of core.bindings) if (!source?.bindings.has(service)) bind(table)
+    for (const [service, bind] of state.bindings) if (!source?.bindings.has(service)) bind(table)
   }
-  if (source) for (const [service, bind] of source.bindings) core.bindings.set(service, bind)
+  if (source) for (const [service, bind] of source.bindings) state.bindings.set(service, bind)
 }
 
 /**
@@ -51,16 +51,16 @@ function rebind(core: ServerState, entries: readonly ToolEntry[], source?: Serve
  * on the definitions they started with.
  */
 export class ServerHandle<State = unknown> {
-  readonly #core: ServerState
+  readonly #state: ServerState
 
   /** Use `server.handle()`. */
-  constructor(core: ServerState) {
-    this.#core = core
+  constructor(state: ServerState) {
+    this.#state = state
   }
 
   /** The names of the current tools, in listing order (all of them, whatever their requirements). */
   get toolNames(): string[] {
-    return [...this.#core.tools.byName.keys()]
+    return [...this.#state.tools.byName.keys()]
   }
 
   /**
@@ -69,20 +69,20 @@ export class ServerHandle<State = unknown> {
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a hand-written tool's arguments are typed by its handler
   addTool<Args = any>(tool: ToolDefinition, handler: ToolHandler<State, Args>): this {
-    const core = this.#core
-    const entry = handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => core.state)
-    if (core.tools.byName.has(entry.listed.name)) {
+    const state = this.#state
+    const entry = handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => state.state)
+    if (state.tools.byName.has(entry.listed.name)) {
       throw runtimeError('BAD_SPEC', `tool "${entry.listed.name}" is already defined: remove it first or use replaceTools`)
     }
-    core.setTools(toolSet([...core.tools.byName.values(), entry]))
+    state.setTools(toolSet([...state.tools.byName.values(), entry]))
     return this
   }
 
   /** Removes a tool; returns whether there was one. */
   removeTool(name: string): boolean {
-    const core = this.#core
-    if (!core.tools.byName.has(name)) return false
-    core.setTools(toolSet([...core.tools.byName.values()].filter((e) => e.listed.name !== name)))
+    const state = this.#state
+    if (!state.tools.byName.has(name)) return false
+    state.setTools(toolSet([...state.tools.byName.values()].filter((e) => e.listed.name !== name)))
     return true
   }
 
@@ -98,30 +98,30 @@ export class ServerHandle<State = unknown> {
    * for a list of tools), and the resources list is announced when either has some.
    */
   replaceTools(source: object | readonly ToolWithHandler<State>[]): this {
-    const core = this.#core
+    const state = this.#state
     let entries: ToolEntry[]
     let other: ServerState | undefined
     if (Array.isArray(source)) {
-      entries = source.map(({ tool, handler }) => handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => core.state))
+      entries = source.map(({ tool, handler }) => handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => state.state))
     } else {
       other = serverStateOf(source)
       if (other === undefined) throw runtimeError('BAD_SPEC', 'replaceTools takes a Server or an array of { tool, handler }')
       entries = adoptEntries(other.tools.byName.values())
     }
     const set = toolSet(entries)
-    const before = typeResources(core.resources.values())
+    const before = typeResources(state.resources.values())
     const after = other === undefined ? [] : typeResources(other.resources.values())
-    rebind(core, entries, other === core ? undefined : other)
+    rebind(state, entries, other === state ? undefined : other)
     // One synchronous swap, as replaceAll's: a request sees the old tool and resources or the new ones.
-    core.tools = set
+    state.tools = set
     if (before.length + after.length > 0) {
-      const next = new Map([...core.resources].filter(([, r]) => !r.typeDetail))
+      const next = new Map([...state.resources].filter(([, r]) => !r.typeDetail))
       // A resource added by hand keeps its URI.
       for (const r of after) if (!next.has(r.resource.uri)) next.set(r.resource.uri, r)
-      core.resources = next
+      state.resources = next
     }
-    core.announce('tools')
-    if (before.length + after.length > 0) core.announce('resources')
+    state.announce('tools')
+    if (before.length + after.length > 0) state.announce('resources')
     return this
   }
 
@@ -134,46 +134,46 @@ export class ServerHandle<State = unknown> {
    * rebuilt server in with this, so open sessions stay open.
    */
   replaceAll(server: object): this {
-    const core = this.#core
+    const state = this.#state
     const other = serverStateOf(server)
     if (other === undefined) throw runtimeError('BAD_SPEC', 'replaceAll takes a Server')
-    if (other === core) return this
+    if (other === state) return this
     const entries = adoptEntries(other.tools.byName.values())
     const set = toolSet(entries)
-    rebind(core, entries, other)
+    rebind(state, entries, other)
     const lists = {
-      resources: core.resources.size + other.resources.size + core.templates.size + other.templates.size > 0,
-      prompts: core.prompts.size + other.prompts.size > 0,
+      resources: state.resources.size + other.resources.size + state.templates.size + other.templates.size > 0,
+      prompts: state.prompts.size + other.prompts.size > 0,
     }
     // One synchronous swap: a request sees this server wholly before or wholly after.
-    core.tools = set
-    core.resources = other.resources
-    core.templates = other.templates
-    core.prompts = other.prompts
-    core.features = other.features
-    core.state = other.state
+    state.tools = set
+    state.resources = other.resources
+    state.templates = other.templates
+    state.prompts = other.prompts
+    state.features = other.features
+    state.state = other.state
     // A cursor is an offset, so one given before still reaches the next item.
-    core.pageSize = other.pageSize
-    core.announce('tools')
-    if (lists.resources) core.announce('resources')
-    if (lists.prompts) core.announce('prompts')
+    state.pageSize = other.pageSize
+    state.announce('tools')
+    if (lists.resources) state.announce('resources')
+    if (lists.prompts) state.announce('prompts')
     return this
   }
 
   /** Adds a resource read by `read` (a string return is its text). Throws when the URI is taken. */
   addResource(resource: ResourceDefinition, read: ResourceReader<State>): this {
     const entry = checkResource(resource, read)
-    this.#core.resources = withEntry(this.#core.resources, entry.resource.uri, entry, 'resource')
-    this.#core.announce('resources')
+    this.#state.resources = withEntry(this.#state.resources, entry.resource.uri, entry, 'resource')
+    this.#state.announce('resources')
     return this
   }
 
   /** Removes a resource; returns whether there was one. */
   removeResource(uri: string): boolean {
-    const next = withoutEntry(this.#core.resources, uri)
-    if (next === this.#core.resources) return false
-    this.#core.resources = next
-    this.#core.announce('resources')
+    const next = withoutEntry(this.#state.resources, uri)
+    if (next === this.#state.resources) return false
+    this.#state.resources = next
+    this.#state.announce('resources')
     return true
   }
 
@@ -182,41 +182,41 @@ export class ServerHandle<State = unknown> {
    * resource changed (`notifications/resources/updated`); they read it again.
    */
   notifyResourceUpdated(uri: string): this {
-    announceResourceUpdated(this.#core, uri)
+    announceResourceUpdated(this.#state, uri)
     return this
   }
 
   /** Adds a resource template (see the builder's `resourceTemplate`). Throws when the URI template is taken. */
   addResourceTemplate(template: ResourceTemplateDefinition, read: TemplateReader<State>, options?: ResourceTemplateOptions<State>): this {
     const entry = checkTemplate(template, read, options)
-    this.#core.templates = withEntry(this.#core.templates, entry.template.uriTemplate, entry, 'resource template')
-    this.#core.announce('resources')
+    this.#state.templates = withEntry(this.#state.templates, entry.template.uriTemplate, entry, 'resource template')
+    this.#state.announce('resources')
     return this
   }
 
   /** Removes a resource template by its URI template; returns whether there was one. */
   removeResourceTemplate(uriTemplate: string): boolean {
-    const next = withoutEntry(this.#core.templates, uriTemplate)
-    if (next === this.#core.templates) return false
-    this.#core.templates = next
-    this.#core.announce('resources')
+    const next = withoutEntry(this.#state.templates, uriTemplate)
+    if (next === this.#state.templates) return false
+    this.#state.templates = next
+    this.#state.announce('resources')
     return true
   }
 
   /** Adds a prompt answered by `get` (a string return is one user message). Throws when the name is taken. */
   addPrompt(prompt: PromptDefinition, get: PromptGetter<State>, options?: PromptOptions<State>): this {
     const entry = checkPrompt(prompt, get, options)
-    this.#core.prompts = withEntry(this.#core.prompts, entry.prompt.name, entry, 'prompt')
-    this.#core.announce('prompts')
+    this.#state.prompts = withEntry(this.#state.prompts, entry.prompt.name, entry, 'prompt')
+    this.#state.announce('prompts')
     return this
   }
 
   /** Removes a prompt; returns whether there was one. */
   removePrompt(name: string): boolean {
-    const next = withoutEntry(this.#core.prompts, name)
-    if (next === this.#core.prompts) return false
-    this.#core.prompts = next
-    this.#core.announce('prompts')
+    const next = withoutEntry(this.#state.prompts, name)
+    if (next === this.#state.prompts) return false
+    this.#state.prompts = next
+    this.#state.announce('prompts')
     return true
   }
 }

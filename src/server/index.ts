@@ -11,10 +11,10 @@ import { bindImplementation, compileToolTable, type ToolTable } from '../runtime
 import type { CallContext, ProtoServerSpec, ToolResult } from '../runtime/types.ts'
 import type { Transport } from '@modelcontextprotocol/server'
 import { ServerBuilder } from './builder.ts'
-import { connectCore, type Connection } from './transports/connect.ts'
+import { connectTransport, type Connection } from './transports/connect.ts'
 import type { CheckedImplementation, ImplementationOf } from './tools/typed-implementation.ts'
 import { SERVER_STATE, ServerHandle } from './handle.ts'
-import type { FetchHandler } from './http/handlers.ts'
+import type { FetchHandler } from './http/stateless-handler.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http/http.ts'
 import { checkAuth, checkNodeHandlerOptions, checkServeHttpOptions } from './http/http-options.ts'
 import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster/cluster-options.ts'
@@ -31,8 +31,7 @@ import type { AuthOptions } from '../contract/auth-options.ts'
 export type { Connection } from './transports/connect.ts'
 export type { ErrorSource, Logger, LoggingOptions } from './serving/logging.ts'
 export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http/http.ts'
-export type { FetchHandlerOptions, McpFetchHandler } from './cluster/cluster-options.ts'
-export type { ClusterOptions } from './http/handlers.ts'
+export type { ClusterOptions, FetchHandlerOptions, McpFetchHandler } from './cluster/cluster-options.ts'
 export type {
   Cluster,
   ClusterEventStore,
@@ -104,15 +103,15 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   readonly #guarded = new WeakMap<AuthOptions, Promise<(request: Request) => Promise<Response>>>()
 
   /** Not for users: a `Server` comes from `Server.builder(name)` or a `?mcp` import. */
-  constructor(core: ServerState) {
-    if (!(core instanceof ServerState))
+  constructor(state: ServerState) {
+    if (!(state instanceof ServerState))
       throw runtimeError('BAD_SPEC', 'a Server is made with Server.builder(name) or by importing a ".proto?mcp" module')
-    this[SERVER_STATE] = core
+    this[SERVER_STATE] = state
   }
 
   /** Starts a builder for a server of hand-written tools, resources, prompts and included `?mcp` servers. */
   static builder(name: string): ServerBuilder<undefined, Server> {
-    return new ServerBuilder(name, (core) => new Server(core))
+    return new ServerBuilder(name, (state) => new Server(state))
   }
 
   /** `serverInfo.name`. */
@@ -131,10 +130,10 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * error when no table has the service.
    */
   #bindService(service: string, bind: (table: ToolTable, service: string, again: boolean) => string): void {
-    const core = this[SERVER_STATE]
+    const state = this[SERVER_STATE]
     let full: string | undefined
     let missing: unknown
-    for (const table of core.tools.tables) {
+    for (const table of state.tools.tables) {
       try {
         full = bind(table, service, false)
       } catch (error) {
@@ -144,7 +143,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
     }
     if (full === undefined) throw missing ?? runtimeError('UNKNOWN_SERVICE', `unknown service "${service}": this server has no services`)
     const name = full
-    core.bindings.set(name, (table) => {
+    state.bindings.set(name, (table) => {
       try {
         bind(table, name, true)
       } catch (error) {
@@ -197,11 +196,11 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * whose `code` is `-32602`.
    */
   call(name: string, args?: unknown, context?: Partial<CallContext>): Promise<ToolResult> {
-    const core = this[SERVER_STATE]
+    const state = this[SERVER_STATE]
     // A hand-written tool's `input_required` result comes back as is (see `InputRequiredResult`).
     const principal = principalOf(context?.authInfo, undefined)
-    return core.dispatch(name, args, {
-      sealRequestState: (payload) => core.sealState(payload, name, { principal }),
+    return state.dispatch(name, args, {
+      sealRequestState: (payload) => state.sealState(payload, name, { principal }),
       ...context,
       tool: name,
     }) as Promise<ToolResult>
@@ -231,19 +230,19 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * changes like a stdio client. Resolves with the connection to close.
    */
   connect(transport: Transport): Promise<Connection> {
-    return connectCore(this[SERVER_STATE], transport)
+    return connectTransport(this[SERVER_STATE], transport)
   }
 
   /** Serves on stdio until stdin closes, answering both protocol eras; resolves with a report. */
   async serveStdio(options?: ServeStdioOptions): Promise<ServeReport> {
-    return (await loadStdio()).serveCoreStdio(this[SERVER_STATE], options)
+    return (await loadStdio()).serveOverStdio(this[SERVER_STATE], options)
   }
 
   /** Serves Streamable HTTP (default `http://127.0.0.1:3000/mcp`) for both eras; resolves once listening. */
   async serveHttp(options?: ServeHttpOptions): Promise<HttpHandle> {
     checkServeHttpOptions(options)
     applyClusterOptions('serveHttp()', this[SERVER_STATE], options)
-    return (await loadHttp()).serveCoreHttp(this[SERVER_STATE], options)
+    return (await loadHttp()).serveOverHttp(this[SERVER_STATE], options)
   }
 
   /**
@@ -271,8 +270,8 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    */
   fetch(request: Request, options?: FetchOptions): Promise<Response> {
     // Loaded on first use: a server on stdio or Node HTTP never parses the web handler.
-    const core = this[SERVER_STATE]
-    this.#fetch ??= import('./http/handlers.ts').then((http) => http.createFetchHandler(core))
+    const state = this[SERVER_STATE]
+    this.#fetch ??= import('./http/stateless-handler.ts').then((http) => http.createFetchHandler(state))
     const auth = options?.auth
     if (auth === undefined) return this.#fetch.then((handle) => handle(request, options))
     let guarded = this.#guarded.get(auth)
@@ -287,7 +286,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
       }
       const handler = this.#fetch
       guarded = import('./http/http-auth.ts').then(async (gated) =>
-        gated.guardFetch(gated.createAuthGate(core, auth, core.log), await handler),
+        gated.guardFetch(gated.createAuthGate(state, auth, state.log), await handler),
       )
       this.#guarded.set(auth, guarded)
     }
@@ -304,16 +303,16 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   fetchHandler(options?: FetchHandlerOptions): McpFetchHandler {
     checkFetchHandlerOptions(options)
     checkAuth('fetchHandler()', options?.auth, true)
-    const core = this[SERVER_STATE]
-    applyClusterOptions('fetchHandler()', core, options)
+    const state = this[SERVER_STATE]
+    applyClusterOptions('fetchHandler()', state, options)
     const auth = options?.auth
-    const created = import('./http/handlers.ts').then(async (http) => {
-      const links = http.fetchLinks(core, options ?? {})
-      const handle = http.createFetchHandler(core, links)
+    const created = import('./http/stateless-handler.ts').then(async (http) => {
+      const links = http.fetchLinks(state, options ?? {})
+      const handle = http.createFetchHandler(state, links)
       if (auth === undefined) return { links, handle, gate: undefined }
       // As fetch(request, { auth }): the gate in front, the token no further than it.
       const gated = await import('./http/http-auth.ts')
-      const gate = gated.createAuthGate(core, auth, links.log)
+      const gate = gated.createAuthGate(state, auth, links.log)
       return { links, gate, handle: gated.guardFetch(gate, handle) }
     })
     // Not an unhandled rejection before the first request: that request reports it.
@@ -350,9 +349,9 @@ export const FETCH_RULES: Record<'authInfo' | 'auth', OptionRule> = {
  * A Node handler that loads the HTTP transport on first use (see
  * node-transports.ts); requests that arrive before it loads wait for it.
  */
-function lazyNodeHandler(core: ServerState, options: NodeHandlerOptions | undefined): McpNodeHandler {
+function lazyNodeHandler(state: ServerState, options: NodeHandlerOptions | undefined): McpNodeHandler {
   let loaded: McpNodeHandler | undefined
-  const ready = loadHttp().then((http) => (loaded = http.createNodeHandler(core, options)))
+  const ready = loadHttp().then((http) => (loaded = http.createNodeHandler(state, options)))
   // Not an unhandled rejection before the first request: that request reports it.
   ready.catch(() => {})
   const handler = ((req, res, next) => {

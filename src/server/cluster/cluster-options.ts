@@ -4,11 +4,23 @@
  * that a cluster comes with a key every instance shares (docs/serving.md §12).
  */
 import type { AuthOptions } from '../../contract/auth-options.ts'
+import type { Cluster } from './cluster.ts'
 import { runtimeError } from '../../runtime/errors.ts'
 import { checkOptions, type OptionRule } from '../../runtime/check-options.ts'
-import type { ClusterOptions } from '../http/handlers.ts'
 import { LOGGING_RULES, type LoggingOptions } from '../serving/logging.ts'
 import type { ServerState } from '../serving/server-state.ts'
+
+/** What the instances of a server behind a load balancer share (docs/serving.md §12). */
+export interface ClusterOptions {
+  /**
+   * Shares sessions, their events, list changes and clients' answers with
+   * the other instances (`postgresCluster()` of `unplugin-proto-mcp/postgres`).
+   * Needs a `requestStateKey`. @default this instance's own state, in memory
+   */
+  cluster?: Cluster
+  /** The requestState key (docs/serving.md §6), the same on every instance. @default `Server.builder(...).requestStateKey(key)`, else random */
+  requestStateKey?: Uint8Array | string
+}
 
 const CLUSTER_METHODS = [
   'instanceId',
@@ -39,9 +51,9 @@ export const CLUSTER_RULES: Record<keyof ClusterOptions, OptionRule> = {
  * Sets the given `requestStateKey` on the server, then refuses a cluster
  * without a key: a state sealed on one instance must open on every other.
  */
-export function applyClusterOptions(where: string, core: ServerState, options: ClusterOptions | undefined): void {
-  if (options?.requestStateKey !== undefined) core.useRequestStateKey(options.requestStateKey, where)
-  if (options?.cluster !== undefined && !core.hasRequestStateKey) {
+export function applyClusterOptions(where: string, state: ServerState, options: ClusterOptions | undefined): void {
+  if (options?.requestStateKey !== undefined) state.useRequestStateKey(options.requestStateKey, where)
+  if (options?.cluster !== undefined && !state.hasRequestStateKey) {
     throw runtimeError(
       'BAD_OPTION',
       `${where}: a cluster needs a requestStateKey shared by every instance (a multi-round-trip call may land on any of them): ` +

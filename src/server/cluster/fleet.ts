@@ -3,9 +3,10 @@
  * SDK's `createMcpHandler` takes, the SDK `EventStore` of a session over
  * the cluster's, the rebuilding of a session another instance opened, the
  * routing of a client's response to the instance awaiting it, and the
- * resumption of a stream whose request runs elsewhere. handlers.ts calls
- * these at a few seams; without a `cluster` option it runs them over a
- * private in-memory cluster (exactly one server's state).
+ * resumption of a stream whose request runs elsewhere. The HTTP handlers
+ * (http/session-handler.ts, http/stateless-handler.ts) call these at a few
+ * seams; without a `cluster` option they run them over a private in-memory
+ * cluster (exactly one server's state).
  */
 import { InMemoryServerEventBus, isJSONRPCRequest } from '@modelcontextprotocol/server'
 import type {

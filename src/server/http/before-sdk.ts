@@ -13,10 +13,10 @@ export const METHODS_BEFORE_SDK: ReadonlySet<string> = new Set(['tools/call', 's
 
 /** The answer to a parsed 2026-07-28 `message`, or `undefined` to leave it to the SDK. */
 export async function answerBeforeSdk(
-  core: ServerState,
+  state: ServerState,
   message: unknown,
   request: Request,
   authInfo: unknown,
 ): Promise<Response | undefined> {
-  return paramHeaderRejection(core, message, request.headers, authInfo) ?? (await taskListen(core, message, request, authInfo))
+  return paramHeaderRejection(state, message, request.headers, authInfo) ?? (await taskListen(state, message, request, authInfo))
 }

@@ -123,7 +123,7 @@ export function replayed(req: IncomingMessage, chunks: readonly Buffer[]): Incom
  * body replayed as it came, to `next` (the SDK path).
  */
 export async function serveFastCall(
-  core: ServerState,
+  state: ServerState,
   req: IncomingMessage,
   res: ServerResponse,
   next: (req: IncomingMessage) => Promise<void>,
@@ -141,12 +141,12 @@ export async function serveFastCall(
   if (message === undefined) return next(replayed(req, chunks))
   const call = plainCall(message, req.headers['mcp-name'] as string)
   const authInfo = (req as IncomingMessage & { auth?: unknown }).auth
-  const entry = call === undefined ? undefined : core.tools.byName.get(call.params.name as string)
+  const entry = call === undefined ? undefined : state.tools.byName.get(call.params.name as string)
   if (
     call === undefined ||
     entry === undefined ||
     entry.taskSupport !== undefined ||
-    (core.tools.gated && !isVisible(entry, scopesOf(authInfo), core.features)) ||
+    (state.tools.gated && !isVisible(entry, scopesOf(authInfo), state.features)) ||
     headerParamsOf(entry.listed.inputSchema).length > 0
   ) {
     return next(replayed(req, chunks))
@@ -158,7 +158,7 @@ export async function serveFastCall(
   const capabilities = call.meta[CLIENT_CAPABILITIES] as Record<string, unknown>
   // A first request: every question the handler asks is one to answer in an input_required round.
   const rounds = firstRound(tool)
-  const seal = (payload: unknown): Promise<string> => core.sealState(payload, tool, { principal })
+  const seal = (payload: unknown): Promise<string> => state.sealState(payload, tool, { principal })
   const context: CallContext = {
     tool,
     signal: abort.signal,
@@ -171,13 +171,13 @@ export async function serveFastCall(
     ...questionsOf(roundAsk(rounds)),
     sealRequestState: seal,
   }
-  if (core.pollIntervalMs !== undefined) context.pollIntervalMs = core.pollIntervalMs
+  if (state.pollIntervalMs !== undefined) context.pollIntervalMs = state.pollIntervalMs
   const send = (status: number, body: Record<string, unknown>): void => {
     res.writeHead(status, { 'content-type': 'application/json' })
     res.end(JSON.stringify({ ...body, jsonrpc: '2.0', id: call.id }))
   }
   const answer = (result: Record<string, unknown>): void =>
-    send(200, { result: { ...result, _meta: { ...(result._meta as object | undefined), [SERVER_INFO]: core.info } } })
+    send(200, { result: { ...result, _meta: { ...(result._meta as object | undefined), [SERVER_INFO]: state.info } } })
   let result: Record<string, unknown>
   try {
     const args = call.params.arguments
@@ -216,7 +216,7 @@ export async function serveFastCall(
   // As on the SDK path: a result no transport could write is answered as a tool error, and a failed call is logged.
   result = sendable(result as CallResult, entry) as Record<string, unknown>
   if (result.isError === true)
-    log.warnThrottled('failed call', `${core.info.name}: call to tool "${tool}" failed: ${failureText(result as CallResult)}`)
+    log.warnThrottled('failed call', `${state.info.name}: call to tool "${tool}" failed: ${failureText(result as CallResult)}`)
   const normalized = projected(result.content === undefined && !FOREIGN.some((k) => k in result) ? { ...result, content: [] } : result)
   const checked = specTypeSchemas.CallToolResult['~standard'].validate(normalized) as { issues?: readonly unknown[] }
   if (checked.issues) {

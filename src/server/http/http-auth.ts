@@ -131,10 +131,10 @@ function scopesOf(claims: Record<string, unknown>): string[] {
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined)
 
 /**
- * The gate of `auth` for `core`. `fallbackResource` is the URL the
+ * The gate of `auth` for `state`. `fallbackResource` is the URL the
  * transport serves at, for an `auth` without `resource`.
  */
-export function createAuthGate(core: ServerState, auth: AuthOptions, log: Log, fallbackResource?: () => string): AuthGate {
+export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, fallbackResource?: () => string): AuthGate {
   const issuers = issuersOf(auth)
   const scopes = [...(auth.scopes ?? [])]
   const algorithms = [...(auth.algorithms ?? ASYMMETRIC_ALGORITHMS)]
@@ -255,7 +255,7 @@ export function createAuthGate(core: ServerState, auth: AuthOptions, log: Log, f
   const supportedScopes = (): string[] => {
     const supported = new Set([...scopes, ...(auth.scopesSupported ?? [])])
     if (auth.scopesSupported === undefined)
-      for (const entry of core.tools.byName.values()) for (const scope of entry.requires?.scopes ?? []) supported.add(scope)
+      for (const entry of state.tools.byName.values()) for (const scope of entry.requires?.scopes ?? []) supported.add(scope)
     return [...supported]
   }
 
@@ -332,7 +332,7 @@ export function createAuthGate(core: ServerState, auth: AuthOptions, log: Log, f
       } catch (error) {
         if (error instanceof OAuthError) return challenge(error)
         const message = error instanceof Unavailable ? error.message : `cannot verify tokens: ${(error as Error)?.message ?? String(error)}`
-        log.error(`${core.info.name}: ${message}`, error, 'http')
+        log.error(`${state.info.name}: ${message}`, error, 'http')
         return Response.json(
           { error: 'temporarily_unavailable', error_description: 'the authorization server cannot be reached; retry later' },
           { status: 503, headers: { 'retry-after': '5' } },

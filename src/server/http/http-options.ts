@@ -10,7 +10,7 @@ import { runtimeError } from '../../runtime/errors.ts'
 import { booleanRule, checkOptions, integerRule, pathRule, stringRule, stringsRule, type OptionRule } from '../../runtime/check-options.ts'
 import type { NodeHandlerOptions, ServeHttpOptions } from './http.ts'
 import { CLUSTER_RULES } from '../cluster/cluster-options.ts'
-import type { SessionOptions } from './handlers.ts'
+import type { SessionOptions } from './session-handler.ts'
 import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../../contract/defaults.ts'
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,

@@ -1,7 +1,7 @@
 /**
  * Serving Streamable HTTP on Node: a `(req, res, next?)` handler behind
- * Host/Origin guards and the body limit, over the sessionful core, and
- * `serveHttp()` listening with it on node:http.
+ * Host/Origin guards and the body limit, over the session handler
+ * (session-handler.ts), and `serveHttp()` listening with it on node:http.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -18,7 +18,7 @@ import { runtimeError } from '../../runtime/errors.ts'
 import { mayBeFastCall, serveFastCall } from './fast-call.ts'
 import { mayBeSessionCall, serveSessionCall } from './session-fast-call.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
-import { createHttpCore, type SessionOptions } from './handlers.ts'
+import { createSessionHandler, type SessionOptions } from './session-handler.ts'
 import { Log, type LoggingOptions } from '../serving/logging.ts'
 import {
   BODY_TOO_LARGE,
@@ -192,34 +192,34 @@ const pathOf = (url: string): string => {
 }
 
 /**
- * Creates the Node handler of `core`. `hostCheck`: `false` skips the Host
+ * Creates the Node handler of `state`. `hostCheck`: `false` skips the Host
  * guard (a non-loopback bind with `allowAnyHost`), a string also accepts
  * that loopback address (`127.0.0.2`) next to the localhost names. `gate`:
  * the auth gate `serveHttp()` made (else one of `options.auth`).
  */
 export function createNodeHandler(
-  core: ServerState,
+  state: ServerState,
   options: NodeHandlerOptions = {},
   hostCheck: boolean | string = true,
-  log = new Log(options, core.log),
-  gate: AuthGate | undefined = options.auth && createAuthGate(core, options.auth, log),
+  log = new Log(options, state.log),
+  gate: AuthGate | undefined = options.auth && createAuthGate(state, options.auth, log),
 ): McpNodeHandler {
   const guards: Guard[] = []
   if (options.allowedHosts) guards.push(hostHeaderValidation(options.allowedHosts))
   else if (typeof hostCheck === 'string') guards.push(hostHeaderValidation(loopbackHostNames(hostCheck) ?? []))
   else if (hostCheck) guards.push(localhostHostValidation())
   guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
-  const http = createHttpCore(core, options, log)
+  const http = createSessionHandler(state, options, log)
   const serve = toNodeHandler(http, {
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: (error) => {
       // A client that went away mid-request (a cut upload) is not a server error: thousands would flood the log.
       if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return
-      log.error(`${core.info.name}: ${error.message}`, error, 'http')
+      log.error(`${state.info.name}: ${error.message}`, error, 'http')
     },
   })
   const failed = (res: ServerResponse) => (error: Error) => {
-    log.error(`${core.info.name}: ${error.message}`, error, 'http')
+    log.error(`${state.info.name}: ${error.message}`, error, 'http')
     if (!res.headersSent) reply(res, 500, 'internal error')
     else res.end()
   }
@@ -233,7 +233,7 @@ export function createNodeHandler(
     const served = chunked
       ? readChunked(req, res).then((read) => (read === false ? undefined : serve(read, res)))
       : mayBeFastCall(req)
-        ? serveFastCall(core, req, res, (body) => serve(body, res), log)
+        ? serveFastCall(state, req, res, (body) => serve(body, res), log)
         : mayBeSessionCall(req)
           ? serveSessionCall(http.sessionCall, req, res, (body) => serve(body, res))
           : serve(req, res)
@@ -282,8 +282,8 @@ export function createNodeHandler(
 /** Per handler, when its cluster listens (serveHttp() resolves only then). */
 const readiness = new WeakMap<McpNodeHandler, Promise<void>>()
 
-/** Serves `core` over Streamable HTTP (options checked by `Server.serveHttp`); resolves once listening. */
-export async function serveCoreHttp(core: ServerState, options: ServeHttpOptions = {}): Promise<HttpHandle> {
+/** Serves `state` over Streamable HTTP (options checked by `Server.serveHttp`); resolves once listening. */
+export async function serveOverHttp(state: ServerState, options: ServeHttpOptions = {}): Promise<HttpHandle> {
   const {
     host = DEFAULT_HTTP_HOST,
     port = DEFAULT_HTTP_PORT,
@@ -295,7 +295,7 @@ export async function serveCoreHttp(core: ServerState, options: ServeHttpOptions
     ...handlerOptions
   } = options
   const loopback = isLoopbackHost(host)
-  const log = new Log(options, core.log)
+  const log = new Log(options, state.log)
   if (!loopback && !options.allowedHosts) {
     if (!allowAnyHost) {
       throw runtimeError(
@@ -304,11 +304,13 @@ export async function serveCoreHttp(core: ServerState, options: ServeHttpOptions
           'any web page could reach it through DNS rebinding; pass allowedHosts (the names clients use), or allowAnyHost: true to accept any Host',
       )
     }
-    log.warn(`${core.info.name}: serving on non-loopback address ${host} with allowAnyHost: the Host header is not checked (DNS rebinding)`)
+    log.warn(
+      `${state.info.name}: serving on non-loopback address ${host} with allowAnyHost: the Host header is not checked (DNS rebinding)`,
+    )
   }
   let url = ''
-  const gate = handlerOptions.auth && createAuthGate(core, handlerOptions.auth, log, () => url)
-  const handler = createNodeHandler(core, { ...handlerOptions, path }, loopback ? host : false, log, gate)
+  const gate = handlerOptions.auth && createAuthGate(state, handlerOptions.auth, log, () => url)
+  const handler = createNodeHandler(state, { ...handlerOptions, path }, loopback ? host : false, log, gate)
   const server = createServer(
     {
       // Node requires headersTimeout <= requestTimeout.

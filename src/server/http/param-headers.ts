@@ -162,12 +162,12 @@ export function checkParamHeaders(params: readonly HeaderParam[], args: unknown,
  * `undefined` to serve it. A tool unknown or hidden to the caller is left
  * to the call, which answers it as unknown.
  */
-export function paramHeaderRejection(core: ServerState, message: unknown, headers: Headers, authInfo: unknown): Response | undefined {
+export function paramHeaderRejection(state: ServerState, message: unknown, headers: Headers, authInfo: unknown): Response | undefined {
   if (message === null || typeof message !== 'object' || (message as { method?: unknown }).method !== 'tools/call') return undefined
   const { id, params } = message as { id?: unknown; params?: { name?: unknown; arguments?: unknown } }
   if (typeof params?.name !== 'string') return undefined
-  const entry = core.tools.byName.get(params.name)
-  if (entry === undefined || (core.tools.gated && !isVisible(entry, scopesOf(authInfo), core.features))) return undefined
+  const entry = state.tools.byName.get(params.name)
+  if (entry === undefined || (state.tools.gated && !isVisible(entry, scopesOf(authInfo), state.features))) return undefined
   const declared = headerParamsOf(entry.listed.inputSchema)
   const mismatch = declared.length === 0 ? undefined : checkParamHeaders(declared, params.arguments, headers)
   if (mismatch === undefined) return undefined

@@ -30,7 +30,7 @@ import { rememberSource } from '../../runtime/number-source.ts'
 import { bodyOf, replayed } from './fast-call.ts'
 import { principalOf } from '../serving/principal.ts'
 
-/** What handlers.ts lends this path of one of its sessions. */
+/** What session-handler.ts lends this path of one of its sessions. */
 export interface SessionLink {
   readonly server: SdkServer
   readonly transport: WebStandardStreamableHTTPServerTransport

@@ -13,21 +13,21 @@ type UpdateListener = (uri: string) => void
 // Each listener with the log of the transport that registered it.
 const listeners = new WeakMap<ServerState, Map<UpdateListener, Log>>()
 
-/** Registers a listener of resource updates on `core`, its failures told to `log`; returns its removal. */
-export function onResourceUpdated(core: ServerState, listener: UpdateListener, log: Log = core.log): () => void {
-  let set = listeners.get(core)
-  if (set === undefined) listeners.set(core, (set = new Map()))
+/** Registers a listener of resource updates on `state`, its failures told to `log`; returns its removal. */
+export function onResourceUpdated(state: ServerState, listener: UpdateListener, log: Log = state.log): () => void {
+  let set = listeners.get(state)
+  if (set === undefined) listeners.set(state, (set = new Map()))
   set.set(listener, log)
   return () => set.delete(listener)
 }
 
 /** Tells every subscriber of `uri` (over every transport) that the resource changed. */
-export function announceResourceUpdated(core: ServerState, uri: string): void {
-  for (const [listener, log] of listeners.get(core) ?? []) {
+export function announceResourceUpdated(state: ServerState, uri: string): void {
+  for (const [listener, log] of listeners.get(state) ?? []) {
     try {
       listener(uri)
     } catch (error) {
-      log.error(`${core.info.name}: announcing an update of "${uri}": ${(error as Error).message}`, error, 'resources/updated')
+      log.error(`${state.info.name}: announcing an update of "${uri}": ${(error as Error).message}`, error, 'resources/updated')
     }
   }
 }
@@ -38,7 +38,7 @@ export function announceResourceUpdated(core: ServerState, uri: string): void {
  * them, registered at the first subscription. Returns the cleanup to run
  * when the instance closes.
  */
-export function serveSubscriptions(server: SdkServer, core: ServerState, log: Log = core.log): () => void {
+export function serveSubscriptions(server: SdkServer, state: ServerState, log: Log = state.log): () => void {
   const uris = new Set<string>()
   let off: (() => void) | undefined
   const stop = (): void => {
@@ -48,7 +48,7 @@ export function serveSubscriptions(server: SdkServer, core: ServerState, log: Lo
   server.setRequestHandler('resources/subscribe', (request) => {
     uris.add(request.params.uri)
     off ??= onResourceUpdated(
-      core,
+      state,
       (uri) => {
         // An instance that went away without closing (a stateless request's) stops listening here.
         if (!server.transport) return stop()

@@ -90,9 +90,9 @@ function headersOf(req: Request | undefined): Record<string, string> | undefined
 }
 
 /** The payload of the request's `requestState`, opened for `name` (it is usable once), or `undefined` without one. */
-function openedState(core: ServerState, name: string, ctx: ServerContext): unknown {
-  const state = ctx.mcpReq.requestState()
-  return state === undefined ? undefined : core.openState(state, name)
+function openedState(state: ServerState, name: string, ctx: ServerContext): unknown {
+  const sealed = ctx.mcpReq.requestState()
+  return sealed === undefined ? undefined : state.openState(sealed, name)
 }
 
 /** How a request's context is made: its rounds, its opened requestState, what states are sealed for, the SDK instance. */
@@ -116,7 +116,7 @@ export interface ContextOptions {
 }
 
 /** The `CallContext` of a request: tool, signal, auth info, `_meta`, headers, progress, log, questions, client capabilities, requestState. */
-export function callContext(core: ServerState, name: string, ctx: ServerContext, options: ContextOptions = {}): CallContext {
+export function callContext(state: ServerState, name: string, ctx: ServerContext, options: ContextOptions = {}): CallContext {
   const { rounds, opened, server, ask, signal } = options
   const sealAs = options.sealAs ?? name
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined
@@ -125,20 +125,20 @@ export function callContext(core: ServerState, name: string, ctx: ServerContext,
     signal: signal ?? ctx.mcpReq.signal,
     authInfo: ctx.http?.authInfo,
     meta,
-    sealRequestState: (payload) => core.sealState(payload, sealAs, ctx as StateBinding),
+    sealRequestState: (payload) => state.sealState(payload, sealAs, ctx as StateBinding),
     ...requestsToClient(ctx, rounds, ask),
   }
   const capabilities = clientCapabilitiesOf(ctx, server)
   if (capabilities !== undefined) context.clientCapabilities = capabilities
-  if (core.pollIntervalMs !== undefined) context.pollIntervalMs = core.pollIntervalMs
+  if (state.pollIntervalMs !== undefined) context.pollIntervalMs = state.pollIntervalMs
   if (options.holdsOperation !== undefined) context.holdsOperation = options.holdsOperation
   if (ctx.mcpReq.inputResponses !== undefined) context.inputResponses = ctx.mcpReq.inputResponses
   const headers = headersOf(ctx.http?.req)
   if (headers) context.headers = headers
   // Verified by the codec (MAC, expiry, principal, session); still to check: its tool, and that it is unused.
-  const state = opened ? opened.state : openedState(core, sealAs, ctx)
+  const received = opened ? opened.state : openedState(state, sealAs, ctx)
   // Our own answers of earlier input_required rounds are the rounds', not the handler's.
-  if (state !== undefined && !isAnswersState(state)) context.requestState = state
+  if (received !== undefined && !isAnswersState(received)) context.requestState = received
   const token = meta?.progressToken
   if (options.progress !== undefined) context.progress = options.progress
   else if (typeof token === 'string' || typeof token === 'number') {
@@ -170,12 +170,12 @@ export function clientCapabilitiesOf(ctx: ServerContext, server?: SdkServer): Re
  * its rejection.
  */
 async function inRounds<R>(
-  core: ServerState,
+  state: ServerState,
   ctx: ServerContext,
   sealAs: string,
   run: (options: ContextOptions) => Promise<R>,
 ): Promise<R | Record<string, unknown>> {
-  const opened = { state: openedState(core, sealAs, ctx) }
+  const opened = { state: openedState(state, sealAs, ctx) }
   const rounds = startRounds(ctx, sealAs, opened.state)
   let result: R
   try {
@@ -183,7 +183,7 @@ async function inRounds<R>(
   } catch (error) {
     if (!rounds?.pending.size) throw error
   }
-  if (rounds?.pending.size) return inputRequiredOf(rounds, (payload) => core.sealState(payload, sealAs, ctx as StateBinding))
+  if (rounds?.pending.size) return inputRequiredOf(rounds, (payload) => state.sealState(payload, sealAs, ctx as StateBinding))
   return result!
 }
 
@@ -270,21 +270,21 @@ export function taskResult(server: SdkServer, entry: ToolEntry, result: CallResu
   return { ...server.projectCallToolResult(sendable(result, entry) as CallToolResult, entry.listed.outputSchema), resultType: 'complete' }
 }
 
-/** Creates one SDK server instance answering from `core`. */
-export function createSdkServer(core: ServerState, options: FactoryOptions = {}): SdkServer {
-  const { stats, live, log = core.log } = options
-  const server = new ProtoSdkServer(core.info, {
+/** Creates one SDK server instance answering from `state`. */
+export function createSdkServer(state: ServerState, options: FactoryOptions = {}): SdkServer {
+  const { stats, live, log = state.log } = options
+  const server = new ProtoSdkServer(state.info, {
     capabilities: CAPABILITIES,
     jsonSchemaValidator: PASS_THROUGH,
-    requestState: { verify: (state, ctx) => core.codec().verify(state, ctx) },
+    requestState: { verify: (sealed, ctx) => state.codec().verify(sealed, ctx) },
   })
   server.setRequestHandler('tools/list', (request, ctx) =>
-    listPage('tools', core.listTools(ctx.http?.authInfo), request.params?.cursor, core.pageSize),
+    listPage('tools', state.listTools(ctx.http?.authInfo), request.params?.cursor, state.pageSize),
   )
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params
     if (stats) stats.toolCalls++
-    const entry = core.lookupTool(name, ctx.http?.authInfo, log)
+    const entry = state.lookupTool(name, ctx.http?.authInfo, log)
     if (entry === undefined) throw unknownToolError(name)
     // The arguments are the SDK's copy of what came in (its schemas copy objects): they take the text it came from, for exact
     // 64-bit numbers: the HTTP request's body, or the stdio line (recorded above, before the copy, on the request's signal).
@@ -295,15 +295,15 @@ export function createSdkServer(core: ServerState, options: FactoryOptions = {})
       throw missingTasksCapability(`tool "${name}" runs only as a task: it`)
     }
     // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
-    const called = await inRounds(core, ctx, name, async (options) => {
-      if (!taskable) return entry.call(args, callContext(core, name, ctx, { ...options, server }))
-      const plain = callContext(core, name, ctx, { ...options, server })
-      const call = new TaskableCall(core.tasks, ownerOf(ctx), name, ctx.mcpReq.signal, {
+    const called = await inRounds(state, ctx, name, async (options) => {
+      if (!taskable) return entry.call(args, callContext(state, name, ctx, { ...options, server }))
+      const plain = callContext(state, name, ctx, { ...options, server })
+      const call = new TaskableCall(state.tasks, ownerOf(ctx), name, ctx.mcpReq.signal, {
         ...(options.rounds === undefined ? {} : { rounds: options.rounds }),
         direct: directAsk(ctx, options.rounds),
         ...(plain.progress === undefined ? {} : { requestProgress: plain.progress }),
       })
-      const context = callContext(core, name, ctx, {
+      const context = callContext(state, name, ctx, {
         ...options,
         server,
         ask: call.ask,
@@ -320,34 +320,34 @@ export function createSdkServer(core: ServerState, options: FactoryOptions = {})
     const result = sendable(called as CallResult, entry)
     if (result.isError) {
       if (stats) stats.errors++
-      log.warnThrottled('failed call', `${core.info.name}: call to tool "${name}" failed: ${failureText(result)}`)
+      log.warnThrottled('failed call', `${state.info.name}: call to tool "${name}" failed: ${failureText(result)}`)
     }
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
   })
   server.setRequestHandler('resources/list', (request) => {
     return listPage(
       'resources',
-      [...core.resources.values()].map((r) => r.resource),
+      [...state.resources.values()].map((r) => r.resource),
       request.params?.cursor,
-      core.pageSize,
+      state.pageSize,
     )
   })
   server.setRequestHandler('resources/templates/list', (request) => {
     return listPage(
       'resourceTemplates',
-      [...core.templates.values()].map((t) => t.template),
+      [...state.templates.values()].map((t) => t.template),
       request.params?.cursor,
-      core.pageSize,
+      state.pageSize,
     )
   })
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const { uri } = request.params
-    const entry = core.resources.get(uri)
+    const entry = state.resources.get(uri)
     // A listed resource wins over a template that also matches its URI.
-    const matched = entry === undefined ? matchTemplate(core.templates, uri) : undefined
+    const matched = entry === undefined ? matchTemplate(state.templates, uri) : undefined
     if (entry === undefined && matched === undefined) throw new ResourceNotFoundError(uri)
-    return (await inRounds(core, ctx, `resources/read:${uri}`, async (options) => {
-      const context = { ...callContext(core, uri, ctx, { ...options, server }), state: core.state }
+    return (await inRounds(state, ctx, `resources/read:${uri}`, async (options) => {
+      const context = { ...callContext(state, uri, ctx, { ...options, server }), state: state.state }
       if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context))
       const { entry: template, variables } = matched!
       const shown =
@@ -358,33 +358,33 @@ export function createSdkServer(core: ServerState, options: FactoryOptions = {})
     })) as never
   })
   server.setRequestHandler('completion/complete', async (request, ctx) => {
-    const context = { ...callContext(core, 'completion/complete', ctx, { server }), state: core.state }
-    return (await complete(request.params as CompleteParams, core, context)) as never
+    const context = { ...callContext(state, 'completion/complete', ctx, { server }), state: state.state }
+    return (await complete(request.params as CompleteParams, state, context)) as never
   })
   server.setRequestHandler('prompts/list', (request) =>
     listPage(
       'prompts',
-      [...core.prompts.values()].map((p) => p.prompt),
+      [...state.prompts.values()].map((p) => p.prompt),
       request.params?.cursor,
-      core.pageSize,
+      state.pageSize,
     ),
   )
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const { name, arguments: args = {} } = request.params
-    const entry = core.prompts.get(name)
+    const entry = state.prompts.get(name)
     if (entry === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`)
     for (const arg of entry.prompt.arguments ?? []) {
       if (arg.required && typeof args[arg.name] !== 'string') {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name}: missing required argument "${arg.name}"`)
       }
     }
-    return (await inRounds(core, ctx, `prompts/get:${name}`, async (options) => {
-      const context = { ...callContext(core, name, ctx, { ...options, server }), state: core.state }
+    return (await inRounds(state, ctx, `prompts/get:${name}`, async (options) => {
+      const context = { ...callContext(state, name, ctx, { ...options, server }), state: state.state }
       return promptResult(entry.prompt, await entry.get(args as Record<string, string>, context))
     })) as never
   })
-  serveTaskMethods(server, core)
-  const unsubscribe = serveSubscriptions(server, core, log)
+  serveTaskMethods(server, state)
+  const unsubscribe = serveSubscriptions(server, state, log)
   live?.add(server)
   server.onclose = () => {
     unsubscribe()
@@ -397,6 +397,6 @@ export function createSdkServer(core: ServerState, options: FactoryOptions = {})
  * A factory for `serveStdio` and `createMcpHandler`. Cheap per call: the
  * snapshots are shared, only the SDK instance is new.
  */
-export function sdkServerFactory(core: ServerState, options: FactoryOptions = {}): McpServerFactory {
-  return () => createSdkServer(core, options)
+export function sdkServerFactory(state: ServerState, options: FactoryOptions = {}): McpServerFactory {
+  return () => createSdkServer(state, options)
 }

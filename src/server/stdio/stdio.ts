@@ -86,13 +86,13 @@ class CountingTransport implements Transport {
 }
 
 /**
- * Serves `core` on stdio until stdin closes; resolves with a report, or
+ * Serves `state` on stdio until stdin closes; resolves with a report, or
  * rejects with the error when stdin or stdout fails (the process should
  * then exit non-zero). Its messages go to the logger (docs/serving.md §9).
  * List changes reach the client: unsolicited in the initialize era, on its
  * `subscriptions/listen` streams in 2026-07-28.
  */
-export function serveCoreStdio(core: ServerState, options: ServeStdioOptions = {}): Promise<ServeReport> {
+export function serveOverStdio(state: ServerState, options: ServeStdioOptions = {}): Promise<ServeReport> {
   try {
     checkOptions('serveStdio()', options, STDIO_RULES)
   } catch (error) {
@@ -101,10 +101,10 @@ export function serveCoreStdio(core: ServerState, options: ServeStdioOptions = {
   // Date, not performance: reading `performance` loads perf_hooks, a millisecond or two of every start.
   const started = Date.now()
   const stats: ServeStats = { requests: 0, toolCalls: 0, errors: 0 }
-  const log = new Log(options, core.log)
+  const log = new Log(options, state.log)
   // The connection's SDK instances (a discarded discovery probe leaves the set when it closes).
   const live = new Set<SdkServer>()
-  const off = core.onChange((kind) => {
+  const off = state.onChange((kind) => {
     for (const server of live) notifyInstance(server, kind)
   }, log)
   return new Promise((resolve, reject) => {
@@ -120,9 +120,9 @@ export function serveCoreStdio(core: ServerState, options: ServeStdioOptions = {
       if (fatal) reject(fatal)
       else resolve({ ...stats, durationMs: Date.now() - started })
     })
-    sdkServeStdio(sdkServerFactory(core, { stats, live, log }), {
+    sdkServeStdio(sdkServerFactory(state, { stats, live, log }), {
       transport,
-      onerror: (error) => log.error(`${core.info.name}: ${error.message}`, error, 'stdio'),
+      onerror: (error) => log.error(`${state.info.name}: ${error.message}`, error, 'stdio'),
     })
   })
 }

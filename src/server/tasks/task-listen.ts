@@ -30,7 +30,7 @@ type Message = { id?: unknown; method?: unknown; params?: { notifications?: Reco
  * notifications: `-32021` (HTTP 400) without the Tasks extension, else the
  * stream. `undefined` for any other message (the SDK serves it).
  */
-export async function taskListen(core: ServerState, message: unknown, request: Request, authInfo: unknown): Promise<Response | undefined> {
+export async function taskListen(state: ServerState, message: unknown, request: Request, authInfo: unknown): Promise<Response | undefined> {
   const m = message as Message | null
   if (m === null || typeof m !== 'object' || m.method !== 'subscriptions/listen') return undefined
   const wanted = m.params?.notifications?.taskIds
@@ -50,7 +50,7 @@ export async function taskListen(core: ServerState, message: unknown, request: R
   const owner = principalOf(authInfo, request.headers.get('authorization'))
   const taskIds: string[] = []
   for (const taskId of new Set(wanted.filter((t): t is string => typeof t === 'string'))) {
-    const task = await core.tasks.store.get(taskId)
+    const task = await state.tasks.store.get(taskId)
     if (task !== undefined && task.owner === owner) taskIds.push(taskId)
   }
   const asked = m.params?.notifications ?? {}
@@ -60,7 +60,7 @@ export async function taskListen(core: ServerState, message: unknown, request: R
     ? asked.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
     : []
   if (uris.length > 0) honored.resourceSubscriptions = uris
-  return new Response(listenStream(core, id, honored, taskIds, uris, request.signal), {
+  return new Response(listenStream(state, id, honored, taskIds, uris, request.signal), {
     status: 200,
     headers: {
       'content-type': 'text/event-stream',
@@ -73,7 +73,7 @@ export async function taskListen(core: ServerState, message: unknown, request: R
 
 /** The SSE stream: the acknowledgment first, then the notifications its filter asks for, each tagged with the subscription id. */
 function listenStream(
-  core: ServerState,
+  state: ServerState,
   id: string | number | null,
   honored: Record<string, unknown>,
   taskIds: readonly string[],
@@ -111,13 +111,13 @@ function listenStream(
       controller = c
       send('notifications/subscriptions/acknowledged', { notifications: honored })
       stops.push(
-        core.onChange((kind) => {
+        state.onChange((kind) => {
           if (honored[LIST_BITS[kind]] === true) send(`notifications/${kind}/list_changed`, {})
         }),
       )
       if (uris.length > 0)
-        stops.push(onResourceUpdated(core, (uri) => uris.includes(uri) && send('notifications/resources/updated', { uri })))
-      for (const taskId of taskIds) stops.push(watchTask(core, taskId, (task) => send('notifications/tasks', taskView(task, true))))
+        stops.push(onResourceUpdated(state, (uri) => uris.includes(uri) && send('notifications/resources/updated', { uri })))
+      for (const taskId of taskIds) stops.push(watchTask(state, taskId, (task) => send('notifications/tasks', taskView(task, true))))
       const alive = setInterval(() => write(': keepalive\n\n'), KEEP_ALIVE_MS)
       ;(alive as { unref?: () => void }).unref?.()
       stops.push(() => clearInterval(alive))
@@ -131,8 +131,8 @@ function listenStream(
 }
 
 /** Calls `seen` with each new state of a task: through the store's `watch`, else read every `pollIntervalMs`. */
-function watchTask(core: ServerState, taskId: string, seen: (task: StoredTask) => void): () => void {
-  const store = core.tasks.store
+function watchTask(state: ServerState, taskId: string, seen: (task: StoredTask) => void): () => void {
+  const store = state.tasks.store
   if (store.watch) return store.watch(taskId, seen)
   let last = 0
   const timer = setInterval(() => {
@@ -145,7 +145,7 @@ function watchTask(core: ServerState, taskId: string, seen: (task: StoredTask) =
       },
       () => {},
     )
-  }, core.tasks.pollIntervalMs)
+  }, state.tasks.pollIntervalMs)
   ;(timer as { unref?: () => void }).unref?.()
   return () => clearInterval(timer)
 }

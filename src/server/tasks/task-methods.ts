@@ -51,37 +51,37 @@ const ANY_PARAMS: StandardSchemaV1<unknown, Record<string, unknown>> = {
 const notFound = (): ProtocolError => new ProtocolError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found')
 
 /** The task `params.taskId` if the caller of `ctx` owns it; throws `-32021` to a request without the extension, `-32602` when not found. */
-async function ownTask(core: ServerState, ctx: ServerContext, method: string, params: Record<string, unknown>): Promise<StoredTask> {
+async function ownTask(state: ServerState, ctx: ServerContext, method: string, params: Record<string, unknown>): Promise<StoredTask> {
   // The extension exists on 2026-07-28 only (SEP-2663): an initialize-era session has no such method.
   if (ctx.mcpReq.envelope === undefined) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found')
   if (!declaresTasks(ctx)) throw missingTasksCapability(method)
   const taskId = params.taskId
   if (typeof taskId !== 'string' || taskId === '')
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${method}: "taskId" must be a non-empty string`)
-  const task = await core.tasks.store.get(taskId)
+  const task = await state.tasks.store.get(taskId)
   if (task === undefined || task.owner !== ownerOf(ctx)) throw notFound()
   return task
 }
 
 /** Registers `tasks/get`, `tasks/update` and `tasks/cancel` on one SDK instance. */
-export function serveTaskMethods(server: SdkServer, core: ServerState): void {
+export function serveTaskMethods(server: SdkServer, state: ServerState): void {
   server.setRequestHandler('tasks/get', { params: ANY_PARAMS }, async (params, ctx) => {
-    return taskView(await ownTask(core, ctx, 'tasks/get', params), true) as never
+    return taskView(await ownTask(state, ctx, 'tasks/get', params), true) as never
   })
   server.setRequestHandler('tasks/update', { params: ANY_PARAMS }, async (params, ctx) => {
-    const task = await ownTask(core, ctx, 'tasks/update', params)
+    const task = await ownTask(state, ctx, 'tasks/update', params)
     // The SDK lifts `inputResponses` out of the params (keeping only answer-shaped entries).
     const responses = ctx.mcpReq.inputResponses
     if (responses === undefined)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tasks/update: "inputResponses" must be an object of answers by key')
     // Answers to questions not outstanding are ignored (SEP-2663); the ack says nothing of the task.
-    await core.tasks.store.update(task.taskId, answerChange(responses))
+    await state.tasks.store.update(task.taskId, answerChange(responses))
     return {} as never
   })
   server.setRequestHandler('tasks/cancel', { params: ANY_PARAMS }, async (params, ctx) => {
-    const task = await ownTask(core, ctx, 'tasks/cancel', params)
+    const task = await ownTask(state, ctx, 'tasks/cancel', params)
     // A terminal task stays as it is: the ack is the same (cancelling twice, or too late, is no error).
-    await core.tasks.store.update(task.taskId, cancelChange)
+    await state.tasks.store.update(task.taskId, cancelChange)
     return {} as never
   })
 }

@@ -20,11 +20,11 @@ import { claimChange, failChange, runnerOnly, type TaskManager } from './tasks.t
 const CLAIMS_PER_LOOK = 16
 
 /**
- * Runs `core`'s tasks in the fleet of `cluster` and starts looking for
+ * Runs `state`'s tasks in the fleet of `cluster` and starts looking for
  * tasks to take over; returns the stop. Failures go to `onerror`.
  */
-export function joinFleetTasks(core: ServerState, cluster: Cluster, onerror: (error: Error) => void): () => void {
-  const tasks = core.joinFleet(cluster)
+export function joinFleetTasks(state: ServerState, cluster: Cluster, onerror: (error: Error) => void): () => void {
+  const tasks = state.joinFleet(cluster)
   const instance = tasks.instance!
   const store = tasks.store
   if (store.due === undefined) return () => {}
@@ -35,7 +35,7 @@ export function joinFleetTasks(core: ServerState, cluster: Cluster, onerror: (er
       if (tasks.runsHere(taskId)) continue
       const task = await store.update(taskId, claimChange(instance, now, Date.now() + tasks.leaseMs))
       if (task === undefined || isTerminal(task.status) || task.runner?.instance !== instance || task.runner.until <= now) continue
-      takeOver(core, tasks, task)
+      takeOver(state, tasks, task)
     }
   }
   const timer = setInterval(() => {
@@ -50,8 +50,8 @@ export function joinFleetTasks(core: ServerState, cluster: Cluster, onerror: (er
 }
 
 /** Runs `task`, just claimed, here: its operation followed, or the task failed. */
-function takeOver(core: ServerState, tasks: TaskManager, task: StoredTask): void {
-  const entry = core.tools.byName.get(task.tool)
+function takeOver(state: ServerState, tasks: TaskManager, task: StoredTask): void {
+  const entry = state.tools.byName.get(task.tool)
   const tool = entry?.proto?.tool
   if (entry === undefined || tool?.spec.longRunning === undefined || task.operation === undefined || tool.operations?.get === undefined) {
     const error = { code: -32603, message: `the instance running task ${task.taskId} stopped before the task ended` }
@@ -69,5 +69,5 @@ function takeOver(core: ServerState, tasks: TaskManager, task: StoredTask): void
   }
   let server: ReturnType<typeof createSdkServer> | undefined
   const settled = followOperation(tool, { name: task.operation, done: false }, context)
-  tasks.adopt(task, controller, settled, (result) => taskResult((server ??= createSdkServer(core)), entry, result as never))
+  tasks.adopt(task, controller, settled, (result) => taskResult((server ??= createSdkServer(state)), entry, result as never))
 }

@@ -12,13 +12,13 @@ export interface Connection {
 }
 
 /**
- * Connects `transport` to a new SDK instance answering from `core`; list
+ * Connects `transport` to a new SDK instance answering from `state`; list
  * changes reach it as they reach a stdio client, until the transport closes.
  * Transports the SDK connects this way speak the initialize era.
  */
-export async function connectCore(core: ServerState, transport: Transport): Promise<Connection> {
-  const server = createSdkServer(core)
-  const off = core.onChange((kind) => notifyInstance(server, kind))
+export async function connectTransport(state: ServerState, transport: Transport): Promise<Connection> {
+  const server = createSdkServer(state)
+  const off = state.onChange((kind) => notifyInstance(server, kind))
   const onclose = server.onclose
   server.onclose = () => {
     off()

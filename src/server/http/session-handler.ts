@@ -1,27 +1,28 @@
 /**
- * The web-standard side of HTTP serving: 2026-07-28 requests through the
- * SDK's `createMcpHandler`, initialize-era requests (`isLegacyRequest`) to a
- * map of sessions on the SDK's sessionful transport (one SDK instance per
- * session, idle timeout, DELETE, resumable SSE), the rest statelessly.
+ * The sessionful handler of `serveHttp()` and `nodeHandler()`:
+ * 2026-07-28 requests through the SDK's `createMcpHandler`, initialize-era
+ * ones (`isLegacyRequest`) to a map of sessions on the SDK's sessionful
+ * transport (one SDK instance per session, idle timeout, DELETE, resumable
+ * SSE, touched in the fleet), the rest statelessly; held streams counted
+ * per caller, and a session lent to the fast path of a call in it
+ * (`sessionCall`, session-fast-call.ts).
  */
 import {
   createMcpHandler,
   isInitializeRequest,
   isLegacyRequest,
   legacyStatelessFallback,
-  readRequestBody,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
   type Server as SdkServer,
 } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../../contract/defaults.ts'
-import type { Cluster, ClusterMessage, SessionRecord } from '../cluster/cluster.ts'
+import type { ClusterMessage, SessionRecord } from '../cluster/cluster.ts'
+import type { ClusterOptions } from '../cluster/cluster-options.ts'
 import {
   FleetBus,
   LIST_EVENTS,
-  linkFetch,
   listKindOf,
-  type FetchLinks,
   noteMethods,
   replayInitialize,
   resumeElsewhere,
@@ -29,37 +30,17 @@ import {
   sessionEvents,
   type SessionEvents,
 } from '../cluster/fleet.ts'
-import {
-  BODY_NOT_JSON,
-  BODY_TOO_LARGE,
-  DEFAULT_MAX_SESSIONS,
-  DEFAULT_MAX_STREAMS_PER_CALLER,
-  DEFAULT_SESSION_IDLE_MS,
-  MAX_BODY_BYTES,
-} from '../serving/limits.ts'
-import { Log, type ErrorSource, type LoggingOptions } from '../serving/logging.ts'
 import { memoryCluster } from '../cluster/memory-cluster.ts'
-import { joinFleetTasks } from '../tasks/task-takeover.ts'
+import { onResourceUpdated } from '../primitives/subscriptions.ts'
+import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS_PER_CALLER, DEFAULT_SESSION_IDLE_MS, MAX_BODY_BYTES } from '../serving/limits.ts'
+import type { Log } from '../serving/logging.ts'
 import { principalOf } from '../serving/principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from '../serving/sdk-server.ts'
 import type { ListKind, ServerState } from '../serving/server-state.ts'
-import { answerBeforeSdk, METHODS_BEFORE_SDK } from './before-sdk.ts'
-import { onResourceUpdated } from '../primitives/subscriptions.ts'
+import { joinFleetTasks } from '../tasks/task-takeover.ts'
+import { answerBeforeSdk } from './before-sdk.ts'
+import { jsonRpcError, notifyModern, readBody, report } from './handler-common.ts'
 import type { FindSession } from './session-fast-call.ts'
-import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
-import { rememberSource } from '../../runtime/number-source.ts'
-
-/** What the instances of a server behind a load balancer share (docs/serving.md §12). */
-export interface ClusterOptions {
-  /**
-   * Shares sessions, their events, list changes and clients' answers with
-   * the other instances (`postgresCluster()` of `unplugin-proto-mcp/postgres`).
-   * Needs a `requestStateKey`. @default this instance's own state, in memory
-   */
-  cluster?: Cluster
-  /** The requestState key (docs/serving.md §6), the same on every instance. @default `Server.builder(...).requestStateKey(key)`, else random */
-  requestStateKey?: Uint8Array | string
-}
 
 /** Session options of HTTP serving. */
 export interface SessionOptions extends ClusterOptions {
@@ -89,7 +70,7 @@ export interface SessionOptions extends ClusterOptions {
 }
 
 /** A fetch-shaped handler with its sessions. */
-export interface HttpCore {
+export interface SessionHandler {
   /** `parsedBody`: the body, already read and parsed (the Node adapter passes it on). */
   fetch(request: Request, options?: { authInfo?: unknown; parsedBody?: unknown }): Promise<Response>
   /** Initialize-era sessions open now. */
@@ -101,9 +82,6 @@ export interface HttpCore {
   /** Closes every session and the 2026-07-28 streams. */
   close(): Promise<void>
 }
-
-/** A web-standard handler: one request in, one response out. */
-export type FetchHandler = (request: Request, options?: { authInfo?: unknown }) => Promise<Response>
 
 interface Session {
   readonly server: SdkServer
@@ -121,79 +99,12 @@ interface Session {
   deliver?: (message: ClusterMessage) => void
 }
 
-const jsonRpcError = (status: number, code: number, message: string): Response => Response.json(jsonRpcErrorBody(code, message), { status })
-
 const sessionNotFound = (): Response => jsonRpcError(404, -32001, 'Session not found: initialize a new session')
 
 function tooManySessions(maxSessions: number): Response {
   const busy = jsonRpcError(503, -32000, `too many sessions: all ${maxSessions} are in use; retry later`)
   busy.headers.set('retry-after', '5')
   return busy
-}
-
-/** The SDK's `onerror` of a handler: the error, told to `log`. */
-const report =
-  (core: ServerState, log: Log, where: ErrorSource) =>
-  (error: Error): void => {
-    log.error(`${core.info.name}: ${error.message}`, error, where)
-  }
-
-/** Tells a 2026-07-28 handler's listen streams that `kind` changed. */
-function notifyModern(mcp: ReturnType<typeof createMcpHandler>, kind: ListKind): void {
-  if (kind === 'tools') mcp.notify.toolsChanged()
-  else if (kind === 'resources') mcp.notify.resourcesChanged()
-  else mcp.notify.promptsChanged()
-}
-
-/**
- * The parsed JSON body of a POST, or a `413`/`400` response. The text is
- * kept with the request, for the exact reading of 64-bit numbers
- * (runtime/number-source.ts).
- */
-async function readBody(request: Request): Promise<{ parsed: unknown } | Response> {
-  const body = await readRequestBody(request.clone(), MAX_BODY_BYTES)
-  if (body.tooLarge) return jsonRpcError(413, -32000, BODY_TOO_LARGE)
-  try {
-    const parsed: unknown = JSON.parse(body.text)
-    rememberSource(request, body.text)
-    return { parsed }
-  } catch {
-    return jsonRpcError(400, -32700, BODY_NOT_JSON)
-  }
-}
-
-/**
- * The stateless handler of `server.fetch()`: both eras, no sessions; its
- * listen streams hear list changes. Its messages go to the server's log;
- * with `links` (`fetchHandler()`), to its own, its bus shared with a cluster.
- */
-export function createFetchHandler(core: ServerState, links?: FetchLinks): FetchHandler {
-  core.codec()
-  const onerror = links?.onerror ?? report(core, core.log, 'fetch')
-  const mcp = createMcpHandler(sdkServerFactory(core, links ? { log: links.log } : {}), {
-    maxRequestBodySize: MAX_BODY_BYTES,
-    onerror,
-    ...(links ? { bus: links.bus } : {}),
-  })
-  const offs = [
-    core.onChange((kind) => notifyModern(mcp, kind)),
-    onResourceUpdated(core, (uri) => mcp.notify.resourceUpdated(uri)),
-    () => mcp.close(),
-  ]
-  links?.closers.push(...offs)
-  return async (request, options) => {
-    const authInfo = options?.authInfo === undefined ? {} : { authInfo: options.authInfo as AuthInfo }
-    if (request.method !== 'POST') return mcp.fetch(request, authInfo)
-    // Read here as for serveHttp: one wording for a body too large or not JSON, and the text kept for exact 64-bit numbers.
-    const body = await readBody(request)
-    if (body instanceof Response) return body
-    // A 2026-07-28 request names its method in Mcp-Method: those answered before the SDK are answered here.
-    if (METHODS_BEFORE_SDK.has(request.headers.get('mcp-method') ?? '')) {
-      const answered = await answerBeforeSdk(core, body.parsed, request, options?.authInfo)
-      if (answered) return answered
-    }
-    return mcp.fetch(request, { ...authInfo, parsedBody: body.parsed })
-  }
 }
 
 /** Whether a request asks for a stream held open for notifications: a GET, or a 2026-07-28 `subscriptions/listen`. */
@@ -244,15 +155,6 @@ function watchStream(request: Request, response: Response, end: () => void): Res
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
-/** The links of a `fetchHandler()` to its cluster (`fetch()` has none: no one else hears it). */
-export function fetchLinks(core: ServerState, options: ClusterOptions & LoggingOptions): FetchLinks {
-  const log = new Log(options, core.log)
-  const onerror = report(core, log, 'fetch')
-  const links = linkFetch(options.cluster ?? memoryCluster(), log, onerror)
-  if (options.cluster !== undefined) links.closers.push(joinFleetTasks(core, options.cluster, onerror))
-  return links
-}
-
 /**
  * Ends the SSE stream of a request its client cancelled: the SDK aborts the
  * handler and, as the spec says, sends no response, so the transport would
@@ -272,17 +174,17 @@ function endCancelledStreams(transport: WebStandardStreamableHTTPServerTransport
 }
 
 /** Creates the sessionful handler of `serveHttp()` and `nodeHandler()`; its messages go to `log`. */
-export function createHttpCore(core: ServerState, options: SessionOptions = {}, log: Log = core.log): HttpCore {
+export function createSessionHandler(state: ServerState, options: SessionOptions = {}, log: Log = state.log): SessionHandler {
   // requestState needs its key from serve time on.
-  core.codec()
+  state.codec()
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS
-  const onerror = report(core, log, 'http')
+  const onerror = report(state, log, 'http')
   // Without a cluster option: this server's own state in memory, shared with no one (fleet-only work is skipped).
   const fleet = options.cluster !== undefined
   const cluster = options.cluster ?? memoryCluster(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes })
   const bus = new FleetBus(cluster, onerror)
-  const modern = createMcpHandler(sdkServerFactory(core, { log }), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror, bus })
-  const stateless = legacyStatelessFallback(sdkServerFactory(core, { log }), onerror, { maxRequestBodySize: MAX_BODY_BYTES })
+  const modern = createMcpHandler(sdkServerFactory(state, { log }), { legacy: 'reject', maxRequestBodySize: MAX_BODY_BYTES, onerror, bus })
+  const stateless = legacyStatelessFallback(sdkServerFactory(state, { log }), onerror, { maxRequestBodySize: MAX_BODY_BYTES })
   const sessions = new Map<string, Session>()
   const rebuilding = new Map<string, Promise<Session | undefined>>()
   const live = new Set<SdkServer>()
@@ -294,12 +196,12 @@ export function createHttpCore(core: ServerState, options: SessionOptions = {}, 
   // Initializes still in flight count too: a burst must not overshoot the cap.
   let opening = 0
   // A change here goes out on the bus: to this instance's listen streams and sessions (below), and to every other instance.
-  const off = core.onChange((kind) => notifyModern(modern, kind), log)
+  const off = state.onChange((kind) => notifyModern(modern, kind), log)
   const offBus = bus.subscribe((event) => {
     const kind = listKindOf(event)
     if (kind !== undefined) for (const server of live) notifyInstance(server, kind)
   })
-  const offUpdates = onResourceUpdated(core, (uri) => modern.notify.resourceUpdated(uri), log)
+  const offUpdates = onResourceUpdated(state, (uri) => modern.notify.resourceUpdated(uri), log)
 
   /** Frees this instance's copy of a session (in a fleet, others may serve it on). */
   const free = (id: string): void => {
@@ -333,7 +235,7 @@ export function createHttpCore(core: ServerState, options: SessionOptions = {}, 
   // Reported by ready() and by each request.
   attached.catch(() => {})
   // In a fleet, tasks live in the cluster, and this instance takes over those whose runner stopped.
-  const leaveTasks = fleet ? joinFleetTasks(core, cluster, onerror) : undefined
+  const leaveTasks = fleet ? joinFleetTasks(state, cluster, onerror) : undefined
 
   /** Makes room for one more session: frees the one idle the longest; `false` when every session is busy. */
   const makeRoom = (): boolean => {
@@ -423,7 +325,7 @@ export function createHttpCore(core: ServerState, options: SessionOptions = {}, 
   const tooManyStreams = (): Response => {
     log.warnThrottled(
       'held streams',
-      `${core.info.name}: a caller holding ${maxHeld} streams (maxStreamsPerCaller) asked for one more: answered 429`,
+      `${state.info.name}: a caller holding ${maxHeld} streams (maxStreamsPerCaller) asked for one more: answered 429`,
     )
     return jsonRpcError(429, -32000, `too many open streams: this caller already holds ${maxHeld} (maxStreamsPerCaller); close one first`)
   }
@@ -460,7 +362,7 @@ export function createHttpCore(core: ServerState, options: SessionOptions = {}, 
         return cluster.endSession(id).catch(onerror)
       },
     })
-    const server = createSdkServer(core, { log })
+    const server = createSdkServer(state, { log })
     const session: Session = { server, transport, events, principal, lastSeen: Date.now(), touched: Date.now(), streams: 0 }
     await server.connect(transport)
     endCancelledStreams(transport)
@@ -539,7 +441,7 @@ export function createHttpCore(core: ServerState, options: SessionOptions = {}, 
   const route = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
     const legacy = await isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })
     const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
-    if (!legacy) return (await answerBeforeSdk(core, parsed, request, authInfo)) ?? modern.fetch(request, handled)
+    if (!legacy) return (await answerBeforeSdk(state, parsed, request, authInfo)) ?? modern.fetch(request, handled)
     const id = request.headers.get('mcp-session-id')
     if (id !== null) {
       await attached

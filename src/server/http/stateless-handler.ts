@@ -1,0 +1,64 @@
+/**
+ * The stateless handler of `server.fetch()` and `fetchHandler()`: every
+ * request through the SDK's `createMcpHandler`, 2026-07-28 and
+ * initialize-era alike, with no sessions; in a fleet, its bus and tasks
+ * shared with the other instances (`fetchLinks`).
+ */
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server'
+import type { ClusterOptions } from '../cluster/cluster-options.ts'
+import { linkFetch, type FetchLinks } from '../cluster/fleet.ts'
+import { memoryCluster } from '../cluster/memory-cluster.ts'
+import { onResourceUpdated } from '../primitives/subscriptions.ts'
+import { MAX_BODY_BYTES } from '../serving/limits.ts'
+import { Log, type LoggingOptions } from '../serving/logging.ts'
+import { sdkServerFactory } from '../serving/sdk-server.ts'
+import type { ServerState } from '../serving/server-state.ts'
+import { joinFleetTasks } from '../tasks/task-takeover.ts'
+import { answerBeforeSdk, METHODS_BEFORE_SDK } from './before-sdk.ts'
+import { notifyModern, readBody, report } from './handler-common.ts'
+
+/** A web-standard handler: one request in, one response out. */
+export type FetchHandler = (request: Request, options?: { authInfo?: unknown }) => Promise<Response>
+
+/**
+ * The stateless handler of `server.fetch()`: both eras, no sessions; its
+ * listen streams hear list changes. Its messages go to the server's log;
+ * with `links` (`fetchHandler()`), to its own, its bus shared with a cluster.
+ */
+export function createFetchHandler(state: ServerState, links?: FetchLinks): FetchHandler {
+  state.codec()
+  const onerror = links?.onerror ?? report(state, state.log, 'fetch')
+  const mcp = createMcpHandler(sdkServerFactory(state, links ? { log: links.log } : {}), {
+    maxRequestBodySize: MAX_BODY_BYTES,
+    onerror,
+    ...(links ? { bus: links.bus } : {}),
+  })
+  const offs = [
+    state.onChange((kind) => notifyModern(mcp, kind)),
+    onResourceUpdated(state, (uri) => mcp.notify.resourceUpdated(uri)),
+    () => mcp.close(),
+  ]
+  links?.closers.push(...offs)
+  return async (request, options) => {
+    const authInfo = options?.authInfo === undefined ? {} : { authInfo: options.authInfo as AuthInfo }
+    if (request.method !== 'POST') return mcp.fetch(request, authInfo)
+    // Read here as for serveHttp: one wording for a body too large or not JSON, and the text kept for exact 64-bit numbers.
+    const body = await readBody(request)
+    if (body instanceof Response) return body
+    // A 2026-07-28 request names its method in Mcp-Method: those answered before the SDK are answered here.
+    if (METHODS_BEFORE_SDK.has(request.headers.get('mcp-method') ?? '')) {
+      const answered = await answerBeforeSdk(state, body.parsed, request, options?.authInfo)
+      if (answered) return answered
+    }
+    return mcp.fetch(request, { ...authInfo, parsedBody: body.parsed })
+  }
+}
+
+/** The links of a `fetchHandler()` to its cluster (`fetch()` has none: no one else hears it). */
+export function fetchLinks(state: ServerState, options: ClusterOptions & LoggingOptions): FetchLinks {
+  const log = new Log(options, state.log)
+  const onerror = report(state, log, 'fetch')
+  const links = linkFetch(options.cluster ?? memoryCluster(), log, onerror)
+  if (options.cluster !== undefined) links.closers.push(joinFleetTasks(state, options.cluster, onerror))
+  return links
+}
