@@ -228,7 +228,9 @@ describe('no import circles', () => {
   })
 
   it('finds a circle through files, a type import and a self-import', () => {
-    const dir = mkdtempSync(join(import.meta.dirname, '..', '.tmp', 'circles-'))
+    const tmp = join(import.meta.dirname, '..', '.tmp')
+    mkdirSync(tmp, { recursive: true })
+    const dir = mkdtempSync(join(tmp, 'circles-'))
     try {
       mkdirSync(join(dir, 'a'))
       writeFileSync(join(dir, 'a', 'one.ts'), "import { two } from '../two.ts'\nexport const one = two\n")
