@@ -50,7 +50,7 @@ export function mayBeFastCall(req: IncomingMessage): boolean {
 }
 
 /** The request body's chunks; `complete` is false past the body limit (the rest is left unread). */
-export async function bodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; complete: boolean }> {
+async function bodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; complete: boolean }> {
   const chunks: Buffer[] = []
   let size = 0
   // Read by `read()`, not `for await`: that would destroy the stream when left early.
@@ -61,6 +61,22 @@ export async function bodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; 
     chunks.push(chunk)
     size += chunk.length
     if (size > MAX_BODY_BYTES) return { chunks, complete: false }
+  }
+}
+
+/**
+ * The body of `req` read for a fast path: its chunks (to replay to the SDK's
+ * path), its text and its JSON; `message` is undefined when the body is past
+ * the limit or not JSON (the SDK's path then says so, as for any request).
+ */
+export async function jsonBodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; text: string; message: unknown }> {
+  const { chunks, complete } = await bodyOf(req)
+  if (!complete) return { chunks, text: '', message: undefined }
+  const text = Buffer.concat(chunks).toString('utf8')
+  try {
+    return { chunks, text, message: JSON.parse(text) as unknown }
+  } catch {
+    return { chunks, text, message: undefined }
   }
 }
 
@@ -129,15 +145,7 @@ export async function serveFastCall(
   next: (req: IncomingMessage) => Promise<void>,
   log: Log,
 ): Promise<void> {
-  const { chunks, complete } = await bodyOf(req)
-  let message: unknown
-  let text = ''
-  try {
-    text = complete ? Buffer.concat(chunks).toString('utf8') : ''
-    message = complete ? JSON.parse(text) : undefined
-  } catch {
-    // Not JSON: the SDK path says so, as it does for any request.
-  }
+  const { chunks, text, message } = await jsonBodyOf(req)
   if (message === undefined) return next(replayed(req, chunks))
   const call = plainCall(message, req.headers['mcp-name'] as string)
   const authInfo = (req as IncomingMessage & { auth?: unknown }).auth

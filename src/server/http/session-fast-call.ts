@@ -27,7 +27,7 @@ import {
   type WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import { rememberSource } from '../../runtime/number-source.ts'
-import { bodyOf, replayed } from './fast-call.ts'
+import { jsonBodyOf, replayed } from './fast-call.ts'
 import { principalOf } from '../serving/principal.ts'
 
 /** What session-handler.ts lends this path of one of its sessions. */
@@ -149,15 +149,7 @@ export async function serveSessionCall(
   res: ServerResponse,
   next: (req: IncomingMessage) => Promise<void>,
 ): Promise<void> {
-  const { chunks, complete } = await bodyOf(req)
-  let message: unknown
-  let text = ''
-  try {
-    text = complete ? Buffer.concat(chunks).toString('utf8') : ''
-    message = complete ? JSON.parse(text) : undefined
-  } catch {
-    // Not JSON: the SDK path says so.
-  }
+  const { chunks, text, message } = await jsonBodyOf(req)
   const h = req.headers
   const version = h['mcp-protocol-version'] as string
   const kind = kindOf(message)
