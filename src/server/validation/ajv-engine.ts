@@ -23,7 +23,7 @@ let engine: AjvEngine | undefined
 /**
  * The SDK's 2020-12 class, found through the engine its validator builds
  * on first use (`ajv`, a getter its types keep private: the SDK exports
- * only its draft-07 class). test/server/hand-tool-engine.test.ts checks it
+ * only its draft-07 class). test/server/hand-written-tool-engine.test.ts checks it
  * is the 2020-12 one, with every keyword this runtime documents.
  */
 export function loadAjv(): AjvEngine {
