@@ -145,6 +145,7 @@ const CLI_DEFAULTS: Record<keyof typeof CLI_OPTIONS, unknown> = {
   'include-method': undefined,
   'exclude-method': undefined,
   'tool-token-budget': bare.toolTokenBudget ?? PLUGIN_RULES.toolTokenBudget.default,
+  discovery: bare.discovery ?? PLUGIN_RULES.discovery.default,
   verbose: undefined,
   deadline: bare.deadlineMs,
   'stream-cap': bare.streamCap ?? GRPC_RULES.streamCap.default,

@@ -8,6 +8,7 @@ import { DEFAULT_HTTP_HOST } from '../contract/index.ts'
 import { DEFAULT_DEADLINE_MS, DEFAULT_FORWARDED_HEADERS } from '../runtime/backend.ts'
 import type { Profile } from '../schema/index.ts'
 import { DEFAULT_PROFILE, PROFILES } from '../schema/types.ts'
+import { DISCOVERY_MODES, type DiscoveryMode } from '../contract/discovery.ts'
 
 /** What `proto-mcp serve` was asked to do. */
 export interface ServeCommand {
@@ -41,6 +42,8 @@ export interface ServeCommand {
   toolTokenBudget?: number | false
   /** Which RPCs become tools, as the plugin's `methods` option. @default every RPC */
   methods: { include?: string[]; exclude?: string[] }
+  /** How tools are listed, as the plugin's `discovery` option (`--discovery`). @default 'auto' */
+  discovery?: DiscoveryMode
   /** Milliseconds each gRPC call may take. @default 30000 */
   deadlineMs: number
   /** MCP request headers forwarded as gRPC metadata. @default ['authorization', 'traceparent'] (['traceparent'] with `auth`) */
@@ -97,6 +100,9 @@ Options:
   --tool-token-budget <n>    portable/strict: the most o200k tokens one tool may cost a model;
                              deeper messages become placeholders the describe_type tool
                              explains (default 1500; "off": every message inlined)
+  --discovery <mode>         tools (list every tool), search (list search_tools, describe_tool
+                             and call_tool instead) or auto (tools up to 40 tools and 30,000
+                             tokens, else search) (default: auto)
   --deadline <ms>            deadline of each gRPC call in milliseconds (default 30000)
   --forward-header <name>    MCP request header forwarded as gRPC metadata; repeatable
                              (default: authorization and traceparent; with --auth-issuer,
@@ -151,6 +157,7 @@ export const CLI_OPTIONS = {
   'include-method': { type: 'string', multiple: true },
   'exclude-method': { type: 'string', multiple: true },
   'tool-token-budget': { type: 'string' },
+  discovery: { type: 'string' },
   verbose: { type: 'boolean' },
   deadline: { type: 'string' },
   'forward-header': { type: 'string', multiple: true },
@@ -232,6 +239,9 @@ export function parseCli(argv: readonly string[]): CliCommand {
   nonEmpty('--include-method', 'a method name or glob', values['include-method'])
   nonEmpty('--exclude-method', 'a method name or glob', values['exclude-method'])
   const budget = values['tool-token-budget']
+  const discovery = values.discovery
+  if (discovery !== undefined && !(DISCOVERY_MODES as readonly string[]).includes(discovery))
+    throw new UsageError(`--discovery must be one of ${DISCOVERY_MODES.join(', ')}, got "${discovery}"`)
   const { auth, methodScopes, principalMetadata, forwardHeaders } = authFlags(values, values.http !== undefined)
   return {
     command: 'serve',
@@ -257,6 +267,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
       ...(values['include-method'] === undefined ? {} : { include: values['include-method'] }),
       ...(values['exclude-method'] === undefined ? {} : { exclude: values['exclude-method'] }),
     },
+    ...(discovery === undefined ? {} : { discovery: discovery as DiscoveryMode }),
     deadlineMs: values.deadline === undefined ? DEFAULT_DEADLINE_MS : integerIn('--deadline', values.deadline, 1, 2 ** 31 - 1),
     forwardHeaders,
     ...(auth === undefined ? {} : { auth }),

@@ -12,6 +12,7 @@ import { createProtoServer, type Logger } from '../server/index.ts'
 import { HELP, parseCli, type ServeCommand } from './args.ts'
 import { buildServerSpec, type BuiltSpec } from '../gateway/build-spec.ts'
 import { costNote } from '../codegen/index.ts'
+import type { DiscoveryMode } from '../contract/discovery.ts'
 import { reflectSpec, watchReflection } from '../gateway/reflect-server.ts'
 
 const log = (line: string): void => {
@@ -30,6 +31,7 @@ export const CLI_FIXES: Partial<Record<BuildWarningCode, string>> = {
   TOOL_OVER_BUDGET: 'raise --tool-token-budget, or leave the RPC out with --exclude-method',
   TOO_MANY_TOOLS: 'choose the RPCs with --include-method or --exclude-method',
   LIST_OVER_TOKENS: 'choose the RPCs with --include-method or --exclude-method, or lower --tool-token-budget',
+  DISCOVERY_SEARCH: 'pass --discovery search to keep this, or --discovery tools to list every tool',
   METHOD_PATTERN_UNMATCHED: 'check the full name, package.Service.Method, given to --include-method, --exclude-method or --method-scope',
 }
 
@@ -40,9 +42,14 @@ export function cliWarning(warning: BuildWarning): BuildWarning {
 }
 
 /** The command's budget and method options, as the build takes them (unset ones left out). */
-function budgetOptions(options: ServeCommand): { toolTokenBudget?: number | false; methods?: ServeCommand['methods'] } {
+function budgetOptions(options: ServeCommand): {
+  toolTokenBudget?: number | false
+  methods?: ServeCommand['methods']
+  discovery?: { mode: DiscoveryMode }
+} {
   return {
     ...(options.toolTokenBudget === undefined ? {} : { toolTokenBudget: options.toolTokenBudget }),
+    ...(options.discovery === undefined ? {} : { discovery: { mode: options.discovery } }),
     ...(options.methods.include || options.methods.exclude ? { methods: options.methods } : {}),
   }
 }

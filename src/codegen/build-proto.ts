@@ -13,7 +13,7 @@ import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { DEFAULT_PROFILE } from '../contract/index.ts'
 import { buildTools } from '../schema/index.ts'
 import type { BuildToolsOptions, Profile, ToolCost, ToolSchema, TypeDetailSpec } from '../schema/index.ts'
-import { serviceMethods, type LenientPlan, type ProtoServerSpec, type ProtoToolSpec } from '../contract/index.ts'
+import { serviceMethods, type DiscoverySpec, type LenientPlan, type ProtoServerSpec, type ProtoToolSpec } from '../contract/index.ts'
 import { compileValidatorsInProcess } from './compile-validators.ts'
 import { emitModuleDeclarations } from './emit-dts.ts'
 import { emitModuleWithWarnings } from './emit-module.ts'
@@ -30,6 +30,7 @@ export type ToolBuildOptions = Pick<
   | 'typeTool'
   | 'methods'
   | 'methodScopes'
+  | 'discovery'
 >
 
 /** Options of {@link buildProtoTools}. */
@@ -63,6 +64,8 @@ export interface ProtoTools {
   types?: TypeDetailSpec
   /** Each listed tool's token count and the client rule sets that reject it (counted when asked). */
   costs: () => ToolCost[]
+  /** Tool discovery, when the build was given it (the spec carries it). */
+  discovery?: DiscoverySpec
 }
 
 /** The server name of a `.proto`: its base name without `.proto`. */
@@ -82,6 +85,7 @@ export function toolOptions(options: ToolBuildOptions): ToolBuildOptions {
   if (options.typeTool !== undefined) out.typeTool = options.typeTool
   if (options.methods !== undefined) out.methods = options.methods
   if (options.methodScopes !== undefined) out.methodScopes = options.methodScopes
+  if (options.discovery !== undefined) out.discovery = options.discovery
   return out
 }
 
@@ -105,6 +109,7 @@ export function buildProtoTools(source: string | ModelSource, options: ProtoTool
     notes: built.notes,
     ...(built.types === undefined ? {} : { types: built.types }),
     costs: built.costs,
+    ...(options.discovery === undefined ? {} : { discovery: options.discovery }),
   }
 }
 
@@ -140,6 +145,7 @@ export function emitModuleSource(built: ProtoTools, options: ModuleSourceOptions
     hmr: options.hmr ?? false,
     ...(built.lenient ? { lenient: built.lenient } : {}),
     ...(built.types ? { types: built.types } : {}),
+    ...(built.discovery ? { discovery: built.discovery } : {}),
   })
   return {
     code: emitted.code,
@@ -188,6 +194,7 @@ export function compileInProcess(built: ProtoTools): InProcessSpec {
     services: serviceMethods(built.model.services),
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
     ...(built.types === undefined ? {} : { types: built.types }),
+    ...(built.discovery === undefined ? {} : { discovery: built.discovery }),
   }
   return { spec, warnings: [...built.warnings, ...compiled.warnings], notes: built.notes, costs: built.costs }
 }

@@ -33,6 +33,8 @@ export interface EmitModuleOptions {
   lenient?: unknown
   /** The type tool and its answers (`buildTools`'s `types`), when the token budget cut something. */
   types?: unknown
+  /** Tool discovery, when the build was given it (`ProtoServerSpec.discovery`). */
+  discovery?: unknown
 }
 
 /** The result of {@link emitModule}. */
@@ -193,7 +195,7 @@ export function emitModuleWithWarnings(
     emitDefaultExport(
       `${CREATE_SERVER}({ name: ${JSON.stringify(options.name)}, version: ${JSON.stringify(version)}, ` +
         `profile: ${JSON.stringify(profile)}, descriptor, tools, services${options.lenient === undefined ? '' : ', lenient'}` +
-        `${options.types === undefined ? '' : ', types'} })`,
+        `${options.types === undefined ? '' : ', types'}${options.discovery === undefined ? '' : `, discovery: ${json(options.discovery)}`} })`,
       options.hmr ?? false,
     ),
     '',

@@ -17,6 +17,16 @@ export {
 } from './generated-imports.ts'
 export type { GeneratedImport } from './generated-imports.ts'
 export { serviceMethods } from './server-spec.ts'
+export {
+  AUTO_MAX_TOKENS,
+  AUTO_MAX_TOOLS,
+  autoMode,
+  DEFAULT_DISCOVERY_NAMES,
+  DISCOVERY_MODES,
+  discoveryClash,
+  discoveryNames,
+} from './discovery.ts'
+export type { DiscoveryMode, DiscoveryNames, DiscoverySpec } from './discovery.ts'
 export type {
   JsonCodec,
   LenientField,

@@ -4,6 +4,7 @@
  * process (codegen's `compileInProcess`). One type for both, so neither side
  * casts the other's.
  */
+import type { DiscoverySpec } from './discovery.ts'
 import type { JsonSchema, Profile, ToolSpec } from './tool-spec.ts'
 
 /** One error object of an Ajv validator (the fields the runtime reads). */
@@ -110,6 +111,8 @@ export interface ProtoServerSpec {
   lenient?: LenientPlan
   /** The type tool, when the token budget cut a tool's schema. */
   types?: TypeDetailSpec
+  /** Tool discovery (the `discovery` option), when not the default `auto` with the default names. */
+  discovery?: DiscoverySpec
 }
 
 /** The spec's `services` of a model's services: each full name with its RPC names in declaration order, keys sorted. */

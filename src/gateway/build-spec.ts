@@ -11,7 +11,7 @@ import type { ToolCost } from '../schema/index.ts'
 /** Options of {@link buildServerSpec}: the plugin's options of the same names. */
 export interface BuildSpecOptions extends Pick<
   ToolBuildOptions,
-  'profile' | 'toolNames' | 'toolTokenBudget' | 'typeTool' | 'methods' | 'methodScopes'
+  'profile' | 'toolNames' | 'toolTokenBudget' | 'typeTool' | 'methods' | 'methodScopes' | 'discovery'
 > {
   /** Directories searched for imports (resolved against the working directory). @default [] */
   importPaths?: string[]

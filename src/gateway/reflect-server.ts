@@ -13,6 +13,7 @@ import { buildWarning, modelFromDescriptors, type BuildWarning } from '../proto/
 import type { Backend } from '../runtime/backend.ts'
 import type { MethodFilter, Profile, ToolNames } from '../schema/index.ts'
 import { createProtoServer, type Server } from '../server/index.ts'
+import type { DiscoverySpec } from '../contract/discovery.ts'
 import { specFromModel, type BuiltSpec } from './build-spec.ts'
 
 /** Options of {@link reflectSpec} and {@link reflectServer}. */
@@ -33,6 +34,8 @@ export interface ReflectOptions {
   methods?: MethodFilter
   /** OAuth scopes by method glob, as the plugin's `methodScopes` option. @default {} */
   methodScopes?: Readonly<Record<string, string | readonly string[]>>
+  /** Tool discovery, as the plugin's `discovery` option (docs/guide/big-apis.md). @default { mode: 'auto' } */
+  discovery?: DiscoverySpec
   /** The server's name (`serverInfo.name`, and the name budget's server part). @default the first service's file name without `.proto` */
   name?: string
   /** How the reflection call is made (credentials, metadata, deadline). @default {} */
@@ -114,6 +117,7 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
     ...(options.toolTokenBudget !== undefined ? { toolTokenBudget: options.toolTokenBudget } : {}),
     ...(options.methods ? { methods: options.methods } : {}),
     ...(options.methodScopes ? { methodScopes: options.methodScopes } : {}),
+    ...(options.discovery ? { discovery: options.discovery } : {}),
   })
   const buildMs = performance.now() - started
   const digest = createHash('sha256')

@@ -4,6 +4,7 @@
  * runtime uses) throwing plain `Error`s: an unknown key or a wrong value
  * throws one line naming the option, what it got and what it accepts.
  */
+import { DEFAULT_DISCOVERY_NAMES, DISCOVERY_MODES } from '../contract/discovery.ts'
 import { authOptionsProblem, isScopeToken as isScope } from '../contract/auth-options.ts'
 import { checkOptions, type OptionRule } from '../contract/check-options.ts'
 import { DEFAULT_LOAD_TIMEOUT_MS, DEFAULT_MCP_PATH, DEFAULT_PROFILE } from '../contract/defaults.ts'
@@ -67,6 +68,21 @@ export const PLUGIN_RULES: Record<keyof Options, OptionRule> = {
       !Array.isArray(v) &&
       Object.keys(v).every((k) => k === 'include' || k === 'exclude') &&
       Object.values(v).every((list) => list === undefined || (Array.isArray(list) && list.every((p) => typeof p === 'string' && p !== ''))),
+  },
+  discovery: {
+    accepts: DISCOVERY_MODES.map((m) => `'${m}'`).join(', '),
+    test: (v) => (DISCOVERY_MODES as readonly unknown[]).includes(v),
+    default: 'auto',
+  },
+  discoveryNames: {
+    accepts: 'an object { search?, describe?, call? } of three different tool names of letters, digits and "_"',
+    test: (v) =>
+      v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      Object.entries(v).every(([k, n]) => ['search', 'describe', 'call'].includes(k) && typeof n === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(n)) &&
+      new Set(Object.values({ ...DEFAULT_DISCOVERY_NAMES, ...v })).size === 3,
+    default: { ...DEFAULT_DISCOVERY_NAMES },
   },
   methodScopes: {
     accepts: 'an object of method globs to a scope or an array of scopes',

@@ -1,6 +1,7 @@
 /**
  * The plugin's options, as users pass them to `protoMcp(options)`.
  */
+import type { DiscoveryMode, DiscoveryNames } from '../contract/discovery.ts'
 import type { FilterPattern } from '@rollup/pluginutils'
 import type { AuthOptions } from '../contract/auth-options.ts'
 import type { Profile } from '../codegen/index.ts'
@@ -88,6 +89,19 @@ export interface Options {
    * @default {}
    */
   methodScopes?: Record<string, string | string[]>
+  /**
+   * How the server lists its tools (docs/guide/big-apis.md): `tools` lists
+   * every tool, `search` lists three meta-tools instead (`search_tools`,
+   * `describe_tool`, `call_tool`), `auto` lists tools while there are at
+   * most 40 costing at most 30,000 tokens, else the meta-tools (a build warning).
+   * @default 'auto'
+   */
+  discovery?: DiscoveryMode
+  /**
+   * The meta-tools' names, for `search` (and `auto`); a tool of the same name is a build error.
+   * @default { search: 'search_tools', describe: 'describe_tool', call: 'call_tool' }
+   */
+  discoveryNames?: Partial<DiscoveryNames>
   /**
    * Also print the build's verbose report as warnings: what the schemas
    * leave out (e.g. `buf.validate` CEL rules, which the backend must check).

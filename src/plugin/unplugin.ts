@@ -2,6 +2,7 @@
  * The unplugin factory behind every bundler entry: resolves
  * `./x.proto?mcp` imports and loads them as generated MCP server modules.
  */
+import type { DiscoverySpec } from '../contract/discovery.ts'
 import { DEFAULT_MCP_PATH } from '../contract/defaults.ts'
 import { existsSync, statSync } from 'node:fs'
 import { setTimeout as delay } from 'node:timers/promises'
@@ -214,7 +215,8 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
         const hmr = devServer !== undefined && (this as { environment?: { mode?: string } }).environment?.mode !== 'build'
         const build = (): ModuleSource =>
           buildModuleSource(file, {
-            ...toolOptions(options),
+            ...toolOptions({ ...options, discovery: undefined }),
+            ...discoveryOption(options),
             importPaths: importPaths(),
             profile: options.profile ?? DEFAULT_PROFILE,
             hmr,
@@ -310,3 +312,10 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
     },
   }
 })
+
+/** The plugin's `discovery` and `discoveryNames` as the build takes them (`ProtoServerSpec.discovery`), when either is given. */
+function discoveryOption(options: Options): { discovery?: DiscoverySpec } {
+  if (options.discovery === undefined && options.discoveryNames === undefined) return {}
+  const mode = options.discovery ?? 'auto'
+  return { discovery: options.discoveryNames === undefined ? { mode } : { mode, names: options.discoveryNames } }
+}

@@ -30,6 +30,8 @@ export const BUILD_WARNING_CODES = {
   TOO_MANY_TOOLS: 'more tools than some clients take',
   /** schema/: the tool list costs more tokens than the documented total. */
   LIST_OVER_TOKENS: 'the tool list is over the token total',
+  /** schema/: discovery `auto` over 40 tools or 30,000 tokens: the server lists the meta-tools instead. */
+  DISCOVERY_SEARCH: "discovery 'auto' lists the meta-tools",
   /** codegen/: what Ajv logged while compiling a validator (e.g. an unknown format). */
   AJV_LOG: 'Ajv logged a warning while compiling a validator',
   /** cli/ (reflection): a listed service the gRPC server sends no descriptor for. */

@@ -39,3 +39,14 @@ export function nearestName(wanted: string, names: Iterable<string>): string | u
   }
   return bestDistance <= Math.max(1, Math.floor(wanted.length / 3)) ? best : undefined
 }
+
+/** The `count` names of `names` nearest to `wanted` (fewest edits, case and `_` ignored; ties in the names' order). */
+export function nearestNames(wanted: string, names: Iterable<string>, count: number): string[] {
+  const fold = (name: string): string => name.toLowerCase().replace(/_/g, '')
+  const lower = fold(wanted)
+  return [...names]
+    .map((name, i) => ({ name, i, d: distance(lower, fold(name)) }))
+    .sort((a, b) => a.d - b.d || a.i - b.i)
+    .slice(0, count)
+    .map((x) => x.name)
+}

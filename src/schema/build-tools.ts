@@ -27,6 +27,8 @@ import { methodFilter, methodGlobs } from './method-glob.ts'
 import type { MethodFilter } from './method-glob.ts'
 import { toolMetadata, toolScopes } from './tool-options.ts'
 import type { ToolMetadata } from './tool-options.ts'
+import { autoSearchWarning, checkMetaToolNames } from './discovery.ts'
+import type { DiscoverySpec } from '../contract/discovery.ts'
 
 /** Options of {@link buildTools}. */
 export interface BuildToolsOptions {
@@ -104,6 +106,13 @@ export interface BuildToolsOptions {
    * @default {}
    */
   methodScopes?: Readonly<Record<string, string | readonly string[]>>
+  /**
+   * Tool discovery (docs/guide/big-apis.md): a tool named like a meta-tool is
+   * a build error unless the mode is `tools`; `auto` over 40 tools or 30,000
+   * tokens is a build warning.
+   * @default { mode: 'auto' }
+   */
+  discovery?: DiscoverySpec
 }
 
 /** One tool as the schema stage builds it: the contract's {@link ToolSpec} and the schema its validator checks. */
@@ -386,6 +395,10 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       ),
     )
   }
+  const discovery = options.discovery ?? { mode: 'auto' }
+  checkMetaToolNames(model, tools, discovery)
+  const searching = autoSearchWarning(listed, () => costs().reduce((sum, c) => sum + c.tokens, 0), discovery)
+  if (searching !== undefined) warnings.push(searching)
   // A token is at least a byte: a list of fewer bytes needs no count.
   const bytes = listed.reduce((sum, t) => sum + Buffer.byteLength(toolText(t)), 0)
   const total = extended && bytes > LIST_TOKEN_WARNING ? costs().reduce((sum, c) => sum + c.tokens, 0) : 0

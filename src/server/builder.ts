@@ -23,6 +23,8 @@ import { checkTaskOptions, type TaskOptions } from './tasks/tasks.ts'
 import { adoptEntries, type ToolEntry } from './tools/tool-set.ts'
 import { mergeTypeTools, typeResources } from './tools/type-detail.ts'
 import { DEFAULT_REQUEST_STATE_TTL_S } from './serving/limits.ts'
+import { DEFAULT_DISCOVERY, discoverySettings, type DiscoverySettings } from './tools/discovery.ts'
+import type { DiscoveryMode, DiscoveryNames } from '../contract/discovery.ts'
 
 /** The options of `requestStateKey(key, options)`, with their defaults (the docs show them: test/option-docs.test.ts). */
 export const REQUEST_STATE_KEY_RULES: Record<'ttlSeconds', OptionRule> = {
@@ -51,6 +53,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   #ttl: number | undefined
   #logging: LoggingOptions | undefined
   #tasks: TaskOptions | undefined
+  #discovery: DiscoverySettings = DEFAULT_DISCOVERY
   // Handlers read the state of the built server, which exists only after build().
   readonly #ref: { state?: ServerState } = {}
 
@@ -129,6 +132,19 @@ export class ServerBuilder<State = undefined, Built = unknown> {
     return this
   }
 
+  /**
+   * How the server's tools are listed (docs/guide/big-apis.md): `tools` lists
+   * every tool, `search` lists the meta-tools `search_tools`, `describe_tool`
+   * and `call_tool` (named by `names`) instead, `auto` lists tools while there
+   * are at most 40 costing at most 30,000 tokens, else the meta-tools.
+   * Without it the first `include()`d server that was told a mode gives its own.
+   * @default 'auto'
+   */
+  discovery(mode: DiscoveryMode, names?: Partial<DiscoveryNames>): this {
+    this.#discovery = discoverySettings(names === undefined ? { mode } : { mode, names }, 'discovery()')
+    return this
+  }
+
   /** Adds a resource read by `read` (a string return is its text). */
   resource(resource: ResourceDefinition, read: ResourceReader<State>): this {
     this.#resources.push(checkResource(resource, read))
@@ -179,6 +195,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
       for (const entry of adoptEntries(state.tools.byName.values())) this.#tools.push({ entry, from })
       this.#typeResources.push(...typeResources(state.resources.values()))
       for (const [service, bind] of state.bindings) if (!this.#bindings.has(service)) this.#bindings.set(service, bind)
+      if (!this.#discovery.given && state.discovery.given) this.#discovery = state.discovery
     }
     return this
   }
@@ -225,6 +242,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
       ...(this.#ttl === undefined ? {} : { requestStateTtlSeconds: this.#ttl }),
       ...(this.#logging === undefined ? {} : { logging: this.#logging }),
       ...(this.#tasks === undefined ? {} : { tasks: this.#tasks }),
+      discovery: this.#discovery,
     })
     for (const [service, bind] of this.#bindings) state.bindings.set(service, bind)
     this.#ref.state = state

@@ -17,6 +17,7 @@ import { announceResourceUpdated } from './primitives/subscriptions.ts'
 import type { ServerState } from './serving/server-state.ts'
 import { adoptEntries, toolSet, type ToolEntry } from './tools/tool-set.ts'
 import { typeResources } from './tools/type-detail.ts'
+import { checkDiscoveryNames } from './tools/discovery.ts'
 
 /** Where a `Server` keeps its `ServerState` (a registered symbol, so a runtime bundled twice still finds it; its key keeps the old name that copies agree on). */
 export const SERVER_STATE: unique symbol = Symbol.for('unplugin-proto-mcp.serving-core')
@@ -111,6 +112,7 @@ export class ServerHandle<State = unknown> {
     const set = toolSet(entries)
     const before = typeResources(state.resources.values())
     const after = other === undefined ? [] : typeResources(other.resources.values())
+    checkDiscoveryNames(state.discovery, set)
     rebind(state, entries, other === state ? undefined : other)
     // One synchronous swap, as replaceAll's: a request sees the old tool and resources or the new ones.
     state.tools = set
@@ -140,6 +142,7 @@ export class ServerHandle<State = unknown> {
     if (other === state) return this
     const entries = adoptEntries(other.tools.byName.values())
     const set = toolSet(entries)
+    checkDiscoveryNames(other.discovery, set)
     rebind(state, entries, other)
     const lists = {
       resources: state.resources.size + other.resources.size + state.templates.size + other.templates.size > 0,
@@ -154,6 +157,7 @@ export class ServerHandle<State = unknown> {
     state.state = other.state
     // A cursor is an offset, so one given before still reaches the next item.
     state.pageSize = other.pageSize
+    state.discovery = other.discovery
     state.announce('tools')
     if (lists.resources) state.announce('resources')
     if (lists.prompts) state.announce('prompts')

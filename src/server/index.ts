@@ -26,6 +26,7 @@ import type { ServeReport, ServeStdioOptions } from './stdio/stdio.ts'
 import { protoEntries, type ListedTool } from './tools/tool-set.ts'
 import { typeDetailEntries } from './tools/type-detail.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
+import { discoverySettings } from './tools/discovery.ts'
 import type { AuthOptions } from '../contract/auth-options.ts'
 
 export type { Connection } from './transports/connect.ts'
@@ -384,6 +385,7 @@ export function createProtoServer<S extends Record<string, object> = Record<stri
       version: spec.version,
       tools: detail === undefined ? tools : [...tools, detail.tool],
       ...(detail === undefined ? {} : { resources: detail.resources }),
+      discovery: discoverySettings(spec.discovery, `server "${spec.name}"`),
     }),
   )
 }

@@ -68,6 +68,8 @@ const CASES: Record<BuildWarningCode, () => BuildWarning[]> = {
         typeTool: 'R',
       }),
     ),
+  DISCOVERY_SEARCH: () =>
+    outputWarnings(fromFile(`message M {}\nservice S { ${Array.from({ length: 41 }, (_, i) => `rpc R${i}(M) returns (M);`).join(' ')} }`)),
   TOO_MANY_TOOLS: () =>
     outputWarnings(fromFile(`message M {}\nservice S { ${Array.from({ length: 129 }, (_, i) => `rpc R${i}(M) returns (M);`).join(' ')} }`)),
   LIST_OVER_TOKENS: () =>

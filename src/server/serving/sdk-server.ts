@@ -282,13 +282,18 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     listPage('tools', state.listTools(ctx.http?.authInfo), request.params?.cursor, state.pageSize),
   )
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const { name, arguments: args } = request.params
+    const { name: asked, arguments: given } = request.params
     if (stats) stats.toolCalls++
-    const entry = state.lookupTool(name, ctx.http?.authInfo, log)
-    if (entry === undefined) throw unknownToolError(name)
     // The arguments are the SDK's copy of what came in (its schemas copy objects): they take the text it came from, for exact
     // 64-bit numbers: the HTTP request's body, or the stdio line (recorded above, before the copy, on the request's signal).
-    adoptSource(args, ctx.http?.req ?? ctx.mcpReq.signal)
+    adoptSource(given, ctx.http?.req ?? ctx.mcpReq.signal)
+    // A call_tool call (search mode) is the call of the tool it names, from here on (docs/guide/big-apis.md).
+    const target = state.unwrap(asked, given, ctx.http?.authInfo)
+    if ('error' in target) return server.projectCallToolResult(target.error as CallToolResult, undefined)
+    const { name, args } = target
+    if (args !== given) adoptSource(args, given)
+    const entry = state.lookupTool(name, ctx.http?.authInfo, log)
+    if (entry === undefined) throw unknownToolError(name)
     const taskable = entry.taskSupport !== undefined && declaresTasks(ctx)
     // An initialize-era call runs to its end (tasks exist on 2026-07-28 only); a 2026-07-28 one that cannot take a task is refused.
     if (entry.taskSupport === 'required' && !taskable && ctx.mcpReq.envelope !== undefined) {

@@ -16,6 +16,16 @@ import type { TemplateEntry } from '../primitives/resource-templates.ts'
 import { TaskManager, type TaskOptions } from '../tasks/tasks.ts'
 import type { Cluster } from '../cluster/cluster.ts'
 import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from '../tools/tool-set.ts'
+import {
+  checkDiscoveryNames,
+  DEFAULT_DISCOVERY,
+  metaEntries,
+  metaListings,
+  searchMode,
+  unwrapCall,
+  type DiscoverySettings,
+  type Unwrapped,
+} from '../tools/discovery.ts'
 
 export type { StateBinding } from './request-state.ts'
 
@@ -49,6 +59,8 @@ export interface ServerStateParts {
   logging?: LoggingOptions
   /** Tasks options (`tasks()`). @default a memory store, defaults of TaskOptions */
   tasks?: TaskOptions
+  /** Tool discovery (`discovery()`, docs/guide/big-apis.md). @default `auto`, the default names */
+  discovery?: DiscoverySettings
 }
 
 /** The state every transport of a server reads; every change swaps a snapshot and announces it. */
@@ -74,6 +86,11 @@ export class ServerState {
   readonly requestState: RequestStateSeal
   readonly #taskOptions: TaskOptions | undefined
   #tasks: TaskManager | undefined
+  #discovery: DiscoverySettings = DEFAULT_DISCOVERY
+  /** The meta-tools that answer themselves (search, describe), for the current names. */
+  #meta: Map<string, ToolEntry> = new Map()
+  /** Whether the last tools announced were served through the meta-tools (then a catalog change is not announced). */
+  #announcedSearch = false
 
   constructor(parts: ServerStateParts) {
     this.info = { name: parts.name, version: parts.version }
@@ -87,6 +104,38 @@ export class ServerState {
     this.requestState = new RequestStateSeal(parts.requestStateKey, parts.requestStateTtlSeconds)
     this.log = new Log(parts.logging)
     this.#taskOptions = parts.tasks
+    this.discovery = parts.discovery ?? DEFAULT_DISCOVERY
+    this.#announcedSearch = this.searching
+  }
+
+  /** Tool discovery: how tools are listed (docs/guide/big-apis.md). Setting it checks the tools against the meta-tools' names. */
+  get discovery(): DiscoverySettings {
+    return this.#discovery
+  }
+
+  set discovery(settings: DiscoverySettings) {
+    checkDiscoveryNames(settings, this.tools)
+    this.#discovery = settings
+    this.#meta = metaEntries(this)
+  }
+
+  /** Whether the current tools are served through the meta-tools (`search`, or `auto` over a big list). */
+  get searching(): boolean {
+    return searchMode(this.#discovery, this.tools)
+  }
+
+  /** Whether `entry` exists for the caller of `authInfo` (the one visibility check, for the meta-tools too). */
+  visible(entry: ToolEntry, authInfo: unknown): boolean {
+    return !this.tools.gated || isVisible(entry, scopesOf(authInfo), this.features)
+  }
+
+  /**
+   * The tool a `tools/call` of `name` runs: `name` itself, or in search
+   * mode the tool a `call_tool` call names (or its tool error).
+   */
+  unwrap(name: string, args: unknown, authInfo: unknown): Unwrapped {
+    if (name !== this.#discovery.names.call || !this.searching) return { name, args }
+    return unwrapCall(this, args, authInfo)
   }
 
   /** How often a long-running operation is read, and the poll interval tasks suggest (`tasks({ pollIntervalMs })`). */
@@ -121,7 +170,7 @@ export class ServerState {
   lookupTool(name: string, authInfo: unknown, log: Log = this.log): ToolEntry | undefined {
     const set = this.tools
     const entry = set.byName.get(name)
-    if (entry === undefined) return undefined
+    if (entry === undefined) return this.searching ? this.#meta.get(name) : undefined
     if (!set.gated || isVisible(entry, scopesOf(authInfo), this.features)) return entry
     log.warn(
       `${this.info.name}: call to tool "${name}" hidden from this caller (requires ${JSON.stringify(entry.requires)}), answered as unknown`,
@@ -131,6 +180,7 @@ export class ServerState {
 
   /** The `tools/list` answer for this caller, from one snapshot (wholly old or wholly new). */
   listTools(authInfo: unknown): readonly ListedTool[] {
+    if (this.searching) return metaListings(this.#discovery.names)
     const set = this.tools
     if (!set.gated) return set.listed
     const scopes = scopesOf(authInfo)
@@ -141,13 +191,16 @@ export class ServerState {
 
   /** Calls a tool on the snapshot current when the call starts; rejects with `-32602` for an unknown or hidden tool. */
   dispatch(name: string, args: unknown, context: CallContext): Promise<CallResult> {
-    const entry = this.lookupTool(name, context.authInfo)
-    if (entry === undefined) return Promise.reject(unknownToolError(name))
-    return entry.call(args, context)
+    const target = this.unwrap(name, args, context.authInfo)
+    if ('error' in target) return Promise.resolve(target.error)
+    const entry = this.lookupTool(target.name, context.authInfo)
+    if (entry === undefined) return Promise.reject(unknownToolError(target.name))
+    return entry.call(target.args, target.name === name ? context : { ...context, tool: target.name })
   }
 
-  /** Swaps the tool snapshot and announces it. */
+  /** Swaps the tool snapshot and announces it; throws, keeping the old one, when a tool has a meta-tool's name. */
   setTools(set: ToolSet): void {
+    checkDiscoveryNames(this.#discovery, set)
     this.tools = set
     this.announce('tools')
   }
@@ -160,6 +213,13 @@ export class ServerState {
 
   /** Tells every connected client that can receive it that `kind` changed. */
   announce(kind: ListKind): void {
+    if (kind === 'tools') {
+      // Served through the meta-tools before and after: their list did not change, whatever the catalog did (prompt caches keep).
+      const searching = this.searching
+      const unchanged = searching && this.#announcedSearch
+      this.#announcedSearch = searching
+      if (unchanged) return
+    }
     for (const [listener, log] of this.#listeners) {
       try {
         listener(kind)

@@ -1,0 +1,325 @@
+/**
+ * Tool discovery (docs/guide/big-apis.md): in `search` mode a server lists
+ * search_tools, describe_tool and call_tool; call_tool runs a tool as a
+ * direct call does (same texts, scopes, Tasks, progress); bad input is a
+ * tool error; `auto` switches over 40 tools; a catalog change keeps the list.
+ * SDK v1 and v2 clients over stdio and HTTP, both eras.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
+import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client'
+import { buildProtoTools, compileInProcess } from '../../src/codegen/build-proto.ts'
+import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
+import { createProtoServer } from '../../src/server/index.ts'
+import { catalogTools } from '../../fixtures/scripts/server/discovery-tools.ts'
+import { bundleServerFixture } from '../helpers/bundle-server.ts'
+import { httpDispatch } from '../helpers/raw-dispatch.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
+import { text } from '../helpers/result.ts'
+import { Closer } from '../helpers/closer.ts'
+
+const info = { name: 'discovery-test', version: '0.0.0' }
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+const META = ['search_tools', 'describe_tool', 'call_tool']
+const closers = new Closer()
+const dir = mkdtempSync(join(tmpdir(), 'discovery-'))
+const stdioScript = join(dir, 'discovery-server.mjs')
+
+const PROTO = `syntax = "proto3";
+package shop.v1;
+message Order { string id = 1; int32 quantity = 2; string sku = 3; }
+message GetOrderRequest { string order_id = 1; }
+message CancelOrderRequest { string order_id = 1; string reason = 2; }
+message ListShipmentsRequest { string warehouse = 1; int32 page_size = 2; }
+message ListShipmentsResponse { repeated string ids = 1; }
+message Empty {}
+// Manages a shop's orders.
+service Orders {
+  // Reads one order by its id. Missing orders are NOT_FOUND.
+  rpc GetOrder(GetOrderRequest) returns (Order);
+  // Places a new order for a stock keeping unit.
+  rpc PlaceOrder(Order) returns (Order);
+  // Cancels an order that has not shipped yet.
+  rpc CancelOrder(CancelOrderRequest) returns (Empty);
+  // Lists the shipments leaving a warehouse.
+  rpc ListShipments(ListShipmentsRequest) returns (ListShipmentsResponse);
+}
+`
+
+/** The shop proto as a spec (the command's build), with `options` for the build. */
+function shopSpec(options: Parameters<typeof buildProtoTools>[1] = {}, source = PROTO) {
+  const file = join(writeProtos({ 'shop.proto': source }), 'shop.proto')
+  return compileInProcess(buildProtoTools(file, { methodScopes: { 'shop.v1.Orders.CancelOrder': 'orders.write' }, ...options }))
+}
+
+/** The shop server in `search` mode with an in-process implementation. */
+function shopServer(): Server {
+  const server = createProtoServer(shopSpec({ discovery: { mode: 'search' } }).spec)
+  server.implement('shop.v1.Orders', {
+    GetOrder: (req: { orderId: string }) => {
+      if (req.orderId === 'gone') throw Object.assign(new Error('order gone was deleted'), { code: 5 })
+      return { id: req.orderId, quantity: 2, sku: 'tea' }
+    },
+    PlaceOrder: (req: { sku: string }) => ({ id: 'o-1', sku: req.sku, quantity: 1 }),
+    CancelOrder: () => ({}),
+    ListShipments: (req: { warehouse: string }) => ({ ids: [`${req.warehouse}-1`] }),
+  })
+  return server
+}
+
+const search = async (server: Server, query: string, extra: Record<string, unknown> = {}, authInfo?: unknown) =>
+  server.call('search_tools', { query, ...extra }, authInfo === undefined ? {} : { authInfo: authInfo as never })
+const hitNames = (result: { structuredContent?: unknown }): string[] =>
+  (result.structuredContent as { tools: Array<{ name: string }> }).tools.map((t) => t.name)
+const writer = { token: 't', clientId: 'c', scopes: ['orders.write'] }
+
+beforeAll(async () => {
+  await bundleServerFixture('discovery-server', stdioScript)
+}, 60_000)
+
+afterAll(async () => {
+  await closers.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('search mode, in process', () => {
+  const server = shopServer()
+
+  it('lists the three meta-tools only; a direct call of a real name still works', async () => {
+    expect(server.listTools().map((t) => t.name)).toEqual(META)
+    expect(JSON.parse(text(await server.call('GetOrder', { orderId: 'a' })))).toEqual({ id: 'a', quantity: 2, sku: 'tea' })
+  })
+
+  it('search_tools ranks by the comments, gives summaries, annotations and token costs; an exact name ranks first', async () => {
+    const found = await search(server, 'which shipments leave a warehouse')
+    expect(found.isError).toBe(false)
+    const hits = (found.structuredContent as { tools: Array<Record<string, unknown>> }).tools
+    expect(hits[0]).toMatchObject({ name: 'ListShipments', summary: 'Lists the shipments leaving a warehouse.' })
+    expect(hits[0]!.tokens).toBeGreaterThan(10)
+    expect(hitNames(await search(server, 'PlaceOrder'))[0]).toBe('PlaceOrder')
+    expect(hitNames(await search(server, 'place_order'))[0]).toBe('PlaceOrder')
+    expect(hitNames(await search(server, 'order id'))).toContain('GetOrder')
+    // The same query, the same answer.
+    expect(await search(server, 'order')).toEqual(await search(server, 'order'))
+    expect(hitNames(await search(server, 'order', { limit: 1 }))).toHaveLength(1)
+  })
+
+  it('describe_tool answers the whole definition as structured content', async () => {
+    const described = await server.call('describe_tool', { name: 'GetOrder' })
+    const direct = shopSpec().spec.tools.find((t) => t.name === 'GetOrder')!
+    expect(described.structuredContent).toMatchObject({ name: 'GetOrder', inputSchema: direct.inputSchema, outputSchema: direct.outputSchema })
+  })
+
+  it('call_tool gives the result and error texts of a direct call', async () => {
+    const cases: Array<[string, unknown]> = [
+      ['GetOrder', { orderId: 'a' }],
+      ['GetOrder', { orderId: 'gone' }],
+      ['GetOrder', { orderId: 7 }],
+      ['GetOrder', { orderID: 'a' }],
+      ['PlaceOrder', { sku: 'tea', quantity: 'many' }],
+      ['ListShipments', { warehouse: 'north', pageSize: 3 }],
+    ]
+    for (const [name, args] of cases) {
+      const direct = await server.call(name, args)
+      const through = await server.call('call_tool', { name, arguments: args })
+      expect(through, `${name} ${JSON.stringify(args)}`).toEqual(direct)
+    }
+    expect((await server.call('GetOrder', { orderId: 7 })).isError).toBe(true)
+  })
+
+  it('bad input is a clear tool error', async () => {
+    const errors: Array<[string, unknown, RegExp]> = [
+      ['search_tools', { query: '' }, /search_tools: query is empty/],
+      ['search_tools', { query: 'x'.repeat(10_000) }, /query is 10000 characters, over the 1000 searched/],
+      ['search_tools', { query: 'order', limit: 0 }, /limit must be a whole number from 1 to 50, got 0/],
+      ['search_tools', { query: 'order', limit: 10_000 }, /limit must be a whole number from 1 to 50, got 10000/],
+      ['search_tools', {}, /query must be a string, got none/],
+      ['describe_tool', { name: 'GetOrders' }, /no tool is named "GetOrders"; the nearest are "GetOrder", "PlaceOrder", "ListShipments"/],
+      ['call_tool', { name: 'PlaceOrders', arguments: {} }, /call_tool: no tool is named "PlaceOrders"; the nearest are "PlaceOrder"/],
+      ['call_tool', { arguments: {} }, /call_tool: name must be a tool's name/],
+      ['call_tool', { name: 'GetOrder', arguments: [1] }, /arguments must be an object of "GetOrder"'s arguments, got \[1\]/],
+    ]
+    for (const [tool, args, want] of errors) {
+      const result = await server.call(tool, args)
+      expect(result.isError, `${tool} ${JSON.stringify(args).slice(0, 80)}`).toBe(true)
+      expect(text(result)).toMatch(want)
+    }
+  })
+
+  it('a tool hidden from the caller is unknown to search, describe and call alike', async () => {
+    expect(hitNames(await search(server, 'cancel an order'))).not.toContain('CancelOrder')
+    expect(hitNames(await search(server, 'CancelOrder'))).not.toContain('CancelOrder')
+    expect(text(await server.call('describe_tool', { name: 'CancelOrder' }))).toMatch(/no tool is named "CancelOrder"; the nearest are/)
+    const hidden = await server.call('call_tool', { name: 'CancelOrder', arguments: { orderId: 'a' } })
+    expect(text(hidden)).toMatch(/no tool is named "CancelOrder"/)
+    expect(text(hidden)).not.toMatch(/"CancelOrder",/)
+    expect(hitNames(await search(server, 'CancelOrder', {}, writer))[0]).toBe('CancelOrder')
+    const allowed = await server.call('call_tool', { name: 'CancelOrder', arguments: { orderId: 'a' } }, { authInfo: writer as never })
+    expect(allowed.isError).toBe(false)
+  })
+})
+
+describe('names, collisions and auto', () => {
+  it('a proto tool named like a meta-tool is a build error naming both, at the RPC', () => {
+    const clash = PROTO.replace('rpc PlaceOrder(Order)', 'rpc search_tools(Order)')
+    expect(() => shopSpec({ discovery: { mode: 'search' } }, clash)).toThrow(
+      /shop\.proto.*tool "search_tools" \(RPC shop\.v1\.Orders\.search_tools\) has the name of the discovery meta-tool "search_tools".*\(line 14\)/s,
+    )
+    // Renamed meta-tools: no clash; `tools` has no meta-tools to clash with.
+    expect(() => shopSpec({ discovery: { mode: 'search', names: { search: 'find_tools' } } }, clash)).not.toThrow()
+    expect(() => shopSpec({ discovery: { mode: 'tools' } }, clash)).not.toThrow()
+  })
+
+  it('a hand-written tool named like a meta-tool is refused by build() and by the handle', () => {
+    const builder = Server.builder('x').discovery('search')
+    builder.tool({ name: 'call_tool', inputSchema: { type: 'object' } }, () => ({ content: [] }))
+    expect(() => builder.build()).toThrow(/tool "call_tool" has the name of the discovery meta-tool "call_tool" \(discoveryNames\.call\)/)
+    const server = Server.builder('y').discovery('search', { call: 'run_tool' }).build()
+    expect(server.listTools().map((t) => t.name)).toEqual(['search_tools', 'describe_tool', 'run_tool'])
+    expect(() => server.handle().addTool({ name: 'run_tool', inputSchema: { type: 'object' } }, () => ({ content: [] }))).toThrow(
+      /meta-tool "run_tool"/,
+    )
+    expect(() => Server.builder('z').discovery('search', { call: 'search_tools' })).toThrow(/the three discoveryNames must differ/)
+    expect(() => Server.builder('z').discovery('lots' as never)).toThrow(/discovery must be one of auto, tools, search, got "lots"/)
+  })
+
+  it('auto lists tools up to 40 and the meta-tools above, with a build warning naming the option', () => {
+    const many = (n: number) =>
+      `syntax = "proto3"; package m.v1; message M {}\nservice S { ${Array.from({ length: n }, (_, i) => `rpc R${i}(M) returns (M);`).join(' ')} }`
+    const at40 = shopSpec({}, many(40))
+    expect(at40.warnings.map((w) => w.code)).not.toContain('DISCOVERY_SEARCH')
+    expect(createProtoServer(at40.spec).listTools()).toHaveLength(40)
+    const at41 = shopSpec({}, many(41))
+    const warning = at41.warnings.find((w) => w.code === 'DISCOVERY_SEARCH')!
+    expect(warning.message).toMatch(/41 tools, over 40: discovery 'auto' lists the meta-tools search_tools, describe_tool and call_tool.*discovery: 'tools'/)
+    expect(createProtoServer(at41.spec).listTools().map((t) => t.name)).toEqual(META)
+    expect(createProtoServer(shopSpec({ discovery: { mode: 'tools' } }, many(41)).spec).listTools()).toHaveLength(41)
+    // include(): the included server's mode, unless the builder gives one.
+    const included = createProtoServer(shopSpec({ discovery: { mode: 'search' } }).spec)
+    expect(Server.builder('all').include(included).build().listTools().map((t) => t.name)).toEqual(META)
+    expect(Server.builder('all').discovery('tools').include(included).build().listTools()).toHaveLength(3)
+  })
+})
+
+/** SDK v1 and v2 clients to run the same script against. */
+type AnyClient = {
+  listTools(): Promise<{ tools: Array<{ name: string }> }>
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>
+}
+
+/** A model's script: search, describe, then call through call_tool; the result is the direct call's. */
+async function modelScript(client: AnyClient): Promise<void> {
+  expect((await client.listTools()).tools.map((t) => t.name)).toEqual(META)
+  const found = (await client.callTool({ name: 'search_tools', arguments: { query: 'give money back for a payment' } })) as {
+    structuredContent: { tools: Array<{ name: string }> }
+  }
+  expect(found.structuredContent.tools[0]!.name).toBe('RefundPayment')
+  const described = (await client.callTool({ name: 'describe_tool', arguments: { name: 'RefundPayment' } })) as { structuredContent: unknown }
+  expect(described.structuredContent).toMatchObject({ inputSchema: { required: ['paymentId'] } })
+  const through = await client.callTool({ name: 'call_tool', arguments: { name: 'RefundPayment', arguments: { paymentId: 'p1' } } })
+  const direct = await client.callTool({ name: 'RefundPayment', arguments: { paymentId: 'p1' } })
+  expect(text(through)).toBe('refunded p1')
+  expect(through).toEqual(direct)
+  const badThrough = await client.callTool({ name: 'call_tool', arguments: { name: 'CreateInvoice', arguments: { cents: 0 } } })
+  const badDirect = await client.callTool({ name: 'CreateInvoice', arguments: { cents: 0 } })
+  expect((badThrough as { isError: boolean }).isError).toBe(true)
+  expect(badThrough).toEqual(badDirect)
+}
+
+describe('real clients', () => {
+  let http: HttpHandle
+  beforeAll(async () => {
+    const builder = Server.builder('discovery').discovery('search').logging({ logger: false }).tasks({ pollIntervalMs: 20 })
+    for (const { tool, handler } of catalogTools) builder.tool(tool, handler)
+    http = await builder.build().serveHttp({ port: 0 })
+    closers.push(() => http.close())
+  })
+
+  it('SDK v1 over HTTP (initialize era)', async () => {
+    const client = new ClientV1(info)
+    await client.connect(new HttpV1(new URL(http.url)))
+    closers.push(() => client.close())
+    await modelScript(client as unknown as AnyClient)
+  })
+
+  it('SDK v2 over HTTP (2026-07-28)', async () => {
+    const client = new ClientV2(info, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await client.connect(new HttpV2(new URL(http.url)))
+    closers.push(() => client.close())
+    expect(client.getProtocolEra()).toBe('modern')
+    await modelScript(client as unknown as AnyClient)
+  })
+
+  it('SDK v1 over stdio (initialize era)', async () => {
+    const client = new ClientV1(info)
+    await client.connect(new StdioV1({ command: process.execPath, args: [stdioScript], stderr: 'pipe' }))
+    closers.push(() => client.close())
+    await modelScript(client as unknown as AnyClient)
+  })
+
+  it('SDK v2 over stdio (2026-07-28)', async () => {
+    const client = new ClientV2(info, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await client.connect(new StdioV2({ command: process.execPath, args: [stdioScript], stderr: 'pipe' }))
+    closers.push(() => client.close())
+    expect(client.getProtocolEra()).toBe('modern')
+    await modelScript(client as unknown as AnyClient)
+  })
+
+  it('progress through call_tool reaches the caller', async () => {
+    const client = new ClientV1(info)
+    await client.connect(new HttpV1(new URL(http.url)))
+    closers.push(() => client.close())
+    const seen: unknown[] = []
+    const result = await client.callTool({ name: 'call_tool', arguments: { name: 'ExportLedger', arguments: { format: 'json' } } }, undefined, {
+      onprogress: (p) => seen.push(p),
+    })
+    expect(text(result)).toBe('ledger as json')
+    expect(seen).toEqual([{ progress: 1, total: 2, message: 'half way' }])
+  })
+
+  it('a call through call_tool becomes a task as the direct call does (ext-tasks)', async () => {
+    const client = new ClientV2(info, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { ...TASKS } })
+    await client.connect(new HttpV2(new URL(http.url)))
+    closers.push(() => client.close())
+    const session = createTaskSessionFromClient(client, {
+      endpointId: 'discovery-test',
+      rawDispatch: httpDispatch(http.url),
+      v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: info, clientCapabilities: {} },
+    })
+    closers.push(() => session.close())
+    const execution = await session.callTool('call_tool', { name: 'ExportLedger', arguments: { format: 'xml' } })
+    expect(execution.kind).toBe('task')
+    expect(text(resultFromTaskOutcome((await execution.settle()).outcome))).toBe('ledger as xml')
+  })
+
+  it('a catalog change sends no list_changed in search mode, and the index follows it', async () => {
+    const server = Server.builder('changing').discovery('search').logging({ logger: false }).build()
+    const served = await server.serveHttp({ port: 0 })
+    closers.push(() => served.close())
+    const client = new ClientV1(info)
+    let changed = 0
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++)
+    await client.connect(new HttpV1(new URL(served.url)))
+    closers.push(() => client.close())
+    const before = (await client.listTools()).tools
+    server.handle().addTool({ name: 'BakeBread', description: 'Bakes a loaf of bread.', inputSchema: { type: 'object' } }, () => ({
+      content: [{ type: 'text', text: 'baked' }],
+    }))
+    const found = (await client.callTool({ name: 'search_tools', arguments: { query: 'bake a loaf' } })) as {
+      structuredContent: { tools: Array<{ name: string }> }
+    }
+    expect(found.structuredContent.tools.map((t) => t.name)).toEqual(['BakeBread'])
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(changed).toBe(0)
+    expect((await client.listTools()).tools).toEqual(before)
+  })
+})
+
