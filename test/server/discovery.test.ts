@@ -313,7 +313,7 @@ describe('real clients', () => {
     server.handle().addTool({ name: 'BakeBread', description: 'Bakes a loaf of bread.', inputSchema: { type: 'object' } }, () => ({
       content: [{ type: 'text', text: 'baked' }],
     }))
-    const found = (await client.callTool({ name: 'search_tools', arguments: { query: 'bake a loaf' } })) as {
+    const found = (await client.callTool({ name: "search_tools", arguments: { query: "bake a loaf" } })) as unknown as {
       structuredContent: { tools: Array<{ name: string }> }
     }
     expect(found.structuredContent.tools.map((t) => t.name)).toEqual(['BakeBread'])
