@@ -9,6 +9,7 @@ import authOverhead from './auth-overhead.mjs'
 import build from './build.mjs'
 import cluster from './cluster.mjs'
 import coldStart from './cold-start.mjs'
+import discovery from './discovery.mjs'
 import e2e from './e2e.mjs'
 import grpcOverhead from './grpc-overhead.mjs'
 import hmr from './hmr.mjs'
@@ -23,6 +24,7 @@ import toolsListBytes from './tools-list-bytes.mjs'
 export const groups = [
   toolsListBytes,
   tokens,
+  discovery,
   pipeline,
   e2e,
   httpThroughput,

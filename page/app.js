@@ -145,6 +145,49 @@ async function fetchCosts(listed) {
   }
 }
 
+/** The `_meta` key marking the meta-tools of `search` discovery (src/server/tools/discovery.ts). */
+const DISCOVERY_META_KEY = 'io.github.unplugin-proto-mcp/discovery'
+
+/** The meta-tool of `role` in the listing, when the server serves through them. */
+const metaTool = (role) => tools.find((t) => t._meta?.[DISCOVERY_META_KEY] === role)
+
+/** Shows the discovery mode; in `search` mode, the search box that asks search_tools as a model would. */
+function renderMode() {
+  const search = metaTool('search')
+  $('discovery').textContent = search ? `discovery: search (${search.name})` : `discovery: tools (${tools.length} listed)`
+  $('model-search-form').hidden = !search
+}
+
+/** Asks search_tools for the box's query and lists its hits; a hit opens call_tool with its name filled in. */
+async function modelSearch(event) {
+  event.preventDefault()
+  const search = metaTool('search')
+  const query = $('model-search').value
+  if (!search) return
+  const result = await withSession(() => client.callTool({ name: search.name, arguments: { query } }))
+  const hits = result.isError ? [] : (result.structuredContent?.tools ?? [])
+  $('search-hits').replaceChildren(
+    ...(result.isError ? [el('li', { className: 'error', textContent: result.content?.[0]?.text ?? 'error' })] : []),
+    ...hits.map((hit) => {
+      const item = el(
+        'li',
+        {},
+        el('span', { className: 'name', textContent: hit.name }),
+        el('span', { className: 'summary', textContent: hit.summary ?? '' }),
+        el('span', { className: 'cost', textContent: `~${hit.tokens} tokens` }),
+      )
+      item.addEventListener('click', () => {
+        const call = metaTool('call')
+        if (!call) return
+        select(call.name)
+        $('args').value = pretty({ name: hit.name, arguments: {} })
+        renderDetail(true)
+      })
+      return item
+    }),
+  )
+}
+
 function renderList() {
   const filter = $('filter').value.trim().toLowerCase()
   const list = $('tools')
@@ -330,6 +373,7 @@ function refresh() {
       const next = (await withSession(() => client.listTools(undefined, { cacheMode: 'refresh' }))).tools
       known = new Set(tools.map((t) => t.name))
       tools = next
+      renderMode()
       renderList()
       renderDetail(true)
       fetchCosts(next)
@@ -358,6 +402,7 @@ async function start() {
 }
 
 $('filter').addEventListener('input', renderList)
+$('model-search-form').addEventListener('submit', (event) => modelSearch(event).catch((error) => setStatus('error', error.message)))
 $('call').addEventListener('click', call)
 $('args').addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) call()

@@ -13,6 +13,7 @@ import { HELP, parseCli, type ServeCommand } from './args.ts'
 import { buildServerSpec, type BuiltSpec } from '../gateway/build-spec.ts'
 import { costNote } from '../codegen/index.ts'
 import type { DiscoveryMode } from '../contract/discovery.ts'
+import { DISCOVERY_META_KEY } from '../server/tools/discovery.ts'
 import { reflectSpec, watchReflection } from '../gateway/reflect-server.ts'
 
 const log = (line: string): void => {
@@ -127,6 +128,7 @@ async function serve(options: ServeCommand): Promise<number> {
   if (options.verbose) for (const note of [...notes, ...built.costs().map(costNote)]) log(`note: ${note}`)
   for (const line of scopeWarnings(spec.tools, options)) log(`warning: ${line}`)
   const server = createProtoServer(spec).logging({ logger: serverLogger })
+  if (options.verbose) log(`note: ${discoveryNote(server.listTools(), spec.tools.length, options.discovery ?? 'auto')}`)
   const backend = grpc(options.grpc, {
     deadlineMs: options.deadlineMs,
     forwardHeaders: options.forwardHeaders,
@@ -236,4 +238,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     log(oneLine(error))
     return 1
   }
+}
+
+/** The verbose report's line on tool discovery: the mode asked for, and what the server lists. */
+function discoveryNote(listed: ReadonlyArray<{ name: string; _meta?: unknown }>, tools: number, mode: DiscoveryMode): string {
+  const meta = listed.filter((t) => (t._meta as Record<string, unknown> | undefined)?.[DISCOVERY_META_KEY] !== undefined)
+  return meta.length > 0
+    ? `discovery ${mode}: search (lists ${meta.map((t) => t.name).join(', ')} instead of the ${tools} tools)`
+    : `discovery ${mode}: tools (lists all ${tools} tools)`
 }

@@ -151,6 +151,29 @@ describe('proto-mcp serve: naming and the verbose report', () => {
   })
 })
 
+describe('proto-mcp serve: --discovery', () => {
+  it('search lists the meta-tools and --verbose says so; call_tool reaches the gRPC server; a bad mode is a usage error', async () => {
+    const dir = writeProtos({ 'two.proto': 'syntax = "proto3";\npackage one.v1;\nmessage M { string s = 1; }\nservice A { rpc Ping(M) returns (M); }\n' })
+    const verbose = await runCli(cli, ['serve', join(dir, 'two.proto'), '--grpc', grpcServer.address, '--verbose', '--discovery', 'search'])
+    expect(verbose.stderr).toContain('proto-mcp: note: discovery search: search (lists search_tools, describe_tool, call_tool instead of the 1 tools)\n')
+    const plain = await runCli(cli, ['serve', join(dir, 'two.proto'), '--grpc', grpcServer.address, '--verbose'])
+    expect(plain.stderr).toContain('proto-mcp: note: discovery auto: tools (lists all 1 tools)\n')
+    const { client } = await stdioClient([join(dir, 'two.proto'), '--grpc', grpcServer.address, '--discovery', 'search'])
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['search_tools', 'describe_tool', 'call_tool'])
+      const found = await client.callTool({ name: 'search_tools', arguments: { query: 'ping' } })
+      expect((found.structuredContent as { tools: Array<{ name: string }> }).tools[0]!.name).toBe('Ping')
+      const through = await client.callTool({ name: 'call_tool', arguments: { name: 'Ping', arguments: { s: 'x' } } })
+      expect(through).toEqual(await client.callTool({ name: 'Ping', arguments: { s: 'x' } }))
+    } finally {
+      await client.close()
+    }
+    const bad = await runCli(cli, ['serve', join(dir, 'two.proto'), '--grpc', grpcServer.address, '--discovery', 'some'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--discovery must be one of auto, tools, search, got "some"')
+  })
+})
+
 describe('proto-mcp serve: RPC selection and the token budget', () => {
   const NESTED =
     'syntax = "proto3";\npackage deep.v1;\n' +

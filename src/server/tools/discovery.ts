@@ -88,6 +88,9 @@ export function searchMode(settings: DiscoverySettings, set: ToolSet): boolean {
   return mode === 'search'
 }
 
+/** The `_meta` key that marks a meta-tool's listing with its role (`search`, `describe`, `call`): the `/__mcp/` page reads it. */
+export const DISCOVERY_META_KEY = 'io.github.unplugin-proto-mcp/discovery'
+
 /** The meta-tools as `tools/list` shows them (the same objects for the same names: the list stays as it was). */
 const listings = new Map<string, readonly ListedTool[]>()
 
@@ -95,7 +98,11 @@ const listings = new Map<string, readonly ListedTool[]>()
 export function metaListings(names: DiscoveryNames): readonly ListedTool[] {
   const key = `${names.search}\n${names.describe}\n${names.call}`
   let listed = listings.get(key)
-  if (listed === undefined) listings.set(key, (listed = Object.freeze(makeListings(names))))
+  if (listed === undefined) {
+    const roles = ['search', 'describe', 'call']
+    listed = Object.freeze(makeListings(names).map((tool, i) => ({ ...tool, _meta: { [DISCOVERY_META_KEY]: roles[i] } })))
+    listings.set(key, listed)
+  }
   return listed
 }
 
