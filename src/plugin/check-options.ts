@@ -82,7 +82,6 @@ export const PLUGIN_RULES: Record<keyof Options, OptionRule> = {
       !Array.isArray(v) &&
       Object.entries(v).every(([k, n]) => ['search', 'describe', 'call'].includes(k) && typeof n === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(n)) &&
       new Set(Object.values({ ...DEFAULT_DISCOVERY_NAMES, ...v })).size === 3,
-    default: { ...DEFAULT_DISCOVERY_NAMES },
   },
   methodScopes: {
     accepts: 'an object of method globs to a scope or an array of scopes',
