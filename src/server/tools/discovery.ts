@@ -196,7 +196,7 @@ function visibleNames(source: DiscoverySource, authInfo: unknown): string[] {
 }
 
 /** `search_tools`: checks the query and limit, then answers the ranked hits. */
-function searchTools(source: DiscoverySource, args: unknown, context: CallContext): ToolCallResult {
+async function searchTools(source: DiscoverySource, args: unknown, context: CallContext): Promise<ToolCallResult> {
   const names = source.discovery.names
   const tool = names.search
   const checked = argumentsOf(tool, args)
@@ -212,7 +212,7 @@ function searchTools(source: DiscoverySource, args: unknown, context: CallContex
   }
   const set = source.tools
   const visible = (name: string): boolean => source.visible(set.byName.get(name)!, context.authInfo)
-  const hits = indexOf(set)
+  const hits = (await indexOf(set))
     .rank(query, visible)
     .slice(0, limit)
     .map((name) => {
@@ -245,7 +245,7 @@ function describeTool(source: DiscoverySource, args: unknown, context: CallConte
 export function metaEntries(source: DiscoverySource): Map<string, ToolEntry> {
   const [search, describe] = metaListings(source.discovery.names)
   return new Map([
-    [search!.name, { listed: search!, call: (args, context) => Promise.resolve(searchTools(source, args, context)) }],
+    [search!.name, { listed: search!, call: (args, context) => searchTools(source, args, context) }],
     [describe!.name, { listed: describe!, call: (args, context) => Promise.resolve(describeTool(source, args, context)) }],
   ])
 }

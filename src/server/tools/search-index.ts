@@ -4,7 +4,7 @@
  * Node-only, so the web build has it too). Built at run time from the
  * tools' listings and specs, once per tool snapshot.
  */
-import MiniSearch from 'minisearch'
+import type MiniSearch from 'minisearch'
 import type { ToolEntry, ToolSet } from './tool-set.ts'
 
 /** Words too common in tool descriptions to tell tools apart. */
@@ -96,8 +96,8 @@ export class ToolIndex {
   readonly #search: MiniSearch<ToolDocument>
   readonly #folded: Map<string, string>
 
-  constructor(entries: Iterable<ToolEntry>) {
-    this.#search = new MiniSearch<ToolDocument>({
+  constructor(Search: typeof MiniSearch, entries: Iterable<ToolEntry>) {
+    this.#search = new Search<ToolDocument>({
       fields: Object.keys(BOOST),
       tokenize: (text) => [text],
       processTerm: (text) => terms(text),
@@ -139,9 +139,13 @@ function fold(name: string): string {
 /** Each snapshot's index, built when first searched. */
 const indexes = new WeakMap<ToolSet, ToolIndex>()
 
+/** MiniSearch, loaded on the first search (a server that is never searched never loads it). */
+let loaded: Promise<typeof MiniSearch> | undefined
+
 /** The index of `set` (built once per snapshot, so it follows every hot reload and `handle()` change). */
-export function indexOf(set: ToolSet): ToolIndex {
+export async function indexOf(set: ToolSet): Promise<ToolIndex> {
+  const Search = await (loaded ??= import('minisearch').then((m) => m.default))
   let index = indexes.get(set)
-  if (index === undefined) indexes.set(set, (index = new ToolIndex(set.byName.values())))
+  if (index === undefined) indexes.set(set, (index = new ToolIndex(Search, set.byName.values())))
   return index
 }
