@@ -21,7 +21,14 @@ const QUERIES = JSON.parse(readFileSync(join(REPO, 'fixtures', 'corpus', 'discov
 const TOP = 5
 const TARGET = 0.9
 
-const words = (text) => new Set(text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean))
+const words = (text) =>
+  new Set(
+    text
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean),
+  )
 
 /** The baseline's top names: tools by shared words with the query. */
 function overlapTop(tools, query) {

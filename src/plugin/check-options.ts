@@ -80,7 +80,9 @@ export const PLUGIN_RULES: Record<keyof Options, OptionRule> = {
       v !== null &&
       typeof v === 'object' &&
       !Array.isArray(v) &&
-      Object.entries(v).every(([k, n]) => ['search', 'describe', 'call'].includes(k) && typeof n === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(n)) &&
+      Object.entries(v).every(
+        ([k, n]) => ['search', 'describe', 'call'].includes(k) && typeof n === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(n),
+      ) &&
       new Set(Object.values({ ...DEFAULT_DISCOVERY_NAMES, ...v })).size === 3,
   },
   methodScopes: {

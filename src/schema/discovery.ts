@@ -28,7 +28,11 @@ export function checkMetaToolNames(model: ProtoModel, tools: readonly ToolSpec[]
  * the meta-tools instead); `tokens` counts the list, asked only when its
  * bytes could pass the limit.
  */
-export function autoSearchWarning(listed: ReadonlyArray<CountedTool>, tokens: () => number, discovery: DiscoverySpec): BuildWarning | undefined {
+export function autoSearchWarning(
+  listed: ReadonlyArray<CountedTool>,
+  tokens: () => number,
+  discovery: DiscoverySpec,
+): BuildWarning | undefined {
   if (discovery.mode !== 'auto') return undefined
   // A token is at least a byte: a list of fewer bytes needs no count.
   const bytes = listed.reduce((sum, t) => sum + toolText(t).length, 0)

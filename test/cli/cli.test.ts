@@ -153,9 +153,13 @@ describe('proto-mcp serve: naming and the verbose report', () => {
 
 describe('proto-mcp serve: --discovery', () => {
   it('search lists the meta-tools and --verbose says so; call_tool reaches the gRPC server; a bad mode is a usage error', async () => {
-    const dir = writeProtos({ 'two.proto': 'syntax = "proto3";\npackage one.v1;\nmessage M { string s = 1; }\nservice A { rpc Ping(M) returns (M); }\n' })
+    const dir = writeProtos({
+      'two.proto': 'syntax = "proto3";\npackage one.v1;\nmessage M { string s = 1; }\nservice A { rpc Ping(M) returns (M); }\n',
+    })
     const verbose = await runCli(cli, ['serve', join(dir, 'two.proto'), '--grpc', grpcServer.address, '--verbose', '--discovery', 'search'])
-    expect(verbose.stderr).toContain('proto-mcp: note: discovery search: search (lists search_tools, describe_tool, call_tool instead of the 1 tools)\n')
+    expect(verbose.stderr).toContain(
+      'proto-mcp: note: discovery search: search (lists search_tools, describe_tool, call_tool instead of the 1 tools)\n',
+    )
     const plain = await runCli(cli, ['serve', join(dir, 'two.proto'), '--grpc', grpcServer.address, '--verbose'])
     expect(plain.stderr).toContain('proto-mcp: note: discovery auto: tools (lists all 1 tools)\n')
     const { client } = await stdioClient([join(dir, 'two.proto'), '--grpc', grpcServer.address, '--discovery', 'search'])

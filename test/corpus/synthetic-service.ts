@@ -56,7 +56,9 @@ export function syntheticProto(): string {
       `message ${name}Request {\n  string namespace = 1;\n  string ${field} = 2;\n  int32 page_size = 3;\n  string reason = 4;\n  Labels labels = 5;\n}`,
       `message ${name}Response {\n  string id = 1;\n  int64 revision = 2;\n}`,
     )
-    rpcs.push(`  // ${sentence} The call is idempotent for ${i % 2 === 0 ? 'the same request id' : 'a retry with the same identity'}.\n  rpc ${name}(${name}Request) returns (${name}Response);`)
+    rpcs.push(
+      `  // ${sentence} The call is idempotent for ${i % 2 === 0 ? 'the same request id' : 'a retry with the same identity'}.\n  rpc ${name}(${name}Request) returns (${name}Response);`,
+    )
   })
   return [
     'syntax = "proto3";',

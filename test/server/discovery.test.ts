@@ -115,7 +115,11 @@ describe('search mode, in process', () => {
   it('describe_tool answers the whole definition as structured content', async () => {
     const described = await server.call('describe_tool', { name: 'GetOrder' })
     const direct = shopSpec().spec.tools.find((t) => t.name === 'GetOrder')!
-    expect(described.structuredContent).toMatchObject({ name: 'GetOrder', inputSchema: direct.inputSchema, outputSchema: direct.outputSchema })
+    expect(described.structuredContent).toMatchObject({
+      name: 'GetOrder',
+      inputSchema: direct.inputSchema,
+      outputSchema: direct.outputSchema,
+    })
   })
 
   it('call_tool gives the result and error texts of a direct call', async () => {
@@ -199,12 +203,24 @@ describe('names, collisions and auto', () => {
     expect(createProtoServer(at40.spec).listTools()).toHaveLength(40)
     const at41 = shopSpec({}, many(41))
     const warning = at41.warnings.find((w) => w.code === 'DISCOVERY_SEARCH')!
-    expect(warning.message).toMatch(/41 tools, over 40: discovery 'auto' lists the meta-tools search_tools, describe_tool and call_tool.*discovery: 'tools'/)
-    expect(createProtoServer(at41.spec).listTools().map((t) => t.name)).toEqual(META)
+    expect(warning.message).toMatch(
+      /41 tools, over 40: discovery 'auto' lists the meta-tools search_tools, describe_tool and call_tool.*discovery: 'tools'/,
+    )
+    expect(
+      createProtoServer(at41.spec)
+        .listTools()
+        .map((t) => t.name),
+    ).toEqual(META)
     expect(createProtoServer(shopSpec({ discovery: { mode: 'tools' } }, many(41)).spec).listTools()).toHaveLength(41)
     // include(): the included server's mode, unless the builder gives one.
     const included = createProtoServer(shopSpec({ discovery: { mode: 'search' } }).spec)
-    expect(Server.builder('all').include(included).build().listTools().map((t) => t.name)).toEqual(META)
+    expect(
+      Server.builder('all')
+        .include(included)
+        .build()
+        .listTools()
+        .map((t) => t.name),
+    ).toEqual(META)
     expect(Server.builder('all').discovery('tools').include(included).build().listTools()).toHaveLength(3)
   })
 })
@@ -222,7 +238,9 @@ async function modelScript(client: AnyClient): Promise<void> {
     structuredContent: { tools: Array<{ name: string }> }
   }
   expect(found.structuredContent.tools[0]!.name).toBe('RefundPayment')
-  const described = (await client.callTool({ name: 'describe_tool', arguments: { name: 'RefundPayment' } })) as { structuredContent: unknown }
+  const described = (await client.callTool({ name: 'describe_tool', arguments: { name: 'RefundPayment' } })) as {
+    structuredContent: unknown
+  }
   expect(described.structuredContent).toMatchObject({ inputSchema: { required: ['paymentId'] } })
   const through = await client.callTool({ name: 'call_tool', arguments: { name: 'RefundPayment', arguments: { paymentId: 'p1' } } })
   const direct = await client.callTool({ name: 'RefundPayment', arguments: { paymentId: 'p1' } })
@@ -278,9 +296,13 @@ describe('real clients', () => {
     await client.connect(new HttpV1(new URL(http.url)))
     closers.push(() => client.close())
     const seen: unknown[] = []
-    const result = await client.callTool({ name: 'call_tool', arguments: { name: 'ExportLedger', arguments: { format: 'json' } } }, undefined, {
-      onprogress: (p) => seen.push(p),
-    })
+    const result = await client.callTool(
+      { name: 'call_tool', arguments: { name: 'ExportLedger', arguments: { format: 'json' } } },
+      undefined,
+      {
+        onprogress: (p) => seen.push(p),
+      },
+    )
     expect(text(result)).toBe('ledger as json')
     expect(seen).toEqual([{ progress: 1, total: 2, message: 'half way' }])
   })
@@ -313,7 +335,7 @@ describe('real clients', () => {
     server.handle().addTool({ name: 'BakeBread', description: 'Bakes a loaf of bread.', inputSchema: { type: 'object' } }, () => ({
       content: [{ type: 'text', text: 'baked' }],
     }))
-    const found = (await client.callTool({ name: "search_tools", arguments: { query: "bake a loaf" } })) as unknown as {
+    const found = (await client.callTool({ name: 'search_tools', arguments: { query: 'bake a loaf' } })) as unknown as {
       structuredContent: { tools: Array<{ name: string }> }
     }
     expect(found.structuredContent.tools.map((t) => t.name)).toEqual(['BakeBread'])
@@ -322,4 +344,3 @@ describe('real clients', () => {
     expect((await client.listTools()).tools).toEqual(before)
   })
 })
-

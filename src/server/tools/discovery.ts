@@ -50,10 +50,14 @@ export function discoverySettings(spec: DiscoverySpec | undefined, where: string
   const names = discoveryNames(spec.names)
   for (const [which, name] of Object.entries(names)) {
     if (typeof name !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(name)) {
-      throw runtimeError('BAD_OPTION', `${where}: discoveryNames.${which} must be a tool name of letters, digits, "_", "-" and ".", got ${showValue(name)}`)
+      throw runtimeError(
+        'BAD_OPTION',
+        `${where}: discoveryNames.${which} must be a tool name of letters, digits, "_", "-" and ".", got ${showValue(name)}`,
+      )
     }
   }
-  if (new Set(Object.values(names)).size < 3) throw runtimeError('BAD_OPTION', `${where}: the three discoveryNames must differ, got ${showValue(names)}`)
+  if (new Set(Object.values(names)).size < 3)
+    throw runtimeError('BAD_OPTION', `${where}: the three discoveryNames must differ, got ${showValue(names)}`)
   return { mode: spec.mode, names, given: true }
 }
 
@@ -117,7 +121,10 @@ function makeListings(names: DiscoveryNames): ListedTool[] {
       inputSchema: {
         type: 'object',
         properties: {
-          query: { type: 'string', description: 'What the tool should do, in words (e.g. "list documents in a collection"), or a tool name' },
+          query: {
+            type: 'string',
+            description: 'What the tool should do, in words (e.g. "list documents in a collection"), or a tool name',
+          },
           limit: { type: 'integer', description: `How many matches to answer, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})` },
         },
         required: ['query'],
