@@ -289,6 +289,12 @@ describe('Workers specifics (workerd, no nodejs_compat)', () => {
     })
   })
 
+  it('search discovery works in the web build: the index is built and searched in the Worker, call_tool answers as a direct call', async () => {
+    expect(await check('search-tools')).toMatchObject({
+      ok: { listed: ['search_tools', 'describe_tool', 'call_tool'], hits: expect.arrayContaining(['Record']), same: true },
+    })
+  })
+
   it('a hand-written tool added inside a request fails: its schema needs code generation', async () => {
     expect(await check('hand-tool-in-request')).toMatchObject({
       error: { code: 'BAD_SPEC', message: expect.stringMatching(/^tool "Echo": .*Code generation from strings disallowed/) },
