@@ -112,6 +112,17 @@ describe('search mode, in process', () => {
     expect(hitNames(await search(server, 'order', { limit: 1 }))).toHaveLength(1)
   })
 
+  it("a query that is a tool's name ranks that tool first, even where the words favour another", async () => {
+    const ok = () => ({ content: [] })
+    const words = Server.builder('words')
+      .discovery('search')
+      .tool({ name: 'Note', description: 'Stores a short text.', inputSchema: { type: 'object' } }, ok)
+      .tool({ name: 'NoteNotes', description: 'Note notes: a note of notes, noted.', inputSchema: { type: 'object' } }, ok)
+      .build()
+    expect(hitNames(await search(words, 'notes'))[0]).toBe('NoteNotes')
+    expect(hitNames(await search(words, 'note'))[0]).toBe('Note')
+  })
+
   it('describe_tool answers the whole definition as structured content', async () => {
     const described = await server.call('describe_tool', { name: 'GetOrder' })
     const direct = shopSpec().spec.tools.find((t) => t.name === 'GetOrder')!
