@@ -223,6 +223,19 @@ describe('names, collisions and auto', () => {
         .map((t) => t.name),
     ).toEqual(META)
     expect(createProtoServer(shopSpec({ discovery: { mode: 'tools' } }, many(41)).spec).listTools()).toHaveLength(41)
+    // auto decides on the merged server: two of 25 tools each are 50.
+    const twenty5 = (pkg: string) =>
+      createProtoServer(
+        shopSpec({}, many(25).replace('package m.v1', `package ${pkg}`).replace(/rpc R/g, `rpc ${pkg.toUpperCase()[0]}`)).spec,
+      )
+    expect(twenty5('a.v1').listTools()).toHaveLength(25)
+    expect(
+      Server.builder('both')
+        .include(twenty5('a.v1'), twenty5('b.v1'))
+        .build()
+        .listTools()
+        .map((t) => t.name),
+    ).toEqual(META)
     // include(): the included server's mode, unless the builder gives one.
     const included = createProtoServer(shopSpec({ discovery: { mode: 'search' } }).spec)
     expect(
