@@ -25,6 +25,7 @@ import { httpDispatch } from '../helpers/raw-dispatch.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
 import { text } from '../helpers/result.ts'
 import { Closer } from '../helpers/closer.ts'
+import { checkClientRules } from '../../src/schema/client-rules.ts'
 
 const info = { name: 'discovery-test', version: '0.0.0' }
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
@@ -98,6 +99,14 @@ describe('search mode, in process', () => {
     expect(JSON.parse(text(await server.call('GetOrder', { orderId: 'a' })))).toEqual({ id: 'a', quantity: 2, sku: 'tea' })
   })
 
+  it("the meta-tools' schemas pass every client rule set but the strict modes (as portable tools)", () => {
+    const listed = server.listTools() as never
+    const rejecting = checkClientRules(listed, { server: 'shop' })
+      .filter((r) => r.violations.some((v) => v.sev === 'reject'))
+      .map((r) => r.name)
+    expect(rejecting).toEqual(['openai-strict', 'anthropic-strict'])
+  })
+
   it('search_tools ranks by the comments, gives summaries, annotations and token costs; an exact name ranks first', async () => {
     const found = await search(server, 'which shipments leave a warehouse')
     expect(found.isError).toBe(false)
@@ -148,6 +157,10 @@ describe('search mode, in process', () => {
       expect(through, `${name} ${JSON.stringify(args)}`).toEqual(direct)
     }
     expect((await server.call('GetOrder', { orderId: 7 })).isError).toBe(true)
+    // The arguments as JSON text (a client that sends open objects so) are the same call.
+    expect(await server.call('call_tool', { name: 'GetOrder', arguments: '{"orderId":"a"}' })).toEqual(
+      await server.call('GetOrder', { orderId: 'a' }),
+    )
   })
 
   it('bad input is a clear tool error', async () => {
@@ -161,6 +174,11 @@ describe('search mode, in process', () => {
       ['call_tool', { name: 'PlaceOrders', arguments: {} }, /call_tool: no tool is named "PlaceOrders"; the nearest are "PlaceOrder"/],
       ['call_tool', { arguments: {} }, /call_tool: name must be a tool's name/],
       ['call_tool', { name: 'GetOrder', arguments: [1] }, /arguments must be an object of "GetOrder"'s arguments, got \[1\]/],
+      [
+        'call_tool',
+        { name: 'GetOrder', arguments: '{"orderId"' },
+        /arguments must be an object .* \(or its JSON text\), got text that is not JSON/,
+      ],
     ]
     for (const [tool, args, want] of errors) {
       const result = await server.call(tool, args)

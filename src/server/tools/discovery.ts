@@ -274,7 +274,19 @@ export function unwrapCall(source: DiscoverySource, args: unknown, authInfo: unk
   if (entry === undefined || !source.visible(entry, authInfo)) {
     return { error: unknownName(names.call, name, visibleNames(source, authInfo), names) }
   }
-  const inner = checked.arguments
+  let inner = checked.arguments
+  // A client that sends open objects as JSON text (as the portable profile advertises them) may send the arguments so.
+  if (typeof inner === 'string') {
+    try {
+      inner = JSON.parse(inner) as unknown
+    } catch {
+      return {
+        error: toolError(
+          `${names.call}: arguments must be an object of "${name}"'s arguments (or its JSON text), got text that is not JSON`,
+        ),
+      }
+    }
+  }
   if (inner !== undefined && inner !== null && (typeof inner !== 'object' || Array.isArray(inner))) {
     return { error: toolError(`${names.call}: arguments must be an object of "${name}"'s arguments, got ${showValue(inner)}`) }
   }
