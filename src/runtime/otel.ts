@@ -20,7 +20,9 @@ let loading: Promise<OtelApi | undefined> | undefined
 
 /** Whether an application registered an OpenTelemetry SDK (a tracer, meter or propagator provider). */
 export function otelRegistered(): boolean {
-  return (globalThis as Record<symbol, unknown>)[API_KEY] !== undefined
+  // The API keeps its global object when an SDK is disabled (`trace.disable()`): what counts is a registered provider.
+  const global = (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[API_KEY]
+  return global !== undefined && (global.trace !== undefined || global.metrics !== undefined)
 }
 
 /** The API when it is loaded and an SDK is registered, else `undefined` (never loads it). */
