@@ -16,6 +16,7 @@ import hmr from './hmr.mjs'
 import httpThroughput from './http-throughput.mjs'
 import lean from './lean.mjs'
 import memory from './memory.mjs'
+import otelOverhead from './otel-overhead.mjs'
 import pipeline from './pipeline.mjs'
 import tokens from './tokens.mjs'
 import toolsListBytes from './tools-list-bytes.mjs'
@@ -34,6 +35,7 @@ export const groups = [
   hmr,
   grpcOverhead,
   authOverhead,
+  otelOverhead,
   memory,
   cluster,
 ]

@@ -86,6 +86,16 @@ describe('stage folders import one way', () => {
     expect(bad).toEqual([])
   })
 
+  it('only runtime/otel.ts (and cli/) import @opentelemetry/api, otel.ts as a type or lazily; only cli/ the OpenTelemetry SDK', () => {
+    const all = STAGES.flatMap((stage) => importsOf(stage)).filter(({ spec }) => spec.startsWith('@opentelemetry/'))
+    expect(
+      all.filter(({ file, spec }) => spec === '@opentelemetry/api' && file !== join('runtime', 'otel.ts') && !file.startsWith('cli')),
+    ).toEqual([])
+    expect(all.filter(({ file, spec }) => spec !== '@opentelemetry/api' && !file.startsWith('cli'))).toEqual([])
+    const otel = readFileSync(join(src, 'runtime', 'otel.ts'), 'utf8')
+    expect(otel).not.toMatch(/^import \{[^}]*\} from '@opentelemetry\/api'/m)
+  })
+
   it('only server/ imports the MCP SDK', () => {
     const bad = STAGES.filter((s) => s !== 'server')
       .flatMap((stage) => importsOf(stage))
@@ -104,13 +114,15 @@ const SERVER_FOLDERS: Record<string, readonly string[]> = {
   // Which transports a build has, and connect() to a caller's transport.
   transports: ['http', 'stdio', 'serving'],
   // Streamable HTTP: the handlers, the auth gate, the fast call path; a fleet's routing (cluster/) in front of them.
-  http: ['serving', 'tools', 'primitives', 'tasks', 'cluster'],
+  http: ['serving', 'tools', 'primitives', 'tasks', 'cluster', 'operate'],
   stdio: ['serving'],
   // What every transport serves from: the server state, the SDK server over it, requestState, logging, limits.
-  serving: ['tools', 'primitives', 'tasks', 'cluster'],
+  serving: ['tools', 'primitives', 'tasks', 'cluster', 'operate'],
+  // Production: OpenTelemetry spans and metrics, rate limits, the audit line, health (docs/guide/production.md).
+  operate: ['serving', 'cluster'],
   // The MCP methods besides tools; tasks; what instances of a fleet share.
   primitives: ['serving'],
-  tasks: ['serving', 'primitives', 'cluster'],
+  tasks: ['serving', 'primitives', 'cluster', 'operate'],
   cluster: ['serving', 'tasks'],
   // The tool set and hand-written tools (which read mirrored parameter headers off their schemas: http/param-headers.ts).
   tools: ['validation', 'primitives', 'tasks', 'http'],

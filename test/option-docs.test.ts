@@ -157,6 +157,9 @@ const CLI_DEFAULTS: Record<keyof typeof CLI_OPTIONS, unknown> = {
   'auth-scope': undefined,
   'method-scope': undefined,
   'principal-metadata': undefined,
+  'rate-limit': undefined,
+  audit: undefined,
+  'audit-arguments': undefined,
   help: undefined,
   version: undefined,
 }

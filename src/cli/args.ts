@@ -9,6 +9,8 @@ import { DEFAULT_DEADLINE_MS, DEFAULT_FORWARDED_HEADERS } from '../runtime/backe
 import type { Profile } from '../schema/index.ts'
 import { DEFAULT_PROFILE, PROFILES } from '../schema/types.ts'
 import { DISCOVERY_MODES, type DiscoveryMode } from '../contract/discovery.ts'
+import type { RateLimitOptions } from '../server/operate/rate-limit.ts'
+import { rateLimitFlags } from './operate-flags.ts'
 
 /** What `proto-mcp serve` was asked to do. */
 export interface ServeCommand {
@@ -60,6 +62,10 @@ export interface ServeCommand {
   streamByteCap?: number
   /** The longest stdio line read, in bytes. @default 10485760 */
   maxLineBytes?: number
+  /** Rate limits of tool calls (`--rate-limit`). @default none */
+  rateLimit?: RateLimitOptions
+  /** The audit line per tool call (`--audit`, `--audit-arguments`). @default false */
+  audit: boolean | { arguments: true }
 }
 
 /** A parsed command line: serve, or print help or the version. */
@@ -126,6 +132,15 @@ Options:
                              (default 4194304, 4 MiB)
   --max-line <bytes>         over stdio: the longest message line read; a longer one is
                              answered with an error and skipped (default 10485760, 10 MiB)
+  --rate-limit <limit>=<rate>[/<burst>]
+                             limit tool calls: perCaller (the verified principal, else the
+                             session, else the client address), perTool or global, in calls
+                             per second, burst a whole number of calls (perCaller=10/20);
+                             repeatable. Over it: HTTP 429 with Retry-After, over stdio a
+                             JSON-RPC error with the retry time. Per instance
+  --audit                    one JSON line per tool call on stderr: time, principal, tool,
+                             outcome, duration, bytes in and out
+  --audit-arguments          --audit with each call's arguments
   --verbose                  also print what the schemas leave out (e.g. buf.validate CEL
                              rules), which the gRPC server must still check, and each
                              tool's token count and the client rule sets that reject it
@@ -169,6 +184,9 @@ export const CLI_OPTIONS = {
   'auth-scope': { type: 'string', multiple: true },
   'method-scope': { type: 'string', multiple: true },
   'principal-metadata': { type: 'string', multiple: true },
+  'rate-limit': { type: 'string', multiple: true },
+  audit: { type: 'boolean' },
+  'audit-arguments': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const
@@ -243,6 +261,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (discovery !== undefined && !(DISCOVERY_MODES as readonly string[]).includes(discovery))
     throw new UsageError(`--discovery must be one of ${DISCOVERY_MODES.join(', ')}, got "${discovery}"`)
   const { auth, methodScopes, principalMetadata, forwardHeaders } = authFlags(values, values.http !== undefined)
+  const rateLimit = rateLimitFlags(values['rate-limit'], (message) => new UsageError(message))
   return {
     command: 'serve',
     ...(file === undefined ? {} : { file }),
@@ -278,6 +297,8 @@ export function parseCli(argv: readonly string[]): CliCommand {
       ? {}
       : { streamByteCap: integerIn('--stream-byte-cap', values['stream-byte-cap'], 1, 2 ** 31 - 1) }),
     ...(values['max-line'] === undefined ? {} : { maxLineBytes: integerIn('--max-line', values['max-line'], 1024, 2 ** 31 - 1) }),
+    ...(rateLimit === undefined ? {} : { rateLimit }),
+    audit: values['audit-arguments'] ? { arguments: true } : (values.audit ?? false),
   }
 }
 

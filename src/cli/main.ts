@@ -10,6 +10,7 @@ import { withFix, type BuildWarning, type BuildWarningCode } from '../proto/inde
 import { packageVersion } from '../proto/package-root.ts'
 import { createProtoServer, type Logger } from '../server/index.ts'
 import { HELP, parseCli, type ServeCommand } from './args.ts'
+import { startOtel } from './otel-sdk.ts'
 import { buildServerSpec, type BuiltSpec } from '../gateway/build-spec.ts'
 import { costNote } from '../codegen/index.ts'
 import type { DiscoveryMode } from '../contract/discovery.ts'
@@ -24,6 +25,8 @@ const log = (line: string): void => {
 const serverLogger: Logger = {
   warn: (message) => process.stderr.write(`${message}\n`),
   error: (message) => process.stderr.write(`${message}\n`),
+  // The audit lines (--audit).
+  info: (message) => process.stderr.write(`${message}\n`),
 }
 
 /** Fixes the command says with its own flags instead of the plugin's options, by warning code. */
@@ -127,8 +130,11 @@ async function serve(options: ServeCommand): Promise<number> {
   for (const warning of warnings) warn(warning)
   if (options.verbose) for (const note of [...notes, ...built.costs().map(costNote)]) log(`note: ${note}`)
   for (const line of scopeWarnings(spec.tools, options)) log(`warning: ${line}`)
-  const server = createProtoServer(spec).logging({ logger: serverLogger })
+  const server = createProtoServer(spec).logging({ logger: serverLogger, audit: options.audit })
   if (options.verbose) log(`note: ${discoveryNote(server.listTools(), spec.tools.length, options.discovery ?? 'auto')}`)
+  if (options.rateLimit) server.rateLimit(options.rateLimit)
+  // Only when the OTEL_* environment asks for it: the SDK packages are not even loaded otherwise.
+  const stopOtel = await startOtel(process.env, (line) => log(line))
   const backend = grpc(options.grpc, {
     deadlineMs: options.deadlineMs,
     forwardHeaders: options.forwardHeaders,
@@ -208,6 +214,7 @@ async function serve(options: ServeCommand): Promise<number> {
   } finally {
     unwatch?.()
     backend.close()
+    await stopOtel?.()
   }
 }
 

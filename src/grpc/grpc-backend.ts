@@ -20,6 +20,7 @@ import {
 import { checkOptions, integerRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
 import { fromJson, toJson } from '../runtime/protojson.ts'
 import { statusError } from '../runtime/status.ts'
+import { clientSpan, type ClientSpan } from '../runtime/otel.ts'
 import type { CallContext, RpcHandler } from '../runtime/types.ts'
 import { addSafely, metadataOf, statusErrorOf } from './metadata.ts'
 
@@ -184,11 +185,13 @@ export function grpc(target: string | Channel | Client, options: GrpcOptions = {
       const metadata = await metadataFor(context)
       await whenSettled(client, Math.min(waitMs, deadlineMs), context.signal)
       const root = method.responseType.root
+      const span = traced(metadata, method.path)
       return new Promise<unknown>((resolve, reject) => {
         const signal = context.signal
         const onAbort = (): void => call.cancel()
         const call = client.makeUnaryRequest(method.path, identity, identity, bytes, metadata, { deadline }, (error, reply) => {
           signal?.removeEventListener('abort', onAbort)
+          span?.end(error ? (error.code ?? 2) : 0, error)
           if (error) reject(statusErrorOf(error, root))
           else {
             try {
@@ -210,7 +213,9 @@ export function grpc(target: string | Channel | Client, options: GrpcOptions = {
       const bytes = encodeRequest(method.requestType, request)
       const metadata = await metadataFor(context)
       await whenSettled(client, Math.min(waitMs, deadlineMs), context.signal)
+      const span = traced(metadata, method.path)
       const call = client.makeServerStreamRequest(method.path, identity, identity, bytes, metadata, { deadline })
+      if (span) call.on('status', (status: { code: number; details?: string }) => span.end(status.code, new Error(status.details)))
       return responses(call, method.responseType, context.signal)
     }
 
@@ -225,7 +230,42 @@ export function grpc(target: string | Channel | Client, options: GrpcOptions = {
     close() {
       if (owned) client.close()
     },
+    ready: () => channelReady(client),
   }
+}
+
+/** The gRPC health service's check (`grpc.health.v1.Health/Check`, the empty request: the whole server). */
+const HEALTH_CHECK = '/grpc.health.v1.Health/Check'
+const HEALTH_WAIT_MS = 1000
+
+/**
+ * Whether the backend takes calls: its channel is READY, else its health
+ * service answers SERVING (status 1: the reply's field 1, `08 01`); a
+ * server without the health service (UNIMPLEMENTED) answered, so it is up.
+ */
+function channelReady(client: Client): Promise<boolean> {
+  if (client.getChannel().getConnectivityState(true) === connectivityState.READY) return Promise.resolve(true)
+  return new Promise((resolve) => {
+    const deadline = Date.now() + HEALTH_WAIT_MS
+    client.makeUnaryRequest(HEALTH_CHECK, identity, identity, Buffer.alloc(0), new Metadata(), { deadline }, (error, reply) => {
+      if (error) return resolve(error.code === 12)
+      resolve(reply !== undefined && reply.length >= 2 && reply[0] === 0x08 && reply[1] === 0x01)
+    })
+  })
+}
+
+/**
+ * The CLIENT span of a forwarded call (with an OpenTelemetry SDK): the
+ * backend receives its `traceparent` (and `tracestate`) in place of the
+ * ones the MCP request carried, so its spans are children of this call.
+ */
+function traced(metadata: Metadata, path: string): ClientSpan | undefined {
+  const span = clientSpan(path)
+  if (span === undefined) return undefined
+  metadata.set('traceparent', span.traceparent)
+  if (span.tracestate === undefined) metadata.remove('tracestate')
+  else metadata.set('tracestate', span.tracestate)
+  return span
 }
 
 /** The decoded messages of a server stream; leaving early (the cap) or cancelling the MCP request cancels the call. */

@@ -83,6 +83,12 @@ export interface Backend {
   readonly streamCap?: number
   /** The most bytes of JSON (the messages as the result holds them) a server-streaming call collects before it is cut. @default 4194304 (4 MiB) */
   readonly streamByteCap?: number
+  /**
+   * Whether the backend can take calls now (`/readyz`, docs/guide/production.md):
+   * for `grpc()`, its channel is ready or its health service answers SERVING.
+   * @default always ready
+   */
+  ready?(): Promise<boolean>
 }
 
 /** Whether `value` looks like a {@link Backend} (checked by shape: the runtime may be bundled twice). */

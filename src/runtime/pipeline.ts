@@ -12,6 +12,7 @@ import { describeFailure, type DecodeFailure } from './protojson.ts'
 import { toolError, toolResult } from './result.ts'
 import { callLongRunningTool } from './long-running.ts'
 import { callStreamingTool } from './streaming.ts'
+import { countRejected, spanEvent } from './otel.ts'
 import type { CompiledTool } from './tool-table.ts'
 import type { CallContext, ToolResult } from './types.ts'
 import { INVALID_ARGUMENTS, renderValidationErrors } from './validation-text.ts'
@@ -63,7 +64,12 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
       input = coerced
     }
   }
-  if (invalid !== undefined) return toolError(invalid)
+  if (invalid !== undefined) {
+    countRejected('validation')
+    spanEvent('proto_mcp.validate', { 'error.type': 'validation' })
+    return toolError(invalid)
+  }
+  spanEvent('proto_mcp.validate')
   if (tool.rewrites) {
     try {
       input = toProtoJson(tool.lenient!, tool.spec.requestType, input)
@@ -78,6 +84,7 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
   } catch {
     return toolError(decodeText('decoding arguments: ', tool, input, false, source))
   }
+  spanEvent('proto_mcp.decode')
 
   const handler = tool.handler
   if (handler === undefined) return toolError(tool.unbound)
@@ -87,12 +94,15 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
   try {
     response = await handler.call(tool.target, request, context)
   } catch (error) {
+    spanEvent('proto_mcp.backend', { 'error.type': 'backend_error' })
     return backendErrorResult(error)
   }
+  spanEvent('proto_mcp.backend')
 
   // A handler with nothing to say (an Empty response) may return nothing.
   if (response === undefined) response = EMPTY
   const encoded = encodeReply(tool, response)
+  spanEvent('proto_mcp.encode')
   if ('content' in encoded) return encoded
   return toolResult(encoded.json, tool.structured)
 }

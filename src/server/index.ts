@@ -19,6 +19,9 @@ import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions }
 import { checkAuth, checkNodeHandlerOptions, checkServeHttpOptions } from './http/http-options.ts'
 import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster/cluster-options.ts'
 import { LOGGING_RULES, type LoggingOptions } from './serving/logging.ts'
+import { noteBackend } from './operate/health.ts'
+import { checkRateLimit, setRateLimit, type RateLimitOptions } from './operate/rate-limit.ts'
+import { setTelemetry, TELEMETRY_RULES, type TelemetryOptions } from './operate/telemetry.ts'
 import { loadHttp, loadStdio } from './transports/node-transports.ts'
 import { principalOf } from './serving/principal.ts'
 import { ServerState } from './serving/server-state.ts'
@@ -180,6 +183,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    */
   forward(service: keyof S & string, backend: Backend): this {
     this.#bindService(service, (table, name) => bindBackend(table, name, backend))
+    noteBackend(this[SERVER_STATE], backend)
     return this
   }
 
@@ -217,6 +221,31 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   logging(options: LoggingOptions): this {
     checkOptions('logging()', options, LOGGING_RULES)
     this[SERVER_STATE].log.set(options ?? {})
+    return this
+  }
+
+  /**
+   * Limits tool calls (docs/guide/production.md): token buckets per caller
+   * (the verified principal, else the session, else the client's address),
+   * per tool and for the whole server, each `{ rate, burst }` or a number
+   * of calls per second. Over HTTP a refused call is `429` with
+   * `Retry-After`; over stdio a JSON-RPC error (`-32029`) with the retry
+   * time. Per instance. Replaces the limits given before; `{}` removes them.
+   */
+  rateLimit(options: RateLimitOptions): this {
+    checkRateLimit('rateLimit()', options)
+    setRateLimit(this[SERVER_STATE], options)
+    return this
+  }
+
+  /**
+   * What the OpenTelemetry instrumentation records beyond the conventions'
+   * attributes (docs/guide/production.md): a tool call's arguments and
+   * result, as span attributes. Spans and metrics need a registered SDK.
+   */
+  telemetry(options: TelemetryOptions): this {
+    checkOptions('telemetry()', options, TELEMETRY_RULES)
+    setTelemetry(this[SERVER_STATE], options)
     return this
   }
 

@@ -66,6 +66,8 @@ describe('what a stdio server loads', () => {
     expect(urls).toContainEqual(expect.stringContaining('@modelcontextprotocol/server/dist/stdio'))
     expect(urls.filter((url) => /^node:(?:http|https|http2)$/.test(url))).toEqual([])
     expect(urls.filter((url) => url.includes('@modelcontextprotocol/node'))).toEqual([])
+    // Without an OpenTelemetry SDK registered, the API is never imported (runtime/otel.ts).
+    expect(urls.filter((url) => url.includes('@opentelemetry/'))).toEqual([])
     expect(urls.filter((url) => /\/dist\/(?:protobufjs|http)-[\w-]+\.mjs$/.test(url))).toEqual([])
     expect(withAjvCompiler(urls)).toEqual([])
   }, 60_000)

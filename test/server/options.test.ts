@@ -169,12 +169,12 @@ describe('Server options', () => {
     [
       'serveStdio: logger a function',
       () => server.serveStdio({ logger: (() => {}) as never }),
-      'serveStdio(): option "logger" must be false or an object with warn and error functions (either may be left out), got a function',
+      'serveStdio(): option "logger" must be false or an object with warn, error and info functions (any may be left out), got a function',
     ],
     [
       'serveHttp: logger with a string warn',
       () => server.serveHttp({ logger: { warn: 'x' } as never }),
-      'serveHttp(): option "logger" must be false or an object with warn and error functions (either may be left out), got {"warn":"x"}',
+      'serveHttp(): option "logger" must be false or an object with warn, error and info functions (any may be left out), got {"warn":"x"}',
     ],
     [
       'nodeHandler: onError not a function',
@@ -184,7 +184,7 @@ describe('Server options', () => {
     [
       'logging(): logger true',
       () => Server.builder('l').logging({ logger: true as never }),
-      'logging(): option "logger" must be false or an object with warn and error functions (either may be left out), got true',
+      'logging(): option "logger" must be false or an object with warn, error and info functions (any may be left out), got true',
     ],
     [
       'logging(): an unknown key',

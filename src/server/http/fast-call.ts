@@ -22,6 +22,7 @@ import { firstRound, inputRequiredOf, questionsOf, roundAsk, type InputRequest }
 import { isVisible, scopesOf, type CallResult } from '../tools/tool-set.ts'
 import type { Log } from '../serving/logging.ts'
 import { failureText, sendable } from '../tools/sendable.ts'
+import { serveRequest, type ServedRequest } from '../operate/operate.ts'
 
 const REVISION = '2026-07-28'
 const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
@@ -191,7 +192,7 @@ export async function serveFastCall(
     const args = call.params.arguments
     // The body's text goes with the arguments, for exact 64-bit numbers (as the SDK path does).
     if (args !== null && typeof args === 'object') rememberSource(args, text)
-    result = (await entry.call(args, context)) as Record<string, unknown>
+    result = (await serveRequest(state, log, fastRequest(call, req, authInfo), () => entry.call(args, context))) as Record<string, unknown>
   } catch (error) {
     // As the SDK answers a handler's throw: its JSON-RPC code, else an internal error.
     const e = error as { code?: unknown; message?: unknown; data?: unknown }
@@ -232,6 +233,24 @@ export async function serveFastCall(
     return send(200, { error: { code: -32602, message: `Invalid tools/call result: ${JSON.stringify(checked.issues, null, 2)}` } })
   }
   answer({ ...normalized, resultType: 'complete' })
+}
+
+/** The fast call as operate.ts takes it (HTTP checked its rate limits before the body was read). */
+function fastRequest(
+  call: { id: string | number; params: Record<string, unknown> },
+  req: IncomingMessage,
+  authInfo: unknown,
+): ServedRequest {
+  return {
+    method: 'tools/call',
+    params: call.params,
+    id: call.id,
+    transport: 'tcp',
+    protocolVersion: REVISION,
+    headers: req.headers,
+    authInfo,
+    ...(req.socket?.remoteAddress === undefined ? {} : { clientAddress: req.socket.remoteAddress }),
+  }
 }
 
 /** Result keys of other result families: such a result gets no default `content`. */

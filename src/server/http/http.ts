@@ -31,6 +31,9 @@ import {
 } from '../serving/limits.ts'
 import type { ServerState } from '../serving/server-state.ts'
 import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
+import { countRejected } from '../../runtime/otel.ts'
+import { rateLimiterOf } from '../operate/rate-limit.ts'
+import { rateLimited, servedHealth } from './operate-http.ts'
 
 /** Options of `nodeHandler()`; `logger` and `onError` win over the server's `logging()`. */
 export interface NodeHandlerOptions extends SessionOptions, LoggingOptions {
@@ -139,6 +142,7 @@ async function readChunked(req: IncomingMessage, res: ServerResponse): Promise<I
     const piece = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
     bytes += piece.length
     if (bytes > MAX_BODY_BYTES) {
+      countRejected('size')
       res.setHeader('connection', 'close')
       reply(res, 413, BODY_TOO_LARGE)
       return false
@@ -229,6 +233,13 @@ export function createNodeHandler(
    * A body in chunks is read here first, so that past the limit it gets the same 413 as a declared length (and goes to the SDK).
    */
   const pass = (req: IncomingMessage, res: ServerResponse): void => {
+    if (rateLimiterOf(state) !== undefined) {
+      rateLimited(state, req, res).then((read) => read && dispatch(read, res), failed(res))
+      return
+    }
+    dispatch(req, res)
+  }
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
     const chunked = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined
     const served = chunked
       ? readChunked(req, res).then((read) => (read === false ? undefined : serve(read, res)))
@@ -259,6 +270,7 @@ export function createNodeHandler(
       return reply(res, 405, `method not allowed: ${req.method ?? ''} (the MCP endpoint answers ${SERVED_METHODS.join(', ')})`)
     }
     if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
+      countRejected('size')
       res.setHeader('connection', 'close')
       return reply(res, 413, BODY_TOO_LARGE)
     }
@@ -267,7 +279,7 @@ export function createNodeHandler(
     if (gate === undefined) return pass(req, res)
     // Checked before the body is read and before the fast path or the SDK sees the request; the token goes no further than here.
     gate.authenticate(req.headers.authorization).then((verdict) => {
-      if (verdict instanceof Response) return send(res, verdict)
+      if (verdict instanceof Response) return (countRejected('auth'), send(res, verdict))
       ;(req as IncomingMessage & { auth?: unknown }).auth = verdict
       delete req.headers.authorization
       pass(req, res)
@@ -319,7 +331,8 @@ export async function serveOverHttp(state: ServerState, options: ServeHttpOption
       // Node checks both timeouts this often (30 s by default, far past a short timeout).
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 4))),
     },
-    (req, res) => handler(req, res),
+    // The health paths first: probes reach them without the Host guard or auth (operate-http.ts).
+    (req, res) => servedHealth(state, req, res, options.cluster) || handler(req, res),
   )
   server.maxConnections = maxConnections
   // Node hands CONNECT to this event, not to the handler; without a listener it drops the socket unanswered.

@@ -13,6 +13,8 @@ export interface Logger {
   warn?(message: string): void
   /** An error of a transport or a listener; `error` is what was thrown. */
   error?(message: string, error?: unknown): void
+  /** A line of information: the audit line of a tool call (`audit`), its fields as `record`. */
+  info?(message: string, record?: Readonly<Record<string, unknown>>): void
 }
 
 /** Where an error passed to `onError` happened. */
@@ -28,12 +30,20 @@ export interface LoggingOptions {
    * @default the logger's `error`
    */
   onError?: (error: unknown, where: ErrorSource) => void
+  /**
+   * One structured line per tool call to the logger's `info`
+   * (docs/guide/production.md): time, principal, tool, outcome, duration,
+   * bytes in and out; `{ arguments: true }` adds the call's arguments.
+   * @default false
+   */
+  audit?: boolean | { arguments?: boolean }
 }
 
 /** One line on stderr (or the console where there is none) per message: the default. */
 const STDERR_LOGGER: Logger = {
   warn: (message) => writeStderr(`${message}\n`),
   error: (message) => writeStderr(`${message}\n`),
+  info: (message) => writeStderr(`${message}\n`),
 }
 
 /** Lines of one kind the logger is given per window before the rest are counted instead. */
@@ -93,9 +103,10 @@ class Throttle {
 }
 
 /** Only the logging options of a transport's options. */
-const pick = ({ logger, onError }: LoggingOptions): LoggingOptions => ({
+const pick = ({ logger, onError, audit }: LoggingOptions): LoggingOptions => ({
   ...(logger === undefined ? {} : { logger }),
   ...(onError === undefined ? {} : { onError }),
+  ...(audit === undefined ? {} : { audit }),
 })
 
 /**
@@ -120,6 +131,27 @@ export class Log {
 
   get #logger(): Logger | false {
     return this.#own.logger ?? (this.#base ? this.#base.#logger : STDERR_LOGGER)
+  }
+
+  /** Whether tool calls are audited, and with their arguments. */
+  get auditing(): { arguments: boolean } | undefined {
+    const audit = this.#auditOption
+    if (audit === undefined || audit === false) return undefined
+    return { arguments: audit !== true && audit.arguments === true }
+  }
+
+  get #auditOption(): LoggingOptions['audit'] {
+    return this.#own.audit ?? (this.#base ? this.#base.#auditOption : undefined)
+  }
+
+  /** Sends one audit line (JSON) with its record to the logger's `info`. A logger that throws is dropped. */
+  audit(record: Readonly<Record<string, unknown>>): void {
+    const logger = this.#logger
+    try {
+      if (logger) logger.info?.(JSON.stringify(record), record)
+    } catch {
+      // Auditing must not fail the call.
+    }
   }
 
   get #onError(): LoggingOptions['onError'] {
@@ -173,13 +205,26 @@ const isFunction = (v: unknown): boolean => typeof v === 'function'
 /** The option rules of `logger` and `onError`, shared by every call that takes them. */
 export const LOGGING_RULES: Record<keyof LoggingOptions, OptionRule> = {
   logger: {
-    accepts: 'false or an object with warn and error functions (either may be left out)',
+    accepts: 'false or an object with warn, error and info functions (any may be left out)',
     test: (v) =>
       v === false ||
       (v !== null &&
         typeof v === 'object' &&
         !Array.isArray(v) &&
-        ['warn', 'error'].every((k) => (v as Record<string, unknown>)[k] === undefined || isFunction((v as Record<string, unknown>)[k]))),
+        ['warn', 'error', 'info'].every(
+          (k) => (v as Record<string, unknown>)[k] === undefined || isFunction((v as Record<string, unknown>)[k]),
+        )),
   },
   onError: { accepts: 'a function (error, where)', test: isFunction },
+  audit: {
+    accepts: 'a boolean or { arguments: boolean }',
+    test: (v) =>
+      typeof v === 'boolean' ||
+      (v !== null &&
+        typeof v === 'object' &&
+        !Array.isArray(v) &&
+        Object.keys(v).every((k) => k === 'arguments') &&
+        ['boolean', 'undefined'].includes(typeof (v as { arguments?: unknown }).arguments)),
+    default: false,
+  },
 }

@@ -43,6 +43,8 @@ import { TaskableCall } from '../tasks/task-call.ts'
 import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from '../tasks/task-methods.ts'
 import { TASKS_EXTENSION, taskView } from '../tasks/tasks.ts'
 import type { CallResult, ToolEntry } from '../tools/tool-set.ts'
+import { serveRequest } from '../operate/operate.ts'
+import { endSession, sdkRequest } from '../operate/sdk-request.ts'
 
 export type { ListedTool } from '../tools/tool-set.ts'
 export { unknownToolError } from './server-state.ts'
@@ -197,6 +199,20 @@ function withoutNullArguments(request: JSONRPCRequest): JSONRPCRequest {
   return { ...request, params: rest }
 }
 
+/** `tools/call` past the SDK's checks: null arguments dropped, a call that became a task answered with it. */
+function wrapCall(method: string, wrapped: RequestHandler): RequestHandler {
+  if (method !== 'tools/call') return wrapped
+  // A call that became a task answers with it past the SDK's check of a CallToolResult (docs/serving.md §11).
+  return (request, ctx) => {
+    // The raw arguments, before the SDK's schema copies them: their text goes with the request's signal (one per request).
+    adoptSource(ctx.mcpReq.signal, (request.params as { arguments?: unknown } | undefined)?.arguments)
+    return wrapped(withoutNullArguments(request), ctx).catch((error: unknown) => {
+      if (error instanceof TaskCreated) return error.result as Result
+      throw error
+    })
+  }
+}
+
 /**
  * The SDK server of every transport. `tools/call` requests with
  * `"arguments": null` would fail the SDK's request schema (-32602) before
@@ -204,18 +220,15 @@ function withoutNullArguments(request: JSONRPCRequest): JSONRPCRequest {
  * first, so it drops the null there, once for stdio and HTTP, both eras.
  */
 class ProtoSdkServer extends SdkServer {
+  /** The state and log its requests are traced, limited and audited for (operate/operate.ts); set once created. */
+  served?: { state: ServerState; log: Log }
+
   protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
-    const wrapped = super._wrapHandler(method, handler)
-    if (method !== 'tools/call') return wrapped
-    // A call that became a task answers with it past the SDK's check of a CallToolResult (docs/serving.md §11).
-    return (request, ctx) => {
-      // The raw arguments, before the SDK's schema copies them: their text goes with the request's signal (one per request).
-      adoptSource(ctx.mcpReq.signal, (request.params as { arguments?: unknown } | undefined)?.arguments)
-      return wrapped(withoutNullArguments(request), ctx).catch((error: unknown) => {
-        if (error instanceof TaskCreated) return error.result as Result
-        throw error
-      })
-    }
+    const serve = wrapCall(method, super._wrapHandler(method, handler))
+    return (request, ctx) =>
+      this.served === undefined
+        ? serve(request, ctx)
+        : serveRequest(this.served.state, this.served.log, sdkRequest(this, request, ctx), () => serve(request, ctx))
   }
 
   /** The Tasks extension exists on 2026-07-28 only (SEP-2663): an initialize-era client is not told of it. */
@@ -278,6 +291,8 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     jsonSchemaValidator: PASS_THROUGH,
     requestState: { verify: (sealed, ctx) => state.codec().verify(sealed, ctx) },
   })
+  server.served = { state, log }
+  const opened = performance.now()
   server.setRequestHandler('tools/list', (request, ctx) =>
     listPage('tools', state.listTools(ctx.http?.authInfo), request.params?.cursor, state.pageSize),
   )
@@ -392,6 +407,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
   const unsubscribe = serveSubscriptions(server, state, log)
   live?.add(server)
   server.onclose = () => {
+    endSession(server, opened)
     unsubscribe()
     live?.delete(server)
   }

@@ -11,6 +11,7 @@
 import { checkOptions, integerRule, type OptionRule } from '../../runtime/check-options.ts'
 import { isAnswerOf, type InputRequest, type QuestionMethod } from '../primitives/requests-to-client.ts'
 import { toBase64url } from '../serving/base64url.ts'
+import { noteTaskCreated, noteTaskEnded } from '../operate/telemetry.ts'
 import {
   DEFAULT_MAX_TASK_BYTES,
   DEFAULT_MAX_TASKS,
@@ -298,6 +299,9 @@ export class TaskManager {
   ): void {
     const live: Live = { controller, waiting: new Map() }
     this.#live.set(task.taskId, live)
+    // Its polls and its end are linked to the span of the call that created it (operate/telemetry.ts).
+    noteTaskCreated(task.taskId)
+    let ended = 'completed'
     if (this.#instance !== undefined && this.#renewer === undefined) {
       this.#renewer = setInterval(() => this.#renew(), this.leaseMs / 3)
       ;(this.#renewer as { unref?: () => void }).unref?.()
@@ -343,17 +347,22 @@ export class TaskManager {
           try {
             result = end(outcome)
           } catch (error) {
+            ended = 'failed'
             return finish(failChange(asTaskError(error), `failed: ${(error as Error).message}`))
           }
           return finish(completeChange(result))
         },
-        (error: unknown) => finish(failChange(asTaskError(error), `failed: ${(error as Error)?.message ?? String(error)}`)),
+        (error: unknown) => {
+          ended = controller.signal.aborted ? 'cancelled' : 'failed'
+          return finish(failChange(asTaskError(error), `failed: ${(error as Error)?.message ?? String(error)}`))
+        },
       )
       .then(
         () => onEnd?.(),
         (error: unknown) => onEnd?.(error),
       )
       .finally(() => {
+        noteTaskEnded(task.taskId, task.tool, ended)
         live.stop?.()
         this.#live.delete(task.taskId)
         if (this.#live.size === 0 && this.#renewer !== undefined) {

@@ -1,0 +1,180 @@
+/**
+ * OpenTelemetry's cost per call (docs/guide/production.md): a 2026-07-28
+ * `tools/call` (SetVibeDetails, the medium request) POSTed over loopback
+ * HTTP to `serveHttp()`, one call at a time, CPU time of the process
+ * (client and server both run in it) per call, same run, ABBA rounds.
+ *
+ * - `otel-overhead`: with the OpenTelemetry SDK registered (NodeTracerProvider,
+ *   a BatchSpanProcessor into an InMemorySpanExporter, a MeterProvider with a
+ *   reader) vs the same server with no SDK registered. Target ≤ 1.15×.
+ * - `otel-overhead-no-sdk`: no SDK registered vs the runtime of the commit
+ *   before the instrumentation came (BASE_COMMIT, built once into
+ *   .tmp/bench/otel-base/ with tsdown), serving the same generated module.
+ *   Target ≤ 1.02×.
+ */
+import { execFileSync, execSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { backend, CASES, EXAMPLE_PROTO } from './lib/example.mjs'
+import { median, record } from './lib/measure.mjs'
+import { REPO, writeModule } from './lib/module.mjs'
+
+/** The last commit without the OpenTelemetry hooks (issue 34's branch point). */
+const BASE_COMMIT = '1819b9b'
+const BASE = join(REPO, '.tmp', 'bench', 'otel-base')
+
+/** The base commit's dist/, installed as a package in an app folder of its own; the app folder. */
+function baseApp() {
+  const src = join(BASE, 'src')
+  if (!existsSync(join(src, 'dist', 'runtime.mjs'))) {
+    mkdirSync(src, { recursive: true })
+    execSync(`git archive ${BASE_COMMIT} | tar -x -C ${JSON.stringify(src)}`, { cwd: REPO })
+    if (!existsSync(join(src, 'node_modules'))) symlinkSync(join(REPO, 'node_modules'), join(src, 'node_modules'))
+    execFileSync(process.execPath, [join(REPO, 'node_modules', 'tsdown', 'dist', 'run.mjs')], { cwd: src, stdio: 'ignore' })
+  }
+  const app = join(BASE, 'app')
+  const installed = join(app, 'node_modules', 'unplugin-proto-mcp')
+  if (!existsSync(join(installed, 'dist', 'runtime.mjs'))) {
+    mkdirSync(installed, { recursive: true })
+    cpSync(join(src, 'dist'), join(installed, 'dist'), { recursive: true })
+    writeFileSync(join(installed, 'package.json'), readFileSync(join(src, 'package.json')))
+    writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'otel-base-app', private: true, type: 'module' })}\n`)
+  }
+  return app
+}
+
+/** Registers the SDK (traces into memory through the batch processor, metrics to a reader); returns its removal. */
+async function registerSdk() {
+  const api = await import('@opentelemetry/api')
+  const { NodeTracerProvider, BatchSpanProcessor, InMemorySpanExporter } = await import('@opentelemetry/sdk-trace-node')
+  const { MeterProvider, MetricReader } = await import('@opentelemetry/sdk-metrics')
+  class Reader extends MetricReader {
+    async onForceFlush() {}
+    async onShutdown() {}
+  }
+  const exporter = new InMemorySpanExporter()
+  const tracer = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 200 })] })
+  const meter = new MeterProvider({ readers: [new Reader()] })
+  return {
+    exporter,
+    on() {
+      tracer.register()
+      api.metrics.setGlobalMeterProvider(meter)
+    },
+    off() {
+      api.trace.disable()
+      api.metrics.disable()
+      api.context.disable()
+      api.propagation.disable()
+    },
+    async close() {
+      await tracer.shutdown()
+      await meter.shutdown()
+    },
+  }
+}
+
+export default {
+  name: 'otel-overhead',
+  ids: ['otel-overhead', 'otel-overhead-no-sdk'],
+  async run() {
+    const file = await writeModule(EXAMPLE_PROTO, 'example-otel')
+    const { default: server } = await import(file)
+    server.implement('VibeService', backend).logging({ logger: false })
+    let baseServer
+    try {
+      const app = baseApp()
+      const baseFile = join(app, 'example.mjs')
+      writeFileSync(baseFile, readFileSync(file))
+      baseServer = (await import(baseFile)).default
+      baseServer.implement('VibeService', backend).logging({ logger: false })
+    } catch (error) {
+      process.stderr.write(`\notel-overhead: the base runtime (${BASE_COMMIT}) could not be built: ${error.message}\n`)
+    }
+    const ours = await server.serveHttp({ port: 0 })
+    const base = baseServer ? await baseServer.serveHttp({ port: 0 }) : undefined
+    const sdk = await registerSdk()
+    const { tool, args } = CASES.medium
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: tool,
+        arguments: args,
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+      },
+    })
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': tool,
+    }
+    const call = async (url) => {
+      const response = await fetch(url, { method: 'POST', headers, body })
+      const text = await response.text()
+      if (response.status !== 200) throw new Error(`otel-overhead: ${url} answered ${response.status}: ${text}`)
+      return text
+    }
+    try {
+      const ops = 200
+      const sides = {
+        sdk: () => call(ours.url),
+        none: () => call(ours.url),
+        ...(base ? { base: () => call(base.url) } : {}),
+      }
+      const names = Object.keys(sides)
+      const cpu = Object.fromEntries(names.map((n) => [n, []]))
+      const batch = async (side) => {
+        if (side === 'sdk') sdk.on()
+        const cpuStart = process.cpuUsage()
+        for (let i = 0; i < ops; i++) await sides[side]()
+        const used = process.cpuUsage(cpuStart)
+        if (side === 'sdk') sdk.off()
+        return (used.user + used.system) / ops
+      }
+      for (let round = -3; round < 14; round++) {
+        for (const side of round % 2 === 0 ? names : [...names].reverse()) {
+          const c = await batch(side)
+          if (round >= 0) cpu[side].push(c)
+        }
+      }
+      // The SDK side really traced: each of its calls ended a SERVER span.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const spans = sdk.exporter.getFinishedSpans().filter((s) => s.name === `tools/call ${tool}`).length
+      if (spans < ops) throw new Error(`otel-overhead: the SDK side exported ${spans} spans`)
+      const records = [
+        record({
+          id: 'otel-overhead',
+          samples: { ours: cpu.sdk, baseline: cpu.none },
+          unit: 'CPU µs/call',
+          higherIsBetter: false,
+          target: 1.15,
+          note:
+            `a ${tool} tools/call over loopback HTTP (2026-07-28) with the OpenTelemetry SDK registered (BatchSpanProcessor into an InMemorySpanExporter, a MeterProvider) ` +
+            `vs the same server with no SDK, CPU time of client and server per call; ${spans} spans exported`,
+        }),
+      ]
+      if (base) {
+        records.push(
+          record({
+            id: 'otel-overhead-no-sdk',
+            samples: { ours: cpu.none, baseline: cpu.base },
+            unit: 'CPU µs/call',
+            higherIsBetter: false,
+            target: 1.02,
+            note: `the same call with no SDK registered vs the runtime of ${BASE_COMMIT} (before the instrumentation) serving the same module`,
+          }),
+        )
+      }
+      process.stderr.write(`\notel-overhead: median CPU µs/call ${names.map((n) => `${n} ${Math.round(median(cpu[n]))}`).join(', ')}\n`)
+      return records
+    } finally {
+      await ours.close()
+      await base?.close()
+      await sdk.close()
+    }
+  },
+}

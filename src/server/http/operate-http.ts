@@ -1,0 +1,71 @@
+/**
+ * What Node HTTP adds for production (docs/guide/production.md): the rate
+ * limits of `tools/call`s checked before a handler sees the body (`429`
+ * with `Retry-After`), and the `/healthz` and `/readyz` answers of
+ * `serveHttp()`, which no guard or auth stands in front of.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Cluster } from '../cluster/cluster.ts'
+import { healthAnswer, HEALTH_PATH, READY_PATH } from '../operate/health.ts'
+import { callerKey } from '../operate/operate.ts'
+import { RATE_LIMITED, rateLimiterOf, rateLimitText } from '../operate/rate-limit.ts'
+import type { ServerState } from '../serving/server-state.ts'
+import { jsonBodyOf, replayed } from './fast-call.ts'
+
+const isCall = (m: unknown): m is { id?: unknown; method: 'tools/call'; params?: { name?: unknown } } =>
+  m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call'
+
+/**
+ * With rate limits, reads a POST's body and takes each `tools/call` in it
+ * from the caller's, the tool's and the global bucket: `false` once a call
+ * over a limit was answered `429`, else the request with its body replayed
+ * (or `req` itself without limits).
+ */
+export async function rateLimited(state: ServerState, req: IncomingMessage, res: ServerResponse): Promise<IncomingMessage | false> {
+  const limiter = rateLimiterOf(state)
+  if (limiter === undefined || req.method !== 'POST') return req
+  const { chunks, message } = await jsonBodyOf(req)
+  const calls = (Array.isArray(message) ? message : [message]).filter(isCall)
+  if (calls.length > 0) {
+    const session = req.headers['mcp-session-id']
+    const caller = callerKey((req as { auth?: unknown }).auth, typeof session === 'string' ? session : undefined, req.socket?.remoteAddress)
+    for (const call of calls) {
+      const refusal = limiter.take(caller, String(call.params?.name ?? ''))
+      if (refusal === undefined) continue
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(Math.ceil(refusal.retryAfterMs / 1000)) })
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: typeof call.id === 'string' || typeof call.id === 'number' ? call.id : null,
+          error: {
+            code: RATE_LIMITED,
+            message: rateLimitText(refusal),
+            data: { limit: refusal.limit, retryAfterMs: refusal.retryAfterMs },
+          },
+        }),
+      )
+      return false
+    }
+  }
+  return replayed(req, chunks)
+}
+
+/** Answers `GET`/`HEAD` of `/healthz` and `/readyz` (true), or leaves the request (false). */
+export function servedHealth(state: ServerState, req: IncomingMessage, res: ServerResponse, cluster?: Cluster): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false
+  const url = req.url ?? '/'
+  const q = url.indexOf('?')
+  const path = q === -1 ? url : url.slice(0, q)
+  if (path !== HEALTH_PATH && path !== READY_PATH) return false
+  healthAnswer(path, state, cluster).then(
+    (answer) => {
+      res.writeHead(answer!.status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+      res.end(req.method === 'HEAD' ? undefined : JSON.stringify(answer!.body))
+    },
+    () => {
+      res.writeHead(503, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ status: 'not ready' }))
+    },
+  )
+  return true
+}

@@ -1,0 +1,79 @@
+/**
+ * The one hook a transport puts around each MCP request
+ * (docs/guide/production.md): its span and duration (telemetry.ts) and,
+ * for a `tools/call`, the rate limits (when the transport did not check
+ * them before: stdio) and the audit line.
+ */
+import { verifiedPrincipal } from '../../runtime/backend.ts'
+import type { Log } from '../serving/logging.ts'
+import { RATE_LIMITED, rateLimitError, rateLimiterOf } from './rate-limit.ts'
+import { traceRequest, type RequestFacts } from './telemetry.ts'
+
+export type { RequestFacts } from './telemetry.ts'
+
+/** A request as {@link serveRequest} takes it. */
+export interface ServedRequest extends RequestFacts {
+  /** The request's verified auth info (the principal of the audit line and of the per-caller limit). */
+  readonly authInfo?: unknown
+  /** Whether the rate limits are checked here (stdio); HTTP checks them before the body reaches a handler. */
+  readonly checkRate?: boolean
+}
+
+/** The key of the per-caller limit: the verified principal, else the session, else the client's address. */
+export function callerKey(authInfo: unknown, sessionId: string | undefined, address: string | undefined): string {
+  const principal = verifiedPrincipal({ tool: '', authInfo })
+  if (principal !== undefined) return `principal ${principal.issuer} ${principal.subject}`
+  if (sessionId !== undefined) return `session ${sessionId}`
+  return `address ${address ?? 'local'}`
+}
+
+/** Runs one MCP request under its span, its rate limits and its audit line. */
+export function serveRequest<R>(state: object, log: Log, request: ServedRequest, run: () => Promise<R>): Promise<R> {
+  if (request.method !== 'tools/call') return traceRequest(state, request, run)
+  const limiter = request.checkRate ? rateLimiterOf(state) : undefined
+  const auditing = log.auditing
+  if (limiter === undefined && auditing === undefined) return traceRequest(state, request, run)
+  const tool = String(request.params?.name ?? '')
+  const limited = (): Promise<R> => {
+    const refusal = limiter?.take(callerKey(request.authInfo, request.sessionId, request.clientAddress), tool)
+    return refusal === undefined ? run() : Promise.reject(rateLimitError(refusal))
+  }
+  if (auditing === undefined) return traceRequest(state, request, limited)
+  const started = performance.now()
+  const record = (outcome: string, result: unknown): void => {
+    const principal = verifiedPrincipal({ tool, authInfo: request.authInfo })
+    const args = request.params?.arguments ?? {}
+    log.audit({
+      time: new Date().toISOString(),
+      principal: principal === undefined ? null : { issuer: principal.issuer, subject: principal.subject, clientId: principal.clientId },
+      ...(request.sessionId === undefined ? {} : { session: request.sessionId }),
+      tool,
+      outcome,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      bytesIn: byteLength(args),
+      bytesOut: result === undefined ? 0 : byteLength(result),
+      ...(auditing.arguments ? { arguments: args } : {}),
+    })
+  }
+  return traceRequest(state, request, limited).then(
+    (result) => {
+      const r = result as { isError?: unknown; resultType?: unknown }
+      record(r?.isError === true ? 'tool_error' : r?.resultType === 'task' ? 'task' : 'ok', result)
+      return result
+    },
+    (error: unknown) => {
+      const code = (error as { code?: unknown })?.code
+      record(code === RATE_LIMITED ? 'rate_limited' : typeof code === 'number' ? `error ${code}` : 'error', undefined)
+      throw error
+    },
+  )
+}
+
+/** The bytes of `value` as JSON (UTF-8). */
+function byteLength(value: unknown): number {
+  try {
+    return new TextEncoder().encode(JSON.stringify(value) ?? '').length
+  } catch {
+    return 0
+  }
+}

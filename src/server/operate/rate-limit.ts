@@ -1,0 +1,168 @@
+/**
+ * Rate limits of tool calls (`Server.rateLimit()`, `--rate-limit`;
+ * docs/guide/production.md): token buckets per caller, per tool and for the
+ * whole server, in this instance's memory (with a `cluster`, each instance
+ * limits what reaches it).
+ */
+import { ProtocolError } from '@modelcontextprotocol/server'
+import { checkOptions, type OptionRule } from '../../runtime/check-options.ts'
+import { countRejected } from '../../runtime/otel.ts'
+
+/** One bucket: `rate` calls per second on average, up to `burst` at once. */
+export interface RateBucket {
+  /** Calls per second the bucket refills with (more than 0). */
+  rate: number
+  /** Calls the bucket holds when full (an integer of at least 1). @default the rate, rounded up */
+  burst?: number
+}
+
+/** `Server.rateLimit()`: each limit as a bucket, or a number of calls per second. */
+export interface RateLimitOptions {
+  /** Per caller: the verified principal, else the session, else the client's address (stdio: the one client). */
+  perCaller?: RateBucket | number
+  /** Per tool, whoever calls it. */
+  perTool?: RateBucket | number
+  /** Every call this instance serves. */
+  global?: RateBucket | number
+}
+
+/** Which limit refused a call. */
+export type RateLimitName = keyof RateLimitOptions
+
+const isRate = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v) && v > 0
+const bucketRule: OptionRule = {
+  accepts: 'a number of calls per second (more than 0) or { rate, burst } (rate more than 0, burst an integer of at least 1)',
+  test: (v) =>
+    isRate(v) ||
+    (v !== null &&
+      typeof v === 'object' &&
+      !Array.isArray(v) &&
+      Object.keys(v).every((k) => k === 'rate' || k === 'burst') &&
+      isRate((v as RateBucket).rate) &&
+      ((v as RateBucket).burst === undefined || (Number.isSafeInteger((v as RateBucket).burst) && (v as RateBucket).burst! >= 1))),
+}
+
+/** The option rules of `rateLimit()`. */
+export const RATE_LIMIT_RULES: Record<RateLimitName, OptionRule> = { perCaller: bucketRule, perTool: bucketRule, global: bucketRule }
+
+/** Throws the option error naming the option that cannot work (0, negative, NaN, a bad burst). */
+export function checkRateLimit(where: string, options: unknown): void {
+  checkOptions(where, options, RATE_LIMIT_RULES)
+}
+
+interface Spec {
+  rate: number
+  burst: number
+}
+
+const specOf = (given: RateBucket | number | undefined): Spec | undefined => {
+  if (given === undefined) return undefined
+  const rate = typeof given === 'number' ? given : given.rate
+  const burst = typeof given === 'number' ? undefined : given.burst
+  return { rate, burst: burst ?? Math.max(1, Math.ceil(rate)) }
+}
+
+class Bucket {
+  tokens: number
+  at: number
+  constructor(
+    readonly spec: Spec,
+    now: number,
+  ) {
+    this.tokens = spec.burst
+    this.at = now
+  }
+  refill(now: number): void {
+    this.tokens = Math.min(this.spec.burst, this.tokens + ((now - this.at) / 1000) * this.spec.rate)
+    this.at = now
+  }
+  /** Milliseconds until one token is there (0 when there is one). */
+  wait(): number {
+    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / this.spec.rate) * 1000)
+  }
+}
+
+/** A refused call: which limit, and when to retry. */
+export interface RateRefusal {
+  readonly limit: RateLimitName
+  readonly retryAfterMs: number
+}
+
+/** Buckets kept per key before the full ones (idle callers) are forgotten. */
+const MAX_KEYS = 10_000
+
+/** The buckets of one server. */
+export class RateLimiter {
+  readonly #specs: Partial<Record<RateLimitName, Spec>>
+  readonly #callers = new Map<string, Bucket>()
+  readonly #tools = new Map<string, Bucket>()
+  #global: Bucket | undefined
+
+  constructor(options: RateLimitOptions) {
+    this.#specs = { perCaller: specOf(options.perCaller), perTool: specOf(options.perTool), global: specOf(options.global) }
+  }
+
+  /** Takes one call for `caller` to `tool` from every bucket, or none and says which refused (the longest wait). */
+  take(caller: string, tool: string, now = performance.now()): RateRefusal | undefined {
+    const buckets: Array<[RateLimitName, Bucket]> = []
+    const { perCaller, perTool, global } = this.#specs
+    if (perCaller) buckets.push(['perCaller', this.#bucket(this.#callers, caller, perCaller, now)])
+    if (perTool) buckets.push(['perTool', this.#bucket(this.#tools, tool, perTool, now)])
+    if (global) buckets.push(['global', (this.#global ??= new Bucket(global, now))])
+    let refusal: RateRefusal | undefined
+    for (const [limit, bucket] of buckets) {
+      bucket.refill(now)
+      const wait = bucket.wait()
+      if (wait > 0 && (refusal === undefined || wait > refusal.retryAfterMs)) refusal = { limit, retryAfterMs: wait }
+    }
+    if (refusal !== undefined) {
+      countRejected('rate_limit')
+      return refusal
+    }
+    for (const [, bucket] of buckets) bucket.tokens -= 1
+    return undefined
+  }
+
+  #bucket(map: Map<string, Bucket>, key: string, spec: Spec, now: number): Bucket {
+    let bucket = map.get(key)
+    if (bucket === undefined) {
+      if (map.size >= MAX_KEYS) forgetFull(map, now)
+      map.set(key, (bucket = new Bucket(spec, now)))
+    }
+    return bucket
+  }
+}
+
+/** Drops the buckets that refilled (their callers are idle: a new bucket would be the same). */
+function forgetFull(map: Map<string, Bucket>, now: number): void {
+  for (const [key, bucket] of map) {
+    bucket.refill(now)
+    if (bucket.tokens >= bucket.spec.burst) map.delete(key)
+  }
+}
+
+const limiters = new WeakMap<object, RateLimiter>()
+
+/** Sets (or, with `undefined`, removes) the rate limits of a server state. */
+export function setRateLimit(state: object, options: RateLimitOptions | undefined): void {
+  if (options === undefined || Object.values(options).every((v) => v === undefined)) limiters.delete(state)
+  else limiters.set(state, new RateLimiter(options))
+}
+
+/** The rate limiter of a server state, when it has limits. */
+export function rateLimiterOf(state: object): RateLimiter | undefined {
+  return limiters.get(state)
+}
+
+/** The JSON-RPC error code of a refused call (a server error, as HTTP's 429). */
+export const RATE_LIMITED = -32029
+
+/** The text of a refused call. */
+export function rateLimitText(refusal: RateRefusal): string {
+  return `rate limit exceeded (${refusal.limit}): retry after ${Math.ceil(refusal.retryAfterMs / 1000)} s`
+}
+
+/** The JSON-RPC error of a refused call (stdio): its retry time in `data`. */
+export function rateLimitError(refusal: RateRefusal): ProtocolError {
+  return new ProtocolError(RATE_LIMITED, rateLimitText(refusal), { limit: refusal.limit, retryAfterMs: refusal.retryAfterMs })
+}

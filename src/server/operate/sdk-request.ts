@@ -1,0 +1,51 @@
+/**
+ * What an SDK server instance knows of a request, as operate.ts takes it
+ * (the SDK path of every transport: stdio, both HTTP handlers, the session
+ * fast path), and the end of an initialize-era session.
+ */
+import { PROTOCOL_VERSION_META_KEY, type JSONRPCRequest, type Server as SdkServer, type ServerContext } from '@modelcontextprotocol/server'
+import type { ServedRequest } from './operate.ts'
+import { recordSession } from './telemetry.ts'
+
+/** The first revision without sessions (its versions compare as dates). */
+const MODERN_REVISION = '2026-07-28'
+
+function headersOf(req: Request | undefined): Record<string, string> | undefined {
+  if (req === undefined) return undefined
+  const traceparent = req.headers.get('traceparent')
+  if (traceparent === null) return {}
+  const tracestate = req.headers.get('tracestate')
+  return tracestate === null ? { traceparent } : { traceparent, tracestate }
+}
+
+/** How each SDK instance was reached, seen on its first request (its session's duration says it). */
+const transports = new WeakMap<SdkServer, 'pipe' | 'tcp'>()
+
+/** The facts of `request` as `server` serves it in `ctx`. */
+export function sdkRequest(server: SdkServer, request: JSONRPCRequest, ctx: ServerContext): ServedRequest {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined
+  const version = envelope?.[PROTOCOL_VERSION_META_KEY]
+  const protocolVersion = typeof version === 'string' ? version : server.getNegotiatedProtocolVersion()
+  const http = ctx.http
+  if (!transports.has(server)) transports.set(server, http === undefined ? 'pipe' : 'tcp')
+  const facts: ServedRequest = {
+    method: request.method,
+    params: request.params as Record<string, unknown> | undefined,
+    id: request.id,
+    transport: http === undefined ? 'pipe' : 'tcp',
+    authInfo: http?.authInfo,
+    checkRate: http === undefined,
+    ...(protocolVersion === undefined ? {} : { protocolVersion }),
+    // The conventions' mcp.session.id: initialize-era sessions only (2026-07-28 has none).
+    ...(ctx.sessionId === undefined || envelope !== undefined ? {} : { sessionId: ctx.sessionId }),
+    ...(http?.req === undefined ? {} : { headers: headersOf(http.req) }),
+  }
+  return facts
+}
+
+/** Records the session's duration when an initialize-era session (or stdio connection) of `server` closes. */
+export function endSession(server: SdkServer, openedAt: number): void {
+  const version = server.getNegotiatedProtocolVersion()
+  if (version === undefined || version >= MODERN_REVISION) return
+  recordSession(openedAt, { 'mcp.protocol.version': version, 'network.transport': transports.get(server) ?? 'pipe' })
+}

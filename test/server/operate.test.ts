@@ -1,0 +1,194 @@
+/**
+ * Production features without OpenTelemetry (docs/guide/production.md):
+ * rate limits (HTTP 429 + Retry-After, a JSON-RPC error over stdio, option
+ * errors, 50 callers of which one is over its limit), the audit line, and
+ * `/healthz` and `/readyz` through a gRPC backend's outage and recovery.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { Client as ClientV2 } from '@modelcontextprotocol/client'
+import { grpc } from '../../src/entries/grpc.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
+import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
+import { startGrpcServer, vibeService } from '../grpc/grpc-server.ts'
+import { streamPair } from '../grpc/stream-transport.ts'
+import { modernRequest } from '../helpers/modern-wire.ts'
+import { JSON_RPC_HEADERS, openSession } from '../helpers/http-session.ts'
+import { Closer } from '../helpers/closer.ts'
+
+const spec = specFromProto(EXAMPLE_PROTO)
+const closers = new Closer()
+afterEach(() => closers.close())
+
+/** A server of the example proto answered in process (SetVibe echoes). */
+function inProcess() {
+  return createProtoServer(spec)
+    .implement('VibeService', { SetVibe: (request: { vibe: string }) => ({ vibe: request.vibe }), GetVibe: () => ({ vibe: 'chill' }) })
+    .logging({ logger: false })
+}
+
+describe('rate limits', () => {
+  it('a limit that cannot work is an option error naming the option', () => {
+    const server = inProcess()
+    expect(() => server.rateLimit({ perCaller: 0 })).toThrow(
+      /^rateLimit\(\): option "perCaller" must be a number of calls per second \(more than 0\)/,
+    )
+    expect(() => server.rateLimit({ perTool: -1 })).toThrow('option "perTool" must be')
+    expect(() => server.rateLimit({ global: Number.NaN })).toThrow('option "global" must be')
+    expect(() => server.rateLimit({ perCaller: { rate: 5, burst: 0 } })).toThrow('option "perCaller" must be')
+    expect(() => server.rateLimit({ perCaller: { rate: 5, burst: 1.5 } })).toThrow('got {"rate":5,"burst":1.5}')
+    expect(() => server.rateLimit({ perClient: 1 } as never)).toThrow('unknown option "perClient"')
+  })
+
+  it('over HTTP, the call past the burst is 429 with Retry-After and the retry time; other tools and callers go on', async () => {
+    const server = inProcess().rateLimit({ perCaller: { rate: 0.5, burst: 2 } })
+    const handle = await server.serveHttp({ port: 0 })
+    closers.push(() => handle.close())
+    const call = (vibe: string) => modernRequest(handle.url, 'tools/call', { name: 'SetVibe', arguments: { vibe } })
+    expect((await call('a')).status).toBe(200)
+    expect((await call('b')).status).toBe(200)
+    const refused = await fetch(handle.url, {
+      method: 'POST',
+      headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'SetVibe' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'SetVibe', arguments: { vibe: 'c' } } }),
+    })
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('2')
+    const body = await refused.json()
+    expect(body).toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      error: {
+        code: -32029,
+        message: 'rate limit exceeded (perCaller): retry after 2 s',
+        data: { limit: 'perCaller', retryAfterMs: expect.any(Number) },
+      },
+    })
+    expect(body.error.data.retryAfterMs).toBeGreaterThan(1000)
+    expect(body.error.data.retryAfterMs).toBeLessThanOrEqual(2000)
+    // Other methods are not limited.
+    expect((await modernRequest(handle.url, 'tools/list')).status).toBe(200)
+  })
+
+  it('over stdio, a JSON-RPC error with the retry time', async () => {
+    const server = inProcess().rateLimit({ perTool: { rate: 1, burst: 1 } })
+    const { stdin, stdout, transport } = streamPair()
+    const serving = server.serveStdio({ stdin, stdout })
+    const client = new ClientV2({ name: 'limited', version: '0' })
+    await client.connect(transport)
+    expect((await client.callTool({ name: 'SetVibe', arguments: { vibe: 'x' } })).isError).toBe(false)
+    await expect(client.callTool({ name: 'SetVibe', arguments: { vibe: 'y' } })).rejects.toMatchObject({
+      code: -32029,
+      message: expect.stringContaining('rate limit exceeded (perTool): retry after 1 s'),
+      data: { limit: 'perTool', retryAfterMs: expect.any(Number) },
+    })
+    // Another tool has its own bucket.
+    expect((await client.callTool({ name: 'GetVibe', arguments: {} })).isError).toBe(false)
+    await client.close()
+    await serving
+  })
+
+  it('50 callers (sessions) on loopback: the one over its limit gets 429s, the others none', async () => {
+    const server = inProcess().rateLimit({ perCaller: { rate: 20, burst: 20 } })
+    const handle = await server.serveHttp({ port: 0 })
+    closers.push(() => handle.close())
+    const sessions = await Promise.all(Array.from({ length: 50 }, () => openSession(handle.url)))
+    let id = 1
+    const call = async (session: string): Promise<{ status: number; ms: number }> => {
+      const started = performance.now()
+      const response = await fetch(handle.url, {
+        method: 'POST',
+        headers: { ...JSON_RPC_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'SetVibe', arguments: { vibe: 'v' } } }),
+      })
+      await response.text()
+      return { status: response.status, ms: performance.now() - started }
+    }
+    // Each well-behaved caller: 5 calls, well under its limit; the abuser: 200 as fast as it can.
+    const polite = (rounds: number) =>
+      Promise.all(
+        sessions.slice(1).map(async (s) => {
+          const out = []
+          for (let i = 0; i < rounds; i++) out.push(await call(s))
+          return out
+        }),
+      ).then((all) => all.flat())
+    await polite(1)
+    const baseline = await polite(5)
+    const abuse = (async () => {
+      const out = []
+      for (let i = 0; i < 200; i++) out.push(await call(sessions[0]!))
+      return out
+    })()
+    const [withAbuser, abused] = await Promise.all([polite(5), abuse])
+    expect(baseline.every((r) => r.status === 200)).toBe(true)
+    expect(withAbuser.every((r) => r.status === 200)).toBe(true)
+    const refused = abused.filter((r) => r.status === 429).length
+    expect(refused).toBeGreaterThan(100)
+    expect(abused.filter((r) => r.status === 200).length).toBeLessThan(100)
+    const p99 = (rs: Array<{ ms: number }>) => rs.map((r) => r.ms).sort((a, b) => a - b)[Math.floor(rs.length * 0.99)]!
+    // Timing on a shared machine is reported, not asserted (bench/ holds speed targets).
+    console.log(
+      `rate limit: others' p99 ${p99(baseline).toFixed(2)} ms alone, ${p99(withAbuser).toFixed(2)} ms with the abuser (${refused} 429s)`,
+    )
+  })
+})
+
+describe('audit', () => {
+  it('one structured line per tool call to the logger: time, principal, tool, outcome, duration, bytes; arguments only when asked', async () => {
+    const lines: Array<{ message: string; record: Record<string, unknown> }> = []
+    const logger = { info: (message: string, record?: Record<string, unknown>) => lines.push({ message, record: record! }) }
+    const server = inProcess().logging({ logger, audit: true })
+    const handle = await server.serveHttp({ port: 0 })
+    closers.push(() => handle.close())
+    await modernRequest(handle.url, 'tools/call', { name: 'SetVibe', arguments: { vibe: 'audited' } })
+    await modernRequest(handle.url, 'tools/call', { name: 'SetVibe', arguments: { vibe: 3 } })
+    await modernRequest(handle.url, 'tools/list')
+    expect(lines).toHaveLength(2)
+    const [ok, failed] = lines.map((l) => l.record)
+    expect(JSON.parse(lines[0]!.message)).toEqual(ok)
+    expect(ok).toMatchObject({ principal: null, tool: 'SetVibe', outcome: 'ok', bytesIn: '{"vibe":"audited"}'.length })
+    expect(Date.parse(ok!.time as string)).not.toBeNaN()
+    expect(ok!.durationMs).toEqual(expect.any(Number))
+    expect(ok!.bytesOut).toBeGreaterThan(10)
+    expect(ok!.arguments).toBeUndefined()
+    expect(failed).toMatchObject({ outcome: 'tool_error' })
+
+    server.logging({ logger, audit: { arguments: true } })
+    await modernRequest(handle.url, 'tools/call', { name: 'SetVibe', arguments: { vibe: 'shown' } })
+    expect(lines[2]!.record.arguments).toEqual({ vibe: 'shown' })
+    expect(() => server.logging({ audit: 'yes' as never })).toThrow('option "audit" must be a boolean or { arguments: boolean }')
+  })
+})
+
+describe('health', () => {
+  it('/healthz stays 200 and /readyz turns 503 while the gRPC backend is down, then ready again', async () => {
+    const grpcServer = await startGrpcServer([vibeService()])
+    const backend = grpc(grpcServer.address)
+    closers.push(
+      () => grpcServer.stop(),
+      () => backend.close(),
+    )
+    const server = createProtoServer(spec).forward('VibeService', backend).logging({ logger: false })
+    const handle = await server.serveHttp({ port: 0 })
+    closers.push(() => handle.close())
+    const base = new URL(handle.url).origin
+    const get = async (path: string, headers: Record<string, string> = {}) => {
+      const response = await fetch(base + path, { headers })
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+    }
+    expect(await get('/healthz')).toEqual({ status: 200, body: { status: 'ok' } })
+    expect(await get('/readyz')).toEqual({ status: 200, body: { status: 'ready', checks: { tools: 'ok', backends: 'ok' } } })
+    await grpcServer.stop()
+    expect(await get('/readyz')).toEqual({ status: 503, body: { status: 'not ready', checks: { tools: 'ok', backends: 'failing' } } })
+    expect(await get('/healthz')).toEqual({ status: 200, body: { status: 'ok' } })
+    await grpcServer.start()
+    let ready = await get('/readyz')
+    for (let i = 0; i < 50 && ready.status !== 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      ready = await get('/readyz')
+    }
+    expect(ready.status).toBe(200)
+    // Probes come with the pod's address as Host: no Host guard (and no auth) stands in front of them.
+    expect((await get('/healthz', { host: '10.1.2.3:8080' })).status).toBe(200)
+  })
+})
