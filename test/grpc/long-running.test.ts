@@ -75,6 +75,8 @@ describe('an RPC returning google.longrunning.Operation', () => {
     }
     expect(task.status).toBe('completed')
     expect(DetailedTaskV2Schema.safeParse(task).success).toBe(true)
+    // Completed: the last progress (`{"percent":66,...}`) is no longer its status message.
+    expect(task.statusMessage).toBeUndefined()
     expect(task.result.structuredContent).toEqual({ uri: 'gs://exports/orders.csv', rows: '9007199254740993' })
     expect(task.result.isError).toBe(false)
     expect(seen).toContainEqual(expect.stringMatching(/^(?=.*"stage":"copying")(?=.*"percent":)/s))
