@@ -38,10 +38,17 @@ function typeNames(error: ValidationError): string[] {
   return String(error.params.type ?? error.schema).split(',')
 }
 
+/** The text of a number past the double range, in the decoder's words (protojson.ts). */
+const outOfRange = (value: number): string =>
+  `number out of range: a JSON number beyond ±1.8e308 (such as ${value > 0 ? '' : '-'}1e400) is not a number`
+
 /** The message of one error object (without its pointer); `valueOf` gives the value it is about when the error does not carry it. */
 export function validationMessage(error: ValidationError, valueOf: (error: ValidationError) => unknown = () => undefined): string {
   const { params } = error
-  const v = json('data' in error ? error.data : valueOf(error))
+  const raw = 'data' in error ? error.data : valueOf(error)
+  // A JSON number past the double range (`1e400`) parses as Infinity, which JSON text would show as `null`: the number is what is wrong.
+  if (typeof raw === 'number' && !Number.isFinite(raw) && !Number.isNaN(raw)) return outOfRange(raw)
+  const v = json(raw)
   switch (error.keyword) {
     case 'type': {
       const types = typeNames(error)

@@ -69,3 +69,13 @@ describe('a JSON number beyond the double range', () => {
     expect(result.content[0].text).toBe(`decoding arguments: ${reason}`)
   })
 })
+
+describe('a JSON number beyond the double range where the schema wants a string', () => {
+  it('says the number is out of range, not that null is not a string (the validation text)', async () => {
+    const server = createProtoServer(specFromProto(ECHO_PROTO)).implement('EchoService', { Echo: () => ({}) })
+    const result = await server.call('Echo', JSON.parse('{"name":1e400}'))
+    expect(result.content[0].text).toBe(
+      'invalid arguments: /name: number out of range: a JSON number beyond ±1.8e308 (such as 1e400) is not a number',
+    )
+  })
+})
