@@ -4,7 +4,7 @@
  */
 import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD } from '../contract/index.ts'
 import type { JsonSchema, ToolCuts } from '../contract/index.ts'
-import { nearestName } from './nearest.ts'
+import { nearestName } from '../contract/nearest.ts'
 import type { ValidationError } from './types.ts'
 
 /** The prefix of every validation failure text. */

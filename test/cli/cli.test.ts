@@ -285,6 +285,12 @@ describe('proto-mcp: help and failures', () => {
   const failures: Array<[string, string[], number, RegExp]> = [
     ['a bad flag', ['serve', 'x.proto', '--grpc', 'a:1', '--bogus'], 2, /^proto-mcp: unknown option '--bogus'$/],
     [
+      'a mistyped flag',
+      ['serve', 'x.proto', '--grpc', 'a:1', '--include-methd', 'Get'],
+      2,
+      /^proto-mcp: unknown option '--include-methd' \(did you mean '--include-method'\?\)$/,
+    ],
+    [
       'a bad --http',
       ['serve', 'x.proto', '--grpc', 'a:1', '--http', 'eighty'],
       2,

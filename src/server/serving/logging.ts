@@ -9,6 +9,8 @@ import { writeStderr } from '../../runtime/stderr.ts'
 
 /** Receives a server's messages; a method left out drops those messages. */
 export interface Logger {
+  /** What the server is doing (`vibe: serving on http://127.0.0.1:3000/mcp` when HTTP serving starts). */
+  info?(message: string): void
   /** A warning (a call to a hidden tool, a server open to any Host). */
   warn?(message: string): void
   /** An error of a transport or a listener; `error` is what was thrown. */
@@ -32,6 +34,7 @@ export interface LoggingOptions {
 
 /** One line on stderr (or the console where there is none) per message: the default. */
 const STDERR_LOGGER: Logger = {
+  info: (message) => writeStderr(`${message}\n`),
   warn: (message) => writeStderr(`${message}\n`),
   error: (message) => writeStderr(`${message}\n`),
 }
@@ -124,6 +127,16 @@ export class Log {
 
   get #onError(): LoggingOptions['onError'] {
     return this.#own.onError ?? (this.#base ? this.#base.#onError : undefined)
+  }
+
+  /** Tells the logger what the server does (a logger without `info` is not told). A throw is dropped, as for warnings. */
+  info(message: string): void {
+    const logger = this.#logger
+    try {
+      if (logger) logger.info?.(message)
+    } catch {
+      // As warn().
+    }
   }
 
   /** Sends a warning to the logger. A logger that throws is not the server's failure: that is dropped. */
