@@ -115,10 +115,11 @@ const OPERATION = '.google.longrunning.Operation'
  * error details read by {@link anyToJson}, since they may be of types no
  * proto of the server declares (google.rpc's, or unregistered ones).
  */
-export function messageToJson(type: Type, message: { error?: { details?: AnyMessage[] } }): unknown {
-  const details = message.error?.details
+export function messageToJson(type: Type, message: object): unknown {
+  const op = message as { error?: { details?: AnyMessage[] } }
+  const details = op.error?.details
   if (type.fullName !== OPERATION || details === undefined || details.length === 0) return toJson(type, message)
-  message.error!.details = []
+  op.error!.details = []
   const json = toJson(type, message) as { error: { details?: unknown[] } }
   json.error.details = details.map((any) => anyToJson(any.type_url ?? '', any.value ?? new Uint8Array(), type.root))
   return json

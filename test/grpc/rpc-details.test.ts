@@ -22,7 +22,7 @@ function shapes(ns: protobuf.Namespace): Record<string, string[]> {
           f.id,
           f.repeated ? 'repeated' : f.options?.proto3_optional ? 'optional' : '',
           f.type,
-          (f as protobuf.MapField).keyType ?? '',
+          (f as unknown as protobuf.MapField).keyType ?? '',
         ].join(' '),
       )
     }
