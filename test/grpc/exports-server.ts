@@ -118,7 +118,7 @@ export async function startExportsBackend(): Promise<ExportsBackend> {
           return
         }
         call.write({ n: ++n })
-      }, call.request.delay_ms)
+      }, call.request.delayMs)
     },
   }
   const operations = {
