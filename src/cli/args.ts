@@ -3,6 +3,7 @@
  * usage errors as one line, and the help text.
  */
 import { parseArgs } from 'node:util'
+import { nearestName } from '../contract/nearest.ts'
 import { authOptionsProblem, isScopeToken, type AuthOptions } from '../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST } from '../contract/index.ts'
 import { DEFAULT_DEADLINE_MS, DEFAULT_FORWARDED_HEADERS } from '../runtime/backend.ts'
@@ -201,6 +202,14 @@ function integerIn(flag: string, value: string, min: number, max: number): numbe
   return n
 }
 
+/** ` (did you mean '--include-method'?)` for an unknown flag near a known one, else ''. */
+function flagSuggestion(error: unknown, argv: readonly string[]): string {
+  if ((error as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return ''
+  const unknown = argv.find((arg) => arg.startsWith('--') && !Object.hasOwn(CLI_OPTIONS, arg.slice(2).split('=')[0]!))
+  const near = unknown === undefined ? undefined : nearestName(unknown.slice(2).split('=')[0]!, Object.keys(CLI_OPTIONS))
+  return near === undefined ? '' : ` (did you mean '--${near}'?)`
+}
+
 /** Parses `argv` (without node and the script); throws a {@link UsageError} naming what is wrong. */
 export function parseCli(argv: readonly string[]): CliCommand {
   let parsed
@@ -214,7 +223,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
   } catch (error) {
     // parseArgs's messages span lines and suggest `--`; the first sentence says it.
     const first = (error as Error).message.split('\n')[0]!.replace(/\. To specify .*$/, '')
-    throw new UsageError(first.charAt(0).toLowerCase() + first.slice(1))
+    throw new UsageError(first.charAt(0).toLowerCase() + first.slice(1) + flagSuggestion(error, argv))
   }
   const { values, positionals } = parsed
   if (values.help) return { command: 'help' }

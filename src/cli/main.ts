@@ -6,7 +6,7 @@
 import { resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { grpc } from '../grpc/grpc-backend.ts'
-import { withFix, type BuildWarning, type BuildWarningCode } from '../proto/index.ts'
+import { isProtoError, protoErrorAt, withFix, type BuildWarning, type BuildWarningCode, type ProtoError } from '../proto/index.ts'
 import { packageVersion } from '../proto/package-root.ts'
 import { createProtoServer, type Logger } from '../server/index.ts'
 import { HELP, parseCli, type ServeCommand } from './args.ts'
@@ -25,8 +25,10 @@ const log = (line: string): void => {
 const serverLogger: Logger = {
   warn: (message) => process.stderr.write(`${message}\n`),
   error: (message) => process.stderr.write(`${message}\n`),
-  // The audit lines (--audit).
-  info: (message) => process.stderr.write(`${message}\n`),
+  // The audit lines (--audit), which come with their record; the command says where it listens itself.
+  info: (message, record) => {
+    if (record !== undefined) process.stderr.write(`${message}\n`)
+  },
 }
 
 /** Fixes the command says with its own flags instead of the plugin's options, by warning code. */
@@ -78,8 +80,19 @@ export function scopeWarnings(
   return out
 }
 
+/** A bad `.proto` as the command says it: `file:line:column: reason`, its import fix in the command's flag. */
+const protoFailure = (error: ProtoError): string =>
+  protoErrorAt(
+    error,
+    error.missingImport === undefined
+      ? error.reason
+      : `import "${error.missingImport}" not found next to the importing file, next to the served file or in an -I directory ` +
+          '(pass the directory it is relative to with -I <dir>)',
+  )
+
 /** The first line of an error's message: the command's errors are one line. */
-const oneLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!
+const oneLine = (error: unknown): string =>
+  (isProtoError(error) ? protoFailure(error) : error instanceof Error ? error.message : String(error)).split('\n')[0]!
 
 /** Builds the server, forwards it, and serves until stdin closes (stdio) or a signal arrives (HTTP). */
 async function serve(options: ServeCommand): Promise<number> {
@@ -118,6 +131,13 @@ async function serve(options: ServeCommand): Promise<number> {
     }
   }
   const { spec, warnings, notes } = built
+  // Every RPC filtered out: said before serving, with what to write (forwarding would only say the server has no services).
+  if (spec.tools.length === 0 && (options.methods.include ?? options.methods.exclude) !== undefined) {
+    throw new Error(
+      `no RPC of ${source} is left to serve after --include-method/--exclude-method: write a method's name (GetDocument), ` +
+        `its full name (package.Service.Method) or a glob (package.Service.Get*)`,
+    )
+  }
   const count = (n: number): string => `${n} ${n === 1 ? 'tool' : 'tools'}`
   const discoveryMs = performance.now() - started
   // Logged once serving: a start-up failure stays a single line.

@@ -4,6 +4,7 @@
  * what it got and what it accepts. Each stage injects its own error (the
  * runtime a `BAD_OPTION` runtime error, the plugin a plain `Error`).
  */
+import { nearestName } from './nearest.ts'
 import { showValue } from './show-value.ts'
 
 /** What one option accepts: a description for the message and the test. */
@@ -42,7 +43,11 @@ export function checkOptions(
   }
   for (const [key, value] of Object.entries(options)) {
     const rule = Object.hasOwn(rules, key) ? rules[key] : undefined
-    if (rule === undefined) throw error(`${where}: unknown option "${key}": the options are ${Object.keys(rules).join(', ')}`)
+    if (rule === undefined) {
+      const near = nearestName(key, Object.keys(rules))
+      const guess = near === undefined ? '' : ` (did you mean "${near}"?)`
+      throw error(`${where}: unknown option "${key}"${guess}: the options are ${Object.keys(rules).join(', ')}`)
+    }
     if (value !== undefined && !rule.test(value)) throw error(`${where}: option "${key}" must be ${rule.accepts}, got ${showValue(value)}`)
   }
 }

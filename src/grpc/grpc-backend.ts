@@ -18,7 +18,8 @@ import {
   type BackendService,
 } from '../runtime/backend.ts'
 import { checkOptions, integerRule, stringsRule, type OptionRule } from '../runtime/check-options.ts'
-import { fromJson, toJson } from '../runtime/protojson.ts'
+import { fromJson } from '../runtime/protojson.ts'
+import { messageToJson } from '../runtime/rpc-details.ts'
 import { statusError } from '../runtime/status.ts'
 import { clientSpan, type ClientSpan } from '../runtime/otel.ts'
 import type { CallContext, RpcHandler } from '../runtime/types.ts'
@@ -104,7 +105,7 @@ function encodeRequest(type: Type, request: unknown): Buffer {
 /** Canonical protobuf JSON of a binary response; undecodable bytes are an `Internal` status (as grpc-go says it). */
 function decodeResponse(type: Type, bytes: Buffer): unknown {
   try {
-    return toJson(type, type.decode(bytes))
+    return messageToJson(type, type.decode(bytes))
   } catch (error) {
     throw statusError('Internal', `grpc: failed to unmarshal the received message: ${(error as Error).message}`)
   }

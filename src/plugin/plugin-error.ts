@@ -4,15 +4,15 @@
  * terminal and Vite's overlay point into the `.proto`.
  */
 import { readFileSync } from 'node:fs'
-import { isProtoError } from '../proto/index.ts'
+import { isProtoError, protoErrorAt } from '../proto/index.ts'
 
 /** An error thrown from the plugin's `load` hook. */
 export interface PluginError extends Error {
   /** The module id that failed (`/abs/vibe.proto?mcp`). */
   id: string
   /**
-   * Where in which `.proto` the problem is, when known: `line` 1-based,
-   * `column` 0-based, as Rollup, Vite and esbuild read it.
+   * Where in which `.proto` the problem is, when known: `line` and
+   * `column` 1-based, as the message says it.
    */
   loc?: { file: string; line: number; column: number }
   /** A few lines of the `.proto` around `loc`, with a caret. */
@@ -44,13 +44,12 @@ function codeFrame(file: string, line: number, column: number): string | undefin
  */
 export function toPluginError(cause: unknown, id: string, file: string): PluginError {
   if (isProtoError(cause)) {
-    // `file:line:column`, 1-based, as editors and terminals link it.
-    const where = `${cause.file}:${cause.line}:${cause.column}`
-    const message = cause.message.includes(cause.file) ? `${cause.message} at ${where}` : `${where}: ${cause.message}`
-    const error = new Error(message, { cause }) as PluginError
+    // One place, `file:line:column`, 1-based as editors and terminals link it; `loc` says the same column, so the
+    // header a bundler prints from it (Vite's `File: x.proto?mcp:11:42`, Rollup's `(11:42)`) agrees with the message.
+    const error = new Error(protoErrorAt(cause), { cause }) as PluginError
     error.id = id
     error.code = cause.code
-    error.loc = { file: cause.file, line: cause.line, column: Math.max(0, cause.column - 1) }
+    error.loc = { file: cause.file, line: cause.line, column: cause.column }
     const frame = codeFrame(cause.file, cause.line, cause.column)
     if (frame !== undefined) error.frame = frame
     return error

@@ -17,6 +17,10 @@ export interface ProtoError extends Error {
   file: string
   line: number
   column: number
+  /** What is wrong, without the file and line the message wraps it in. */
+  reason: string
+  /** A `PROTO_IMPORT` of a file found nowhere: the import as written (the command says its own fix, `-I`). */
+  missingImport?: string
   /**
    * Set by `loadProto`: absolute paths of every `.proto` read before it
    * failed (the erroring file too), sorted; watch them all so any edit rebuilds.
@@ -34,7 +38,13 @@ export function protoError(code: ProtoErrorCode, file: string, line: number, col
   error.file = file
   error.line = line
   error.column = column
+  error.reason = reason
   return error
+}
+
+/** `<file>:<line>:<column>: <reason>`, 1-based: the one place a ProtoError is, as editors and terminals link it. */
+export function protoErrorAt(error: ProtoError, reason: string = error.reason): string {
+  return `${error.file}:${error.line}:${error.column}: ${reason}`
 }
 
 /** Tells whether `value` is a {@link ProtoError} (by name, so it works across bundle copies). */

@@ -4,7 +4,7 @@
 export type * from './model.ts'
 export { loadProto } from './load-proto.ts'
 export type { LoadProtoOptions } from './load-proto.ts'
-export { isProtoError, PROTO_ERROR_NAME } from './errors.ts'
+export { isProtoError, PROTO_ERROR_NAME, protoErrorAt } from './errors.ts'
 export type { ProtoError, ProtoErrorCode } from './errors.ts'
 export { modelFromDescriptors } from './from-descriptors.ts'
 export type { FromDescriptorsOptions } from './from-descriptors.ts'

@@ -96,7 +96,7 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
       }
       if (!found) {
         const at = scanned.imports.find((i) => i.path === importPath)
-        throw protoError(
+        const error = protoError(
           'PROTO_IMPORT',
           path,
           at?.line ?? 1,
@@ -104,6 +104,8 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
           `import "${importPath}" not found next to the importing file, next to "${rootFile}" or in importPaths ` +
             '(add the directory it is relative to to importPaths)',
         )
+        error.missingImport = importPath
+        throw error
       }
       const cycleStart = found.kind === 'file' ? importing.findIndex((f) => f.path === found.path) : -1
       if (cycleStart !== -1) {

@@ -9,6 +9,7 @@
  */
 import { backendErrorResult, detailsText } from './backend-error.ts'
 import { OPERATIONS_SERVICE } from './operations-service.ts'
+import { detailJson } from './rpc-details.ts'
 import { encodeReply } from './encode-reply.ts'
 import { toolError, toolResult } from './result.ts'
 import { statusCode, statusText } from './status.ts'
@@ -82,8 +83,21 @@ async function readOperation(tool: CompiledTool, call: () => unknown): Promise<O
   } catch (error) {
     return backendErrorResult(error)
   }
-  const encoded = encodeReply(tool, response ?? {})
-  return 'content' in encoded ? encoded : (encoded.json as OperationJson)
+  // The error's details apart: they may be of types the tool's proto does not declare (google.rpc's, unregistered ones).
+  const { details, rest } = withoutDetails(response)
+  const encoded = encodeReply(tool, rest)
+  if ('content' in encoded) return encoded
+  const op = encoded.json as OperationJson
+  if (details !== undefined && op.error !== undefined) op.error.details = details.map((d) => detailJson(d, tool.responseType.root))
+  return op
+}
+
+/** A handler's Operation without its error's details, and the details. */
+function withoutDetails(response: unknown): { details?: unknown[]; rest: unknown } {
+  const op = (response ?? {}) as { error?: { details?: unknown } }
+  if (op.error === null || typeof op.error !== 'object' || !Array.isArray(op.error.details)) return { rest: op }
+  const { details, ...error } = op.error
+  return { details, rest: { ...op, error } }
 }
 
 /**

@@ -2,7 +2,7 @@
  * The type tool's calls (docs/profiles.md §Token budget): the answer built
  * for a message or tool name, or an error naming the nearest name known.
  */
-import { nearestName } from './nearest.ts'
+import { nearestName } from '../contract/nearest.ts'
 import { toolError } from './result.ts'
 import type { ToolResult, TypeDetailSpec } from './types.ts'
 

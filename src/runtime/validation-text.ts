@@ -4,7 +4,7 @@
  */
 import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD } from '../contract/index.ts'
 import type { JsonSchema, ToolCuts } from '../contract/index.ts'
-import { nearestName } from './nearest.ts'
+import { nearestName } from '../contract/nearest.ts'
 import type { ValidationError } from './types.ts'
 
 /** The prefix of every validation failure text. */
@@ -38,10 +38,17 @@ function typeNames(error: ValidationError): string[] {
   return String(error.params.type ?? error.schema).split(',')
 }
 
+/** The text of a number past the double range, in the decoder's words (protojson.ts). */
+const outOfRange = (value: number): string =>
+  `number out of range: a JSON number beyond ±1.8e308 (such as ${value > 0 ? '' : '-'}1e400) is not a number`
+
 /** The message of one error object (without its pointer); `valueOf` gives the value it is about when the error does not carry it. */
 export function validationMessage(error: ValidationError, valueOf: (error: ValidationError) => unknown = () => undefined): string {
   const { params } = error
-  const v = json('data' in error ? error.data : valueOf(error))
+  const raw = 'data' in error ? error.data : valueOf(error)
+  // A JSON number past the double range (`1e400`) parses as Infinity, which JSON text would show as `null`: the number is what is wrong.
+  if (typeof raw === 'number' && !Number.isFinite(raw) && !Number.isNaN(raw)) return outOfRange(raw)
+  const v = json(raw)
   switch (error.keyword) {
     case 'type': {
       const types = typeNames(error)
@@ -209,7 +216,8 @@ export function renderValidationErrors(errors: readonly ValidationError[], data?
       const quoted = names.map((n) => `'${n}'`).join(', ')
       parts.push(`${error.instancePath}: Additional properties are not allowed (${quoted} were unexpected)`)
     } else {
-      parts.push(`${error.instancePath}: ${validationMessage(error, valueOf)}${cutHint(tool?.cuts, error.instancePath)}`)
+      const message = jsonTextError(error, valueOf(error), tool) ?? validationMessage(error, valueOf)
+      parts.push(`${error.instancePath}: ${message}${cutHint(tool?.cuts, error.instancePath)}`)
     }
   }
   const more = entries.length - shown
@@ -225,15 +233,39 @@ export interface ToolSchemas {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
-/** The property names the advertised schema gives the object at `pointer`, when it spells that object out. */
-function fieldsAt(schema: JsonSchema | undefined, pointer: string): string[] | undefined {
+/** The advertised schema of the value at `pointer`, when the schema spells it out. */
+function schemaAt(schema: JsonSchema | undefined, pointer: string): unknown {
   let at: unknown = schema
   for (const raw of pointer === '' ? [] : pointer.slice(1).split('/')) {
     if (!isRecord(at)) return undefined
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~')
     at = isRecord(at.properties) && Object.hasOwn(at.properties, key) ? at.properties[key] : /^\d+$/.test(key) ? at.items : undefined
   }
+  return at
+}
+
+/** The property names the advertised schema gives the object at `pointer`, when it spells that object out. */
+function fieldsAt(schema: JsonSchema | undefined, pointer: string): string[] | undefined {
+  const at = schemaAt(schema, pointer)
   return isRecord(at) && isRecord(at.properties) ? Object.keys(at.properties) : undefined
+}
+
+/**
+ * `not valid JSON text (<where the parser stopped>)` for a string given
+ * where the tool advertises JSON text of a message (a placeholder: the
+ * budget's cut, or recursion past its depth) that does not parse; else
+ * `undefined`.
+ */
+function jsonTextError(error: ValidationError, value: unknown, tool: ToolSchemas | undefined): string | undefined {
+  if (error.keyword !== 'type' || typeof value !== 'string' || tool === undefined) return undefined
+  const advertised = schemaAt(tool.inputSchema, error.instancePath)
+  if (!isRecord(advertised) || advertised.type !== 'string') return undefined
+  try {
+    JSON.parse(value)
+    return undefined
+  } catch (failure) {
+    return `not valid JSON text (${(failure as Error).message})`
+  }
 }
 
 /** ` (<placeholder> is <type>; schema: <type tool>)` for an error at or below a placeholder, else ''. */

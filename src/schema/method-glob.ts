@@ -6,6 +6,9 @@
  * `*` matches any characters but `.` (within one name), `**` any
  * characters at all, `?` one character but `.`; everything else is literal.
  * A leading `.` is ignored, as full names in descriptors are written with one.
+ * A glob without a `.` (`GetDocument`, `Get*`) is a method's own name: it
+ * matches the last name of the full name, in any service (a full name always
+ * has a dot, so such a glob could match nothing else).
  */
 
 /** A compiled glob: whether an RPC's full name (`package.Service.Method`) matches. */
@@ -26,6 +29,7 @@ export function methodGlob(glob: string): MethodMatcher {
     else source += c.replace(/[\\^$.|+()[\]{}]/g, '\\$&')
   }
   const re = new RegExp(`^${source}$`)
+  if (!text.includes('.')) return (fullName) => re.test(fullName.slice(fullName.lastIndexOf('.') + 1))
   return (fullName) => re.test(fullName)
 }
 

@@ -25,6 +25,7 @@ import { mergeTypeTools, typeResources } from './tools/type-detail.ts'
 import { DEFAULT_REQUEST_STATE_TTL_S } from './serving/limits.ts'
 import { DEFAULT_DISCOVERY, discoverySettings, type DiscoverySettings } from './tools/discovery.ts'
 import type { DiscoveryMode, DiscoveryNames } from '../contract/discovery.ts'
+import { CLUSTER_RULES } from './cluster/cluster-options.ts'
 
 /** The options of `requestStateKey(key, options)`, with their defaults (the docs show them: test/option-docs.test.ts). */
 export const REQUEST_STATE_KEY_RULES: Record<'ttlSeconds', OptionRule> = {
@@ -87,9 +88,9 @@ export class ServerBuilder<State = undefined, Built = unknown> {
    * the same server behind a load balancer share it. @default 32 random bytes at serve time
    */
   requestStateKey(key: Uint8Array | string, options: { ttlSeconds?: number } = {}): this {
-    if (!(key instanceof Uint8Array) && (typeof key !== 'string' || key === '')) {
-      throw runtimeError('BAD_OPTION', `requestStateKey(): the key must be a Uint8Array or a non-empty string, got ${showValue(key)}`)
-    }
+    // The same rule as serveHttp()'s `requestStateKey` option: an HMAC key shorter than its hash is a weak one.
+    const rule = CLUSTER_RULES.requestStateKey
+    if (!rule.test(key)) throw runtimeError('BAD_OPTION', `requestStateKey(): the key must be ${rule.accepts}, got ${showValue(key)}`)
     checkOptions('requestStateKey()', options, REQUEST_STATE_KEY_RULES)
     this.#key = key
     this.#ttl = options.ttlSeconds

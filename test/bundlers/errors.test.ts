@@ -49,7 +49,7 @@ describe('the thrown error points into the .proto (rollup)', () => {
       (e: unknown) => e,
     )) as { id?: string; loc?: unknown; frame?: string; pluginCode?: string }
     expect(error.id).toBe(`${join(dir, 'syntax.proto')}?mcp`)
-    expect(error.loc).toEqual({ file: join(dir, 'syntax.proto'), line: 7, column: 2 })
+    expect(error.loc).toEqual({ file: join(dir, 'syntax.proto'), line: 7, column: 3 })
     expect(error.pluginCode).toBe('PROTO_SYNTAX')
     expect(error.frame).toContain('7 |   int32 size = 2;')
   })

@@ -208,6 +208,26 @@ describe('proto-mcp serve: RPC selection and the token budget', () => {
     expect(out.stderr).toMatch(/proto-mcp: note: tool "GetThing": \d+ tokens; rejected by openai-strict, anthropic-strict\n/)
   })
 
+  it("--include-method takes a method's own name; a filter leaving no RPC says what to write", async () => {
+    const dir = writeProtos({ 'deep.proto': NESTED })
+    const short = await runCli(cli, [
+      'serve',
+      join(dir, 'deep.proto'),
+      '--grpc',
+      grpcServer.address,
+      '--include-method',
+      'GetThing',
+      '--verbose',
+    ])
+    expect(short.code).toBe(0)
+    expect(short.stderr).toContain('proto-mcp: built 1 tool')
+    expect(short.stderr).not.toContain('matches no RPC')
+    const none = await runCli(cli, ['serve', join(dir, 'deep.proto'), '--grpc', grpcServer.address, '--include-method', 'deep.v1.S.Nope'])
+    expect(none.code).toBe(1)
+    expect(none.stderr).toContain("is left to serve after --include-method/--exclude-method: write a method's name (GetDocument)")
+    expect(none.stderr).not.toContain('this server has no services')
+  })
+
   it('--tool-token-budget cuts nested messages; the describe_type tool gives their schemas and a deep call validates whole', async () => {
     const dir = writeProtos({ 'deep.proto': NESTED })
     const { client } = await stdioClient([join(dir, 'deep.proto'), '--grpc', grpcServer.address, '--tool-token-budget', '100'])
@@ -292,6 +312,12 @@ describe('proto-mcp: help and failures', () => {
   const failures: Array<[string, string[], number, RegExp]> = [
     ['a bad flag', ['serve', 'x.proto', '--grpc', 'a:1', '--bogus'], 2, /^proto-mcp: unknown option '--bogus'$/],
     [
+      'a mistyped flag',
+      ['serve', 'x.proto', '--grpc', 'a:1', '--include-methd', 'Get'],
+      2,
+      /^proto-mcp: unknown option '--include-methd' \(did you mean '--include-method'\?\)$/,
+    ],
+    [
       'a bad --http',
       ['serve', 'x.proto', '--grpc', 'a:1', '--http', 'eighty'],
       2,
@@ -328,7 +354,18 @@ describe('proto-mcp: help and failures', () => {
     const run = await runCli(cli, ['serve', join(dir, 'bad.proto'), '--grpc', 'a:1'])
     expect(run.code).toBe(1)
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(1)
-    expect(run.stderr).toMatch(/^proto-mcp: cannot parse ".*bad\.proto": .*\(line 4\)\n$/)
+    // One place, 1-based: the column the message names is the one after the file and line.
+    expect(run.stderr).toBe(`proto-mcp: ${join(dir, 'bad.proto')}:4:14: illegal id at column 14\n`)
+  })
+
+  it('a missing import exits 1 naming the -I flag, not the library option', async () => {
+    const dir = writeProtos({ 'main.proto': 'syntax = "proto3";\npackage m;\nimport "shared/types.proto";\n' })
+    const run = await runCli(cli, ['serve', join(dir, 'main.proto'), '--grpc', 'a:1'])
+    expect(run.code).toBe(1)
+    expect(run.stderr).toBe(
+      `proto-mcp: ${join(dir, 'main.proto')}:3:1: import "shared/types.proto" not found next to the importing file, next to the served file ` +
+        'or in an -I directory (pass the directory it is relative to with -I <dir>)\n',
+    )
   })
 
   it('a proto without a service exits 1 with a one-line reason, not after building 0 tools', async () => {

@@ -27,6 +27,13 @@ describe('the option checker', () => {
     expect(error).toBeInstanceOf(Wrong)
     expect((error as Error).message).toBe('f(): option "port" must be an integer from 0 to 65535, got 70000')
     expect(() => checkOptions('f()', { prot: 1 }, rules)).toThrow('f(): unknown option "prot": the options are port, quiet')
+    // A key one edit from an option names it.
+    expect(() => checkOptions('f()', { quiett: true }, rules)).toThrow(
+      'f(): unknown option "quiett" (did you mean "quiet"?): the options are port, quiet',
+    )
+    expect(() => checkOptions('f()', { ports: 1 }, rules)).toThrow(
+      'f(): unknown option "ports" (did you mean "port"?): the options are port, quiet',
+    )
     expect(() => checkOptions('f()', 'x', rules)).toThrow('f(): options must be an object, got "x"')
     expect(() => checkOptions('f()', { port: undefined, quiet: true }, rules)).not.toThrow()
   })

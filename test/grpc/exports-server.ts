@@ -28,11 +28,27 @@ function packer(): (type: string, value: Record<string, unknown>) => { type_url:
     if (target.startsWith('google/protobuf/')) return target
     return /^google\//.test(target) ? `${PROTOS}/${target}` : protobuf.util.path.resolve(origin, target)
   }
-  root.loadSync(EXPORTS_PROTO)
+  root.loadSync([EXPORTS_PROTO, `${PROTOS}/google/rpc/error_details.proto`])
   return (type, value) => {
+    // A type no proto declares goes as its name and arbitrary bytes (an unregistered detail).
+    if (type === UNREGISTERED_TYPE) return { type_url: `type.googleapis.com/${type}`, value: Buffer.from([8, 42]) }
     const t = root.lookupType(type)
     return { type_url: `type.googleapis.com/${type}`, value: Buffer.from(t.encode(t.fromObject(value)).finish()) }
   }
+}
+
+/** The detail type a failing export of table `unregistered` carries: in no proto. */
+export const UNREGISTERED_TYPE = 'no.such.Type'
+
+/** The details of a failing export, by its table: standard error details (google/rpc/error_details.proto), an unregistered type, or a nested Status. */
+function failureDetails(table: string, pack: ReturnType<typeof packer>): Array<{ type_url: string; value: Buffer }> {
+  if (table === 'quota')
+    return [
+      pack('google.rpc.ErrorInfo', { reason: 'QUOTA_EXCEEDED', domain: 'exports.example.com', metadata: { table } }),
+      pack('google.rpc.RetryInfo', { retryDelay: { seconds: 3, nanos: 500_000_000 } }),
+    ]
+  if (table === 'unregistered') return [pack(UNREGISTERED_TYPE, {})]
+  return [pack('google.rpc.Status', { code: 9, message: 'inner detail' })]
 }
 
 /** One operation: how many reads until it is done, and how it ends. */
@@ -72,7 +88,7 @@ export async function startExportsBackend(): Promise<ExportsBackend> {
       out.error = {
         code: 9,
         message: `table ${op.table} is locked`,
-        details: [pack('google.rpc.Status', { code: 9, message: 'inner detail' })],
+        details: failureDetails(op.table, pack),
       }
     } else if (done)
       out.response = pack('exports.v1.ExportTableResponse', { uri: `gs://exports/${op.table}.csv`, rows: '9007199254740993' })
@@ -102,7 +118,7 @@ export async function startExportsBackend(): Promise<ExportsBackend> {
           return
         }
         call.write({ n: ++n })
-      }, call.request.delay_ms)
+      }, call.request.delayMs)
     },
   }
   const operations = {

@@ -1,5 +1,7 @@
 import * as grpcJs from '@grpc/grpc-js'
 import { Client } from '@modelcontextprotocol/client'
+import { fileURLToPath } from 'node:url'
+import protobuf from 'protobufjs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { grpc, type GrpcBackend } from '../../src/entries/grpc.ts'
 import { encodeStatus, rpcType } from '../../src/grpc/status-details.ts'
@@ -10,6 +12,8 @@ import { streamPair } from './stream-transport.ts'
 import { text } from '../helpers/result.ts'
 
 const spec = specFromProto(EXAMPLE_PROTO)
+/** The package's shipped protos (google/rpc/error_details.proto among them). */
+const PROTOS = fileURLToPath(new URL('../../protos', import.meta.url))
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
@@ -123,6 +127,47 @@ describe('statuses', () => {
         { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'vibe', description: 'unknown vibe' }] },
         { '@type': 'type.googleapis.com/examples.v1.GetVibeResponse', vibe: 'abc' },
         { '@type': 'type.example/acme.Unknown', value: 'AQID' },
+      ],
+    })
+  })
+
+  it('the standard details of google/rpc/error_details.proto (as a server built from the shipped file encodes them) decode', async () => {
+    const shipped = new protobuf.Root()
+    shipped.resolvePath = (_origin, target) => (target.startsWith('google/protobuf/') ? target : `${PROTOS}/${target}`)
+    shipped.loadSync('google/rpc/error_details.proto')
+    const pack = (name: string, value: Record<string, unknown>) => {
+      const type = shipped.lookupType(`google.rpc.${name}`)
+      return { typeUrl: `type.googleapis.com/google.rpc.${name}`, value: type.encode(type.fromObject(value)).finish() }
+    }
+    const details = encodeStatus(8, 'slow down', [
+      pack('ErrorInfo', { reason: 'RATE', domain: 'vibes.example' }),
+      pack('RetryInfo', { retryDelay: { seconds: 2, nanos: 0 } }),
+      pack('BadRequest', { fieldViolations: [{ field: 'vibe', description: 'too long', reason: 'MAX_LEN' }] }),
+      pack('QuotaFailure', {
+        violations: [{ subject: 'user:1', quotaDimensions: { region: 'eu' }, quotaValue: 10, futureQuotaValue: 20 }],
+      }),
+    ])
+    const { server } = await forwarded({
+      GetVibe: (_call: unknown, callback: grpcJs.sendUnaryData<unknown>) => {
+        const metadata = new grpcJs.Metadata()
+        metadata.set('grpc-status-details-bin', Buffer.from(details))
+        callback({ code: grpcJs.status.RESOURCE_EXHAUSTED, details: 'slow down', metadata })
+      },
+    })
+    const result = await server.call('GetVibe', {})
+    expect(result.content[0]!.text).toBe('rpc error: code = ResourceExhausted desc = slow down')
+    expect(JSON.parse(result.content[1]!.text)).toEqual({
+      details: [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE', domain: 'vibes.example' },
+        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '2s' },
+        {
+          '@type': 'type.googleapis.com/google.rpc.BadRequest',
+          fieldViolations: [{ field: 'vibe', description: 'too long', reason: 'MAX_LEN' }],
+        },
+        {
+          '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+          violations: [{ subject: 'user:1', quotaDimensions: { region: 'eu' }, quotaValue: '10', futureQuotaValue: '20' }],
+        },
       ],
     })
   })
@@ -261,5 +306,16 @@ describe('targets', () => {
       expect(text(await server.call('GetVibe', {}))).toBe('{"vibe":"chill"}')
     }
     expect(vibe.received).toHaveLength(2)
+    // close() leaves a Channel or Client it was given open: they stay the caller's.
+    for (const backend of backends) backend.close()
+    expect(channel.getConnectivityState(false)).not.toBe(grpcJs.connectivityState.SHUTDOWN)
+    expect(client.getChannel().getConnectivityState(false)).not.toBe(grpcJs.connectivityState.SHUTDOWN)
+  })
+
+  it('close() shuts the channel grpc() opened for an address', async () => {
+    const { server, backend } = await forwarded()
+    expect(text(await server.call('GetVibe', {}))).toBe('{"vibe":"chill"}')
+    backend.close()
+    expect(await server.call('GetVibe', {})).toMatchObject({ isError: true })
   })
 })

@@ -17,7 +17,7 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
-import { EXPORTS_PROTO, startExportsBackend, type ExportsBackend } from './exports-server.ts'
+import { EXPORTS_PROTO, startExportsBackend, UNREGISTERED_TYPE, type ExportsBackend } from './exports-server.ts'
 
 const TASKS = { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -75,6 +75,8 @@ describe('an RPC returning google.longrunning.Operation', () => {
     }
     expect(task.status).toBe('completed')
     expect(DetailedTaskV2Schema.safeParse(task).success).toBe(true)
+    // Completed: the last progress (`{"percent":66,...}`) is no longer its status message.
+    expect(task.statusMessage).toBeUndefined()
     expect(task.result.structuredContent).toEqual({ uri: 'gs://exports/orders.csv', rows: '9007199254740993' })
     expect(task.result.isError).toBe(false)
     expect(seen).toContainEqual(expect.stringMatching(/^(?=.*"stage":"copying")(?=.*"percent":)/s))
@@ -90,6 +92,33 @@ describe('an RPC returning google.longrunning.Operation', () => {
     expect(task.result.content[0].text).toBe('rpc error: code = FailedPrecondition desc = table locked is locked')
     expect(JSON.parse(task.result.content[1].text)).toEqual({
       details: [{ '@type': 'type.googleapis.com/google.rpc.Status', code: 9, message: 'inner detail' }],
+    })
+  })
+
+  it('an operation failing with google.rpc.ErrorInfo and RetryInfo details: the real error, the details decoded (google/rpc/error_details.proto)', async () => {
+    const created = (await call({ table: 'quota', steps: 1, fail: true })).body.result!
+    const task = await settled(created.taskId)
+    expect(task.result.isError).toBe(true)
+    expect(task.result.content[0].text).toBe('rpc error: code = FailedPrecondition desc = table quota is locked')
+    expect(JSON.parse(task.result.content[1].text)).toEqual({
+      details: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'QUOTA_EXCEEDED',
+          domain: 'exports.example.com',
+          metadata: { table: 'quota' },
+        },
+        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3.500s' },
+      ],
+    })
+  })
+
+  it('an operation failing with a detail of an unregistered type keeps its code and message, the detail as {"@type", "value"}', async () => {
+    const created = (await call({ table: 'unregistered', steps: 1, fail: true })).body.result!
+    const task = await settled(created.taskId)
+    expect(task.result.content[0].text).toBe('rpc error: code = FailedPrecondition desc = table unregistered is locked')
+    expect(JSON.parse(task.result.content[1].text)).toEqual({
+      details: [{ '@type': `type.googleapis.com/${UNREGISTERED_TYPE}`, value: 'CCo=' }],
     })
   })
 

@@ -2,7 +2,7 @@
  * The plugin's options and hooks, through real Rollup builds of the
  * fixture apps (in memory) and through the raw hooks.
  */
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { rollup } from 'rollup'
 import { describe, expect, it } from 'vitest'
 import { MCP_QUERY, PLUGIN_NAME, unpluginProtoMcp } from '../../src/plugin/index.ts'
@@ -207,5 +207,45 @@ describe('watch files of a failed build', () => {
     expect(warnings).toEqual([
       `${join(dir, 'types.proto')}: declares no service, so it builds no tools (import the .proto that declares the service, or add a service with an rpc)`,
     ])
+  })
+})
+
+describe('a bad .proto: the bundler header and the message name one place', () => {
+  /** What a failing Rollup and Vite build throw, with the header each prints from `id` and `loc`. */
+  async function failure(entry: string): Promise<{ message: string; headers: string[] }> {
+    const thrown = (await build(entry).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as { id: string; loc: { line: number; column: number }; message: string }
+    const { build: viteBuild } = await import('vite')
+    const viteThrown = (await viteBuild({
+      configFile: false,
+      logLevel: 'silent',
+      root: dirname(entry),
+      plugins: [unpluginProtoMcp.vite()],
+      build: { write: false, lib: { entry, formats: ['es'] }, rollupOptions: { external: isBare } },
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as Error
+    // Rollup prints `id (line:column)` from `loc`; Vite's build prints its header line, `[plugin name] id:line:column`.
+    const viteHeader = /^\[plugin [^\]]+\] (.*)$/m.exec(viteThrown.message)?.[1]
+    return { message: thrown.message, headers: [`${thrown.id}:${thrown.loc.line}:${thrown.loc.column}`, viteHeader ?? ''] }
+  }
+
+  it('a syntax error: 1-based columns, one file:line:column', async () => {
+    const proto = join(APPS, 'errors', 'syntax.proto')
+    const { message, headers } = await failure(join(APPS, 'errors', 'syntax.mjs'))
+    expect(headers).toEqual([`${proto}?mcp:7:3`, `${proto}?mcp:7:3`])
+    expect(message).toContain(`: ${proto}:7:3: illegal token at column 3`)
+    expect(message.split(`${proto}:`)).toHaveLength(2)
+    expect(message).not.toContain('(line ')
+  })
+
+  it('a missing import: the header and the message say column 1', async () => {
+    const proto = join(APPS, 'errors', 'missing-import.proto')
+    const { message, headers } = await failure(join(APPS, 'errors', 'missing-import.mjs'))
+    expect(headers).toEqual([`${proto}?mcp:5:1`, `${proto}?mcp:5:1`])
+    expect(message).toContain(`${proto}:5:1: import "does/not/exist.proto" not found`)
   })
 })

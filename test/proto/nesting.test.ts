@@ -36,7 +36,8 @@ describe('deep message nesting', () => {
     const file = chain(2000)
     const run = await runCli(await buildCli(), ['serve', file, '--grpc', '127.0.0.1:1'])
     expect(run.code).toBe(1)
-    expect(run.stderr).toBe(`proto-mcp: ${expected(file)}\n`)
+    // The command names the place as file:line:column, once.
+    expect(run.stderr).toBe(`proto-mcp: ${file}:6:1: ${expected(file).replace(`cannot parse "${file}": `, '').replace(' (line 6)', '')}\n`)
   })
 
   it(`a chain of exactly ${MAX_MESSAGE_NESTING} builds, and a recursive message is not a chain`, () => {
@@ -66,5 +67,15 @@ describe('a JSON number beyond the double range', () => {
   ])('in %s is named for what it is, not "null"', async (_what, json, reason) => {
     const result = await server.call('Echo', JSON.parse(json))
     expect(result.content[0].text).toBe(`decoding arguments: ${reason}`)
+  })
+})
+
+describe('a JSON number beyond the double range where the schema wants a string', () => {
+  it('says the number is out of range, not that null is not a string (the validation text)', async () => {
+    const server = createProtoServer(specFromProto(ECHO_PROTO)).implement('EchoService', { Echo: () => ({}) })
+    const result = await server.call('Echo', JSON.parse('{"name":1e400}'))
+    expect(result.content[0].text).toBe(
+      'invalid arguments: /name: number out of range: a JSON number beyond ±1.8e308 (such as 1e400) is not a number',
+    )
   })
 })

@@ -228,3 +228,11 @@ describe('reflectServer', () => {
     )
   })
 })
+
+describe('the reflected server is named after the descriptor file the server gives', () => {
+  it("buf's keeps the source file's name; @grpc/proto-loader's is named after the package", async () => {
+    expect((await reflectSpec(withInfo.address)).spec.name).toBe('vibe')
+    expect((await reflectSpec(loader.address)).spec.name).toBe('playground_v1')
+    expect((await reflectSpec(loader.address, { name: 'mine' })).spec.name).toBe('mine')
+  })
+})

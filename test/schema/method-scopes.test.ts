@@ -69,6 +69,10 @@ describe('methodGlob', () => {
     expect(match('a.B.Get', 'aXB.Get')).toBe(false)
     expect(match('a.B.(Get)+', 'a.B.(Get)+')).toBe(true)
     expect(match('.a.B.Get', 'a.B.Get')).toBe(true)
+    // Without a dot: a method's own name, in any service.
+    expect(match('GetDocument', 'google.firestore.v1.Firestore.GetDocument')).toBe(true)
+    expect(match('Get*', 'Firestore.GetDocument')).toBe(true)
+    expect(match('GetDocument', 'google.firestore.v1.Firestore.BatchGetDocuments')).toBe(false)
     expect(() => methodGlob('')).toThrow('a method glob must not be empty')
     expect(() => methodGlob('.')).toThrow('a method glob must not be empty')
   })

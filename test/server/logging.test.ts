@@ -221,6 +221,20 @@ describe('serveHttp and nodeHandler', () => {
     expect(stderr).not.toHaveBeenCalled()
   })
 
+  it('serveHttp: one info line with the URL once it listens, to the logger that takes info, else stderr by default', async () => {
+    const stderr = spyStderr()
+    const infos: string[] = []
+    const told = await build()
+      .build()
+      .serveHttp({ port: 0, logger: { info: (m) => void infos.push(m) } })
+    await told.close()
+    expect(infos).toEqual([`notes: serving on ${told.url}`])
+    expect(stderr).not.toHaveBeenCalled()
+    const byDefault = await build().build().serveHttp({ port: 0 })
+    await byDefault.close()
+    expect(stderr.mock.calls.map((call) => String(call[0]))).toEqual([`notes: serving on ${byDefault.url}\n`])
+  })
+
   it('nodeHandler: a request its handler cannot serve is an error for the logger, then for onError', async () => {
     const stderr = spyStderr()
     const { seen, logger, errors } = recorder()

@@ -30,7 +30,7 @@ describe('plugin options', () => {
     [
       'an unknown key',
       { profiles: 'full' },
-      `${P}: unknown option "profiles": the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, toolTokenBudget, typeTool, methods, methodScopes, include, exclude, dts, dev`,
+      `${P}: unknown option "profiles" (did you mean "profile"?): the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, toolTokenBudget, typeTool, methods, methodScopes, include, exclude, dts, dev`,
     ],
     [
       'toolTokenBudget of 10',
@@ -194,7 +194,12 @@ describe('Server options', () => {
     [
       'requestStateKey: a number',
       () => Server.builder('k').requestStateKey(5 as never),
-      'requestStateKey(): the key must be a Uint8Array or a non-empty string, got 5',
+      'requestStateKey(): the key must be a Uint8Array or a string of at least 32 bytes, got 5',
+    ],
+    [
+      'requestStateKey: a key of 31 bytes',
+      () => Server.builder('k').requestStateKey('k'.repeat(31)),
+      'requestStateKey(): the key must be a Uint8Array or a string of at least 32 bytes, got "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"',
     ],
     [
       'requestStateKey: ttlSeconds 0',
@@ -204,7 +209,7 @@ describe('Server options', () => {
     [
       'grpc: an unknown key',
       () => grpc('127.0.0.1:1', { deadline: 5 } as never),
-      'grpc(): unknown option "deadline": the options are credentials, channelOptions, forwardHeaders, metadata, principalMetadata, callMetadata, deadlineMs, reconnectWaitMs, streamCap',
+      'grpc(): unknown option "deadline" (did you mean "deadlineMs"?): the options are credentials, channelOptions, forwardHeaders, metadata, principalMetadata, callMetadata, deadlineMs, reconnectWaitMs, streamCap',
     ],
     [
       'grpc: streamCap 0',

@@ -126,6 +126,18 @@ describe('the official requester (ext-tasks over an SDK v2 client)', () => {
     expect(asked).toEqual([{ kind: 'elicitation', scope: 'task', delivery: 'task-update' }])
   })
 
+  it('a plain SDK v2 Client.callTool that declares the extension cannot take the task result (ext-tasks’ session can)', async () => {
+    const client = new ClientV2(info, {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      capabilities: { elicitation: { form: {} }, ...TASKS },
+    })
+    await client.connect(new HttpV2(new URL(http.url)))
+    closers.push(() => client.close())
+    await expect(client.callTool({ name: 'Export', arguments: { table: 'plain' } })).rejects.toThrow(
+      "Unsupported result type 'task' for tools/call",
+    )
+  })
+
   it('over stdio: the same task, the raw requests on the client’s own transport', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tasks-stdio-'))
     closers.push(async () => rmSync(dir, { recursive: true, force: true }))
@@ -182,8 +194,8 @@ describe('on the wire', () => {
     expect(Object.keys(ack.body.result!).sort()).toEqual(['_meta', 'resultType'])
     const done = await until(task.taskId, (t) => t.status === 'completed')
     expect(DetailedTaskV2Schema.safeParse(done).success).toBe(true)
-    // The progress the handler reported while a task is its status message; the result is what tools/call would have answered.
-    expect(done.statusMessage).toBe('half way')
+    // The progress the handler reported was the status message while it ran; done, the task says no stale progress.
+    expect(done.statusMessage).toBeUndefined()
     expect(done.result).toEqual({ content: [{ type: 'text', text: 'exported t1 as json' }], resultType: 'complete' })
   })
 

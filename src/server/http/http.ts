@@ -365,6 +365,7 @@ export async function serveOverHttp(state: ServerState, options: ServeHttpOption
     await new Promise<void>((resolve) => server.close(() => resolve()))
     throw runtimeError('AUTH_UNAVAILABLE', `serveHttp(): ${(error as Error).message}`, error)
   }
+  log.info(`${state.info.name}: serving on ${url}`)
   return {
     url,
     get sessionCount() {

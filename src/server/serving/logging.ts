@@ -13,7 +13,10 @@ export interface Logger {
   warn?(message: string): void
   /** An error of a transport or a listener; `error` is what was thrown. */
   error?(message: string, error?: unknown): void
-  /** A line of information: the audit line of a tool call (`audit`), its fields as `record`. */
+  /**
+   * A line of information: where HTTP serving listens (`vibe: serving on http://127.0.0.1:3000/mcp`), or
+   * the audit line of a tool call (`audit`), its fields as `record`.
+   */
   info?(message: string, record?: Readonly<Record<string, unknown>>): void
 }
 
@@ -41,9 +44,9 @@ export interface LoggingOptions {
 
 /** One line on stderr (or the console where there is none) per message: the default. */
 const STDERR_LOGGER: Logger = {
+  info: (message) => writeStderr(`${message}\n`),
   warn: (message) => writeStderr(`${message}\n`),
   error: (message) => writeStderr(`${message}\n`),
-  info: (message) => writeStderr(`${message}\n`),
 }
 
 /** Lines of one kind the logger is given per window before the rest are counted instead. */
@@ -156,6 +159,16 @@ export class Log {
 
   get #onError(): LoggingOptions['onError'] {
     return this.#own.onError ?? (this.#base ? this.#base.#onError : undefined)
+  }
+
+  /** Tells the logger what the server does (a logger without `info` is not told). A throw is dropped, as for warnings. */
+  info(message: string): void {
+    const logger = this.#logger
+    try {
+      if (logger) logger.info?.(message)
+    } catch {
+      // As warn().
+    }
   }
 
   /** Sends a warning to the logger. A logger that throws is not the server's failure: that is dropped. */

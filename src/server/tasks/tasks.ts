@@ -150,9 +150,9 @@ const takenChange =
     return { ...task, inputResponses: Object.keys(left).length > 0 ? left : undefined }
   }
 
-/** Ends a task with the request's result. */
+/** Ends a task with the request's result; the last progress was how the work went, not how it ended: it goes. */
 export const completeChange = (result: Record<string, unknown>) =>
-  moved({ status: 'completed', result, inputRequests: undefined, inputResponses: undefined })
+  moved({ status: 'completed', result, statusMessage: undefined, inputRequests: undefined, inputResponses: undefined })
 
 /** Ends a task with a JSON-RPC error. */
 export const failChange = (error: TaskError, statusMessage: string) =>
