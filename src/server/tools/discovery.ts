@@ -17,7 +17,7 @@ import {
   type DiscoverySpec,
 } from '../../contract/discovery.ts'
 import { toolError } from '../../runtime/result.ts'
-import { nearestNames } from '../../runtime/nearest.ts'
+import { nearestNames } from '../../contract/nearest.ts'
 import { runtimeError } from '../../runtime/errors.ts'
 import { showValue } from '../../runtime/check-options.ts'
 import type { CallContext } from '../../runtime/types.ts'
