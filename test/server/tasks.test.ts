@@ -351,7 +351,7 @@ describe('task status notifications (subscriptions/listen with taskIds, HTTP)', 
 })
 
 describe('the store’s limits and TTL', () => {
-  it('tasks past maxTasks are refused (-32603), finished ones counting until their TTL; a result larger than the store fails its task, saying so', async () => {
+  it('tasks past maxTasks are refused (-32603) while they run; finished ones make room; a result larger than the store fails its task, saying so', async () => {
     const small = await serve({ maxTasks: 2 })
     const at = (url: string, name: string, args = {}) =>
       modernRequest(url, 'tools/call', { name, arguments: args }, { capabilities: TASKS })
@@ -360,9 +360,14 @@ describe('the store’s limits and TTL', () => {
     expect([one.resultType, two.resultType]).toEqual(['task', 'task'])
     const third = await at(small.url, 'Slow', { ms: 300 })
     expect(third.body.error).toMatchObject({ code: -32603, message: 'too many tasks: all 2 the store keeps are in use; retry later' })
-    // Finished tasks still count: each is kept for its ttlMs.
+    // Finished tasks make room for new ones (the oldest dropped first): results nobody fetched never lock callers out.
     await sleep(350)
-    expect((await at(small.url, 'Slow', { ms: 50 })).body.error?.code).toBe(-32603)
+    const fourth = (await at(small.url, 'Slow', { ms: 50 })).body.result!
+    expect(fourth.resultType).toBe('task')
+    expect((await modernRequest(small.url, 'tasks/get', { taskId: one.taskId }, { capabilities: TASKS })).body.error?.code).toBe(-32602)
+    expect((await modernRequest(small.url, 'tasks/get', { taskId: two.taskId }, { capabilities: TASKS })).body.result?.status).toBe(
+      'completed',
+    )
     const tight = await serve({ maxBytes: 64 * 1024 })
     const huge = (await at(tight.url, 'Huge', { kb: 100 })).body.result!
     let task: any
