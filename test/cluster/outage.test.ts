@@ -7,12 +7,12 @@
  * made during the outage get a plain JSON-RPC error, never the database's
  * address or the driver's `ECONNREFUSED`, and the server logs the cause.
  */
-import { createServer, connect, type Server as NetServer, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { postgresCluster } from '../../src/entries/postgres.ts'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
 import { startPostgres, type TestPostgres } from '../helpers/postgres.ts'
+import { tcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
 import { Closer } from '../helpers/closer.ts'
 
 const KEY = 'a key of at least thirty-two bytes, shared'
@@ -20,44 +20,8 @@ const TASKS = { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const closers = new Closer()
 
-/** A TCP proxy on loopback in front of `port`: `cut()` closes every connection and refuses new ones until `restore()`. */
-async function tcpProxy(port: number): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
-  const sockets = new Set<Socket>()
-  let server: NetServer
-  let listenPort = 0
-  const listen = () =>
-    new Promise<void>((resolve, reject) => {
-      server = createServer((client) => {
-        const upstream = connect(port, '127.0.0.1')
-        sockets.add(client).add(upstream)
-        const drop = () => {
-          client.destroy()
-          upstream.destroy()
-          sockets.delete(client)
-          sockets.delete(upstream)
-        }
-        client.on('error', drop).on('close', drop)
-        upstream.on('error', drop).on('close', drop)
-        client.pipe(upstream).pipe(client)
-      })
-      server.once('error', reject)
-      server.listen(listenPort, '127.0.0.1', () => {
-        listenPort = (server.address() as { port: number }).port
-        resolve()
-      })
-    })
-  await listen()
-  const cut = async () => {
-    const closed = new Promise((resolve) => server.close(resolve))
-    for (const socket of sockets) socket.destroy()
-    sockets.clear()
-    await closed
-  }
-  return { port: listenPort, cut, restore: listen, close: cut }
-}
-
 let pg: TestPostgres
-let proxy: Awaited<ReturnType<typeof tcpProxy>>
+let proxy: TcpProxy
 let http: HttpHandle
 const logged: string[] = []
 
