@@ -41,7 +41,7 @@ beforeAll(async () => {
   }
   backend = await startGrpcServer([{ definition: serviceDefinition(BIGDATA_PROTO, 'bigdata.v1.BigDataService'), impl }])
   const server = createProtoServer(specFromProto(BIGDATA_PROTO)).forward('BigDataService', grpc(backend.address))
-  http = await server.serveHttp({ port: 0, logger: false, writeTimeoutMs: 2000 })
+  http = await server.serveHttp({ port: 0, logger: false, writeTimeoutMs: 1000 })
 }, 60_000)
 
 afterAll(async () => {

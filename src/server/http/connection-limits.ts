@@ -71,20 +71,21 @@ export function connectionLimits(
     log.warnThrottled('unread answers', `${name}: ${why}: the connection was closed`)
     socket.destroy()
   }
-  /** After each write: too much unread is cut; answers waiting arm the stall timer, which a drain of the socket disarms. */
+  /** Bytes of `socket` that left it (the client, or its kernel, took them). */
+  const flushed = (socket: Socket): number => socket.bytesWritten - socket.writableLength
+  /** After each write: too much unread is cut; answers waiting arm the stall timer, which cuts when nothing left the socket meanwhile. */
   const check = (socket: Socket, connection: Connection): void => {
     if (socket.destroyed) return
     const bytes = unsent(socket, connection)
     if (bytes > maxUnsent) return cut(socket, `a client left ${bytes} bytes of answers unread, more than maxUnsentBytes (${maxUnsent})`)
     if (bytes === 0 || connection.stall !== undefined) return
-    let drained = false
-    const onDrain = (): void => void (drained = true)
-    socket.once('drain', onDrain)
+    const before = flushed(socket)
     connection.stall = setTimeout(() => {
       connection.stall = undefined
-      socket.off('drain', onDrain)
-      if (!drained && unsent(socket, connection) > 0)
+      // Answers queued behind a call still running are not the client's doing: only bytes the socket cannot pass count.
+      if (socket.writableLength > 0 && flushed(socket) === before) {
         return cut(socket, `a client read no answer for ${writeTimeoutMs} ms (writeTimeoutMs)`)
+      }
       check(socket, connection)
     }, writeTimeoutMs)
     connection.stall.unref?.()
