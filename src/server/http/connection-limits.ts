@@ -29,7 +29,7 @@ import type { Log } from '../serving/logging.ts'
 export interface ConnectionLimitOptions {
   /** Requests one connection may have in flight (pipelined HTTP/1.1); one more is answered `429`. @default 4 */
   maxRequestsPerConnection?: number
-  /** Requests one caller (a principal; callers without auth are one caller) may have in flight; one more is answered `429`. @default 64 */
+  /** Requests one caller (its `Authorization` header; callers without one are one caller) may have in flight; one more is answered `429`. @default 64 */
   maxRequestsPerCaller?: number
   /** Bytes of answers a connection may hold that its client has not read; past them it is closed. @default 16777216 (16 MiB) */
   maxUnsentBytes?: number
@@ -125,7 +125,8 @@ export function connectionLimits(
         `too many requests in flight on this connection: ${perConnection} (maxRequestsPerConnection); wait for their answers`,
       )
     }
-    const caller = principalOf((req as { auth?: unknown }).auth, req.headers.authorization)
+    // The caller as its credentials say, before anything reads them (an auth middleware's `req.auth` is the handler's to read).
+    const caller = principalOf(undefined, req.headers.authorization)
     const held = callers.get(caller) ?? 0
     if (held >= perCaller) {
       return refuse(res, `too many requests in flight for this caller: ${perCaller} (maxRequestsPerCaller); wait for their answers`)
