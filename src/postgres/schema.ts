@@ -27,6 +27,7 @@ export interface Statements {
   readonly sweepMessages: string
   readonly isAlive: string
   readonly createTask: string
+  readonly dropEndedTask: string
   readonly getTask: string
   readonly updateTask: string
   readonly dueTasks: string
@@ -153,6 +154,9 @@ UPDATE ${p}sessions SET event_count = 0, event_bytes = 0 WHERE id = $1`,
 DELETE FROM ${p}messages WHERE created_at < now() - $1 * interval '1 millisecond'`,
     createTask: `INSERT INTO ${p}tasks (id, task, expires_at, due_at)
 SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM ${p}tasks WHERE expires_at > $5) < $6`,
+    // The oldest task that ended makes room for a new one (a full table only: the scan is the exception).
+    dropEndedTask: `DELETE FROM ${p}tasks WHERE id = (SELECT id FROM ${p}tasks WHERE due_at IS NULL
+  AND (task::jsonb)->>'status' IN ('completed', 'failed', 'cancelled') ORDER BY expires_at LIMIT 1 FOR UPDATE SKIP LOCKED)`,
     getTask: `SELECT task, version FROM ${p}tasks WHERE id = $1 AND expires_at > $2`,
     // Optimistic: the row changes only if no other change came in between; the NOTIFY names the task (its body stays in the table).
     updateTask: `WITH changed AS (UPDATE ${p}tasks SET task = $3, version = version + 1, expires_at = $4, due_at = $5

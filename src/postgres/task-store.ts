@@ -48,15 +48,11 @@ export function postgresTasks(
   }
   return {
     async create(task) {
-      const now = Date.now()
-      const { rowCount } = await query(sql.createTask, [
-        task.taskId,
-        text(task),
-        task.createdAt + task.ttlMs,
-        dueOf(task),
-        now,
-        limits.maxTasks,
-      ])
+      const json = text(task)
+      const insert = () => query(sql.createTask, [task.taskId, json, task.createdAt + task.ttlMs, dueOf(task), Date.now(), limits.maxTasks])
+      let { rowCount } = await insert()
+      // Full: a task that ended (its result kept for its TTL) makes room, so finished tasks never lock new ones out.
+      if (rowCount !== 1 && ((await query(sql.dropEndedTask, [])).rowCount ?? 0) > 0) ({ rowCount } = await insert())
       if (rowCount !== 1)
         throw new TaskLimitError(`too many tasks: all ${limits.maxTasks} the fleet keeps are in use; retry later`, 'tasks')
     },

@@ -311,6 +311,12 @@ describe('postgresCluster()', () => {
         limit: 'bytes',
       })
       expect((await cluster.tasks().get('l-1'))!.status).toBe('working')
+      // A task that ended makes room: the oldest such is dropped for a new one, a running one never.
+      await cluster.tasks().update('l-2', (t) => ({ ...t, status: 'completed', result: {}, runner: undefined }))
+      await cluster.tasks().create(task('l-3'))
+      expect(await cluster.tasks().get('l-2')).toBeUndefined()
+      expect((await cluster.tasks().get('l-1'))!.status).toBe('working')
+      await expect(cluster.tasks().create(task('l-4'))).rejects.toMatchObject({ name: 'TaskLimitError', limit: 'tasks' })
     } finally {
       await detach()
     }

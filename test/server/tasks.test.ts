@@ -362,8 +362,56 @@ describe('task status notifications (subscriptions/listen with taskIds, HTTP)', 
   })
 })
 
+describe('one caller among many (issue 36)', () => {
+  it('maxTasksPerPrincipal: a caller past its running tasks is refused (-32603), another caller is not; once one ends, it may start again', async () => {
+    const quota = await serve({ maxTasksPerPrincipal: 2 })
+    const as = (who: string, ms: number) =>
+      modernRequest(
+        quota.url,
+        'tools/call',
+        { name: 'Slow', arguments: { ms } },
+        { capabilities: TASKS, headers: { authorization: `Bearer ${who}` } },
+      )
+    const first = await Promise.all([as('erin', 300), as('erin', 300)])
+    expect(first.map((r) => r.body.result?.resultType)).toEqual(['task', 'task'])
+    const third = await as('erin', 300)
+    expect(third.body.error).toMatchObject({ code: -32603, message: expect.stringContaining('this caller has 2 running') })
+    expect((await as('frank', 300)).body.result?.resultType).toBe('task')
+    await sleep(400)
+    expect((await as('erin', 300)).body.result?.resultType).toBe('task')
+  })
+
+  it('subscriptions/listen: more taskIds than maxListenTaskIds is refused (-32602, HTTP 400); the ones asked for are read together', async () => {
+    let reading = 0
+    let most = 0
+    class Counted extends MemoryTaskStore {
+      override async get(taskId: string) {
+        reading++
+        most = Math.max(most, reading)
+        await sleep(1)
+        reading--
+        return super.get(taskId)
+      }
+    }
+    const bounded = await serve({ store: new Counted(), maxListenTaskIds: 50 })
+    const many = await listen(bounded.url, { taskIds: Array.from({ length: 20_000 }, (_, i) => `t-${i}`) })
+    expect(many.response.status).toBe(400)
+    expect((await many.response.json()).error).toMatchObject({
+      code: -32602,
+      message: 'subscriptions/listen: 20000 taskIds, more than the 50 one subscription may watch (maxListenTaskIds)',
+    })
+    expect(most).toBe(0)
+    const mine = (await modernRequest(bounded.url, 'tools/call', { name: 'Slow', arguments: { ms: 300 } }, { capabilities: TASKS })).body
+      .result!
+    const fifty = await listen(bounded.url, { taskIds: [mine.taskId, ...Array.from({ length: 49 }, (_, i) => `t-${i}`)] })
+    expect((await fifty.next()).params.notifications).toEqual({ taskIds: [mine.taskId] })
+    fifty.close()
+    expect(most).toBeGreaterThan(10)
+  })
+})
+
 describe('the store’s limits and TTL', () => {
-  it('tasks past maxTasks are refused (-32603), finished ones counting until their TTL; a result larger than the store fails its task, saying so', async () => {
+  it('tasks past maxTasks are refused (-32603) while they run; finished ones make room; a result larger than the store fails its task, saying so', async () => {
     const small = await serve({ maxTasks: 2 })
     const at = (url: string, name: string, args = {}) =>
       modernRequest(url, 'tools/call', { name, arguments: args }, { capabilities: TASKS })
@@ -372,9 +420,14 @@ describe('the store’s limits and TTL', () => {
     expect([one.resultType, two.resultType]).toEqual(['task', 'task'])
     const third = await at(small.url, 'Slow', { ms: 300 })
     expect(third.body.error).toMatchObject({ code: -32603, message: 'too many tasks: all 2 the store keeps are in use; retry later' })
-    // Finished tasks still count: each is kept for its ttlMs.
+    // Finished tasks make room for new ones (the oldest dropped first): results nobody fetched never lock callers out.
     await sleep(350)
-    expect((await at(small.url, 'Slow', { ms: 50 })).body.error?.code).toBe(-32603)
+    const fourth = (await at(small.url, 'Slow', { ms: 50 })).body.result!
+    expect(fourth.resultType).toBe('task')
+    expect((await modernRequest(small.url, 'tasks/get', { taskId: one.taskId }, { capabilities: TASKS })).body.error?.code).toBe(-32602)
+    expect((await modernRequest(small.url, 'tasks/get', { taskId: two.taskId }, { capabilities: TASKS })).body.result?.status).toBe(
+      'completed',
+    )
     const tight = await serve({ maxBytes: 64 * 1024 })
     const huge = (await at(tight.url, 'Huge', { kb: 100 })).body.result!
     let task: any

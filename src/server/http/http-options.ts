@@ -18,9 +18,13 @@ import {
   DEFAULT_HTTP_PORT,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_REQUESTS_PER_CALLER,
+  DEFAULT_MAX_REQUESTS_PER_CONNECTION,
   DEFAULT_MAX_STREAMS_PER_CALLER,
+  DEFAULT_MAX_UNSENT_BYTES,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_SESSION_IDLE_MS,
+  DEFAULT_WRITE_TIMEOUT_MS,
 } from '../serving/limits.ts'
 import { LOGGING_RULES } from '../serving/logging.ts'
 
@@ -42,6 +46,10 @@ export const HANDLER_RULES: Record<keyof NodeHandlerOptions, OptionRule> = {
   allowedOrigins: stringsRule,
   // Checked whole by checkAuth (a nested option says which key is wrong).
   auth: { accepts: 'an object', test: () => true },
+  maxRequestsPerConnection: { ...integerRule(1), default: DEFAULT_MAX_REQUESTS_PER_CONNECTION },
+  maxRequestsPerCaller: { ...integerRule(1), default: DEFAULT_MAX_REQUESTS_PER_CALLER },
+  maxUnsentBytes: { ...integerRule(1024), default: DEFAULT_MAX_UNSENT_BYTES },
+  writeTimeoutMs: { ...integerRule(1), default: DEFAULT_WRITE_TIMEOUT_MS },
   ...LOGGING_RULES,
 }
 

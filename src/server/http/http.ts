@@ -34,9 +34,10 @@ import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
 import { countRejected } from '../../runtime/otel.ts'
 import { rateLimiterOf } from '../operate/rate-limit.ts'
 import { rateLimited, servedHealth } from './operate-http.ts'
+import { connectionLimits, type ConnectionLimitOptions } from './connection-limits.ts'
 
 /** Options of `nodeHandler()`; `logger` and `onError` win over the server's `logging()`. */
-export interface NodeHandlerOptions extends SessionOptions, LoggingOptions {
+export interface NodeHandlerOptions extends SessionOptions, LoggingOptions, ConnectionLimitOptions {
   /** Only this path is served (query ignored); others go to `next()`, or get 404 without one. @default every path */
   path?: string
   /** Host header hostnames accepted (DNS-rebinding guard). @default localhost, 127.0.0.1, [::1] */
@@ -52,7 +53,7 @@ export interface NodeHandlerOptions extends SessionOptions, LoggingOptions {
 }
 
 /** Options of `serveHttp()`; `logger` and `onError` win over the server's `logging()`. */
-export interface ServeHttpOptions extends SessionOptions, LoggingOptions {
+export interface ServeHttpOptions extends SessionOptions, LoggingOptions, ConnectionLimitOptions {
   /** Address to bind. A non-loopback address is an explicit choice: pass `allowedHosts`. @default '127.0.0.1' */
   host?: string
   /** Port; `0` picks a free one (see the handle's `url`). @default 3000 */
@@ -214,6 +215,7 @@ export function createNodeHandler(
   else if (hostCheck) guards.push(localhostHostValidation())
   guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
   const http = createSessionHandler(state, options, log)
+  const admit = connectionLimits(options, log, state.info.name)
   const serve = toNodeHandler(http, {
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: (error) => {
@@ -274,6 +276,7 @@ export function createNodeHandler(
       res.setHeader('connection', 'close')
       return reply(res, 413, BODY_TOO_LARGE)
     }
+    if (!admit(req, res)) return
     // A POST's stream answers soon (its result); a GET stream may say nothing for long, so its headers go at once.
     if (req.method === 'GET') flushEventStreams(res)
     if (gate === undefined) return pass(req, res)

@@ -29,6 +29,7 @@ import {
 import { rememberSource } from '../../runtime/number-source.ts'
 import { jsonBodyOf, replayed } from './fast-call.ts'
 import { principalOf } from '../serving/principal.ts'
+import { writePostFailed } from './post-failure.ts'
 
 /** What session-handler.ts lends this path of one of its sessions. */
 export interface SessionLink {
@@ -282,7 +283,6 @@ function streamCall(
       open._streamMapping.delete(streamId)
       if (ended) return
       finish()
-      res.writeHead(400, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error', data: String(error) }, id: null }))
+      writePostFailed(res)
     })
 }

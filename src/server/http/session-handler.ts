@@ -41,6 +41,7 @@ import { joinFleetTasks } from '../tasks/task-takeover.ts'
 import { answerBeforeSdk } from './before-sdk.ts'
 import { jsonRpcError, notifyModern, readBody, report } from './handler-common.ts'
 import type { FindSession } from './session-fast-call.ts'
+import { plainPostFailures } from './post-failure.ts'
 
 /** Session options of HTTP serving. */
 export interface SessionOptions extends ClusterOptions {
@@ -362,6 +363,7 @@ export function createSessionHandler(state: ServerState, options: SessionOptions
         return cluster.endSession(id).catch(onerror)
       },
     })
+    plainPostFailures(transport)
     const server = createSdkServer(state, { log })
     const session: Session = { server, transport, events, principal, lastSeen: Date.now(), touched: Date.now(), streams: 0 }
     await server.connect(transport)

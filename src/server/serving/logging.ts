@@ -21,7 +21,7 @@ export interface Logger {
 }
 
 /** Where an error passed to `onError` happened. */
-export type ErrorSource = 'stdio' | 'http' | 'fetch' | 'list_changed' | 'resources/updated'
+export type ErrorSource = 'stdio' | 'http' | 'fetch' | 'list_changed' | 'resources/updated' | 'tasks'
 
 /** The `logger` and `onError` options of `Server.logging()`, the builder and each transport. */
 export interface LoggingOptions {

@@ -145,7 +145,14 @@ export class ServerState {
 
   /** The server's tasks (docs/serving.md §11), made on first use: a server never asked for a task holds no store. */
   get tasks(): TaskManager {
-    return (this.#tasks ??= new TaskManager(this.#taskOptions))
+    return (this.#tasks ??= this.#logged(new TaskManager(this.#taskOptions)))
+  }
+
+  /** `tasks`, its store's failures under requests told to this server's log. */
+  #logged(tasks: TaskManager): TaskManager {
+    tasks.onStoreError = (method, error) =>
+      this.log.error(`${this.info.name}: ${method}: the task store failed: ${(error as Error)?.message ?? String(error)}`, error, 'tasks')
+    return tasks
   }
 
   /**
@@ -155,7 +162,7 @@ export class ServerState {
    */
   joinFleet(cluster: Cluster): TaskManager {
     if (this.#tasks === undefined) {
-      this.#tasks = new TaskManager({ ...this.#taskOptions, store: this.#taskOptions?.store ?? cluster.tasks() })
+      this.#tasks = this.#logged(new TaskManager({ ...this.#taskOptions, store: this.#taskOptions?.store ?? cluster.tasks() }))
     } else if (this.#taskOptions?.store === undefined && this.#tasks.instance === undefined) {
       this.log.warn(`${this.info.name}: tasks were made before the cluster was given: they stay in this instance's memory`)
     }

@@ -11,6 +11,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { CallContext } from '../../runtime/types.ts'
 import type { Ask, InputRequest, Rounds } from '../primitives/requests-to-client.ts'
+import { fromStore } from './store-errors.ts'
 import type { StoredTask } from './task-store.ts'
 import { isLimitError, type TaskManager } from './tasks.ts'
 
@@ -101,6 +102,12 @@ export class TaskableCall {
     if (first !== undefined) return first
     // A question asked in this round: the client answers it first, whatever the handler does meanwhile.
     if (this.#rounds?.pending.size) return { result: await call }
+    const refusal = this.#tasks.quotaRefusal(this.#owner)
+    if (refusal !== undefined) {
+      const error = new ProtocolError(ProtocolErrorCode.InternalError, refusal)
+      this.#controller.abort(error)
+      throw error
+    }
     const task = this.#tasks.newTask(this.#owner, this.#tool)
     this.#task = task
     let adopted!: () => void
@@ -111,7 +118,7 @@ export class TaskableCall {
     })
     this.#adopted.catch(() => {})
     try {
-      await this.#tasks.store.create(task)
+      await fromStore(this.#tasks, 'tools/call', () => this.#tasks.store.create(task))
     } catch (error) {
       this.#controller.abort(error)
       refused(error)

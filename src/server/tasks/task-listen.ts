@@ -12,6 +12,7 @@ import { principalOf } from '../serving/principal.ts'
 import type { ListKind, ServerState } from '../serving/server-state.ts'
 import { onResourceUpdated } from '../primitives/subscriptions.ts'
 import type { StoredTask } from './task-store.ts'
+import { fromStore } from './store-errors.ts'
 import { TASKS_EXTENSION, taskView } from './tasks.ts'
 
 /** How often an idle stream says it is alive (an SSE comment), as the SDK's listen streams do. */
@@ -46,13 +47,21 @@ export async function taskListen(state: ServerState, message: unknown, request: 
     )
     return Response.json({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message, data: error.data } }, { status: 400 })
   }
-  // Only the caller's own tasks: another caller's are not acknowledged, exactly like unknown ones.
-  const owner = principalOf(authInfo, request.headers.get('authorization'))
-  const taskIds: string[] = []
-  for (const taskId of new Set(wanted.filter((t): t is string => typeof t === 'string'))) {
-    const task = await state.tasks.store.get(taskId)
-    if (task !== undefined && task.owner === owner) taskIds.push(taskId)
+  const distinct = [...new Set(wanted.filter((t): t is string => typeof t === 'string'))]
+  const most = state.tasks.maxListenTaskIds
+  if (distinct.length > most) {
+    const message = `subscriptions/listen: ${distinct.length} taskIds, more than the ${most} one subscription may watch (maxListenTaskIds)`
+    return Response.json({ jsonrpc: '2.0', id, error: { code: -32602, message } }, { status: 400 })
   }
+  // Only the caller's own tasks: another caller's are not acknowledged, exactly like unknown ones. Read together, not one after another.
+  const owner = principalOf(authInfo, request.headers.get('authorization'))
+  let found: Array<StoredTask | undefined>
+  try {
+    found = await fromStore(state.tasks, 'subscriptions/listen', () => Promise.all(distinct.map((taskId) => state.tasks.store.get(taskId))))
+  } catch (error) {
+    return Response.json({ jsonrpc: '2.0', id, error: { code: -32603, message: (error as Error).message } }, { status: 503 })
+  }
+  const taskIds = distinct.filter((_, i) => found[i] !== undefined && found[i]!.owner === owner)
   const asked = m.params?.notifications ?? {}
   const honored: Record<string, unknown> = { taskIds }
   for (const bit of Object.values(LIST_BITS)) if (asked[bit] === true) honored[bit] = true

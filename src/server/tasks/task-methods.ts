@@ -14,6 +14,7 @@ import type { Server as SdkServer, ServerContext, StandardSchemaV1 } from '@mode
 import { principalOf } from '../serving/principal.ts'
 import type { ServerState } from '../serving/server-state.ts'
 import type { StoredTask } from './task-store.ts'
+import { fromStore } from './store-errors.ts'
 import { answerChange, cancelChange, TASKS_EXTENSION, taskView } from './tasks.ts'
 
 /** Whether a 2026-07-28 request declared the Tasks extension in its client capabilities. */
@@ -58,7 +59,7 @@ async function ownTask(state: ServerState, ctx: ServerContext, method: string, p
   const taskId = params.taskId
   if (typeof taskId !== 'string' || taskId === '')
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${method}: "taskId" must be a non-empty string`)
-  const task = await state.tasks.store.get(taskId)
+  const task = await fromStore(state.tasks, method, () => state.tasks.store.get(taskId))
   if (task === undefined || task.owner !== ownerOf(ctx)) throw notFound()
   return task
 }
@@ -75,13 +76,13 @@ export function serveTaskMethods(server: SdkServer, state: ServerState): void {
     if (responses === undefined)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tasks/update: "inputResponses" must be an object of answers by key')
     // Answers to questions not outstanding are ignored (SEP-2663); the ack says nothing of the task.
-    await state.tasks.store.update(task.taskId, answerChange(responses))
+    await fromStore(state.tasks, 'tasks/update', () => state.tasks.store.update(task.taskId, answerChange(responses)))
     return {} as never
   })
   server.setRequestHandler('tasks/cancel', { params: ANY_PARAMS }, async (params, ctx) => {
     const task = await ownTask(state, ctx, 'tasks/cancel', params)
     // A terminal task stays as it is: the ack is the same (cancelling twice, or too late, is no error).
-    await state.tasks.store.update(task.taskId, cancelChange)
+    await fromStore(state.tasks, 'tasks/cancel', () => state.tasks.store.update(task.taskId, cancelChange))
     return {} as never
   })
 }

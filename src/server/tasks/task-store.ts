@@ -127,7 +127,7 @@ export class TaskLimitError extends Error {
 
 /** Options of {@link MemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {
-  /** Tasks kept at once, expired ones aside. @default 1000 */
+  /** Tasks kept at once, expired ones aside; when full, the oldest that ended is dropped for a new one. @default 1000 */
   maxTasks?: number
   /** Bytes of all tasks' JSON together (UTF-8). @default 67108864 (64 MiB) */
   maxBytes?: number
@@ -146,13 +146,15 @@ interface Kept {
   expires: number
   /** The runner's lease end, for a task not terminal that has one. */
   due?: number
+  /** Whether the task has ended: such a task makes room for a new one when the store is full. */
+  ended: boolean
 }
 
 const encoder = new TextEncoder()
 
 /** What the memory store keeps of `task`. */
 function keptOf(task: StoredTask, json: string, bytes: number): Kept {
-  const held: Kept = { json, bytes, expires: task.createdAt + task.ttlMs }
+  const held: Kept = { json, bytes, expires: task.createdAt + task.ttlMs, ended: isTerminal(task.status) }
   const due = dueOf(task)
   if (due !== null) held.due = due
   return held
@@ -201,6 +203,11 @@ export class MemoryTaskStore implements TaskStore {
     const json = JSON.stringify(task)
     const bytes = encoder.encode(json).length
     if (this.#tasks.size >= this.#maxTasks || this.#bytes + bytes > this.#maxBytes) this.#dropExpired(now)
+    // Tasks that ended make room, the oldest first: a store full of results nobody fetched takes new tasks still.
+    for (const [taskId, kept] of this.#tasks) {
+      if (this.#tasks.size < this.#maxTasks && this.#bytes + bytes <= this.#maxBytes) break
+      if (kept.ended) this.#drop(taskId, kept)
+    }
     if (this.#tasks.size >= this.#maxTasks) {
       throw new TaskLimitError(`too many tasks: all ${this.#maxTasks} the store keeps are in use; retry later`, 'tasks')
     }

@@ -42,6 +42,10 @@ export interface TaskOptions {
   maxTasks?: number
   /** Bytes of task JSON the default store keeps. @default 67108864 (64 MiB) */
   maxBytes?: number
+  /** Tasks one principal may have running at once in this instance (its next call is refused with `-32603` until one ends). @default 100 */
+  maxTasksPerPrincipal?: number
+  /** Task ids one `subscriptions/listen` may ask for (more is refused with `-32602`). @default 100 */
+  maxListenTaskIds?: number
 }
 
 /** Default `ttlMs` of `tasks()`: a task is kept an hour after it was created. */
@@ -50,6 +54,10 @@ export const DEFAULT_TASK_TTL_MS = 3_600_000
 export const DEFAULT_POLL_INTERVAL_MS = 1000
 /** Default `startAfterMs` of `tasks()`: a call not done at once becomes a task. */
 export const DEFAULT_START_AFTER_MS = 0
+/** Default `maxTasksPerPrincipal` of `tasks()`. */
+export const DEFAULT_MAX_TASKS_PER_PRINCIPAL = 100
+/** Default `maxListenTaskIds` of `tasks()`. */
+export const DEFAULT_MAX_LISTEN_TASK_IDS = 100
 
 /** The option rules of `tasks()`, with their defaults (the docs show them: test/option-docs.test.ts). */
 export const TASK_OPTION_RULES: Record<keyof TaskOptions, OptionRule> = {
@@ -65,6 +73,8 @@ export const TASK_OPTION_RULES: Record<keyof TaskOptions, OptionRule> = {
   startAfterMs: { ...integerRule(0), default: DEFAULT_START_AFTER_MS },
   maxTasks: { ...integerRule(1), default: DEFAULT_MAX_TASKS },
   maxBytes: { ...integerRule(1024), default: DEFAULT_MAX_TASK_BYTES },
+  maxTasksPerPrincipal: { ...integerRule(1), default: DEFAULT_MAX_TASKS_PER_PRINCIPAL },
+  maxListenTaskIds: { ...integerRule(1), default: DEFAULT_MAX_LISTEN_TASK_IDS },
 }
 
 /** Checks `tasks()` options (one line naming a wrong one). */
@@ -192,6 +202,10 @@ export const claimChange =
   (task: StoredTask): StoredTask | undefined =>
     isTerminal(task.status) || task.runner === undefined || task.runner.until >= now ? undefined : { ...task, runner: { instance, until } }
 
+/** The first wait before a task's end is written again (the store unreachable), doubling up to {@link FINISH_RETRY_MAX_MS}. */
+const FINISH_RETRY_FIRST_MS = 50
+const FINISH_RETRY_MAX_MS = 500
+
 /** A task running in this instance: how to stop it and who waits for which answer. */
 interface Live {
   readonly controller: AbortController
@@ -213,7 +227,13 @@ export class TaskManager {
   readonly ttlMs: number
   readonly pollIntervalMs: number
   readonly startAfterMs: number
+  readonly maxTasksPerPrincipal: number
+  readonly maxListenTaskIds: number
   readonly #live = new Map<string, Live>()
+  /** Tasks running here by owner (the principal): what `maxTasksPerPrincipal` bounds. */
+  readonly #running = new Map<string, number>()
+  /** Told of each failure of the store under a request (store-errors.ts): the server's log. */
+  onStoreError: (method: string, error: unknown) => void = () => {}
   /** This instance's id in a fleet (tasks get a runner and a lease); none for one instance alone. */
   #instance: string | undefined
   #renewer: ReturnType<typeof setInterval> | undefined
@@ -223,6 +243,19 @@ export class TaskManager {
     this.ttlMs = options.ttlMs ?? DEFAULT_TASK_TTL_MS
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS
     this.startAfterMs = options.startAfterMs ?? DEFAULT_START_AFTER_MS
+    this.maxTasksPerPrincipal = options.maxTasksPerPrincipal ?? DEFAULT_MAX_TASKS_PER_PRINCIPAL
+    this.maxListenTaskIds = options.maxListenTaskIds ?? DEFAULT_MAX_LISTEN_TASK_IDS
+  }
+
+  /**
+   * Why `owner` may not start another task now (it has `maxTasksPerPrincipal`
+   * running here), or `undefined`: one principal cannot take every task the
+   * store keeps from the others.
+   */
+  quotaRefusal(owner: string): string | undefined {
+    const running = this.#running.get(owner) ?? 0
+    if (running < this.maxTasksPerPrincipal) return undefined
+    return `too many tasks: this caller has ${running} running, the most one caller may (maxTasksPerPrincipal); retry once one has ended`
   }
 
   /** Runs tasks as instance `instanceId` of a fleet: each gets a lease this instance renews while it runs it. */
@@ -302,6 +335,7 @@ export class TaskManager {
     // Its polls and its end are linked to the span of the call that created it (operate/telemetry.ts).
     noteTaskCreated(task.taskId)
     let ended = 'completed'
+    this.#running.set(task.owner, (this.#running.get(task.owner) ?? 0) + 1)
     if (this.#instance !== undefined && this.#renewer === undefined) {
       this.#renewer = setInterval(() => this.#renew(), this.leaseMs / 3)
       ;(this.#renewer as { unref?: () => void }).unref?.()
@@ -330,12 +364,12 @@ export class TaskManager {
     }
     const finish = async (change: (t: StoredTask) => StoredTask | undefined): Promise<void> => {
       try {
-        await this.store.update(task.taskId, own(change))
+        await this.#write(task, own(change))
       } catch (error) {
         // A result the store cannot hold (too large) still ends the task, as a failure saying why.
         if (!isLimitError(error)) throw error
-        await this.store.update(
-          task.taskId,
+        await this.#write(
+          task,
           own(failChange({ code: -32603, message: (error as Error).message }, 'the result does not fit the task store')),
         )
       }
@@ -365,12 +399,35 @@ export class TaskManager {
         noteTaskEnded(task.taskId, task.tool, ended)
         live.stop?.()
         this.#live.delete(task.taskId)
+        const running = (this.#running.get(task.owner) ?? 1) - 1
+        if (running > 0) this.#running.set(task.owner, running)
+        else this.#running.delete(task.owner)
         if (this.#live.size === 0 && this.#renewer !== undefined) {
           clearInterval(this.#renewer)
           this.#renewer = undefined
         }
         for (const waiter of live.waiting.values()) waiter.resolve(undefined)
       })
+  }
+
+  /**
+   * Writes a task's end, retried with backoff while the store cannot be
+   * reached (a database restarting): the task stays live here meanwhile,
+   * its lease renewed whenever the store answers, so no other instance
+   * takes it over and fails it. In a fleet the change is the runner's only
+   * (`runnerOnly`): once another instance holds the task, the write leaves
+   * it. Gives up when the task expires; a limit error is no outage.
+   */
+  async #write(task: StoredTask, change: (t: StoredTask) => StoredTask | undefined): Promise<void> {
+    for (let delay = FINISH_RETRY_FIRST_MS; ; delay = Math.min(2 * delay, FINISH_RETRY_MAX_MS)) {
+      try {
+        await this.store.update(task.taskId, change)
+        return
+      } catch (error) {
+        if (isLimitError(error) || Date.now() + delay >= task.createdAt + task.ttlMs) throw error
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay))
+    }
   }
 
   /**
