@@ -43,7 +43,8 @@ export interface SessionLink {
  * instance, touched as the SDK path touches it (`message`: the request, for
  * a fleet's stream records); `undefined` when the SDK path must answer.
  */
-export type FindSession = (id: string, principal: string, url: string, message: unknown) => Promise<SessionLink | undefined>
+/** The session of a request to serve here, or `undefined` to leave it to the SDK path (also a call that needs more scopes: step-up.ts). */
+export type FindSession = (id: string, principal: string, url: string, message: unknown, authInfo?: AuthInfo) => Promise<SessionLink | undefined>
 
 /** One stream of the transport's `_streamMapping`, as the transport makes its own. */
 interface Stream {
@@ -166,7 +167,7 @@ export async function serveSessionCall(
   const id = h['mcp-session-id'] as string
   const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth
   const url = `http://${h.host ?? 'localhost'}${req.url ?? '/'}`
-  const session = await find(id, principalOf(authInfo, h.authorization), url, message)
+  const session = await find(id, principalOf(authInfo, h.authorization), url, message, authInfo)
   const transport = session?.transport
   const open = transport && internals(transport)
   // The transport's checks, narrowed: its session, open, and the version it negotiated (any other goes to the SDK's check).
