@@ -143,10 +143,10 @@ describe('the protected resource', () => {
     expect((await fetch(metadataUrl(), { method: 'POST' })).status).toBe(405)
   })
 
-  it('answers a request without a token 401, naming the metadata and the scopes (no error code, RFC 6750 §3.1)', async () => {
+  it('answers a request without a token 401, naming the metadata and the scope every request needs, never a tool scope (RFC 6750 §3.1)', async () => {
     const response = await initialize()
     expect(response.status).toBe(401)
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl()}", scope="mcp notes.read notes.write"`)
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl()}", scope="mcp"`)
   })
 })
 
@@ -171,11 +171,10 @@ describe('the SDK client authorizes itself from the 401', () => {
       expect(result).toMatchObject({ isError: false, structuredContent: { id: 'n1' } })
       const call = received.slice(calls)
       expect(call).toHaveLength(1)
-      expect(call[0]!.metadata).toMatchObject({
-        'x-mcp-subject': 'service',
-        'x-mcp-client': 'service',
-        'x-mcp-scopes': 'mcp notes.read notes.write',
-      })
+      // oidc-provider's client-credentials tokens name no subject: the client is the caller, and `sub` is not made up from it.
+      expect(decodeJwt(token).sub).toBeUndefined()
+      expect(call[0]!.metadata).toMatchObject({ 'x-mcp-client': 'service', 'x-mcp-scopes': 'mcp notes.read notes.write' })
+      expect(call[0]!.metadata['x-mcp-subject']).toBeUndefined()
       expect(call[0]!.metadata.authorization).toBeUndefined()
       await client.close()
     })
@@ -251,7 +250,7 @@ describe('refusals, each with its challenge', () => {
     expect(response.status).toBe(status)
     const body = (await response.json()) as { error: string; error_description: string }
     expect(body).toEqual({ error, error_description: description })
-    const scope = status === 403 ? 'mcp' : 'mcp notes.read notes.write'
+    const scope = 'mcp'
     expect(response.headers.get('www-authenticate')).toBe(
       `Bearer error="${error}", error_description="${description}", scope="${scope}", resource_metadata="${metadataUrl()}"`,
     )

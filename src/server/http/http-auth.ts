@@ -143,11 +143,15 @@ function scopesOf(claims: Record<string, unknown>, names: readonly string[]): st
   return [...scopes]
 }
 
-/** The token's subject: every caller is told apart by `iss` and `sub` (sessions, tasks, requestStates), so a token without one is refused. */
-function subjectOf(claims: Record<string, unknown>): string {
+/**
+ * The caller of a token (docs/serving.md §10): `iss` with `sub`, else with the client (a client-credentials token of a
+ * provider that names no subject acts for its client). Sessions, tasks and requestStates are bound to it, so a token
+ * naming neither is refused (it would share one caller with every other such token). `sub` stays absent when absent.
+ */
+function callerOf(iss: string, claims: Record<string, unknown>, clientId: string): { iss: string; sub?: string } {
   const sub = text(claims.sub)
-  if (sub === undefined) throw invalid('token has no subject (sub): this server tells callers apart by it')
-  return sub
+  if (sub === undefined && clientId === '') throw invalid('token names no subject (sub) and no client (client_id): this server tells callers apart by them')
+  return sub === undefined ? { iss } : { iss, sub }
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined)
@@ -242,14 +246,14 @@ export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, 
     } catch (error) {
       throw refusal(error)
     }
-    const sub = subjectOf(payload)
+    const clientId = text(payload.client_id) ?? text(payload.azp) ?? text(payload.appid) ?? ''
     return remember(token, {
       token,
-      clientId: text(payload.client_id) ?? text(payload.azp) ?? text(payload.appid) ?? '',
+      clientId,
       scopes: scopesOf(payload, scopeClaims),
       expiresAt: payload.exp!,
       resource: url,
-      extra: { iss: issuer, sub, claims: payload },
+      extra: { ...callerOf(issuer, payload, clientId), claims: payload },
     })
   }
 
@@ -269,13 +273,14 @@ export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, 
     const aud = typeof result.aud === 'string' ? [result.aud] : Array.isArray(result.aud) ? result.aud : []
     if (!aud.some((a) => audience.includes(a))) throw invalid('token was not issued for this resource')
     if (result.iss !== undefined && !issuers.includes(result.iss)) throw invalid('token issuer is not accepted')
+    const clientId = text(result.client_id) ?? ''
     return {
       token,
-      clientId: text(result.client_id) ?? '',
+      clientId,
       scopes: scopesOf(result, scopeClaims),
       expiresAt: result.exp,
       resource: url,
-      extra: { iss: result.iss ?? issuers[0]!, sub: subjectOf(result), claims: { ...result } },
+      extra: { ...callerOf(result.iss ?? issuers[0]!, result, clientId), claims: { ...result } },
     }
   }
 
