@@ -246,7 +246,7 @@ export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, 
     } catch (error) {
       throw refusal(error)
     }
-    const clientId = text(payload.client_id) ?? text(payload.azp) ?? text(payload.appid) ?? ''
+    const clientId = text(payload.client_id) ?? text(payload.azp) ?? text(payload.appid) ?? text(payload.cid) ?? ''
     return remember(token, {
       token,
       clientId,
