@@ -59,7 +59,9 @@ describe('proto-mcp serve --http with --auth-issuer', () => {
       const client = new Client({ name: 'cli-auth', version: '1.0.0' })
       await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: provider }))
       // The 401 named only --auth-scope: every tool here needs more.
-      expect(provider.tokens()?.scope ?? JSON.parse(Buffer.from(provider.tokens()!.access_token.split('.')[1]!, 'base64url').toString()).scope).toBe('mcp')
+      expect(
+        provider.tokens()?.scope ?? JSON.parse(Buffer.from(provider.tokens()!.access_token.split('.')[1]!, 'base64url').toString()).scope,
+      ).toBe('mcp')
       expect((await client.listTools()).tools).toEqual([])
       const before = vibe.received.length
       // GetVibe's 403 insufficient_scope: the client asks for notes.read, gets it, calls again.

@@ -89,7 +89,9 @@ afterAll(async () => {
 
 /** An OAuthClientProvider that keeps everything in memory and records where it was sent to sign in. */
 function memoryProvider() {
-  const store: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; verifier?: string; state?: unknown; sentTo: URL[] } = { sentTo: [] }
+  const store: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; verifier?: string; state?: unknown; sentTo: URL[] } = {
+    sentTo: [],
+  }
   const oauth: OAuthClientProvider = {
     redirectUrl: REDIRECT_URI,
     clientMetadata: {
@@ -122,7 +124,7 @@ function memoryProvider() {
   return { oauth, store }
 }
 
-const text = (result: unknown): string => ((result as { content: Array<{ text: string }> }).content[0]!.text)
+const text = (result: unknown): string => (result as { content: Array<{ text: string }> }).content[0]!.text
 
 describe('dynamic registration, authorization code with PKCE, refresh', () => {
   it('registers, signs in with the base scope, calls, and refreshes an expired token without a new sign-in', async () => {

@@ -9,7 +9,7 @@
 import { KeyObject, sign as signBytes } from 'node:crypto'
 import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { exportJWK, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose'
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Server, verifiedPrincipal, type CallContext, type HttpHandle } from '../../src/entries/runtime.ts'
 import { principalMetadata } from '../../src/runtime/backend.ts'
@@ -18,7 +18,7 @@ import { modernRequest } from '../helpers/modern-wire.ts'
 
 interface Key {
   kid: string
-  privateKey: KeyLike
+  privateKey: CryptoKey
   jwk: JWK
 }
 
@@ -52,7 +52,14 @@ beforeAll(async () => {
     .tool({ name: 'Whoami', inputSchema: { type: 'object' } }, (_args, ctx) => {
       const context = ctx as unknown as CallContext
       const metadata = Object.fromEntries(principalMetadata(context, { 'x-user': 'sub', 'x-client': 'client_id' }))
-      return { content: [{ type: 'text', text: JSON.stringify({ principal: verifiedPrincipal(context), metadata, caller: principalOf(context.authInfo, undefined) }) }] }
+      return {
+        content: [
+          {
+            type: 'text',
+            text: JSON.stringify({ principal: verifiedPrincipal(context), metadata, caller: principalOf(context.authInfo, undefined) }),
+          },
+        ],
+      }
     })
     .build()
   http = await server.serveHttp({ port: 0, auth: { issuer } })
@@ -77,7 +84,8 @@ const sign = (key: Key, claims: Record<string, unknown>, header: Record<string, 
     .setExpirationTime('1h')
     .sign(key.privateKey)
 
-const whoami = (token: string) => modernRequest(http.url, 'tools/call', { name: 'Whoami', arguments: {} }, { headers: { authorization: `Bearer ${token}` } })
+const whoami = (token: string) =>
+  modernRequest(http.url, 'tools/call', { name: 'Whoami', arguments: {} }, { headers: { authorization: `Bearer ${token}` } })
 
 describe('a key removed from the JWKS', () => {
   it('stops verifying within a minute: tokens remembered or not, signed before the removal or after', async () => {
@@ -116,7 +124,7 @@ describe("a token's header and subject", () => {
       exp: now + 600,
     })}`
     const signature = signBytes('sha256', Buffer.from(input), {
-      key: KeyObject.from(key.privateKey as CryptoKey),
+      key: KeyObject.from(key.privateKey),
       dsaEncoding: 'ieee-p1363',
     })
     const token = `${input}.${signature.toString('base64url')}`

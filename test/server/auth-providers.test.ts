@@ -228,10 +228,16 @@ describe('identity-provider recipes', () => {
       expect(await client.callTool({ name: 'Write', arguments: {} })).toMatchObject({ content: [{ text: 'written' }] })
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['Whoami', 'Read', 'Write'])
       const after = await client.callTool({ name: 'Whoami', arguments: {} })
-      expect(JSON.parse((after.content as Array<{ text: string }>)[0]!.text).scopes).toEqual(expect.arrayContaining(['mcp', 'notes.read', 'notes.write']))
+      expect(JSON.parse((after.content as Array<{ text: string }>)[0]!.text).scopes).toEqual(
+        expect.arrayContaining(['mcp', 'notes.read', 'notes.write']),
+      )
       await client.close()
       // The same provider without the recipe: its `aud` is not the resource URL.
-      const plain = await serve({ issuer: oidc.issuer, scopes: ['mcp'], ...(shape === 'google' ? { introspect: recipe(shape, oidc.issuer).introspect! } : {}) })
+      const plain = await serve({
+        issuer: oidc.issuer,
+        scopes: ['mcp'],
+        ...(shape === 'google' ? { introspect: recipe(shape, oidc.issuer).introspect! } : {}),
+      })
       await expect(connect(plain, shape)).rejects.toThrow()
     })
   }

@@ -184,7 +184,11 @@ describe('nodeHandler() with auth', () => {
 describe('the auth option is checked where it is given, in one line', () => {
   const s = Server.builder('checked').build()
   const cases: Array<[string, unknown, string]> = [
-    ['an unknown key', { issuer: 'https://a.example', audiences: 'x' }, 'unknown option "auth.audiences": the options are issuer, resource, audience,'],
+    [
+      'an unknown key',
+      { issuer: 'https://a.example', audiences: 'x' },
+      'unknown option "auth.audiences": the options are issuer, resource, audience,',
+    ],
     [
       'an http issuer off loopback',
       { issuer: 'http://a.example' },

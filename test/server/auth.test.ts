@@ -254,8 +254,9 @@ describe('the SDK client authorizes itself from the 401', () => {
     await expect(client.callTool({ name: 'UpdateNote', arguments: { id: 'n2', text: 'by alice' } })).rejects.toBeInstanceOf(
       UnauthorizedError,
     )
-    expect(authorizationUrl?.searchParams.get('scope')).toBe('mcp notes.read notes.write')
-    const consented = await authorizeInBrowser(authorizationUrl!)
+    const stepUpUrl = authorizationUrl as URL | undefined
+    expect(stepUpUrl?.searchParams.get('scope')).toBe('mcp notes.read notes.write')
+    const consented = await authorizeInBrowser(stepUpUrl!)
     await transport.finishAuth(consented.code, consented.iss)
     tokens.add(store.tokens!.access_token)
     expect(decodeJwt(store.tokens!.access_token)).toMatchObject({ sub: 'alice', scope: 'mcp notes.read notes.write' })

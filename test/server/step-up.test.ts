@@ -89,7 +89,12 @@ const legacy = (url: string, id: string, method: string, params: Record<string, 
 /** The JSON-RPC message of a JSON or SSE body. */
 const messageOf = async (response: Response): Promise<Record<string, any>> => {
   const text = await response.text()
-  const data = text.startsWith('{') ? text : text.split('\n').find((line) => line.startsWith('data: {'))!.slice(6)
+  const data = text.startsWith('{')
+    ? text
+    : text
+        .split('\n')
+        .find((line) => line.startsWith('data: {'))!
+        .slice(6)
   return JSON.parse(data)
 }
 

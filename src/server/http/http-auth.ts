@@ -87,7 +87,8 @@ function refusal(error: unknown): Error {
     return invalid(`token claim "${String(claim)}" invalid`)
   }
   // jose says an unknown `crit` extension is "not supported" too, as for an unknown algorithm.
-  const crit = code === 'ERR_JOSE_NOT_SUPPORTED' ? /Extension Header Parameter "(.*)" is not recognized/.exec((error as Error).message) : null
+  const crit =
+    code === 'ERR_JOSE_NOT_SUPPORTED' ? /Extension Header Parameter "(.*)" is not recognized/.exec((error as Error).message) : null
   if (crit !== null) return invalid(`token header marks the extension "${crit[1]}" critical (crit), and this server does not know it`)
   if (typeof code === 'string' && Object.hasOwn(TOKEN_ERRORS, code)) return invalid(TOKEN_ERRORS[code]!)
   return new Unavailable(`cannot verify tokens: ${(error as Error)?.message ?? String(error)}`, { cause: error })
@@ -150,7 +151,8 @@ function scopesOf(claims: Record<string, unknown>, names: readonly string[]): st
  */
 function callerOf(iss: string, claims: Record<string, unknown>, clientId: string): { iss: string; sub?: string } {
   const sub = text(claims.sub)
-  if (sub === undefined && clientId === '') throw invalid('token names no subject (sub) and no client (client_id): this server tells callers apart by them')
+  if (sub === undefined && clientId === '')
+    throw invalid('token names no subject (sub) and no client (client_id): this server tells callers apart by them')
   return sub === undefined ? { iss } : { iss, sub }
 }
 

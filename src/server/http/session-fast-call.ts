@@ -41,10 +41,16 @@ export interface SessionLink {
 /**
  * The session `id` of this caller (`principal`) when it lives on this
  * instance, touched as the SDK path touches it (`message`: the request, for
- * a fleet's stream records); `undefined` when the SDK path must answer.
+ * a fleet's stream records); `undefined` when the SDK path must answer
+ * (also for a call that needs more scopes than `authInfo` holds: step-up.ts).
  */
-/** The session of a request to serve here, or `undefined` to leave it to the SDK path (also a call that needs more scopes: step-up.ts). */
-export type FindSession = (id: string, principal: string, url: string, message: unknown, authInfo?: AuthInfo) => Promise<SessionLink | undefined>
+export type FindSession = (
+  id: string,
+  principal: string,
+  url: string,
+  message: unknown,
+  authInfo?: AuthInfo,
+) => Promise<SessionLink | undefined>
 
 /** One stream of the transport's `_streamMapping`, as the transport makes its own. */
 interface Stream {
