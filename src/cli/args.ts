@@ -119,7 +119,14 @@ Options:
                              document; repeatable. Serves the protected-resource metadata
   --auth-resource <url>      the URL clients connect to, which tokens must name as their
                              audience (default: the served URL on a loopback --host)
+  --auth-audience <aud>      an aud value tokens may carry instead of the resource URL
+                             (Entra ID's api://..., Auth0's API identifier); repeatable
   --auth-scope <scope>       a scope every request needs (403 without it); repeatable
+  --auth-scope-claim <claim> a claim the token's scopes are read from (default scope and
+                             scp; roles for app roles); repeatable
+  --auth-scoped-tools <hide|step-up>
+                             a call of a tool the token lacks the scopes of: step-up
+                             answers 403 naming them (default), hide as an unknown tool
   --method-scope <glob>=<scope>
                              a scope the tools of matching RPCs need, by full name or
                              glob as --include-method
@@ -183,6 +190,9 @@ export const CLI_OPTIONS = {
   'auth-issuer': { type: 'string', multiple: true },
   'auth-resource': { type: 'string' },
   'auth-scope': { type: 'string', multiple: true },
+  'auth-audience': { type: 'string', multiple: true },
+  'auth-scope-claim': { type: 'string', multiple: true },
+  'auth-scoped-tools': { type: 'string' },
   'method-scope': { type: 'string', multiple: true },
   'principal-metadata': { type: 'string', multiple: true },
   'rate-limit': { type: 'string', multiple: true },
@@ -320,12 +330,26 @@ function pairs(flag: string, what: string, values: readonly string[] | undefined
   })
 }
 
+/** The flags that mean nothing without `--auth-issuer`. */
+const AUTH_NEEDING_FLAGS = [
+  'auth-resource',
+  'auth-audience',
+  'auth-scope',
+  'auth-scope-claim',
+  'auth-scoped-tools',
+  'method-scope',
+  'principal-metadata',
+] as const
+
 /** The flags of the `auth` option, as the serve command uses them. */
 function authFlags(
   values: {
     'auth-issuer'?: string[]
     'auth-resource'?: string
     'auth-scope'?: string[]
+    'auth-audience'?: string[]
+    'auth-scope-claim'?: string[]
+    'auth-scoped-tools'?: string
     'method-scope'?: string[]
     'principal-metadata'?: string[]
     'forward-header'?: string[]
@@ -334,7 +358,7 @@ function authFlags(
 ): Pick<ServeCommand, 'auth' | 'methodScopes' | 'principalMetadata' | 'forwardHeaders'> {
   const issuers = values['auth-issuer']
   if (issuers === undefined) {
-    for (const flag of ['auth-resource', 'auth-scope', 'method-scope', 'principal-metadata'] as const) {
+    for (const flag of AUTH_NEEDING_FLAGS) {
       if (values[flag] !== undefined) {
         throw new UsageError(
           flag === 'method-scope'
@@ -356,6 +380,9 @@ function authFlags(
     issuer: issuers,
     ...(values['auth-resource'] === undefined ? {} : { resource: values['auth-resource'] }),
     ...(values['auth-scope'] === undefined ? {} : { scopes: values['auth-scope'] }),
+    ...(values['auth-audience'] === undefined ? {} : { audience: values['auth-audience'] }),
+    ...(values['auth-scope-claim'] === undefined ? {} : { scopeClaim: values['auth-scope-claim'] }),
+    ...(values['auth-scoped-tools'] === undefined ? {} : { scopedTools: values['auth-scoped-tools'] as AuthOptions['scopedTools'] }),
   }
   const problem = authOptionsProblem(auth, false)
   if (problem !== undefined) {
@@ -364,7 +391,10 @@ function authFlags(
       problem
         .replace('option "auth.issuer"', '--auth-issuer')
         .replace('option "auth.resource"', '--auth-resource')
-        .replace('option "auth.scopes"', '--auth-scope'),
+        .replace('option "auth.scopes"', '--auth-scope')
+        .replace('option "auth.audience"', '--auth-audience')
+        .replace('option "auth.scopeClaim"', '--auth-scope-claim')
+        .replace('option "auth.scopedTools"', '--auth-scoped-tools'),
     )
   }
   const methodScopes: Record<string, string[]> = {}

@@ -43,8 +43,29 @@ export interface AuthOptions {
    * @default `serveHttp()`: its own URL on a loopback address; the dev mount: Vite's URL; required elsewhere
    */
   resource?: string
+  /**
+   * The `aud` values a token may carry (one is enough): what the
+   * authorization server names this API by (Entra ID's `api://...` or
+   * application ID, Auth0's API identifier, Keycloak's client id).
+   * @default `resource`, with or without a trailing slash
+   */
+  audience?: string | readonly string[]
+  /**
+   * The claims a token's scopes are read from, all of them: a
+   * space-separated string or an array each (`scope`, `scp`, a roles claim
+   * such as `roles`). @default ['scope', 'scp']
+   */
+  scopeClaim?: string | readonly string[]
   /** Scopes every request needs: named in the `401` challenge, and a token without them gets `403 insufficient_scope`. @default [] */
   scopes?: readonly string[]
+  /**
+   * A call of a tool whose scopes the token lacks: `step-up` answers
+   * `403 insufficient_scope` naming the scopes it needs, so the client can
+   * ask for them (the MCP spec's step-up authorization); `hide` answers it
+   * as an unknown tool. `tools/list` hides such a tool either way.
+   * @default 'step-up'
+   */
+  scopedTools?: 'hide' | 'step-up'
   /** The metadata's `scopes_supported`. @default `scopes` and every scope a tool requires */
   scopesSupported?: readonly string[]
   /** JWS algorithms a JWT may be signed with; asymmetric only (`none` and `HS*` are refused). @default RS256/384/512, PS256/384/512, ES256/384/512, EdDSA, Ed25519 */
@@ -78,6 +99,9 @@ export const ASYMMETRIC_ALGORITHMS: readonly string[] = [
   'Ed25519',
 ]
 
+/** A string or a list of them, as a list. */
+export const listOf = (value: string | readonly string[]): readonly string[] => (typeof value === 'string' ? [value] : value)
+
 /** The issuers of `auth`, as a list. */
 export const issuersOf = (auth: AuthOptions): readonly string[] => (typeof auth.issuer === 'string' ? [auth.issuer] : auth.issuer)
 
@@ -108,6 +132,9 @@ interface AuthRule {
   default?: unknown
 }
 
+/** Default `auth.scopeClaim`: the claims scopes are read from (RFC 9068's `scope`, and the `scp` of Entra ID and Okta). */
+export const DEFAULT_SCOPE_CLAIMS: readonly string[] = ['scope', 'scp']
+
 /** Default `auth.clockToleranceSeconds`: the leeway on a token's `exp` and `nbf`. */
 export const DEFAULT_CLOCK_TOLERANCE_S = 30
 /** Default `auth.jwksCooldownSeconds`: the least time between two reads of the issuer's JWKS. */
@@ -117,6 +144,10 @@ const scopesRule: AuthRule = {
   accepts: 'an array of OAuth scope tokens (no spaces or quotes)',
   check: (v) => (Array.isArray(v) && v.every(isScopeToken) ? undefined : false),
 }
+
+/** A non-empty string, or a non-empty array of them. */
+const nonEmptyStrings = (v: unknown): boolean =>
+  (typeof v === 'string' && v !== '') || (Array.isArray(v) && v.length > 0 && v.every((s) => typeof s === 'string' && s !== ''))
 
 const secondsRule = (max: number): AuthRule => ({
   accepts: `an integer from 0 to ${max}`,
@@ -141,7 +172,21 @@ export const AUTH_RULES: Record<keyof AuthOptions, AuthRule> = {
     accepts: 'the URL clients connect to (https; http:// on loopback only; no fragment)',
     check: (v) => secureUrlProblem(v, true),
   },
+  audience: {
+    accepts: 'a non-empty string or a non-empty array of them (the aud values a token may carry)',
+    check: (v) => (nonEmptyStrings(v) ? undefined : false),
+  },
+  scopeClaim: {
+    accepts: 'a claim name or a non-empty array of them (scope, scp, roles, ...)',
+    check: (v) => (nonEmptyStrings(v) ? undefined : false),
+    default: DEFAULT_SCOPE_CLAIMS,
+  },
   scopes: scopesRule,
+  scopedTools: {
+    accepts: '"hide" or "step-up"',
+    check: (v) => (v === 'hide' || v === 'step-up' ? undefined : false),
+    default: 'step-up',
+  },
   scopesSupported: scopesRule,
   algorithms: {
     accepts: `a non-empty array of asymmetric JWS algorithms (${ASYMMETRIC_ALGORITHMS.join(', ')}): none and HS* are refused`,

@@ -37,7 +37,7 @@ export const DEFAULT_FORWARDED_HEADERS: readonly string[] = ['authorization', 't
 export interface Principal {
   /** The token's issuer (`iss`). */
   readonly issuer: string
-  /** The token's subject (`sub`; the client for a client-credentials token). */
+  /** The token's subject (`sub`); `''` for a token without one (a client-credentials token naming only its client). */
   readonly subject: string
   /** The OAuth client (`client_id`, else `azp`). */
   readonly clientId: string
@@ -189,11 +189,12 @@ export function forwardedHeaders(context: CallContext, allow: readonly string[] 
 export function verifiedPrincipal(context: CallContext): Principal | undefined {
   const info = context.authInfo as { clientId?: unknown; scopes?: unknown; extra?: Record<string, unknown> } | undefined
   const extra = info?.extra
-  if (typeof extra?.iss !== 'string' || typeof extra.sub !== 'string') return undefined
+  const clientId = typeof info?.clientId === 'string' ? info.clientId : ''
+  if (typeof extra?.iss !== 'string' || (typeof extra.sub !== 'string' && clientId === '')) return undefined
   return {
     issuer: extra.iss,
-    subject: extra.sub,
-    clientId: typeof info!.clientId === 'string' ? info!.clientId : '',
+    subject: typeof extra.sub === 'string' ? extra.sub : '',
+    clientId,
     scopes: Array.isArray(info!.scopes) ? info!.scopes.map(String) : [],
     claims: extra.claims !== null && typeof extra.claims === 'object' ? (extra.claims as Record<string, unknown>) : {},
   }

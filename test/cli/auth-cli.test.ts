@@ -33,7 +33,7 @@ afterAll(async () => {
 })
 
 describe('proto-mcp serve --http with --auth-issuer', () => {
-  it('a read-only token sees only GetVibe; the backend gets the principal metadata and no token', async () => {
+  it('a read-only client steps up to GetVibe and is refused SetVibe; the backend gets the principal metadata and no token', async () => {
     const args = [
       ...['serve', EXAMPLE_PROTO, '--grpc', grpcServer.address, '--http', '0'],
       ...['--auth-issuer', oidc.issuer, '--auth-scope', 'mcp'],
@@ -58,14 +58,22 @@ describe('proto-mcp serve --http with --auth-issuer', () => {
       const provider = new ClientCredentialsProvider({ clientId: 'reader', clientSecret: 'reader-secret', expectedIssuer: oidc.issuer })
       const client = new Client({ name: 'cli-auth', version: '1.0.0' })
       await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: provider }))
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['GetVibe'])
-      await expect(client.callTool({ name: 'SetVibe', arguments: { vibe: 'x' } })).rejects.toMatchObject({ code: -32602 })
+      // The 401 named only --auth-scope: every tool here needs more.
+      expect(
+        provider.tokens()?.scope ?? JSON.parse(Buffer.from(provider.tokens()!.access_token.split('.')[1]!, 'base64url').toString()).scope,
+      ).toBe('mcp')
+      expect((await client.listTools()).tools).toEqual([])
       const before = vibe.received.length
+      // GetVibe's 403 insufficient_scope: the client asks for notes.read, gets it, calls again.
       expect(await client.callTool({ name: 'GetVibe', arguments: {} })).toMatchObject({ isError: false })
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['GetVibe'])
       const metadata = vibe.received[before]!.metadata
       expect(metadata.get('authorization')).toEqual([])
       expect(metadata.get('x-user')).toEqual(['reader'])
       expect(metadata.get('x-scopes')).toEqual(['mcp notes.read'])
+      // SetVibe needs notes.write, which the provider does not give this client: refused, and never sent.
+      await expect(client.callTool({ name: 'SetVibe', arguments: { vibe: 'x' } })).rejects.toThrow(/scope/)
+      expect(vibe.received.length).toBe(before + 1)
       await client.close()
     } finally {
       child.kill('SIGTERM')
@@ -109,10 +117,19 @@ describe('the --auth flags', () => {
         'a.B.Delete*=x',
         '--principal-metadata',
         'x-user=sub',
+        ...['--auth-audience', 'api://notes', '--auth-audience', 'notes-app'],
+        ...['--auth-scope-claim', 'scp', '--auth-scope-claim', 'roles', '--auth-scoped-tools', 'hide'],
       ],
     ])
     expect(command).toMatchObject({
-      auth: { issuer: ['https://auth.example.com'], resource: 'https://mcp.example.com/mcp', scopes: ['mcp'] },
+      auth: {
+        issuer: ['https://auth.example.com'],
+        resource: 'https://mcp.example.com/mcp',
+        scopes: ['mcp'],
+        audience: ['api://notes', 'notes-app'],
+        scopeClaim: ['scp', 'roles'],
+        scopedTools: 'hide',
+      },
       methodScopes: { 'a.B.Delete*': ['w', 'x'] },
       principalMetadata: { 'x-user': 'sub' },
       forwardHeaders: ['traceparent'],
@@ -125,6 +142,12 @@ describe('the --auth flags', () => {
     ['an http:// issuer off loopback', ['--http', '0', '--auth-issuer', 'http://a.example'], '--auth-issuer must be an issuer URL'],
     ['--method-scope without --auth-issuer', ['--method-scope', 'a.B.*=r'], '--method-scope needs --auth-issuer'],
     ['--principal-metadata without --auth-issuer', ['--principal-metadata', 'x=sub'], '--principal-metadata needs --auth-issuer'],
+    ['--auth-audience without --auth-issuer', ['--auth-audience', 'api://x'], '--auth-audience needs --auth-issuer'],
+    [
+      'a --auth-scoped-tools that is neither',
+      ['--http', '0', '--auth-issuer', 'https://a.example', '--auth-scoped-tools', 'show'],
+      '--auth-scoped-tools must be "hide" or "step-up", got "show"',
+    ],
     [
       '--forward-header authorization with --auth-issuer',
       ['--http', '0', '--auth-issuer', 'https://a.example', '--forward-header', 'Authorization'],

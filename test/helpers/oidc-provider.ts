@@ -161,7 +161,7 @@ export async function startOidcProvider(): Promise<OidcProvider> {
  * The provider's sign-in and consent pages, as an application's would be:
  * `alice` signs in, and consents to every scope asked for the resource.
  */
-async function signIn(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function signIn(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
     const details = await provider.interactionDetails(req, res)
     if (details.prompt.name === 'login') {

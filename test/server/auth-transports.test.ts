@@ -97,9 +97,10 @@ describe('fetch() with auth', () => {
     expect(answered.status).toBe(200)
     const body = (await answered.json()) as { result: { content: Array<{ text: string }> } }
     expect(JSON.parse(body.result.content[0]!.text)).toEqual({ subject: 'reader', scopes: ['mcp', 'notes.read'], authorization: null })
-    // A tool needing notes.write does not exist for this token.
-    const admin = (await (await s.fetch(rpc(`Bearer ${token}`, call('Admin')), { auth })).json()) as { error: { code: number } }
-    expect(admin.error.code).toBe(-32602)
+    // A tool needing notes.write is not listed for this token, and its call asks for the scope (step-up).
+    const admin = await s.fetch(rpc(`Bearer ${token}`, call('Admin')), { auth })
+    expect(admin.status).toBe(403)
+    expect(admin.headers.get('www-authenticate')).toMatch(/^Bearer error="insufficient_scope", .*scope="notes.write"/)
   })
 
   it('a requestState is bound to the verified principal: another client retrying it is refused', async () => {
@@ -183,7 +184,11 @@ describe('nodeHandler() with auth', () => {
 describe('the auth option is checked where it is given, in one line', () => {
   const s = Server.builder('checked').build()
   const cases: Array<[string, unknown, string]> = [
-    ['an unknown key', { issuer: 'https://a.example', audience: 'x' }, 'unknown option "auth.audience": the options are issuer, resource,'],
+    [
+      'an unknown key',
+      { issuer: 'https://a.example', audiences: 'x' },
+      'unknown option "auth.audiences": the options are issuer, resource, audience,',
+    ],
     [
       'an http issuer off loopback',
       { issuer: 'http://a.example' },

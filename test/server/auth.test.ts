@@ -143,61 +143,69 @@ describe('the protected resource', () => {
     expect((await fetch(metadataUrl(), { method: 'POST' })).status).toBe(405)
   })
 
-  it('answers a request without a token 401, naming the metadata and the scopes (no error code, RFC 6750 §3.1)', async () => {
+  it('answers a request without a token 401, naming the metadata and the scope every request needs, never a tool scope (RFC 6750 §3.1)', async () => {
     const response = await initialize()
     expect(response.status).toBe(401)
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl()}", scope="mcp notes.read notes.write"`)
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl()}", scope="mcp"`)
   })
 })
 
 describe('the SDK client authorizes itself from the 401', () => {
   for (const era of ['legacy', 'modern'] as const) {
-    it(`${era}: client credentials: discovery, a token for this resource, the call; the backend gets the principal, not the token`, async () => {
+    it(`${era}: client credentials: a token for this resource with the base scope, then step-up to each tool's; the backend gets the principal, not the token`, async () => {
       const before = oidc.hits.length
       const provider = new ClientCredentialsProvider({ clientId: 'service', clientSecret: 'service-secret', expectedIssuer: oidc.issuer })
       const client = await connect(provider, era)
-      const token = provider.tokens()!.access_token
-      tokens.add(token)
-      // The token is the provider's, for this resource.
-      expect(decodeJwt(token)).toMatchObject({ iss: oidc.issuer, aud: http.url, client_id: 'service' })
+      const first = provider.tokens()!.access_token
+      tokens.add(first)
+      // The token is the provider's, for this resource, with only what the 401 named.
+      expect(decodeJwt(first)).toMatchObject({ iss: oidc.issuer, aud: http.url, client_id: 'service', scope: 'mcp' })
       // Discovery went 401 → metadata → the provider's discovery document → its token endpoint.
       const hits = oidc.hits.slice(before)
       expect(hits).toContainEqual(expect.stringMatching(/^\/\.well-known\//))
       expect(hits).toContain('/token')
-      const { tools } = await client.listTools()
-      expect(tools.map((t) => t.name).sort()).toEqual(['DeleteNote', 'GetNote', 'UpdateNote'])
+      // Every tool here needs notes.read: none is listed for the base scope.
+      expect((await client.listTools()).tools).toEqual([])
       const calls = received.length
+      // The call is answered 403 insufficient_scope; the SDK asks the provider for more and calls again.
       const result = await client.callTool({ name: 'GetNote', arguments: { id: 'n1' } })
       expect(result).toMatchObject({ isError: false, structuredContent: { id: 'n1' } })
+      const stepped = provider.tokens()!.access_token
+      tokens.add(stepped)
+      expect(decodeJwt(stepped).scope).toBe('mcp notes.read')
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['GetNote'])
+      // Once more for DeleteNote's notes.write: the client keeps what it had (the union).
+      expect(await client.callTool({ name: 'DeleteNote', arguments: { id: 'gone' } })).toMatchObject({ isError: false })
+      tokens.add(provider.tokens()!.access_token)
+      expect(decodeJwt(provider.tokens()!.access_token).scope).toBe('mcp notes.read notes.write')
       const call = received.slice(calls)
-      expect(call).toHaveLength(1)
-      expect(call[0]!.metadata).toMatchObject({
-        'x-mcp-subject': 'service',
-        'x-mcp-client': 'service',
-        'x-mcp-scopes': 'mcp notes.read notes.write',
-      })
+      expect(call.map((c) => c.method)).toEqual(['GetNote', 'DeleteNote'])
+      // A client-credentials token's subject is its client (RFC 9068 §2.2).
+      expect(call[0]!.metadata).toMatchObject({ 'x-mcp-subject': 'service', 'x-mcp-client': 'service', 'x-mcp-scopes': 'mcp notes.read' })
       expect(call[0]!.metadata.authorization).toBeUndefined()
       await client.close()
     })
 
-    it(`${era}: a read-only token lists and calls only the read tool; the others are unknown tools`, async () => {
+    it(`${era}: a read-only client steps up to notes.read; the provider refuses it notes.write, and the write tools never run`, async () => {
       const provider = new ClientCredentialsProvider({ clientId: 'reader', clientSecret: 'reader-secret', expectedIssuer: oidc.issuer })
       const client = await connect(provider, era)
       tokens.add(provider.tokens()!.access_token)
+      expect(await client.callTool({ name: 'GetNote', arguments: { id: 'n1' } })).toMatchObject({ isError: false })
+      tokens.add(provider.tokens()!.access_token)
       expect(decodeJwt(provider.tokens()!.access_token).scope).toBe('mcp notes.read')
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['GetNote'])
-      expect(await client.callTool({ name: 'GetNote', arguments: { id: 'n1' } })).toMatchObject({ isError: false })
       const calls = received.length
-      const hidden = await client.callTool({ name: 'DeleteNote', arguments: { id: 'n1' } }).catch((error: unknown) => error)
-      const unknown = await client.callTool({ name: 'NoSuchTool', arguments: { id: 'n1' } }).catch((error: unknown) => error)
-      expect(hidden).toMatchObject({ code: -32602, message: expect.stringContaining('Tool DeleteNote not found') })
-      // Indistinguishable: the same error but for the name.
-      expect(String((hidden as Error).message).replace('DeleteNote', 'X')).toBe(
-        String((unknown as Error).message).replace('NoSuchTool', 'X'),
-      )
-      await expect(client.callTool({ name: 'UpdateNote', arguments: { id: 'n1', text: 'x' } })).rejects.toMatchObject({ code: -32602 })
+      // UpdateNote needs notes.write too (methodScopes): the step-up asks for it, and the provider says no.
+      await expect(client.callTool({ name: 'UpdateNote', arguments: { id: 'n1', text: 'x' } })).rejects.toThrow(/scope/)
       expect(received.length).toBe(calls)
+      // An unknown tool is still an unknown tool.
+      const fresh = await connect(
+        new ClientCredentialsProvider({ clientId: 'reader', clientSecret: 'reader-secret', expectedIssuer: oidc.issuer }),
+        era,
+      )
+      await expect(fresh.callTool({ name: 'NoSuchTool', arguments: {} })).rejects.toMatchObject({ code: -32602 })
       await client.close()
+      await fresh.close()
     })
   }
 
@@ -230,13 +238,28 @@ describe('the SDK client authorizes itself from the 401', () => {
     const first = new StreamableHTTPClientTransport(new URL(http.url), { authProvider: provider })
     await expect(new Client({ name: 'app', version: '0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError)
     expect(authorizationUrl?.searchParams.get('resource')).toBe(http.url)
-    expect(authorizationUrl?.searchParams.get('scope')).toBe('mcp notes.read notes.write')
-    const { code, iss } = await authorizeInBrowser(authorizationUrl!)
-    await first.finishAuth(code, iss)
+    // The base scope only, with PKCE (S256).
+    expect(authorizationUrl?.searchParams.get('scope')).toBe('mcp')
+    expect(authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256')
+    expect(authorizationUrl?.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/)
+    const signedIn = await authorizeInBrowser(authorizationUrl!)
+    await first.finishAuth(signedIn.code, signedIn.iss)
     tokens.add(store.tokens!.access_token)
-    expect(decodeJwt(store.tokens!.access_token)).toMatchObject({ sub: 'alice', aud: http.url })
+    expect(decodeJwt(store.tokens!.access_token)).toMatchObject({ sub: 'alice', aud: http.url, scope: 'mcp' })
+    // UpdateNote needs notes.read and notes.write: the 403 sends the user back to the provider for them.
+    authorizationUrl = undefined
+    const transport = new StreamableHTTPClientTransport(new URL(http.url), { authProvider: provider })
     const client = new Client({ name: 'app', version: '0' })
-    await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { authProvider: provider }))
+    await client.connect(transport)
+    await expect(client.callTool({ name: 'UpdateNote', arguments: { id: 'n2', text: 'by alice' } })).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    )
+    const stepUpUrl = authorizationUrl as URL | undefined
+    expect(stepUpUrl?.searchParams.get('scope')).toBe('mcp notes.read notes.write')
+    const consented = await authorizeInBrowser(stepUpUrl!)
+    await transport.finishAuth(consented.code, consented.iss)
+    tokens.add(store.tokens!.access_token)
+    expect(decodeJwt(store.tokens!.access_token)).toMatchObject({ sub: 'alice', scope: 'mcp notes.read notes.write' })
     const calls = received.length
     await client.callTool({ name: 'UpdateNote', arguments: { id: 'n2', text: 'by alice' } })
     expect(received[calls]).toMatchObject({ method: 'UpdateNote', metadata: { 'x-mcp-subject': 'alice', 'x-mcp-client': 'app' } })
@@ -251,7 +274,7 @@ describe('refusals, each with its challenge', () => {
     expect(response.status).toBe(status)
     const body = (await response.json()) as { error: string; error_description: string }
     expect(body).toEqual({ error, error_description: description })
-    const scope = status === 403 ? 'mcp' : 'mcp notes.read notes.write'
+    const scope = 'mcp'
     expect(response.headers.get('www-authenticate')).toBe(
       `Bearer error="${error}", error_description="${description}", scope="${scope}", resource_metadata="${metadataUrl()}"`,
     )

@@ -88,11 +88,11 @@ describe('serveHttp() with auth: the fast path is behind the gate', () => {
     expect(fastPath.taken).toBe(1)
   })
 
-  it('a verified token without a tool’s scopes: the tool does not exist for it (answered as unknown), and does not run', async () => {
+  it('a verified token without a tool’s scopes: 403 insufficient_scope naming them (step-up), and the tool does not run', async () => {
     ran = []
     const token = await oidc.token('reader', http.url)
     const response = await call('Admin', `Bearer ${token}`)
-    expect(response.body.error?.code).toBe(-32602)
+    expect(response.status).toBe(403)
     expect(ran).toEqual([])
   })
 })

@@ -19,13 +19,16 @@ import {
   ASYMMETRIC_ALGORITHMS,
   DEFAULT_CLOCK_TOLERANCE_S,
   DEFAULT_JWKS_COOLDOWN_S,
+  DEFAULT_SCOPE_CLAIMS,
   issuersOf,
+  listOf,
   secureUrlProblem,
   type AuthOptions,
   type IntrospectionResult,
 } from '../../contract/auth-options.ts'
 import type { Log } from '../serving/logging.ts'
 import type { ServerState } from '../serving/server-state.ts'
+import { markStepUp } from './step-up.ts'
 
 /** What the gate says of a request: the verified auth info, or the answer to send instead. */
 export type Verdict = AuthInfo | Response
@@ -45,7 +48,12 @@ export interface AuthGate {
 /** Seconds a discovery document or JWKS request may take. */
 const FETCH_TIMEOUT_MS = 5000
 /** How long a verified JWT is remembered (never past its expiry), and how many are: a client sends one token with many calls. */
-const VERIFIED_TTL_MS = 60_000
+const VERIFIED_TTL_MS = 30_000
+/**
+ * How old the JWKS may be when a token is checked against it (jose re-reads it past that): with a verified
+ * token remembered as long, a key removed from the JWKS stops verifying within a minute (docs/serving.md §10).
+ */
+const JWKS_MAX_AGE_MS = 30_000
 const VERIFIED_MAX = 1000
 
 /** A token that is not a compact JWS (three base64url parts; `alg: none` has an empty third) goes to `introspect`. */
@@ -78,6 +86,10 @@ function refusal(error: unknown): Error {
     if (claim === 'nbf') return invalid('token not yet valid')
     return invalid(`token claim "${String(claim)}" invalid`)
   }
+  // jose says an unknown `crit` extension is "not supported" too, as for an unknown algorithm.
+  const crit =
+    code === 'ERR_JOSE_NOT_SUPPORTED' ? /Extension Header Parameter "(.*)" is not recognized/.exec((error as Error).message) : null
+  if (crit !== null) return invalid(`token header marks the extension "${crit[1]}" critical (crit), and this server does not know it`)
   if (typeof code === 'string' && Object.hasOwn(TOKEN_ERRORS, code)) return invalid(TOKEN_ERRORS[code]!)
   return new Unavailable(`cannot verify tokens: ${(error as Error)?.message ?? String(error)}`, { cause: error })
 }
@@ -121,11 +133,27 @@ async function discover(issuer: string): Promise<Record<string, unknown>> {
   throw new Error(`no discovery document answers for issuer ${issuer} (${failures.join('; ')})`)
 }
 
-/** The scopes a token grants: `scope` (space-separated, RFC 9068) or `scp` (a list or a string, as some issuers write it). */
-function scopesOf(claims: Record<string, unknown>): string[] {
-  const value = claims.scope ?? claims.scp
-  if (typeof value === 'string') return value.split(' ').filter((s) => s !== '')
-  return Array.isArray(value) ? value.filter((s): s is string => typeof s === 'string') : []
+/** The scopes a token grants: those of each of `names` (space-separated, RFC 9068's `scope`; or a list, as `scp` and roles claims may be). */
+function scopesOf(claims: Record<string, unknown>, names: readonly string[]): string[] {
+  const scopes = new Set<string>()
+  for (const name of names) {
+    const value = claims[name]
+    const list = typeof value === 'string' ? value.split(' ') : Array.isArray(value) ? value : []
+    for (const scope of list) if (typeof scope === 'string' && scope !== '') scopes.add(scope)
+  }
+  return [...scopes]
+}
+
+/**
+ * The caller of a token (docs/serving.md §10): `iss` with `sub`, else with the client (a client-credentials token of a
+ * provider that names no subject acts for its client). Sessions, tasks and requestStates are bound to it, so a token
+ * naming neither is refused (it would share one caller with every other such token). `sub` stays absent when absent.
+ */
+function callerOf(iss: string, claims: Record<string, unknown>, clientId: string): { iss: string; sub?: string } {
+  const sub = text(claims.sub)
+  if (sub === undefined && clientId === '')
+    throw invalid('token names no subject (sub) and no client (client_id): this server tells callers apart by them')
+  return sub === undefined ? { iss } : { iss, sub }
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined)
@@ -137,6 +165,8 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, fallbackResource?: () => string): AuthGate {
   const issuers = issuersOf(auth)
   const scopes = [...(auth.scopes ?? [])]
+  const scopeClaims = listOf(auth.scopeClaim ?? DEFAULT_SCOPE_CLAIMS)
+  const stepUp = (auth.scopedTools ?? 'step-up') === 'step-up'
   const algorithms = [...(auth.algorithms ?? ASYMMETRIC_ALGORITHMS)]
   const clockTolerance = auth.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_S
   const cooldownDuration = (auth.jwksCooldownSeconds ?? DEFAULT_JWKS_COOLDOWN_S) * 1000
@@ -150,7 +180,8 @@ export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, 
     const metadataUrl = getOAuthProtectedResourceMetadataUrl(url)
     // A token may name the resource with or without a trailing slash.
     const bare = resource.replace(/\/$/, '')
-    resolved = { resource, audience: [bare, `${bare}/`], url, metadataUrl, metadataPath: new URL(metadataUrl).pathname }
+    const audience = auth.audience === undefined ? [bare, `${bare}/`] : [...listOf(auth.audience)]
+    resolved = { resource, audience, url, metadataUrl, metadataPath: new URL(metadataUrl).pathname }
     return resolved
   }
 
@@ -164,7 +195,11 @@ export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, 
         if (jwksUri === undefined) return undefined
         const problem = secureUrlProblem(jwksUri, true)
         if (problem !== undefined) throw new Error(`the jwks_uri of issuer ${issuer} is ${problem}`)
-        return createRemoteJWKSet(new URL(jwksUri as string), { cooldownDuration, timeoutDuration: FETCH_TIMEOUT_MS })
+        return createRemoteJWKSet(new URL(jwksUri as string), {
+          cooldownDuration,
+          cacheMaxAge: JWKS_MAX_AGE_MS,
+          timeoutDuration: FETCH_TIMEOUT_MS,
+        })
       })
       keys.set(issuer, found)
       found.catch(() => keys.delete(issuer))
@@ -213,14 +248,14 @@ export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, 
     } catch (error) {
       throw refusal(error)
     }
-    const clientId = text(payload.client_id) ?? text(payload.azp) ?? ''
+    const clientId = text(payload.client_id) ?? text(payload.azp) ?? text(payload.appid) ?? text(payload.cid) ?? ''
     return remember(token, {
       token,
       clientId,
-      scopes: scopesOf(payload),
+      scopes: scopesOf(payload, scopeClaims),
       expiresAt: payload.exp!,
       resource: url,
-      extra: { iss: issuer, sub: text(payload.sub) ?? clientId, claims: payload },
+      extra: { ...callerOf(issuer, payload, clientId), claims: payload },
     })
   }
 
@@ -244,10 +279,10 @@ export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, 
     return {
       token,
       clientId,
-      scopes: scopesOf(result),
+      scopes: scopesOf(result, scopeClaims),
       expiresAt: result.exp,
       resource: url,
-      extra: { iss: result.iss ?? issuers[0]!, sub: text(result.sub) ?? clientId, claims: { ...result } },
+      extra: { ...callerOf(result.iss ?? issuers[0]!, result, clientId), claims: { ...result } },
     }
   }
 
@@ -259,14 +294,10 @@ export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, 
     return [...supported]
   }
 
-  // A client asks for the scopes a 401 names (MCP's scope selection): every scope this server knows, so one
-  // authorization can see every tool the user may have; the authorization server grants what the user may.
-  // A 403 names the scopes every request needs.
+  // A client asks for the scopes a challenge names (MCP's scope selection): what every request needs, never a
+  // tool's (a client allowed only those could not connect at all); a call of a scoped tool asks for more (step-up.ts).
   const challenge = (error: OAuthError): Response =>
-    bearerAuthChallengeResponse(error, {
-      requiredScopes: error.code === OAuthErrorCode.InsufficientScope ? scopes : supportedScopes(),
-      resourceMetadataUrl: target().metadataUrl,
-    })
+    bearerAuthChallengeResponse(error, { requiredScopes: scopes, resourceMetadataUrl: target().metadataUrl })
 
   return {
     async ready() {
@@ -310,8 +341,7 @@ export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, 
         if (authorization === null || authorization === undefined || authorization === '') {
           // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
           const params = [`resource_metadata=${quoted(target().metadataUrl)}`]
-          const wanted = supportedScopes()
-          if (wanted.length > 0) params.push(`scope=${quoted(wanted.join(' '))}`)
+          if (scopes.length > 0) params.push(`scope=${quoted(scopes.join(' '))}`)
           return Response.json(
             { error: 'invalid_token', error_description: 'Missing Authorization header' },
             { status: 401, headers: { 'www-authenticate': `Bearer ${params.join(', ')}` } },
@@ -328,7 +358,7 @@ export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, 
               })()
         if (!scopes.every((scope) => info.scopes.includes(scope)))
           throw new OAuthError(OAuthErrorCode.InsufficientScope, 'Insufficient scope')
-        return info
+        return stepUp ? markStepUp(info, { scopes, metadataUrl: target().metadataUrl }) : info
       } catch (error) {
         if (error instanceof OAuthError) return challenge(error)
         const message = error instanceof Unavailable ? error.message : `cannot verify tokens: ${(error as Error)?.message ?? String(error)}`

@@ -42,9 +42,16 @@ export interface SessionLink {
 /**
  * The session `id` of this caller (`principal`) when it lives on this
  * instance, touched as the SDK path touches it (`message`: the request, for
- * a fleet's stream records); `undefined` when the SDK path must answer.
+ * a fleet's stream records); `undefined` when the SDK path must answer
+ * (also for a call that needs more scopes than `authInfo` holds: step-up.ts).
  */
-export type FindSession = (id: string, principal: string, url: string, message: unknown) => Promise<SessionLink | undefined>
+export type FindSession = (
+  id: string,
+  principal: string,
+  url: string,
+  message: unknown,
+  authInfo?: AuthInfo,
+) => Promise<SessionLink | undefined>
 
 /** One stream of the transport's `_streamMapping`, as the transport makes its own. */
 interface Stream {
@@ -167,7 +174,7 @@ export async function serveSessionCall(
   const id = h['mcp-session-id'] as string
   const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth
   const url = `http://${h.host ?? 'localhost'}${req.url ?? '/'}`
-  const session = await find(id, principalOf(authInfo, h.authorization), url, message)
+  const session = await find(id, principalOf(authInfo, h.authorization), url, message, authInfo)
   const transport = session?.transport
   const open = transport && internals(transport)
   // The transport's checks, narrowed: its session, open, and the version it negotiated (any other goes to the SDK's check).

@@ -42,6 +42,7 @@ import { answerBeforeSdk } from './before-sdk.ts'
 import { jsonRpcError, notifyModern, readBody, report } from './handler-common.ts'
 import type { FindSession } from './session-fast-call.ts'
 import { plainPostFailures } from './post-failure.ts'
+import { stepUpRejection } from './step-up.ts'
 
 /** Session options of HTTP serving. */
 export interface SessionOptions extends ClusterOptions {
@@ -494,9 +495,9 @@ export function createSessionHandler(state: ServerState, options: SessionOptions
       return sessions.size
     },
     // What route() does for a session's POST before the transport: only a session open here (one to rebuild goes to the SDK path).
-    async sessionCall(id, principal, url, message) {
+    async sessionCall(id, principal, url, message, authInfo) {
       await attached
-      if (!sessions.has(id)) return undefined
+      if (!sessions.has(id) || stepUpRejection(state, message, authInfo) !== undefined) return undefined
       const session = await sessionFor(id, principal, url)
       if (session instanceof Response) return undefined
       session.lastSeen = Date.now()
@@ -519,6 +520,9 @@ export function createSessionHandler(state: ServerState, options: SessionOptions
         if (body instanceof Response) return body
         parsed = body.parsed
       }
+      // A call of a tool the token lacks the scopes of: 403 for more (step-up.ts), on both eras.
+      const stepUp = stepUpRejection(state, parsed, authInfo)
+      if (stepUp !== undefined) return stepUp
       const principal = principalOf(authInfo, request.headers.get('authorization'))
       if (!isHeldStream(request, parsed)) return route(request, parsed, authInfo, principal)
       // The place is taken before the request is served, so a burst cannot overshoot the cap.

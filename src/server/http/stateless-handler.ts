@@ -16,6 +16,7 @@ import type { ServerState } from '../serving/server-state.ts'
 import { joinFleetTasks } from '../tasks/task-takeover.ts'
 import { answerBeforeSdk, METHODS_BEFORE_SDK } from './before-sdk.ts'
 import { notifyModern, readBody, report } from './handler-common.ts'
+import { stepUpRejection } from './step-up.ts'
 
 /** A web-standard handler: one request in, one response out. */
 export type FetchHandler = (request: Request, options?: { authInfo?: unknown }) => Promise<Response>
@@ -45,6 +46,8 @@ export function createFetchHandler(state: ServerState, links?: FetchLinks): Fetc
     // Read here as for serveHttp: one wording for a body too large or not JSON, and the text kept for exact 64-bit numbers.
     const body = await readBody(request)
     if (body instanceof Response) return body
+    const stepUp = stepUpRejection(state, body.parsed, options?.authInfo)
+    if (stepUp !== undefined) return stepUp
     // A 2026-07-28 request names its method in Mcp-Method: those answered before the SDK are answered here.
     if (METHODS_BEFORE_SDK.has(request.headers.get('mcp-method') ?? '')) {
       const answered = await answerBeforeSdk(state, body.parsed, request, options?.authInfo)

@@ -2,7 +2,7 @@
  * Who is calling: the principal a session and a `requestState` are bound
  * to. With auth info (verified by the `auth` option, from the transport,
  * or `req.auth` under `nodeHandler`), its `clientId` and subject (`extra.iss`
- * and `extra.sub`, else the token); without, the request's `Authorization` header; else nobody
+ * and `extra.sub`, else its client alone for a verified token without `sub`, else the token); without, the request's `Authorization` header; else nobody
  * (the same anonymous principal for every caller).
  */
 type NodeCrypto = typeof import('node:crypto')
@@ -23,7 +23,14 @@ export function principalOf(authInfo: unknown, authorization: string | null | un
     const info = authInfo as { clientId?: unknown; token?: unknown; extra?: { sub?: unknown; iss?: unknown } }
     // A verified token's principal (docs/serving.md §10) is its issuer, subject and client: a refreshed token stays the same caller.
     const issuer = typeof info.extra?.iss === 'string' ? info.extra.iss : ''
-    const subject = typeof info.extra?.sub === 'string' ? `sub:${issuer}\0${info.extra.sub}` : `token:${String(info.token ?? '')}`
+    const client = typeof info.clientId === 'string' ? info.clientId : ''
+    // Without `sub`, a verified token acts for its client (the gate refuses one naming neither).
+    const subject =
+      typeof info.extra?.sub === 'string'
+        ? `sub:${issuer}\0${info.extra.sub}`
+        : typeof info.extra?.iss === 'string' && client !== ''
+          ? `client:${issuer}`
+          : `token:${String(info.token ?? '')}`
     identity = `auth\0${String(info.clientId ?? '')}\0${subject}`
   } else if (typeof authorization === 'string' && authorization !== '') {
     identity = `header\0${authorization}`
