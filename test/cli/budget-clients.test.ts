@@ -16,8 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLIENTS, connectStdio, type McpSession } from '../bundlers/mcp-clients.ts'
 import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { GOOGLE_PROTOS } from '../corpus/corpus.ts'
-import { buildCli, REPO } from './run-cli.ts'
 import { text } from '../helpers/result.ts'
+import { builtCli } from '../helpers/cli.ts'
+import { REPO } from '../helpers/repo.ts'
 
 let cli: string
 let grpcServer: GrpcTestServer
@@ -35,13 +36,12 @@ const ARGS = () => [
 ]
 
 beforeAll(async () => {
-  cli = await buildCli()
+  cli = builtCli()
   // Serves no Firestore: a call that passes validation is answered Unimplemented by the gRPC server itself.
   grpcServer = await startGrpcServer([vibeService()])
 }, 180_000)
 afterAll(async () => {
   await grpcServer?.stop()
-  if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
 
 /** A map entry list as portable advertises maps. */
@@ -97,17 +97,10 @@ describe('over Streamable HTTP', () => {
   it.each(['sdk-v1', 'sdk-v2'] as const)(
     'the %s client: the same list, detail and deep call',
     async (flavour) => {
-      const child = spawn(process.execPath, [cli, ...ARGS(), '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
-      let stderr = ''
-      const url = await new Promise<URL>((resolve, reject) => {
-        child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString()
-          const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
-          if (match) resolve(new URL(match[1]!))
-        })
-        child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
-      })
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+      const running = await startCli(cli, [...ARGS(), '--http', '0'])
+      const { child } = running
+      const url = new URL(running.url)
+      const exited = running.exited
       const info = { name: 'budget-http', version: '1.0.0' }
       try {
         if (flavour === 'sdk-v1') {

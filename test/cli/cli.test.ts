@@ -10,8 +10,9 @@ import { writeProtos } from '../helpers/inline-proto.ts'
 import { COUNTER_PROTO, counterService, startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { progressBeforeResult, recordWire } from '../grpc/stream-transport.ts'
 import { CLI_OPTIONS } from '../../src/cli/args.ts'
-import { buildCli, REPO, runCli, serveClient } from './run-cli.ts'
 import { text } from '../helpers/result.ts'
+import { builtCli, runCli, serveClient, startCli } from '../helpers/cli.ts'
+import { REPO } from '../helpers/repo.ts'
 
 let cli: string
 let grpcServer: GrpcTestServer
@@ -23,12 +24,11 @@ const vibe = vibeService({
 })
 
 beforeAll(async () => {
-  cli = await buildCli()
+  cli = builtCli()
   grpcServer = await startGrpcServer([vibe])
 }, 180_000)
 afterAll(async () => {
   await grpcServer?.stop()
-  if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
 
 /** A v2 client on `proto-mcp serve <args>` over stdio. */
@@ -211,24 +211,8 @@ describe('proto-mcp serve: RPC selection and the token budget', () => {
 
 describe('proto-mcp serve --http', () => {
   it('serves Streamable HTTP and forwards the authorization header as metadata', async () => {
-    const child = spawn(process.execPath, [cli, 'serve', EXAMPLE_PROTO, '--grpc', grpcServer.address, '--http', '0'], {
-      cwd: REPO,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stderr = ''
-    let stdout = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString()
-    })
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString()
-        const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
-        if (match) resolve(match[1]!)
-      })
-      child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
-    })
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    const running = await startCli(cli, ['serve', EXAMPLE_PROTO, '--grpc', grpcServer.address, '--http', '0'])
+    const { child, url, exited } = running
     const clients: Client[] = []
     try {
       for (const token of ['Bearer friend', 'Bearer lost']) {
@@ -243,7 +227,7 @@ describe('proto-mcp serve --http', () => {
       child.kill('SIGTERM')
     }
     expect(await exited).toBe(0)
-    expect(stdout).toBe('')
+    expect(running.stdout()).toBe('')
   })
 })
 

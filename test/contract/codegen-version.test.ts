@@ -14,8 +14,8 @@ import { describe, expect, it } from 'vitest'
 import { CODEGEN_MODULE, CODEGEN_VERSION } from '../../src/contract/index.ts'
 import { buildModuleSource } from '../../src/codegen/index.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
+import { REPO } from '../helpers/repo.ts'
 
-const REPO = resolve(import.meta.dirname, '..', '..')
 const OUT = join(REPO, '.tmp', 'codegen-version')
 
 /**

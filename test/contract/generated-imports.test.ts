@@ -15,8 +15,8 @@ import * as runtime from '../../src/entries/runtime.ts'
 import { loadProto } from '../../src/proto/index.ts'
 import { buildTools } from '../../src/schema/index.ts'
 import { topekaFixture } from '../helpers/topeka.ts'
+import { REPO } from '../helpers/repo.ts'
 
-const REPO = resolve(import.meta.dirname, '..', '..')
 const TABLE = [...GENERATED_IMPORTS].sort()
 
 // `import { a, b as $b } from "m"`, or `import * as ns from "m"` and `const { a, b: $b } = ns`, at the start of a line.

@@ -22,8 +22,8 @@ import { createProtoServer, type Server } from '../../src/server/index.ts'
 import type { ProtoServerSpec } from '../../src/runtime/types.ts'
 import { messageArbitrary } from '../protojson/arbitrary.ts'
 import type { Oracle } from '../protojson/oracle.ts'
-import { REPO } from '../cli/run-cli.ts'
 import { buildCorpusProto, CORPUS, GOOGLE_PROTOS, type CorpusServer } from './corpus.ts'
+import { REPO } from '../helpers/repo.ts'
 
 /** Random requests per tool: a sample in `npm test`, more in `npm run soak`. */
 const PER_TOOL = process.env.SOAK === '1' ? 20 : 1

@@ -10,8 +10,8 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
 import { text } from '../helpers/result.ts'
+import { REPO } from '../helpers/repo.ts'
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url))
 
 describe('buildServerSpec', () => {
   it('builds the Topeka tools with working validators and every service', async () => {
