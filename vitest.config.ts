@@ -17,6 +17,7 @@ import { defineConfig } from 'vitest/config'
 const UNIT_FOLDERS_ON_THE_BUILD = ['test/proto/nesting.test.ts', 'test/proto/paths.test.ts', 'test/runtime/lean-start.test.ts']
 
 const UNIT = [
+  // test/tiers.test.ts among them: each file in one project, none building the package.
   'test/*.test.ts',
   'test/helpers/**/*.test.ts',
   'test/{proto,schema,codegen,runtime,plugin,protojson,bench}/**/*.test.ts',

@@ -12,7 +12,7 @@
  * {@link bundleSelfContained} inlines everything once, with esbuild.
  */
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { dirname, isAbsolute, join } from 'node:path'
 import { build as esbuild } from 'esbuild'
 import { rolldown } from 'rolldown'
 import { rollup } from 'rollup'

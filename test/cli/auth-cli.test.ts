@@ -5,8 +5,6 @@
  * `--principal-metadata`, never the token. Plus the flags' usage errors.
  */
 import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseCli } from '../../src/cli/args.ts'
@@ -15,7 +13,7 @@ import { cliWarning, scopeWarnings } from '../../src/cli/main.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
-import { builtCli } from '../helpers/cli.ts'
+import { builtCli, startCli } from '../helpers/cli.ts'
 import { REPO } from '../helpers/repo.ts'
 
 let cli: string

@@ -5,9 +5,7 @@
  * the budget, the type tool's detail, a deep call that validates whole and
  * reaches the gRPC server, a wrong value below a cut named with its message.
  */
-import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
@@ -17,8 +15,7 @@ import { CLIENTS, connectStdio, type McpSession } from '../bundlers/mcp-clients.
 import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { GOOGLE_PROTOS } from '../corpus/corpus.ts'
 import { text } from '../helpers/result.ts'
-import { builtCli } from '../helpers/cli.ts'
-import { REPO } from '../helpers/repo.ts'
+import { builtCli, startCli } from '../helpers/cli.ts'
 
 let cli: string
 let grpcServer: GrpcTestServer

@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import * as grpcJs from '@grpc/grpc-js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -12,7 +10,6 @@ import { progressBeforeResult, recordWire } from '../grpc/stream-transport.ts'
 import { CLI_OPTIONS } from '../../src/cli/args.ts'
 import { text } from '../helpers/result.ts'
 import { builtCli, runCli, serveClient, startCli } from '../helpers/cli.ts'
-import { REPO } from '../helpers/repo.ts'
 
 let cli: string
 let grpcServer: GrpcTestServer

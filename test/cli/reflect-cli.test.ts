@@ -4,10 +4,9 @@
  * real MCP clients over stdio and HTTP; re-discovery after a backend deploy;
  * the failures as one line and exit code 1.
  */
-import { spawn } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import type * as grpcJs from '@grpc/grpc-js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -16,7 +15,7 @@ import { bufBuild } from '../helpers/descriptor-set.ts'
 import { serviceDefinition, startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { startReflectionServer, type ReflectionTestServer } from '../reflection/reflection-server.ts'
 import { text } from '../helpers/result.ts'
-import { builtCli, runCli, serveClient } from '../helpers/cli.ts'
+import { builtCli, runCli, serveClient, startCli } from '../helpers/cli.ts'
 import { REPO } from '../helpers/repo.ts'
 
 const TOPEKA = 'fixtures/topeka/example.proto'
@@ -100,7 +99,18 @@ describe('proto-mcp serve --reflect', () => {
   })
 
   it('over HTTP, with --service and --profile: the tools of that service, forwarded', async () => {
-    const running = await startCli(cli, ['serve', '--grpc', reflecting.address, '--reflect', '--service', 'examples.v1.VibeService', '--profile', 'full', '--http', '0'])
+    const running = await startCli(cli, [
+      'serve',
+      '--grpc',
+      reflecting.address,
+      '--reflect',
+      '--service',
+      'examples.v1.VibeService',
+      '--profile',
+      'full',
+      '--http',
+      '0',
+    ])
     const { child } = running
     const url = running.url
     const exited = running.exited

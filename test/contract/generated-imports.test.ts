@@ -5,7 +5,7 @@
  * module imports nothing else, from nothing else.
  */
 import { existsSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { CODEGEN_MODULE, codegenImports, GENERATED_IMPORTS } from '../../src/contract/index.ts'

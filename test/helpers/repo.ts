@@ -15,6 +15,7 @@ export const DIST = join(REPO, 'dist')
 /** The path of a file of dist/, which must exist: a test that needs the build says so when it is missing. */
 export function built(file: string): string {
   const path = join(DIST, file)
-  if (!existsSync(path)) throw new Error(`${path} is missing: run the tests through vitest (its global setup builds dist/) or \`npm run build\``)
+  if (!existsSync(path))
+    throw new Error(`${path} is missing: run the tests through vitest (its global setup builds dist/) or \`npm run build\``)
   return path
 }

@@ -8,8 +8,6 @@
  * HTTP gateway (`proto-mcp serve --http`) under clients of both eras while
  * its backend is killed and restarted twice: no call unanswered.
  */
-import { rmSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import * as grpcJs from '@grpc/grpc-js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
