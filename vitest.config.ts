@@ -1,12 +1,115 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+
+/**
+ * Three tiers (docs/developing.md, "Test tiers"); `npm test` runs them all,
+ * `npm run test:unit` the first alone.
+ * - unit: the build-time stages and the codec, in process, on worker threads
+ *   sharing their module graph; no build, no process, no network.
+ * - server: the `Server` on its transports, in process, on loopback.
+ * - system: real components, on the package build (dist/, built once per run by
+ *   the global setup test/helpers/setup-build.ts): bundlers, Vite's dev server,
+ *   the command, the fleet on the run's one Postgres (test/helpers/setup-postgres.ts),
+ *   the conformance suite, other runtimes, the packed tarball, Chromium, reliability.
+ */
+
+/** The test files that need the package build, though their folder is a unit one. */
+const UNIT_FOLDERS_ON_THE_BUILD = ['test/proto/nesting.test.ts', 'test/proto/paths.test.ts', 'test/runtime/lean-start.test.ts']
+
+const UNIT = [
+  // test/tiers.test.ts among them: each file in one project, none building the package.
+  'test/*.test.ts',
+  'test/helpers/**/*.test.ts',
+  'test/{proto,schema,codegen,runtime,plugin,protojson,bench}/**/*.test.ts',
+]
+const SERVER = ['test/server/**/*.test.ts', 'test/{grpc,reflection,gateway}/**/*.test.ts']
+const SYSTEM = [
+  'test/{bundlers,dev,cli,cluster,conformance,contract,corpus,package,playground,portability,reliability,types}/**/*.test.ts',
+  ...UNIT_FOLDERS_ON_THE_BUILD,
+]
+
+/** It runs after the rest, alone: fleet.test.ts stops and starts the shared Postgres. */
+const AFTER_THE_FLEET = ['test/cluster/contract.test.ts']
+
+/**
+ * What a `?mcp` module a unit test generates and loads imports
+ * (test/helpers/load-module.ts): the sources of those entries, as the
+ * fleet's instance bundles them (test/cluster/harness.ts), not dist/.
+ */
+const SOURCE_ENTRIES = {
+  'unplugin-proto-mcp/codegen-v1': fileURLToPath(new URL('./src/entries/codegen-v1.ts', import.meta.url)),
+  'unplugin-proto-mcp/runtime': fileURLToPath(new URL('./src/entries/runtime.ts', import.meta.url)),
+}
+
+/**
+ * Unit files that cannot share a worker thread: module state read from a
+ * fresh load (backend-types.test.ts), a stack overflow at the main thread's
+ * stack size (pipeline-failures.test.ts).
+ */
+const UNIT_ON_FORKS = ['test/runtime/backend-types.test.ts', 'test/runtime/pipeline-failures.test.ts']
+
+const shared = {
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
+    // Most tests wait on child processes and sockets, not on the CPU: more files at once than cores.
+    maxWorkers: 4,
     reporters: ['default', 'json'],
     outputFile: { json: '.tmp/vitest-report.json' },
+    projects: [
+      {
+        resolve: { alias: SOURCE_ENTRIES },
+        test: {
+          ...shared,
+          name: 'unit',
+          include: UNIT,
+          exclude: [...UNIT_FOLDERS_ON_THE_BUILD, ...UNIT_ON_FORKS],
+          pool: 'threads',
+          isolate: false,
+        },
+      },
+      {
+        resolve: { alias: SOURCE_ENTRIES },
+        test: {
+          ...shared,
+          name: 'unit-forks',
+          include: UNIT_ON_FORKS,
+          pool: 'forks',
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'server',
+          include: SERVER,
+          pool: 'forks',
+          globalSetup: ['test/helpers/setup-build.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'system',
+          include: SYSTEM,
+          exclude: AFTER_THE_FLEET,
+          pool: 'forks',
+          globalSetup: ['test/helpers/setup-build.ts', 'test/helpers/setup-postgres.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'cluster-contract',
+          include: AFTER_THE_FLEET,
+          pool: 'forks',
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+          globalSetup: ['test/helpers/setup-postgres.ts'],
+        },
+      },
+    ],
   },
 })

@@ -4,28 +4,24 @@
  *
  * `unplugin-proto-mcp/runtime` and `/codegen-v1` resolve the way they would
  * for a user: the workspace gets `node_modules/unplugin-proto-mcp/` holding
- * the package's `package.json` and freshly built `dist/runtime.mjs` and
- * `dist/codegen-v1.mjs` (tsdown, only those entries). Outputs land in `<workspace>/out/<bundler>/`, so Node walks up to
+ * the package's `package.json` and a copy of its dist/ (the package build
+ * of the global setup). Outputs land in `<workspace>/out/<bundler>/`, so Node walks up to
  * that copy, and from the copy on up to the repository's `node_modules` for
  * the runtime's own dependencies. Bare imports are left external in the six
  * builds (they check the plugin and the generated module);
  * {@link bundleSelfContained} inlines everything once, with esbuild.
  */
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { dirname, isAbsolute, join } from 'node:path'
 import { build as esbuild } from 'esbuild'
 import { rolldown } from 'rolldown'
 import { rollup } from 'rollup'
-import { build as tsdown } from 'tsdown'
 import { build as viteBuild } from 'vite'
 import webpack from 'webpack'
 import { rspack } from '@rspack/core'
 import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
 import type { Options } from '../../src/plugin/options.ts'
-import { INLINED, RUNTIME_ENTRIES } from '../../tsdown.config.ts'
-
-/** The repository root. */
-export const REPO = resolve(import.meta.dirname, '..', '..')
+import { built, REPO } from '../helpers/repo.ts'
 
 /** The six supported bundlers. */
 export const BUNDLERS = ['vite', 'rollup', 'rolldown', 'esbuild', 'webpack', 'rspack'] as const
@@ -57,29 +53,17 @@ export function createWorkspace(name: string): string {
 
 /**
  * Installs the package into `<ws>/node_modules/unplugin-proto-mcp/`:
- * `package.json` plus `dist/runtime.mjs` and `dist/codegen-v1.mjs` built from `src/entries/`
- * (with `dts`, its declarations too, and `client.d.ts`). Resolves with the
- * package's folder.
+ * `package.json` and a copy of the package build, dist/ (built once per run
+ * by the global setup, test/setup/global.ts; its declarations included), and
+ * with `dts`, `client.d.ts`. Resolves with the package's folder.
  */
 export async function installRuntimePackage(ws: string, options: { dts?: boolean } = {}): Promise<string> {
   const pkg = join(ws, 'node_modules', 'unplugin-proto-mcp')
+  rmSync(pkg, { recursive: true, force: true })
   mkdirSync(pkg, { recursive: true })
   cpSync(join(REPO, 'package.json'), join(pkg, 'package.json'))
   if (options.dts) cpSync(join(REPO, 'client.d.ts'), join(pkg, 'client.d.ts'))
-  const common = {
-    config: false,
-    cwd: REPO,
-    entry: RUNTIME_ENTRIES,
-    outDir: join(pkg, 'dist'),
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'error',
-  } as const
-  // As the package build does: its lazily `require`d dependencies are inlined.
-  await tsdown({ ...common, dts: false, clean: true, deps: { alwaysBundle: INLINED } })
-  // The declarations apart, as tsdown.config.ts builds them: they keep referring to the packages' own types.
-  if (options.dts) await tsdown({ ...common, dts: { emitDtsOnly: true }, clean: false })
+  cpSync(dirname(built('runtime.mjs')), join(pkg, 'dist'), { recursive: true })
   return pkg
 }
 

@@ -9,8 +9,9 @@
 import { cpSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { bundle, createWorkspace, installRuntimePackage, REPO } from './harness.ts'
+import { bundle, createWorkspace, installRuntimePackage } from './harness.ts'
 import { CLIENTS, connectStdio, type ClientName, type McpSession } from './mcp-clients.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const builds: Record<'default' | 'topeka', string> = { default: '', topeka: '' }
 

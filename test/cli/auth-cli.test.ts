@@ -5,8 +5,6 @@
  * `--principal-metadata`, never the token. Plus the flags' usage errors.
  */
 import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseCli } from '../../src/cli/args.ts'
@@ -15,7 +13,8 @@ import { cliWarning, scopeWarnings } from '../../src/cli/main.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
-import { buildCli, REPO } from './run-cli.ts'
+import { builtCli, startCli } from '../helpers/cli.ts'
+import { REPO } from '../helpers/repo.ts'
 
 let cli: string
 let oidc: OidcProvider
@@ -23,13 +22,12 @@ let grpcServer: GrpcTestServer
 const vibe = vibeService()
 
 beforeAll(async () => {
-  ;[cli, oidc] = await Promise.all([buildCli(), startOidcProvider()])
+  ;[cli, oidc] = await Promise.all([builtCli(), startOidcProvider()])
   grpcServer = await startGrpcServer([vibe])
 }, 180_000)
 afterAll(async () => {
   await grpcServer?.stop()
   await oidc?.close()
-  if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
 
 describe('proto-mcp serve --http with --auth-issuer', () => {
@@ -40,17 +38,10 @@ describe('proto-mcp serve --http with --auth-issuer', () => {
       ...['--method-scope', 'examples.v1.VibeService.Set*=notes.write', '--method-scope', 'examples.v1.VibeService.*=notes.read'],
       ...['--principal-metadata', 'x-user=sub', '--principal-metadata', 'x-scopes=scope'],
     ]
-    const child = spawn(process.execPath, [cli, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stderr = ''
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString()
-        const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
-        if (match) resolve(match[1]!)
-      })
-      child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
-    })
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    const running = await startCli(cli, [...args])
+    const { child } = running
+    const url = running.url
+    const exited = running.exited
     try {
       const unauthenticated = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
       expect(unauthenticated.status).toBe(401)

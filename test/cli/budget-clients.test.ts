@@ -5,9 +5,7 @@
  * the budget, the type tool's detail, a deep call that validates whole and
  * reaches the gRPC server, a wrong value below a cut named with its message.
  */
-import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
@@ -16,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLIENTS, connectStdio, type McpSession } from '../bundlers/mcp-clients.ts'
 import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { GOOGLE_PROTOS } from '../corpus/corpus.ts'
-import { buildCli, REPO } from './run-cli.ts'
 import { text } from '../helpers/result.ts'
+import { builtCli, startCli } from '../helpers/cli.ts'
 
 let cli: string
 let grpcServer: GrpcTestServer
@@ -35,13 +33,12 @@ const ARGS = () => [
 ]
 
 beforeAll(async () => {
-  cli = await buildCli()
+  cli = builtCli()
   // Serves no Firestore: a call that passes validation is answered Unimplemented by the gRPC server itself.
   grpcServer = await startGrpcServer([vibeService()])
 }, 180_000)
 afterAll(async () => {
   await grpcServer?.stop()
-  if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
 
 /** A map entry list as portable advertises maps. */
@@ -97,17 +94,10 @@ describe('over Streamable HTTP', () => {
   it.each(['sdk-v1', 'sdk-v2'] as const)(
     'the %s client: the same list, detail and deep call',
     async (flavour) => {
-      const child = spawn(process.execPath, [cli, ...ARGS(), '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
-      let stderr = ''
-      const url = await new Promise<URL>((resolve, reject) => {
-        child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString()
-          const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
-          if (match) resolve(new URL(match[1]!))
-        })
-        child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
-      })
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+      const running = await startCli(cli, [...ARGS(), '--http', '0'])
+      const { child } = running
+      const url = new URL(running.url)
+      const exited = running.exited
       const info = { name: 'budget-http', version: '1.0.0' }
       try {
         if (flavour === 'sdk-v1') {

@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import * as grpcJs from '@grpc/grpc-js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -10,8 +8,8 @@ import { writeProtos } from '../helpers/inline-proto.ts'
 import { COUNTER_PROTO, counterService, startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { progressBeforeResult, recordWire } from '../grpc/stream-transport.ts'
 import { CLI_OPTIONS } from '../../src/cli/args.ts'
-import { buildCli, REPO, runCli, serveClient } from './run-cli.ts'
 import { text } from '../helpers/result.ts'
+import { builtCli, runCli, serveClient, startCli } from '../helpers/cli.ts'
 
 let cli: string
 let grpcServer: GrpcTestServer
@@ -23,12 +21,11 @@ const vibe = vibeService({
 })
 
 beforeAll(async () => {
-  cli = await buildCli()
+  cli = builtCli()
   grpcServer = await startGrpcServer([vibe])
 }, 180_000)
 afterAll(async () => {
   await grpcServer?.stop()
-  if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
 
 /** A v2 client on `proto-mcp serve <args>` over stdio. */
@@ -258,24 +255,8 @@ describe('proto-mcp serve: RPC selection and the token budget', () => {
 
 describe('proto-mcp serve --http', () => {
   it('serves Streamable HTTP and forwards the authorization header as metadata', async () => {
-    const child = spawn(process.execPath, [cli, 'serve', EXAMPLE_PROTO, '--grpc', grpcServer.address, '--http', '0'], {
-      cwd: REPO,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stderr = ''
-    let stdout = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString()
-    })
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString()
-        const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
-        if (match) resolve(match[1]!)
-      })
-      child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
-    })
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    const running = await startCli(cli, ['serve', EXAMPLE_PROTO, '--grpc', grpcServer.address, '--http', '0'])
+    const { child, url, exited } = running
     const clients: Client[] = []
     try {
       for (const token of ['Bearer friend', 'Bearer lost']) {
@@ -290,7 +271,7 @@ describe('proto-mcp serve --http', () => {
       child.kill('SIGTERM')
     }
     expect(await exited).toBe(0)
-    expect(stdout).toBe('')
+    expect(running.stdout()).toBe('')
   })
 })
 

@@ -7,29 +7,27 @@
  * `/healthz` and `/readyz`; `--rate-limit` and `--audit`, and their usage errors.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { rmSync } from 'node:fs'
 import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { dirname } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseCli } from '../../src/cli/args.ts'
 import { otelWanted } from '../../src/cli/otel-sdk.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
-import { buildCli, REPO } from './run-cli.ts'
+import { builtCli } from '../helpers/cli.ts'
+import { REPO } from '../helpers/repo.ts'
 
 let cli: string
 let grpcServer: GrpcTestServer
 const vibe = vibeService()
 
 beforeAll(async () => {
-  cli = await buildCli()
+  cli = builtCli()
   grpcServer = await startGrpcServer([vibe])
 }, 180_000)
 afterAll(async () => {
   await grpcServer?.stop()
-  if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
 
 /** An OTLP/HTTP (JSON) receiver: what it was sent, by path. `hang`: it never answers. */

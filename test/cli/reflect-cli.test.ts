@@ -4,10 +4,9 @@
  * real MCP clients over stdio and HTTP; re-discovery after a backend deploy;
  * the failures as one line and exit code 1.
  */
-import { spawn } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import type * as grpcJs from '@grpc/grpc-js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -15,8 +14,9 @@ import { CLIENTS, connectStdio } from '../bundlers/mcp-clients.ts'
 import { bufBuild } from '../helpers/descriptor-set.ts'
 import { serviceDefinition, startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { startReflectionServer, type ReflectionTestServer } from '../reflection/reflection-server.ts'
-import { buildCli, REPO, runCli, serveClient } from './run-cli.ts'
 import { text } from '../helpers/result.ts'
+import { builtCli, runCli, serveClient, startCli } from '../helpers/cli.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const TOPEKA = 'fixtures/topeka/example.proto'
 
@@ -26,14 +26,13 @@ let plain: GrpcTestServer
 const vibe = vibeService()
 
 beforeAll(async () => {
-  cli = await buildCli()
+  cli = builtCli()
   reflecting = await startReflectionServer([vibe], { files: bufBuild('fixtures/topeka', 'example.proto') })
   plain = await startGrpcServer([vibeService()])
 }, 180_000)
 afterAll(async () => {
   await reflecting?.stop()
   await plain?.stop()
-  if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
 
 /** A v2 client on `proto-mcp serve <args>` over stdio. */
@@ -100,21 +99,21 @@ describe('proto-mcp serve --reflect', () => {
   })
 
   it('over HTTP, with --service and --profile: the tools of that service, forwarded', async () => {
-    const child = spawn(
-      process.execPath,
-      [cli, 'serve', '--grpc', reflecting.address, '--reflect', '--service', 'examples.v1.VibeService', '--profile', 'full', '--http', '0'],
-      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    let stderr = ''
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString()
-        const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
-        if (match) resolve(match[1]!)
-      })
-      child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
-    })
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    const running = await startCli(cli, [
+      'serve',
+      '--grpc',
+      reflecting.address,
+      '--reflect',
+      '--service',
+      'examples.v1.VibeService',
+      '--profile',
+      'full',
+      '--http',
+      '0',
+    ])
+    const { child } = running
+    const url = running.url
+    const exited = running.exited
     const client = new Client({ name: 'reflect-http', version: '1.0.0' })
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(url)))
@@ -198,20 +197,9 @@ describe('proto-mcp serve --reflect', () => {
   it('re-discovery over HTTP: an initialize-era session hears list_changed on its stream', async () => {
     const port = await freePort()
     const backend = await deployable(port)
-    const child = spawn(
-      process.execPath,
-      [cli, 'serve', '--grpc', `127.0.0.1:${port}`, '--reflect', '--watch-interval', '1', '--http', '0'],
-      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    let stderr = ''
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString()
-        const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
-        if (match) resolve(match[1]!)
-      })
-      child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
-    })
+    const running = await startCli(cli, ['serve', '--grpc', `127.0.0.1:${port}`, '--reflect', '--watch-interval', '1', '--http', '0'])
+    const { child } = running
+    const url = running.url
     const client = new Client({ name: 'reflect-http-watch', version: '1.0.0' })
     let changed = 0
     client.setNotificationHandler('notifications/tools/list_changed', () => {

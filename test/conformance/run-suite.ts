@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { node22 } from 'dev-node22'
-import { REPO } from '../bundlers/harness.ts'
+import { REPO } from '../helpers/repo.ts'
 
 /** The Node 22 binary the CLI runs on (where there is none, loading this file fails, saying why). */
 export const NODE22 = node22()

@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { describe, expect, it } from 'vitest'
-import { REPO } from '../bundlers/harness.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
+import { REPO } from '../helpers/repo.ts'
 
 describe('npm run conformance:serve', () => {
   it('prints the URL first, on 127.0.0.1, and serves the fixture there until stopped', async () => {

@@ -8,14 +8,14 @@
  */
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { CODEGEN_MODULE, CODEGEN_VERSION } from '../../src/contract/index.ts'
 import { buildModuleSource } from '../../src/codegen/index.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
+import { REPO } from '../helpers/repo.ts'
 
-const REPO = resolve(import.meta.dirname, '..', '..')
 const OUT = join(REPO, '.tmp', 'codegen-version')
 
 /**

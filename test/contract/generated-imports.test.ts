@@ -5,7 +5,7 @@
  * module imports nothing else, from nothing else.
  */
 import { existsSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { CODEGEN_MODULE, codegenImports, GENERATED_IMPORTS } from '../../src/contract/index.ts'
@@ -15,8 +15,8 @@ import * as runtime from '../../src/entries/runtime.ts'
 import { loadProto } from '../../src/proto/index.ts'
 import { buildTools } from '../../src/schema/index.ts'
 import { topekaFixture } from '../helpers/topeka.ts'
+import { REPO } from '../helpers/repo.ts'
 
-const REPO = resolve(import.meta.dirname, '..', '..')
 const TABLE = [...GENERATED_IMPORTS].sort()
 
 // `import { a, b as $b } from "m"`, or `import * as ns from "m"` and `const { a, b: $b } = ns`, at the start of a line.

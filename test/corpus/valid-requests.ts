@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { create, fromBinary, isFieldSet, toJson, type DescField, type DescMessage, type JsonValue, type Message } from '@bufbuild/protobuf'
 import { createFileRegistry, type FileRegistry } from '@bufbuild/protobuf'
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt'
-import { REPO } from '../cli/run-cli.ts'
+import { REPO } from '../helpers/repo.ts'
 import { CORPUS, GOOGLE_PROTOS } from './corpus.ts'
 
 /** The descriptors of `protos` (paths under `root`; the corpus by default) as buf builds them, one registry. */

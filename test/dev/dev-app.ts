@@ -11,7 +11,8 @@ import { join } from 'node:path'
 import { createLogger, createServer, type Logger, type Plugin, type ViteDevServer } from 'vite'
 import type { DevOptions, Options } from '../../src/plugin/options.ts'
 import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
-import { installRuntimePackage, REPO } from '../bundlers/harness.ts'
+import { installRuntimePackage } from '../bundlers/harness.ts'
+import { REPO } from '../helpers/repo.ts'
 
 /**
  * The pause before each edit. Vite's watcher (chokidar) passes on at most

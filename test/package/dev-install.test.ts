@@ -18,8 +18,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { node22, PLATFORM_PACKAGE } from 'dev-node22'
-import { REPO } from '../bundlers/harness.ts'
 import { npmCommand } from '../helpers/npm.ts'
+import { REPO } from '../helpers/repo.ts'
 
 /** Makes npm's platform check, and nothing else (paths, file specs), see `PROTO_MCP_TARGET` (`os-cpu`). */
 const PRELOAD = `

@@ -14,9 +14,9 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium } from 'playwright-core'
 import { findChromium } from '../../scripts/find-chromium.mjs'
-import { REPO } from '../bundlers/harness.ts'
 import { CLIENTS, connectStdio, type ClientName } from '../bundlers/mcp-clients.ts'
 import { installPacked } from '../helpers/npm.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const BUILDS = {
   vite: ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'error'],

@@ -27,9 +27,9 @@ import { Client } from '@modelcontextprotocol/client'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type * as grpc from '@grpc/grpc-js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { REPO } from '../bundlers/harness.ts'
 import { serviceDefinition, startGrpcServer, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { installPacked } from '../helpers/npm.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const README = readFileSync(join(REPO, 'README.md'), 'utf8')
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')

@@ -14,7 +14,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { bundle, installRuntimePackage, REPO } from '../bundlers/harness.ts'
+import { bundle, installRuntimePackage } from '../bundlers/harness.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const WS = join(REPO, '.tmp', 'playground-test')
 let file = ''

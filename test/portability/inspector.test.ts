@@ -8,8 +8,9 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bundle, installRuntimePackage, REPO, topekaDir } from '../bundlers/harness.ts'
+import { bundle, installRuntimePackage, topekaDir } from '../bundlers/harness.ts'
 import { inspectorVersion, inspectTools } from './run-inspector.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const WS = join(REPO, '.tmp', 'portability')
 const EXAMPLE_TOOLS = ['SetVibe', 'GetVibe', 'SetVibeDetails', 'SetVibeArray', 'SetVibeObjects']

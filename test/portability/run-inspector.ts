@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { REPO } from '../bundlers/harness.ts'
+import { REPO } from '../helpers/repo.ts'
 
 /** One finding of the Inspector's `--strict` check. */
 export interface SchemaFinding {

@@ -19,10 +19,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ClientCredentialsProvider, Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
-import { createWorkspace, REPO } from '../bundlers/harness.ts'
+import { createWorkspace } from '../bundlers/harness.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 import { unpluginProtoMcp } from '../../src/plugin/unplugin.ts'
 import { text } from '../helpers/result.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const RUNTIMES = ['bun', 'deno', 'workerd'] as const
 type RuntimeName = (typeof RUNTIMES)[number]

@@ -11,8 +11,8 @@ import { buildModuleSource } from '../../src/codegen/build-proto.ts'
 import { MAX_MESSAGE_NESTING } from '../../src/proto/check-nesting.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { ECHO_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
-import { buildCli, runCli } from '../cli/run-cli.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
+import { builtCli, runCli } from '../helpers/cli.ts'
 
 /** A file with a chain of `n` messages, each holding the next, and a service using the first. */
 function chain(n: number): string {
@@ -34,7 +34,7 @@ describe('deep message nesting', () => {
 
   it('proto-mcp serve prints it as one line and exits 1', { timeout: 120_000 }, async () => {
     const file = chain(2000)
-    const run = await runCli(await buildCli(), ['serve', file, '--grpc', '127.0.0.1:1'])
+    const run = await runCli(builtCli(), ['serve', file, '--grpc', '127.0.0.1:1'])
     expect(run.code).toBe(1)
     // The command names the place as file:line:column, once.
     expect(run.stderr).toBe(`proto-mcp: ${file}:6:1: ${expected(file).replace(`cannot parse "${file}": `, '').replace(' (line 6)', '')}\n`)

@@ -10,8 +10,8 @@ import { symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadProto, MAX_PROTO_BYTES } from '../../src/proto/load-proto.ts'
-import { buildCli, runCli } from '../cli/run-cli.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
+import { builtCli, runCli } from '../helpers/cli.ts'
 
 const HEAD = 'syntax = "proto3";\npackage p;\n'
 
@@ -27,7 +27,7 @@ function errorOf(run: () => unknown): Error & { code?: string } {
 describe('the files read', () => {
   let cli = ''
   beforeAll(async () => {
-    cli = await buildCli()
+    cli = builtCli()
   }, 120_000)
 
   it('proto-mcp serve /dev/zero exits 1 at once: not a regular file', { timeout: 30_000 }, async () => {

@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest'
 import { specFromModel } from '../../src/gateway/build-spec.ts'
 import { serverName } from '../../src/codegen/build-proto.ts'
 import { loadProto, modelFromDescriptors } from '../../src/proto/index.ts'
-import { REPO } from '../cli/run-cli.ts'
 import { bufBuild } from '../helpers/descriptor-set.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const PROFILES = ['portable', 'strict', 'full', 'topeka'] as const
 const PROTOS: Record<string, string[]> = {

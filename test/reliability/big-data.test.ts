@@ -20,8 +20,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync, rmSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { PassThrough } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import * as grpcJs from '@grpc/grpc-js'
@@ -29,12 +28,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { Server } from '../../src/entries/runtime.ts'
 import type { Profile } from '../../src/runtime/types.ts'
-import { buildCli, REPO } from '../cli/run-cli.ts'
 import { serviceDefinition, startGrpcServer, type GrpcTestServer } from '../grpc/grpc-server.ts'
-import { INITIALIZE, startCli, type RunningCli } from '../helpers/raw-http.ts'
+import { INITIALIZE } from '../helpers/raw-http.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { scaled, SOAK } from './scale.ts'
 import { text } from '../helpers/result.ts'
+import { builtCli, startCli, type RunningCli } from '../helpers/cli.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const BIGDATA_PROTO = fileURLToPath(new URL('../../fixtures/protos/reliability/bigdata.proto', import.meta.url))
 const MiB = 1024 * 1024
@@ -70,14 +70,13 @@ let backend: GrpcTestServer
 const gateways: RunningCli[] = []
 
 beforeAll(async () => {
-  cli = await buildCli()
+  cli = builtCli()
   backend = await startGrpcServer([{ definition: serviceDefinition(BIGDATA_PROTO, 'bigdata.v1.BigDataService'), impl }])
 }, 180_000)
 
 afterAll(async () => {
   for (const gateway of gateways) await gateway.stop()
   await backend?.stop()
-  if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
 
 /** A deadline no call here should meet, even on a loaded machine (these calls move megabytes through protobufjs). */

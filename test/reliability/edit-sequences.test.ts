@@ -29,9 +29,9 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { findChromium } from '../../scripts/find-chromium.mjs'
 import { buildModuleSource } from '../../src/codegen/build-proto.ts'
-import { REPO } from '../bundlers/harness.ts'
 import { startDevApp, type DevApp } from '../dev/dev-app.ts'
 import { scaled, SEED } from './scale.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const SEQUENCES = scaled(20, 100)
 const EDITS = 8

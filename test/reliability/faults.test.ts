@@ -8,19 +8,17 @@
  * HTTP gateway (`proto-mcp serve --http`) under clients of both eras while
  * its backend is killed and restarted twice: no call unanswered.
  */
-import { rmSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import * as grpcJs from '@grpc/grpc-js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { grpc } from '../../src/entries/grpc.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
-import { buildCli, REPO } from '../cli/run-cli.ts'
 import { serviceDefinition, startGrpcServer } from '../grpc/grpc-server.ts'
-import { startCli } from '../helpers/raw-http.ts'
 import { scaled } from './scale.ts'
 import { text } from '../helpers/result.ts'
+import { builtCli, startCli } from '../helpers/cli.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const cleanups: Array<() => unknown> = []
 afterAll(async () => {
@@ -198,8 +196,7 @@ describe('the HTTP gateway under load, its backend killed and restarted twice', 
     'clients of both eras calling through proto-mcp serve --http: every call is answered (its result, Unavailable, or Canceled when the shutdown cut it), none is lost, and calls succeed again after each restart',
     { timeout: 600_000 },
     async () => {
-      const cli = await buildCli()
-      cleanups.push(() => rmSync(dirname(cli), { recursive: true, force: true }))
+      const cli = builtCli()
       const grpcServer = await startGrpcServer([{ definition, impl: backend().impl }])
       cleanups.push(() => grpcServer.stop())
       const gateway = await startCli(

@@ -14,8 +14,8 @@ import { Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildModuleSource } from '../../src/codegen/build-proto.ts'
+import { REPO } from '../helpers/repo.ts'
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url))
 const DIST = join(REPO, 'dist')
 const OUT = join(REPO, '.tmp', 'lean-start')
 const FIXTURES = fileURLToPath(new URL('../../fixtures/scripts/runtime/', import.meta.url))

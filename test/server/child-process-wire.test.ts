@@ -14,6 +14,7 @@ import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/st
 import { buildAppPerProfile } from '../bundlers/harness.ts'
 import { text } from '../helpers/result.ts'
 import { Closer } from '../helpers/closer.ts'
+import { nullArgumentsFor } from '../helpers/null-arguments.ts'
 
 /** fixtures/apps/wire built by the plugin (esbuild), one output per profile. */
 const built: Record<string, string> = {}
@@ -151,19 +152,6 @@ describe('built runtime over HTTP (child process)', () => {
     expect(await exited).toBe(0)
   })
 })
-
-/** Makes every `tools/call` of `tool` a client sends carry `"arguments": null` (clients never send it themselves). */
-function nullArgumentsFor<T extends { send(message: any, options?: any): Promise<void> }>(transport: T, tool: string): T {
-  const send = transport.send.bind(transport)
-  transport.send = (message, options) =>
-    send(
-      message?.method === 'tools/call' && message.params?.name === tool
-        ? { ...message, params: { ...message.params, arguments: null } }
-        : message,
-      options,
-    )
-  return transport
-}
 
 describe('null arguments are {} (docs/calls.md §1), not -32602', () => {
   it('raw JSON-RPC over stdio (initialize era): tools/call with "arguments": null is a normal tool result', async () => {

@@ -13,6 +13,7 @@ import type { HttpHandle } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 import { text } from '../helpers/result.ts'
+import { nullArgumentsFor } from '../helpers/null-arguments.ts'
 
 let handle: HttpHandle
 let current = ''
@@ -167,19 +168,6 @@ describe('serveHttp', () => {
 function rpcMessage(body: string): any {
   const data = body.split('\n').find((line) => line.startsWith('data: '))
   return JSON.parse(data === undefined ? body : data.slice(6))
-}
-
-/** Makes every `tools/call` of `tool` a client sends carry `"arguments": null` (clients never send it themselves). */
-function nullArgumentsFor<T extends { send(message: any, options?: any): Promise<void> }>(transport: T, tool: string): T {
-  const send = transport.send.bind(transport)
-  transport.send = (message, options) =>
-    send(
-      message?.method === 'tools/call' && message.params?.name === tool
-        ? { ...message, params: { ...message.params, arguments: null } }
-        : message,
-      options,
-    )
-  return transport
 }
 
 describe('null arguments over HTTP are {} (docs/calls.md §1), not -32602', () => {

@@ -11,12 +11,13 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { Server } from '../../src/entries/runtime.ts'
 import { isLoopbackHost, loopbackHostNames } from '../../src/contract/index.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
-import { INITIALIZE, rawRequest, startCli } from '../helpers/raw-http.ts'
-import { buildCli, REPO, runCli } from '../cli/run-cli.ts'
+import { INITIALIZE, rawRequest } from '../helpers/raw-http.ts'
+import { startCli, builtCli, runCli } from '../helpers/cli.ts'
+import { REPO } from '../helpers/repo.ts'
 
 let cli = ''
 beforeAll(async () => {
-  cli = await buildCli()
+  cli = builtCli()
 }, 120_000)
 
 describe('isLoopbackHost', () => {

@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Server } from '../../src/entries/runtime.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
-import { INITIALIZE, rawRequest, startCli, type RunningCli } from '../helpers/raw-http.ts'
-import { buildCli, REPO } from '../cli/run-cli.ts'
+import { INITIALIZE, rawRequest } from '../helpers/raw-http.ts'
+import { startCli, type RunningCli, builtCli } from '../helpers/cli.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const UNSUPPORTED = ['TRACE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD', 'PROPFIND', 'CONNECT']
 
@@ -33,7 +34,7 @@ beforeAll(async () => {
     await new Promise<void>((resolve) => node.close(() => resolve()))
   })
 
-  const cli: RunningCli = await startCli(await buildCli(), ['serve', EXAMPLE_PROTO, '--grpc', '127.0.0.1:1', '--http', '0'], REPO)
+  const cli: RunningCli = await startCli(builtCli(), ['serve', EXAMPLE_PROTO, '--grpc', '127.0.0.1:1', '--http', '0'], REPO)
   targets['proto-mcp serve'] = cli.url
   stops.push(() => cli.stop())
 }, 120_000)

@@ -10,7 +10,8 @@ import { spawnSync } from 'node:child_process'
 import { cpSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { installRuntimePackage, REPO } from '../bundlers/harness.ts'
+import { installRuntimePackage } from '../bundlers/harness.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const WS = join(REPO, '.tmp', 'types')
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')

@@ -10,8 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { DTS_HEADER, emitDtsFile, modulePatterns, parseDtsFile } from '../../src/codegen/index.ts'
 import { writeProtoDeclarations } from '../../src/entries/index.ts'
 import { DeclarationFile, resolveDtsFile } from '../../src/plugin/write-dts.ts'
-import { REPO } from '../bundlers/harness.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
 const dirs: string[] = []

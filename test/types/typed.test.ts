@@ -12,7 +12,8 @@ import { join } from 'node:path'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseDtsFile, DTS_HEADER } from '../../src/codegen/index.ts'
-import { BUNDLERS, bundle, createWorkspace, installRuntimePackage, REPO } from '../bundlers/harness.ts'
+import { BUNDLERS, bundle, createWorkspace, installRuntimePackage } from '../bundlers/harness.ts'
+import { REPO } from '../helpers/repo.ts'
 
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
 const GOLDEN = join(REPO, 'fixtures', 'apps', 'typed', 'proto-mcp.d.ts')
