@@ -28,8 +28,11 @@ const SYSTEM = [
   ...UNIT_FOLDERS_ON_THE_BUILD,
 ]
 
-/** It runs after the rest, alone: fleet.test.ts stops and starts the shared Postgres. */
-const AFTER_THE_FLEET = ['test/cluster/contract.test.ts']
+/**
+ * They run after the rest, one at a time: fleet.test.ts stops and starts the shared Postgres, and
+ * outage.test.ts and soak.test.ts measure a server on it through an outage of their own.
+ */
+const AFTER_THE_FLEET = ['test/cluster/contract.test.ts', 'test/cluster/outage.test.ts', 'test/reliability/soak.test.ts']
 
 /**
  * What a `?mcp` module a unit test generates and loads imports
@@ -102,12 +105,12 @@ export default defineConfig({
       {
         test: {
           ...shared,
-          name: 'cluster-contract',
+          name: 'after-the-fleet',
           include: AFTER_THE_FLEET,
           pool: 'forks',
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
-          globalSetup: ['test/helpers/setup-postgres.ts'],
+          globalSetup: ['test/helpers/setup-build.ts', 'test/helpers/setup-postgres.ts'],
         },
       },
     ],

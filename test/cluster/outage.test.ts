@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { postgresCluster } from '../../src/entries/postgres.ts'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.ts'
+import { sharedPostgres, type SharedPostgres } from '../helpers/shared-postgres.ts'
 import { tcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
 import { Closer } from '../helpers/closer.ts'
 
@@ -20,14 +20,13 @@ const TASKS = { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const closers = new Closer()
 
-let pg: TestPostgres
+let pg: SharedPostgres
 let proxy: TcpProxy
 let http: HttpHandle
 const logged: string[] = []
 
 beforeAll(async () => {
-  pg = await startPostgres()
-  closers.push(() => pg.destroy())
+  pg = sharedPostgres()
   const url = new URL(await pg.createDatabase('outage'))
   proxy = await tcpProxy(Number(url.port))
   closers.push(() => proxy.close())

@@ -21,7 +21,7 @@ import { postgresCluster } from '../../src/entries/postgres.ts'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { serviceDefinition, startGrpcServer, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
-import { startPostgres, type TestPostgres } from '../helpers/postgres.ts'
+import { sharedPostgres, type SharedPostgres } from '../helpers/shared-postgres.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 import { tcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
 import { Closer } from '../helpers/closer.ts'
@@ -35,14 +35,13 @@ const QUOTA = 10
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const closers = new Closer()
 
-let pg: TestPostgres
+let pg: SharedPostgres
 let proxy: TcpProxy
 let backend: GrpcTestServer
 let http: HttpHandle
 
 beforeAll(async () => {
-  pg = await startPostgres()
-  closers.push(() => pg.destroy())
+  pg = sharedPostgres()
   const url = new URL(await pg.createDatabase('soak'))
   proxy = await tcpProxy(Number(url.port))
   closers.push(() => proxy.close())
