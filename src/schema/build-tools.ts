@@ -271,6 +271,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
             frame: (schema) => toolText({ name, description: describeAt(level), inputSchema: schema }),
           }),
           (fitted, level) => (level === 'full' ? fitted.whole : !fitted.over),
+          // Whole comments only with the whole schema: a cut one at that level is never taken.
+          (level) => level === 'full',
         )
         inputSchema = fitted.schema
         description = describeAt(fitted.level)
