@@ -16,6 +16,7 @@ import httpThroughput from './http-throughput.mjs'
 import lean from './lean.mjs'
 import memory from './memory.mjs'
 import pipeline from './pipeline.mjs'
+import startupBig from './startup-big.mjs'
 import tokens from './tokens.mjs'
 import toolsListBytes from './tools-list-bytes.mjs'
 
@@ -27,6 +28,7 @@ export const groups = [
   e2e,
   httpThroughput,
   coldStart,
+  startupBig,
   lean,
   build,
   hmr,

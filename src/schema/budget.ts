@@ -114,6 +114,7 @@ export function keyFloor(node: Json, limit: number): number {
       if (wordKey(key)) n++
       if (key === 'properties' && isRecord(value)) {
         for (const [name, sub] of Object.entries(value)) {
+          if (n > limit) return
           if (wordKey(name)) n++
           child(sub)
         }
