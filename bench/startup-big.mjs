@@ -74,7 +74,9 @@ function buildOnce(proto, options) {
     child.stdout.on('data', (chunk) => (out += chunk))
     child.stderr.on('data', (chunk) => (err += chunk))
     child.on('error', reject)
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out).ms) : reject(new Error(`build of ${proto} failed (${code}): ${err.slice(0, 500)}`))))
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out).ms) : reject(new Error(`build of ${proto} failed (${code}): ${err.slice(0, 500)}`)),
+    )
   })
 }
 
@@ -114,7 +116,12 @@ export default {
   async run() {
     requireDist()
     const firestore = await gatewayRow('startup-big-firestore', FIRESTORE, 'google/firestore/v1/firestore.proto', 7)
-    const workflow = await gatewayRow('startup-big-workflow', WORKFLOW_PROTO, `a Temporal-sized service (${WORKFLOW_RPCS} RPCs, bench/gen-big.mjs)`, 7)
+    const workflow = await gatewayRow(
+      'startup-big-workflow',
+      WORKFLOW_PROTO,
+      `a Temporal-sized service (${WORKFLOW_RPCS} RPCs, bench/gen-big.mjs)`,
+      7,
+    )
     const narrow = join(OUT, 'wide-200.proto')
     mkdirSync(OUT, { recursive: true })
     writeFileSync(narrow, wideProto(WIDE_FIELDS / 10))

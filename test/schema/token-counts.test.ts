@@ -109,7 +109,8 @@ describe('fitLevels with a whole-only level', () => {
         const options = (level: (typeof DESCRIPTION_LEVELS)[number]) => ({
           budget: 1500,
           typeTool: 'describe_type',
-          frame: (s: JsonSchema) => toolText({ name: tool.name, description: descriptionAt(tool.description ?? null, level), inputSchema: s }),
+          frame: (s: JsonSchema) =>
+            toolText({ name: tool.name, description: descriptionAt(tool.description ?? null, level), inputSchema: s }),
         })
         const accepted = (fitted: { whole: boolean; over: boolean }, level: string) => (level === 'full' ? fitted.whole : !fitted.over)
         const lazy = fitLevels(DESCRIPTION_LEVELS, schema, options, accepted, (level) => level === 'full')
@@ -125,8 +126,14 @@ describe('fitLevels with a whole-only level', () => {
 describe('sameJson', () => {
   it('is JSON text equality: values, key order, arrays', () => {
     const cases: [unknown, unknown][] = [
-      [{ a: 1, b: [1, { c: 'x' }] }, { a: 1, b: [1, { c: 'x' }] }],
-      [{ a: 1, b: 2 }, { b: 2, a: 1 }],
+      [
+        { a: 1, b: [1, { c: 'x' }] },
+        { a: 1, b: [1, { c: 'x' }] },
+      ],
+      [
+        { a: 1, b: 2 },
+        { b: 2, a: 1 },
+      ],
       [{ a: [1, 2] }, { a: [1, 2, 3] }],
       [{ a: 'x' }, { a: 'y' }],
       [{ a: null }, { a: {} }],
