@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { WIDE_PROTO, WIDE_FIELDS, wideProto, WORKFLOW_PROTO, WORKFLOW_RPCS } from './gen-big.mjs'
+import { firstList } from './cold-start.mjs'
 import { interleave, median, record } from './lib/measure.mjs'
 import { OUT, requireDist } from './lib/module.mjs'
 
@@ -24,45 +25,10 @@ const BUILD_CHILD = fileURLToPath(new URL('./lib/build-child.mjs', import.meta.u
 /** The build time the issue holds the 2,000-field request to. */
 export const WIDE_BUILD_MS = 5000
 
-const line = (message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`
-const INITIALIZE = line({
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
-})
-const AFTER_INIT = line({ method: 'notifications/initialized' }) + line({ id: 2, method: 'tools/list', params: {} })
-
 /** Spawns `proto-mcp serve proto` (nothing listens on the gRPC target: tools/list never calls it) and resolves its spawn → tools/list ms and tool count. */
-function gatewayList(proto, extra) {
-  return new Promise((resolve, reject) => {
-    const start = process.hrtime.bigint()
-    const args = [CLI, 'serve', proto, '--grpc', '127.0.0.1:9', '--import-path', GOOGLE, ...extra]
-    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] })
-    let buffer = ''
-    let stderr = ''
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.on('error', reject)
-    child.on('exit', (code) => reject(new Error(`proto-mcp serve ${proto} exited (${code}) before tools/list: ${stderr.slice(0, 500)}`)))
-    child.stdout.setEncoding('utf8')
-    child.stdout.on('data', (chunk) => {
-      buffer += chunk
-      let nl
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const message = JSON.parse(buffer.slice(0, nl))
-        buffer = buffer.slice(nl + 1)
-        if (message.id === 1) child.stdin.write(AFTER_INIT)
-        if (message.id === 2) {
-          const ms = Number(process.hrtime.bigint() - start) / 1e6
-          child.removeAllListeners('exit')
-          child.kill()
-          const tools = message.result?.tools
-          if (!Array.isArray(tools)) reject(new Error(`tools/list gave no tools: ${JSON.stringify(message).slice(0, 300)}`))
-          else resolve({ ms, tools: tools.length })
-        }
-      }
-    })
-    child.stdin.write(INITIALIZE)
-  })
+async function gatewayList(proto, extra) {
+  const answer = await firstList(CLI, 'serve', proto, '--grpc', '127.0.0.1:9', '--import-path', GOOGLE, ...extra)
+  return { ms: answer.ms, tools: answer.tools.length }
 }
 
 /** Milliseconds of one plugin build of `proto` in a fresh process. */
