@@ -26,14 +26,14 @@ const INITIALIZE = line({
 const AFTER_INIT = line({ method: 'notifications/initialized' }) + line({ id: 2, method: 'tools/list', params: {} })
 
 /**
- * Spawns `node script arg`, speaks initialize, initialized and tools/list
+ * Spawns `node script ...args`, speaks initialize, initialized and tools/list
  * on its stdin, and resolves `{ ms, tools }`: milliseconds from spawn to
  * the `tools/list` answer line, and the tools it listed.
  */
-export function firstList(script, arg) {
+export function firstList(script, ...args) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint()
-    const child = spawn(process.execPath, [script, arg], { stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
     let buffer = ''
     let stderr = ''
     child.stderr.on('data', (chunk) => {

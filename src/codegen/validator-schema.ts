@@ -139,6 +139,8 @@ export function shareSchemas(roots: readonly JsonSchema[]): SharedSchemas {
   const shared: JsonSchema[] = []
   const rewrite = (node: JsonSchema): JsonSchema => {
     const out: JsonSchema = { ...node }
+    // Each map of subschemas (`properties`, ...) copied once, not once per entry (quadratic in a wide message).
+    const copied = new Set<string>()
     for (const [key, name, sub] of sharedCandidates(node)) {
       const text = JSON.stringify(sub)
       let replaced: JsonSchema
@@ -155,7 +157,14 @@ export function shareSchemas(roots: readonly JsonSchema[]): SharedSchemas {
         replaced = rewrite(sub)
       }
       if (name === undefined) out[key] = replaced
-      else out[key] = { ...(out[key] as JsonSchema), [name]: replaced }
+      else {
+        if (!copied.has(key)) {
+          copied.add(key)
+          out[key] = { ...(out[key] as JsonSchema) }
+        }
+        // Defined, not assigned: a field named `__proto__` stays a property.
+        Object.defineProperty(out[key], name, { value: replaced, enumerable: true, writable: true, configurable: true })
+      }
     }
     return out
   }

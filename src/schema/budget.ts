@@ -7,7 +7,7 @@
  */
 import type { JsonSchema } from './types.ts'
 import { TYPE_MARK } from './scalar-schema.ts'
-import { sortKeys } from './sort-keys.ts'
+import { setOwn, sortKeys } from './sort-keys.ts'
 import { countTokens, fitsTokens } from './tokens.ts'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- schema nodes are plain JSON read key by key
@@ -31,8 +31,14 @@ export interface FitOptions {
   budget: number
   /** The tool named by placeholders. */
   typeTool: string
-  /** The text counted for a schema: the tool (name, description, schema) or the type tool's answer. */
+  /**
+   * The text counted for a schema: the tool (name, description, schema) or
+   * the type tool's answer. It holds the schema's JSON (as an object value:
+   * its keys are keys of the text), the rest of it not depending on the schema.
+   */
   frame: (schema: JsonSchema) => string
+  /** Only a schema that fits whole will do: when it does not, the cut schema is not worked out (`fitted` says so). */
+  wholeOnly?: boolean
 }
 
 /** What {@link fitBudget} returns: the schema (marks taken out) and its cuts, in document order. */
@@ -43,6 +49,8 @@ export interface Fitted {
   over: boolean
   /** Whether the schema fit whole: nothing cut but messages inside themselves past the inlining depth. */
   whole: boolean
+  /** With `wholeOnly`, when the schema does not fit whole: `schema`, `cuts` and `over` are not worked out; {@link fitBudget} again without it does. */
+  unfitted?: true
 }
 
 interface Site {
@@ -83,6 +91,46 @@ function childSites(node: Json, path: string, out: { node: Json; path: string }[
   if (isRecord(node.items)) visit(node.items, `${path}/*`)
 }
 
+const WORD_RE = /[\p{L}\p{N}]/u
+
+/** Whether an object key is at least one o200k token of its own: see {@link keyFloor}. */
+const wordKey = (key: string): boolean => WORD_RE.test(key)
+
+/**
+ * A floor under the o200k count of any text holding `render(node, every
+ * marked node)` as JSON, counted only until it passes `limit`: each key with
+ * a letter or digit is a token of its own at least. o200k's pre-tokenizer
+ * splits a text into pieces before any merge (a token never spans two), and
+ * a piece holding letters or digits holds one run of them with at most one
+ * other character before it; two keys' letters are parted by at least
+ * `":`, so they fall in different pieces.
+ */
+export function keyFloor(node: Json, limit: number): number {
+  let n = 0
+  const visit = (at: Json): void => {
+    for (const [key, value] of Object.entries(at)) {
+      if (n > limit) return
+      if (key === TYPE_MARK) continue
+      if (wordKey(key)) n++
+      if (key === 'properties' && isRecord(value)) {
+        for (const [name, sub] of Object.entries(value)) {
+          if (n > limit) return
+          if (wordKey(name)) n++
+          child(sub)
+        }
+      } else if (key === 'items' && isRecord(value)) child(value)
+    }
+  }
+  // As renderChild: a marked node without properties is a placeholder (`type` and `description`).
+  const child = (sub: unknown): void => {
+    if (!isRecord(sub)) return
+    if (typeOf(sub) !== undefined && !isRecord(sub.properties)) n += 2
+    else visit(sub)
+  }
+  visit(node)
+  return n
+}
+
 /**
  * `node` without marks, every marked node outside `open` a placeholder;
  * `cuts` (when given) receives each placeholder's path and type.
@@ -94,12 +142,7 @@ function render(node: Json, open: ReadonlySet<Json>, typeTool: string, path = ''
     if (key === 'properties' && isRecord(value)) {
       const properties: Json = {}
       for (const [name, sub] of Object.entries(value)) {
-        Object.defineProperty(properties, name, {
-          value: renderChild(sub, open, typeTool, `${path}/${escapePointer(name)}`, cuts),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        })
+        setOwn(properties, name, renderChild(sub, open, typeTool, `${path}/${escapePointer(name)}`, cuts))
       }
       out.properties = properties
     } else if (key === 'items' && isRecord(value)) {
@@ -141,9 +184,13 @@ export function fitBudget(root: JsonSchema, options: FitOptions): Fitted {
     }
   }
   mark(root)
-  const wholeCuts: Cut[] = []
-  const whole = sortKeys(render(root, all, typeTool, '', wholeCuts))
-  if (fitsTokens(frame(whole), budget)) return { schema: whole, cuts: wholeCuts, over: false, whole: true }
+  // Rendered and counted only when its keys alone do not pass the budget (for a big schema, most of the work).
+  if (keyFloor(root, budget) <= budget) {
+    const wholeCuts: Cut[] = []
+    const whole = sortKeys(render(root, all, typeTool, '', wholeCuts))
+    if (fitsTokens(frame(whole), budget)) return { schema: whole, cuts: wholeCuts, over: false, whole: true }
+  }
+  if (options.wholeOnly) return { schema: root, cuts: [], over: false, whole: false, unfitted: true }
 
   const open = new Set<Json>([root])
   const opened: Json[] = []
@@ -204,18 +251,32 @@ export function fitLevels<L>(
   schema: (level: L) => JsonSchema,
   options: (level: L) => FitOptions,
   accepted: (fitted: Fitted, level: L) => boolean = (fitted) => !fitted.over,
+  wholeOnly: (level: L) => boolean = () => false,
 ): Fitted & { level: L } {
   let result: (Fitted & { level: L }) | undefined
-  let previous: string | undefined
+  let previous: { schema: JsonSchema; frame: string; counted: FitOptions } | undefined
   for (const level of levels) {
     const built = schema(level)
     const counted = options(level)
-    // A level that leaves out nothing more (no comments to cut) fits as the one before did.
-    const text = counted.frame(built)
-    if (result !== undefined && text === previous) continue
-    previous = text
-    result = { ...fitBudget(built, counted), level }
-    if (accepted(result, level)) break
+    // A level that leaves out nothing more (no comments to cut) fits as the one before did: same schema, same frame around it.
+    const frame = counted.frame({})
+    if (result !== undefined && previous !== undefined && frame === previous.frame && sameJson(built, previous.schema)) continue
+    previous = { schema: built, frame, counted }
+    result = { ...fitBudget(built, { ...counted, wholeOnly: wholeOnly(level) }), level }
+    if (result.unfitted === undefined && accepted(result, level)) break
   }
+  // A level that had to fit whole and did not, with no later level different from it: fitted as any other.
+  if (result!.unfitted) result = { ...fitBudget(previous!.schema, previous!.counted), level: result!.level }
   return result!
+}
+
+/** Whether `a` and `b` have the same JSON text (keys in the same order), without writing either. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]))
+  if (!isRecord(a) || !isRecord(b)) return JSON.stringify(a) === JSON.stringify(b)
+  const keys = Object.keys(a)
+  const other = Object.keys(b)
+  if (keys.length !== other.length) return false
+  return keys.every((key, i) => key === other[i] && sameJson(a[key], b[key]))
 }

@@ -280,6 +280,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
             frame: (schema) => toolText({ name, description: describeAt(level), inputSchema: schema }),
           }),
           (fitted, level) => (level === 'full' ? fitted.whole : !fitted.over),
+          // Whole comments only with the whole schema: a cut one at that level is never taken.
+          (level) => level === 'full',
         )
         inputSchema = fitted.schema
         description = describeAt(fitted.level)
@@ -401,7 +403,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
   if (searching !== undefined) warnings.push(searching)
   // A token is at least a byte: a list of fewer bytes needs no count.
   const bytes = listed.reduce((sum, t) => sum + Buffer.byteLength(toolText(t)), 0)
-  const total = extended && bytes > LIST_TOKEN_WARNING ? costs().reduce((sum, c) => sum + c.tokens, 0) : 0
+  // The counts alone (cached: each tool's text was counted as it was fitted), not the client rules costs() adds.
+  const total = extended && bytes > LIST_TOKEN_WARNING ? listed.reduce((sum, t) => sum + toolTokens(t), 0) : 0
   if (total > LIST_TOKEN_WARNING) {
     warnings.push(
       buildWarning(

@@ -65,8 +65,37 @@ export const DESCRIPTION_LEVELS: readonly DescriptionLevel[] = ['full', 'first-p
 
 const SENTENCE_END_RE = /^(.*?[.!?])\s/
 
+/**
+ * Descriptions already made, by level and comment: a schema is built once
+ * per description level and again for the type tool, so one field's
+ * comment is read many times. A pure function of its text, so exact;
+ * started afresh past {@link DESCRIPTION_CACHE_ENTRIES} comments.
+ */
+const described = new Map<DescriptionLevel, Map<string, string | undefined>>()
+let describedEntries = 0
+
+/** The most comments the description cache holds before it starts afresh. */
+export const DESCRIPTION_CACHE_ENTRIES = 100_000
+
 /** The description of `raw` at `level`: undefined when nothing is left. */
 export function descriptionAt(raw: string | null, level: DescriptionLevel): string | undefined {
+  if (raw === null) return undefined
+  let byRaw = described.get(level)
+  if (byRaw === undefined) described.set(level, (byRaw = new Map()))
+  if (byRaw.has(raw)) return byRaw.get(raw)
+  if (describedEntries >= DESCRIPTION_CACHE_ENTRIES) {
+    described.clear()
+    describedEntries = 0
+    described.set(level, byRaw)
+    byRaw.clear()
+  }
+  const text = describeAtLevel(raw, level)
+  byRaw.set(raw, text)
+  describedEntries++
+  return text
+}
+
+function describeAtLevel(raw: string, level: DescriptionLevel): string | undefined {
   switch (level) {
     case 'full':
       return descriptionOf(raw)

@@ -6,7 +6,7 @@
 import { DEFAULT_PROFILE } from '../contract/defaults.ts'
 import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { FieldModel, MessageModel, ProtoModel, ValueType } from '../proto/model.ts'
-import { descriptionAt, descriptionOf, oneofNote } from './descriptions.ts'
+import { descriptionAt, oneofNote } from './descriptions.ts'
 import type { DescriptionLevel } from './descriptions.ts'
 import { applyFieldRules, isOutputOnly, isRequiredField, VALIDATE_MESSAGE, VALIDATE_ONEOF } from './field-rules.ts'
 import { withHeaderParam } from './header-param.ts'
@@ -76,7 +76,7 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
   const strict = profile === 'strict' && mode === 'input'
   const depth = options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
   const describe = (raw: string | null): string | undefined => {
-    const whole = descriptionOf(raw)
+    const whole = descriptionAt(raw, 'full')
     const level = options.descriptions ?? 'full'
     if (level === 'full') return whole
     const part = descriptionAt(raw, level)

@@ -8,7 +8,9 @@
  * field with `json_name = "__proto__"` would vanish from the schema).
  */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  // A plain assignment is the fast path (a build sets millions of keys); only `__proto__` needs defining.
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  else target[key] = value
 }
 
 /** Returns a deep copy of `value` whose object keys are sorted (arrays keep their order). */

@@ -1,0 +1,144 @@
+/**
+ * Token counts stay exact while paid once (docs/internals.md, Token counts):
+ * the cached count of every text the build counts equals a fresh count;
+ * `keyFloor`, which lets a big schema go uncounted, never passes the real
+ * count; a level fitted lazily (`wholeOnly`) gives what fitting it at once
+ * gives. Over the corpus of real protos and the Temporal-sized service.
+ */
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { countTokens as referenceCount } from 'gpt-tokenizer/encoding/o200k_base'
+import { advertise } from '../../src/schema/advertise.ts'
+import { fitBudget, fitLevels, keyFloor, sameJson } from '../../src/schema/budget.ts'
+import { DESCRIPTION_LEVELS, descriptionAt } from '../../src/schema/descriptions.ts'
+import { messageSchema } from '../../src/schema/message-schema.ts'
+import { countTokens, countTokensFresh, fitsTokens, toolText } from '../../src/schema/tokens.ts'
+import type { JsonSchema } from '../../src/schema/types.ts'
+import { buildCorpusProto, CORPUS, GOOGLE_PROTOS } from '../corpus/corpus.ts'
+
+const WORKFLOW = join(import.meta.dirname, '..', '..', 'fixtures', 'protos', 'bench', 'workflow.proto')
+const servers = [...CORPUS.map((proto) => buildCorpusProto(proto)), buildCorpusProto(relative(GOOGLE_PROTOS, WORKFLOW))]
+
+describe('token counts', () => {
+  it('the cached count of every listed tool and type answer is a fresh count', () => {
+    let texts = 0
+    for (const { built, listed } of servers) {
+      const all = [...listed.map(toolText), ...Object.values(built.types?.answers ?? {})]
+      for (const text of all) {
+        // Counted twice through the cache (the second a hit), once past it, once by the package itself.
+        const first = countTokens(text)
+        expect(countTokens(text)).toBe(first)
+        expect(countTokensFresh(text)).toBe(first)
+        expect(referenceCount(text)).toBe(first)
+        texts++
+      }
+      const costs = built.costs()
+      expect(costs.map((c) => c.tokens)).toEqual(listed.map((t) => referenceCount(toolText(t))))
+    }
+    expect(texts).toBeGreaterThan(1000)
+  })
+
+  it('fitsTokens answers as a full count does, stopping early or not', () => {
+    for (const { listed } of servers.slice(0, 8)) {
+      for (const tool of listed) {
+        const text = toolText(tool)
+        const exact = referenceCount(text)
+        for (const limit of [exact - 1, exact, exact + 1, Math.floor(exact / 2)]) {
+          expect(fitsTokens(`${text} `, limit), `${tool.name} at ${limit}`).toBe(referenceCount(`${text} `) <= limit)
+        }
+      }
+    }
+  })
+})
+
+/** Every request of the corpus as the budget sees it: marked, advertised, at each description level. */
+function requests(): { type: string; level: (typeof DESCRIPTION_LEVELS)[number]; schema: () => JsonSchema }[] {
+  const out = []
+  for (const { built } of servers.slice(0, 6)) {
+    for (const tool of built.tools) {
+      for (const level of DESCRIPTION_LEVELS) {
+        out.push({
+          type: tool.requestType,
+          level,
+          schema: () =>
+            advertise(
+              messageSchema(built.model, tool.requestType, { profile: 'portable', mode: 'input', marks: true, descriptions: level }),
+              'portable',
+            ),
+        })
+      }
+    }
+  }
+  return out
+}
+
+describe('keyFloor', () => {
+  it('never passes the o200k count of the whole schema (every request of the corpus, every level)', () => {
+    let skipped = 0
+    for (const request of requests().filter((r) => r.level === 'full' || r.level === 'none')) {
+      const marked = request.schema()
+      // The whole schema as the budget renders it: a budget nothing passes.
+      const whole = fitBudget(marked, { budget: Number.MAX_SAFE_INTEGER, typeTool: 'describe_type', frame: (s) => JSON.stringify(s) })
+      expect(whole.whole).toBe(true)
+      const exact = referenceCount(JSON.stringify(whole.schema))
+      const floor = keyFloor(marked, Number.MAX_SAFE_INTEGER)
+      expect(floor, request.type).toBeLessThanOrEqual(exact)
+      if (floor > 1500) skipped++
+    }
+    // A floor of use: some whole schemas of the corpus are known over the default budget without being rendered.
+    expect(skipped).toBeGreaterThan(5)
+  })
+
+  it('stops counting past its limit', () => {
+    const schema = { type: 'object', properties: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`f${i}`, { type: 'string' }])) }
+    expect(keyFloor(schema, 10)).toBe(11)
+    expect(keyFloor(schema, Number.MAX_SAFE_INTEGER)).toBe(2 + 500 * 2)
+  })
+})
+
+describe('fitLevels with a whole-only level', () => {
+  it('fits every request of the corpus as fitting each level at once does', () => {
+    let compared = 0
+    for (const { built } of servers.slice(0, 6)) {
+      for (const tool of built.tools) {
+        const schema = (level: (typeof DESCRIPTION_LEVELS)[number]): JsonSchema =>
+          advertise(
+            messageSchema(built.model, tool.requestType, { profile: 'portable', mode: 'input', marks: true, descriptions: level }),
+            'portable',
+          )
+        const options = (level: (typeof DESCRIPTION_LEVELS)[number]) => ({
+          budget: 1500,
+          typeTool: 'describe_type',
+          frame: (s: JsonSchema) =>
+            toolText({ name: tool.name, description: descriptionAt(tool.description ?? null, level), inputSchema: s }),
+        })
+        const accepted = (fitted: { whole: boolean; over: boolean }, level: string) => (level === 'full' ? fitted.whole : !fitted.over)
+        const lazy = fitLevels(DESCRIPTION_LEVELS, schema, options, accepted, (level) => level === 'full')
+        const eager = fitLevels(DESCRIPTION_LEVELS, schema, options, accepted)
+        expect(sameJson(lazy, eager), tool.name).toBe(true)
+        compared++
+      }
+    }
+    expect(compared).toBeGreaterThan(50)
+  })
+})
+
+describe('sameJson', () => {
+  it('is JSON text equality: values, key order, arrays', () => {
+    const cases: [unknown, unknown][] = [
+      [
+        { a: 1, b: [1, { c: 'x' }] },
+        { a: 1, b: [1, { c: 'x' }] },
+      ],
+      [
+        { a: 1, b: 2 },
+        { b: 2, a: 1 },
+      ],
+      [{ a: [1, 2] }, { a: [1, 2, 3] }],
+      [{ a: 'x' }, { a: 'y' }],
+      [{ a: null }, { a: {} }],
+      [[{}], [[]]],
+    ]
+    for (const [a, b] of cases) expect(sameJson(a, b), JSON.stringify([a, b])).toBe(JSON.stringify(a) === JSON.stringify(b))
+  })
+})
