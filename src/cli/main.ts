@@ -80,6 +80,7 @@ async function serve(options: ServeCommand): Promise<number> {
   if (options.file === undefined) {
     const reflected = await reflectSpec(options.grpc, {
       ...(options.services.length > 0 ? { services: options.services } : {}),
+      ...(options.descriptor === undefined ? {} : { descriptor: resolve(options.descriptor) }),
       profile: options.profile,
       toolNames: options.toolNames,
       ...budgetOptions(options),
@@ -137,6 +138,7 @@ async function serve(options: ServeCommand): Promise<number> {
           fingerprint,
           backend,
           ...(options.services.length > 0 ? { services: options.services } : {}),
+          ...(options.descriptor === undefined ? {} : { descriptor: resolve(options.descriptor) }),
           profile: options.profile,
           toolNames: options.toolNames,
           ...budgetOptions(options),
