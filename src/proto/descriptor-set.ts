@@ -84,13 +84,20 @@ function binaryFiles(bytes: Uint8Array): SetFile[] {
   })
 }
 
-/** Renames protobuf JSON's extension keys (`"[buf.validate.field]"`) to protobufjs's (`".buf.validate.field"`), at any depth. */
+/**
+ * Renames protobuf JSON's extension keys (`"[google.api.field_behavior]"`) to the names protobufjs gives
+ * extension fields (`".google.api.fieldBehavior"`), at any depth.
+ */
 function extensionKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(extensionKeys)
   if (value === null || typeof value !== 'object') return value
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [/^\[.+\]$/.test(k) ? `.${k.slice(1, -1)}` : k, extensionKeys(v)]),
-  )
+  const rename = (key: string): string => {
+    if (!/^\[.+\]$/.test(key)) return key
+    const name = key.slice(1, -1)
+    const dot = name.lastIndexOf('.')
+    return `.${name.slice(0, dot + 1)}${protobuf.util.camelCase(name.slice(dot + 1))}`
+  }
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [rename(k), extensionKeys(v)]))
 }
 
 /**
