@@ -13,6 +13,7 @@ import { HELP, parseCli, type ServeCommand } from './args.ts'
 import { buildServerSpec, type BuiltSpec } from '../gateway/build-spec.ts'
 import { costNote } from '../codegen/index.ts'
 import { reflectSpec, watchReflection } from '../gateway/reflect-server.ts'
+import { protoResources, withProtoResources } from '../gateway/proto-resources.ts'
 
 const log = (line: string): void => {
   process.stderr.write(`proto-mcp: ${line}\n`)
@@ -129,11 +130,15 @@ async function serve(options: ServeCommand): Promise<number> {
     ...(Object.keys(options.principalMetadata).length > 0 ? { principalMetadata: options.principalMetadata } : {}),
   })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
+  // Resource templates from google.api.resource (docs/guide/resources.md), reading through the tools above.
+  const templates = protoResources(built.model, spec)
+  for (const warning of templates.warnings) warn(warning)
+  const served = templates.resources.length === 0 ? server : withProtoResources(server, templates.resources).logging({ logger: serverLogger })
   const summary = `${count(spec.tools.length)} from ${source}, forwarding to ${options.grpc}`
   const unwatch =
     options.watchIntervalS === undefined
       ? undefined
-      : watchReflection(server, options.grpc, {
+      : watchReflection(served, options.grpc, {
           intervalSeconds: options.watchIntervalS,
           fingerprint,
           backend,
@@ -155,12 +160,12 @@ async function serve(options: ServeCommand): Promise<number> {
       logBuilt()
       log(`serving ${summary} over stdio`)
       // A failure of stdin or stdout is fatal: exit code 1, so a supervisor sees it.
-      await server.serveStdio(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }).catch((cause: unknown) => {
+      await served.serveStdio(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }).catch((cause: unknown) => {
         throw new Error(`stdio failed: ${oneLine(cause)}`, { cause })
       })
       return 0
     }
-    const handle = await server
+    const handle = await served
       .serveHttp({
         host: options.host,
         port: options.http,

@@ -167,7 +167,7 @@ export function targetServices(files: readonly SetFile[]): string[] {
   const marked = decoded.some((f) => f.isImport !== undefined)
   const imported = new Set(decoded.flatMap((f) => f.proto.dependency ?? []))
   const targets = decoded.filter((f) => (marked ? f.isImport === false : !imported.has(f.proto.name ?? '')))
-  return targets.flatMap((f) => (f.proto.service ?? []).map((s) => (f.proto.package ? `${f.proto.package}.${s.name}` : (s.name ?? ''))))
+  return targets.flatMap((f) => (f.proto.service ?? []).map((s: descriptorExt.IServiceDescriptorProto) => (f.proto.package ? `${f.proto.package}.${s.name}` : (s.name ?? ''))))
 }
 
 /**

@@ -32,7 +32,12 @@ export interface FromDescriptorsOptions {
 }
 
 /** The option protos this package ships: their types stay out of the runtime descriptor unless used, as for a file. */
-const SHIPPED_FILES = new Set(['buf/validate/validate.proto', 'google/api/field_behavior.proto', 'proto_mcp/options.proto'])
+const SHIPPED_FILES = new Set([
+  'buf/validate/validate.proto',
+  'google/api/field_behavior.proto',
+  'google/api/resource.proto',
+  'proto_mcp/options.proto',
+])
 
 // Field numbers of descriptor.proto, the path segments of `SourceCodeInfo.Location.path`.
 const FILE_MESSAGE = 4

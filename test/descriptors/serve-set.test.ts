@@ -5,20 +5,17 @@
  * server on loopback; `--descriptor` giving a reflected server its comments;
  * bad sets refused with one line naming the file.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLIENTS, connectStdio, type ClientName } from '../bundlers/mcp-clients.ts'
+import { CLIENTS, connectStdio } from '../bundlers/mcp-clients.ts'
 import { bufBuild } from '../helpers/descriptor-set.ts'
 import { text } from '../helpers/result.ts'
 import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { startReflectionServer, type ReflectionTestServer } from '../reflection/reflection-server.ts'
 import { buildCli, REPO, runCli, serveClient } from '../cli/run-cli.ts'
-import { bufSet, setDir } from './set-helpers.ts'
+import { bufSet, httpSession, serveHttp, setDir } from './set-helpers.ts'
 
 const TOPEKA = 'fixtures/topeka/example.proto'
 const BUF = join(REPO, 'node_modules', '.bin', 'buf')
@@ -58,41 +55,6 @@ async function listed(args: string[]): Promise<string> {
   }
 }
 
-/** `proto-mcp serve <args> --http 0` and its URL; `stop` ends it and resolves with its exit code. */
-async function serveHttp(args: string[]): Promise<{ url: string; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, [cli, 'serve', ...args, '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stderr = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-      const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
-      if (match) resolve(match[1]!)
-    })
-    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
-  })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-  return {
-    url,
-    stop: () => {
-      child.kill('SIGTERM')
-      return exited
-    },
-  }
-}
-
-/** A `flavour` client over Streamable HTTP at `url`: its tools/list and a call. */
-async function httpSession(flavour: ClientName, url: string) {
-  const info = { name: 'set-http', version: '1.0.0' }
-  if (flavour === 'sdk-v1') {
-    const client = new ClientV1(info)
-    await client.connect(new HttpV1(new URL(url)))
-    return { client, version: () => undefined as string | undefined }
-  }
-  const client = new ClientV2(info, flavour === 'sdk-v2-2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {})
-  await client.connect(new HttpV2(new URL(url)))
-  return { client, version: () => client.getNegotiatedProtocolVersion() }
-}
-
 describe('proto-mcp serve <descriptor set>', () => {
   it("every form lists the tools the .proto lists, byte for byte (comments as descriptions)", async () => {
     const fromText = await listed([TOPEKA, '--grpc', backend.address])
@@ -126,7 +88,7 @@ describe('proto-mcp serve <descriptor set>', () => {
     })
 
     it(`over HTTP with ${flavour}: lists and forwards calls`, async () => {
-      const served = await serveHttp([jsonImage, '--grpc', backend.address])
+      const served = await serveHttp(cli, [jsonImage, '--grpc', backend.address])
       const { client, version } = await httpSession(flavour, served.url)
       try {
         expect((await client.listTools()).tools.map((t) => t.name)).toContain('GetVibe')
