@@ -133,7 +133,8 @@ async function serve(options: ServeCommand): Promise<number> {
   // Resource templates from google.api.resource (docs/guide/resources.md), reading through the tools above.
   const templates = protoResources(built.model, spec)
   for (const warning of templates.warnings) warn(warning)
-  const served = templates.resources.length === 0 ? server : withProtoResources(server, templates.resources).logging({ logger: serverLogger })
+  const served =
+    templates.resources.length === 0 ? server : withProtoResources(server, templates.resources).logging({ logger: serverLogger })
   const summary = `${count(spec.tools.length)} from ${source}, forwarding to ${options.grpc}`
   const unwatch =
     options.watchIntervalS === undefined

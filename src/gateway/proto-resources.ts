@@ -68,7 +68,9 @@ export function protoResources(
   const resources: ProtoResource[] = []
   const warnings: BuildWarning[] = []
   const toolOf = new Map(spec.tools.map((t) => [`${t.service}.${t.method}`, t]))
-  const methods = model.services.flatMap((s) => s.methods.map((m) => ({ service: s, method: m, tool: toolOf.get(`${s.fullName}.${m.name}`) })))
+  const methods = model.services.flatMap((s) =>
+    s.methods.map((m) => ({ service: s, method: m, tool: toolOf.get(`${s.fullName}.${m.name}`) })),
+  )
   for (const message of model.messages.values()) {
     const option = resourceOption(message)
     if (!option?.type || !option.pattern?.length) continue
@@ -77,8 +79,9 @@ export function protoResources(
     if (get === undefined) continue
     const request = model.messages.get(get.method.requestType)
     const nameField =
-      request?.fields.find((f) => (f.customOptions?.['google.api.resource_reference'] as { type?: string } | undefined)?.type === option.type) ??
-      request?.fields.find((f) => f.name === 'name')
+      request?.fields.find(
+        (f) => (f.customOptions?.['google.api.resource_reference'] as { type?: string } | undefined)?.type === option.type,
+      ) ?? request?.fields.find((f) => f.name === 'name')
     if (nameField === undefined) continue
     const plural = option.plural ? option.plural[0]!.toUpperCase() + option.plural.slice(1) : `${short}s`
     const list = methods.find((m) => m.tool && m.method.name === `List${plural}`)
@@ -126,7 +129,9 @@ function listOf(
   const items = reply?.fields.find((f) => f.repeated && f.type.kind === 'message' && f.type.typeName === resource.fullName)
   if (request === undefined || items === undefined) return undefined
   const parent =
-    request.fields.find((f) => (f.customOptions?.['google.api.resource_reference'] as { child_type?: string } | undefined)?.child_type === option.type) ??
+    request.fields.find(
+      (f) => (f.customOptions?.['google.api.resource_reference'] as { child_type?: string } | undefined)?.child_type === option.type,
+    ) ??
     request.fields.find((f) => f.name === 'parent') ??
     request.fields.find((f) => (f.customOptions?.['google.api.field_behavior'] as string[] | undefined)?.includes('REQUIRED'))
   return { ...(parent ? { parentField: jsonName(parent) } : {}), itemsField: jsonName(items), nameField: 'name' }
@@ -156,7 +161,6 @@ function parentOf(pattern: string, upTo: string, values: Record<string, string>)
 export function withProtoResources(server: Server, resources: readonly ProtoResource[]): Server {
   if (resources.length === 0) return server
   const builder = Server.builder(server.name).version(server.version).include(server)
-  let served: Server | undefined
   for (const resource of resources) {
     const variables = [...resource.pattern.matchAll(/\{([a-z][a-z0-9_]*)\}/g)].map((m) => m[1]!)
     const last = variables.at(-1)!
@@ -165,7 +169,7 @@ export function withProtoResources(server: Server, resources: readonly ProtoReso
       resource.template,
       async (uri, _vars: TemplateVariables, context) => {
         const path = uri.slice(uri.indexOf('://') + 3)
-        const text = replyText(await served!.call(resource.get.tool, { [resource.get.field]: path }, context), uri)
+        const text = replyText(await served.call(resource.get.tool, { [resource.get.field]: path }, context), uri)
         return { contents: [{ uri, mimeType: 'application/json', text }] }
       },
       list
@@ -175,12 +179,17 @@ export function withProtoResources(server: Server, resources: readonly ProtoReso
                 const parent = parentOf(resource.pattern, last, context.arguments ?? {})
                 if (list.parentField && parent === undefined) return []
                 const args = list.parentField ? { [list.parentField]: parent } : {}
-                const result = await served!.call(list.tool, args, context)
+                const result = await served.call(list.tool, args, context)
                 if (result.isError) return []
                 const reply = JSON.parse(replyText(result, resource.template.uriTemplate)) as Record<string, unknown>
                 const items = (reply[list.itemsField] as Array<Record<string, unknown>> | undefined) ?? []
                 return items
-                  .map((item) => String(item[list.nameField] ?? '').split('/').at(-1) ?? '')
+                  .map(
+                    (item) =>
+                      String(item[list.nameField] ?? '')
+                        .split('/')
+                        .at(-1) ?? '',
+                  )
                   .filter((id) => id !== '' && id.startsWith(value))
               },
             },
@@ -188,6 +197,7 @@ export function withProtoResources(server: Server, resources: readonly ProtoReso
         : undefined,
     )
   }
-  served = builder.build() as Server
+  // The readers above call through the built server (they run only once it serves).
+  const served = builder.build() as Server
   return served
 }

@@ -9,7 +9,14 @@ import { performance } from 'node:perf_hooks'
 import { grpc, type GrpcOptions } from '../grpc/grpc-backend.ts'
 import { fetchDescriptors, type ReflectedServices, type ReflectionOptions } from '../grpc/reflection-client.ts'
 import { serverName } from '../codegen/index.ts'
-import { buildWarning, isOptionOrWellKnown, modelFromDescriptors, readDescriptorSet, type BuildWarning, type FromDescriptorsOptions } from '../proto/index.ts'
+import {
+  buildWarning,
+  isOptionOrWellKnown,
+  modelFromDescriptors,
+  readDescriptorSet,
+  type BuildWarning,
+  type FromDescriptorsOptions,
+} from '../proto/index.ts'
 import type { Backend } from '../runtime/backend.ts'
 import type { MethodFilter, Profile, ToolNames } from '../schema/index.ts'
 import { createProtoServer, type Server } from '../server/index.ts'

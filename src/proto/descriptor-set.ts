@@ -108,7 +108,8 @@ function extensionKeys(value: unknown): unknown {
  */
 function jsonFiles(text: string): SetFile[] {
   const json = JSON.parse(text) as { file?: unknown }
-  if (json === null || typeof json !== 'object' || !Array.isArray(json.file)) throw new Error('it is JSON, but no FileDescriptorSet (no "file" list)')
+  if (json === null || typeof json !== 'object' || !Array.isArray(json.file))
+    throw new Error('it is JSON, but no FileDescriptorSet (no "file" list)')
   const plain = json.file.map((file: unknown) => descriptorExt.FileDescriptorProto.fromObject(file as never))
   let fileType: protobuf.Type = descriptorExt.FileDescriptorProto as unknown as protobuf.Type
   if (plain.some((f) => f.name === 'google/protobuf/descriptor.proto')) {
@@ -167,7 +168,11 @@ export function targetServices(files: readonly SetFile[]): string[] {
   const marked = decoded.some((f) => f.isImport !== undefined)
   const imported = new Set(decoded.flatMap((f) => f.proto.dependency ?? []))
   const targets = decoded.filter((f) => (marked ? f.isImport === false : !imported.has(f.proto.name ?? '')))
-  return targets.flatMap((f) => (f.proto.service ?? []).map((s: descriptorExt.IServiceDescriptorProto) => (f.proto.package ? `${f.proto.package}.${s.name}` : (s.name ?? ''))))
+  return targets.flatMap((f) =>
+    (f.proto.service ?? []).map((s: descriptorExt.IServiceDescriptorProto) =>
+      f.proto.package ? `${f.proto.package}.${s.name}` : (s.name ?? ''),
+    ),
+  )
 }
 
 /**
@@ -185,7 +190,13 @@ export function loadDescriptorSet(file: string, options: LoadDescriptorSetOption
     )
     const noService =
       model.services.length === 0
-        ? [buildWarning('NO_SERVICE', 'declares no service, so it builds no tools', 'build the set from the .proto that declares the service')]
+        ? [
+            buildWarning(
+              'NO_SERVICE',
+              'declares no service, so it builds no tools',
+              'build the set from the .proto that declares the service',
+            ),
+          ]
         : []
     return { ...model, files: [file], warnings: [...noService, ...model.warnings] }
   } catch (cause) {

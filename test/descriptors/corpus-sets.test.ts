@@ -44,23 +44,27 @@ describe.each<[SetForm, readonly string[]]>([
   ['protoc', CORPUS],
   ['image-json', JSON_FORM],
 ])('the corpus as a %s set', (form, protos) => {
-  it.each(protos.map((proto) => [proto]))('%s', (proto) => {
-    const out = join(dir, form, `${basename(proto, '.proto')}.${form === 'image-json' ? 'json' : 'binpb'}`)
-    bufSet(GOOGLE_PROTOS, [proto], out, form)
-    if (TEXT_GAPS.has(proto)) {
-      const [set, textual] = [buildProtoTools(out).tools, buildCorpusProto(proto).built.tools]
-      expect(listed(set)).not.toBe(listed(textual))
-      const off = { toolTokenBudget: false } as const
-      expect(listed(buildProtoTools(out, off).tools.map(withoutDescriptions))).toBe(
-        listed(buildCorpusProto(proto, off).built.tools.map(withoutDescriptions)),
-      )
-      return
-    }
-    const fromSet = buildProtoTools(out)
-    const fromText = buildCorpusProto(proto).built
-    expect(fromSet.tools.length).toBeGreaterThan(0)
-    expect(listed(fromSet.tools)).toBe(listed(fromText.tools))
-    expect(listed(fromSet.types ? [fromSet.types] : [])).toBe(listed(fromText.types ? [fromText.types] : []))
-    expect(fromSet.warnings).toEqual(fromText.warnings)
-  }, 60_000)
+  it.each(protos.map((proto) => [proto]))(
+    '%s',
+    (proto) => {
+      const out = join(dir, form, `${basename(proto, '.proto')}.${form === 'image-json' ? 'json' : 'binpb'}`)
+      bufSet(GOOGLE_PROTOS, [proto], out, form)
+      if (TEXT_GAPS.has(proto)) {
+        const [set, textual] = [buildProtoTools(out).tools, buildCorpusProto(proto).built.tools]
+        expect(listed(set)).not.toBe(listed(textual))
+        const off = { toolTokenBudget: false } as const
+        expect(listed(buildProtoTools(out, off).tools.map(withoutDescriptions))).toBe(
+          listed(buildCorpusProto(proto, off).built.tools.map(withoutDescriptions)),
+        )
+        return
+      }
+      const fromSet = buildProtoTools(out)
+      const fromText = buildCorpusProto(proto).built
+      expect(fromSet.tools.length).toBeGreaterThan(0)
+      expect(listed(fromSet.tools)).toBe(listed(fromText.tools))
+      expect(listed(fromSet.types ? [fromSet.types] : [])).toBe(listed(fromText.types ? [fromText.types] : []))
+      expect(fromSet.warnings).toEqual(fromText.warnings)
+    },
+    60_000,
+  )
 })

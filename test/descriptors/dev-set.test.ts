@@ -61,7 +61,10 @@ describe('a descriptor set imported with ?mcp in the dev server', () => {
     const proto = join(app.root, 'notes.proto')
     writeFileSync(
       proto,
-      readFileSync(proto, 'utf8').replace('  rpc Echo(Note) returns (Note) {}\n', '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n'),
+      readFileSync(proto, 'utf8').replace(
+        '  rpc Echo(Note) returns (Note) {}\n',
+        '  rpc Echo(Note) returns (Note) {}\n  // Shout the note back\n  rpc Shout(Note) returns (Note) {}\n',
+      ),
     )
     await delay(120)
     rebuild(app.root)

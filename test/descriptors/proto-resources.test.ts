@@ -20,9 +20,14 @@ const PUBSUB = join(GOOGLE_PROTOS, 'google/pubsub/v1/pubsub.proto')
 const FIRESTORE_ADMIN = join(GOOGLE_PROTOS, 'google/firestore/admin/v1/firestore_admin.proto')
 
 const definition = (file: string, service: string): grpcJs.ServiceDefinition =>
-  protoLoader.loadSync(file, { includeDirs: [GOOGLE_PROTOS], keepCase: false, longs: String, enums: String, defaults: false, oneofs: true })[
-    service
-  ] as grpcJs.ServiceDefinition
+  protoLoader.loadSync(file, {
+    includeDirs: [GOOGLE_PROTOS],
+    keepCase: false,
+    longs: String,
+    enums: String,
+    defaults: false,
+    oneofs: true,
+  })[service] as grpcJs.ServiceDefinition
 
 const TOPICS = ['projects/p1/topics/orders', 'projects/p1/topics/outbox', 'projects/p2/topics/other']
 const DATABASES = ['projects/p1/databases/(default)', 'projects/p1/databases/audit']
@@ -69,7 +74,17 @@ afterAll(async () => {
 const CASES = [
   {
     api: 'Pub/Sub',
-    args: () => [PUBSUB, '-I', GOOGLE_PROTOS, '--grpc', backend.address, '--include-method', 'google.pubsub.v1.Publisher.*Topic', '--include-method', 'google.pubsub.v1.Publisher.ListTopics'],
+    args: () => [
+      PUBSUB,
+      '-I',
+      GOOGLE_PROTOS,
+      '--grpc',
+      backend.address,
+      '--include-method',
+      'google.pubsub.v1.Publisher.*Topic',
+      '--include-method',
+      'google.pubsub.v1.Publisher.ListTopics',
+    ],
     template: 'pubsub://projects/{project}/topics/{topic}',
     uri: 'pubsub://projects/p1/topics/orders',
     read: { name: 'projects/p1/topics/orders', labels: { team: 'billing' } },
@@ -77,7 +92,15 @@ const CASES = [
   },
   {
     api: 'Firestore',
-    args: () => [FIRESTORE_ADMIN, '-I', GOOGLE_PROTOS, '--grpc', backend.address, '--include-method', 'google.firestore.admin.v1.FirestoreAdmin.*Database*'],
+    args: () => [
+      FIRESTORE_ADMIN,
+      '-I',
+      GOOGLE_PROTOS,
+      '--grpc',
+      backend.address,
+      '--include-method',
+      'google.firestore.admin.v1.FirestoreAdmin.*Database*',
+    ],
     template: 'firestore://projects/{project}/databases/{database}',
     uri: 'firestore://projects/p1/databases/audit',
     read: { name: 'projects/p1/databases/audit', locationId: 'eur3', type: 'FIRESTORE_NATIVE' },

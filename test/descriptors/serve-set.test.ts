@@ -56,14 +56,23 @@ async function listed(args: string[]): Promise<string> {
 }
 
 describe('proto-mcp serve <descriptor set>', () => {
-  it("every form lists the tools the .proto lists, byte for byte (comments as descriptions)", async () => {
+  it('every form lists the tools the .proto lists, byte for byte (comments as descriptions)', async () => {
     const fromText = await listed([TOPEKA, '--grpc', backend.address])
     expect(fromText).toContain('"description"')
     for (const set of [image, protocSet, jsonImage]) expect(await listed([set, '--grpc', backend.address]), set).toBe(fromText)
   })
 
   it('the flags choose and shape the tools as they do for the .proto', async () => {
-    const flags = ['--include-method', 'examples.v1.VibeService.*Vibe', '--tool-names', 'qualified', '--profile', 'strict', '--tool-token-budget', '200']
+    const flags = [
+      '--include-method',
+      'examples.v1.VibeService.*Vibe',
+      '--tool-names',
+      'qualified',
+      '--profile',
+      'strict',
+      '--tool-token-budget',
+      '200',
+    ]
     const fromText = await listed([TOPEKA, '--grpc', backend.address, ...flags])
     expect(JSON.parse(fromText).tools.map((t: { name: string }) => t.name)).toEqual(
       expect.arrayContaining(['examples_v1_VibeService_SetVibe', 'examples_v1_VibeService_GetVibe']),
@@ -93,7 +102,7 @@ describe('proto-mcp serve <descriptor set>', () => {
       try {
         expect((await client.listTools()).tools.map((t) => t.name)).toContain('GetVibe')
         await client.callTool({ name: 'SetVibe', arguments: { vibe: `${flavour} http` } })
-        expect(text(await client.callTool({ name: 'GetVibe', arguments: {} }) as never)).toBe(`{"vibe":"${flavour} http"}`)
+        expect(text((await client.callTool({ name: 'GetVibe', arguments: {} })) as never)).toBe(`{"vibe":"${flavour} http"}`)
         if (flavour === 'sdk-v2-2026') expect(version()).toBe('2026-07-28')
       } finally {
         await client.close()
@@ -131,7 +140,9 @@ describe('proto-mcp serve <bad descriptor set>', () => {
     const cut = join(dir, 'cut.binpb')
     const bytes = readFileSync(image)
     writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length / 2)))
-    expect(await refused(cut)).toMatch(new RegExp(`^proto-mcp: cannot read "${cut}": it is no FileDescriptorSet or buf image \\(truncated\\?\\): `))
+    expect(await refused(cut)).toMatch(
+      new RegExp(`^proto-mcp: cannot read "${cut}": it is no FileDescriptorSet or buf image \\(truncated\\?\\): `),
+    )
   })
 
   it('a file that is no descriptor set', async () => {
@@ -140,7 +151,9 @@ describe('proto-mcp serve <bad descriptor set>', () => {
     expect(await refused(other)).toMatch(new RegExp(`^proto-mcp: cannot read "${other}": it is no FileDescriptorSet or buf image`))
     const json = join(dir, 'other.json')
     writeFileSync(json, '{"name": "not a set"}')
-    expect(await refused(json)).toBe(`proto-mcp: cannot read "${json}": it is no FileDescriptorSet or buf image (truncated?): it is JSON, but no FileDescriptorSet (no "file" list)\n`)
+    expect(await refused(json)).toBe(
+      `proto-mcp: cannot read "${json}": it is no FileDescriptorSet or buf image (truncated?): it is JSON, but no FileDescriptorSet (no "file" list)\n`,
+    )
   })
 
   it('a set missing a dependency', async () => {
@@ -150,7 +163,9 @@ describe('proto-mcp serve <bad descriptor set>', () => {
       cwd: REPO,
     })
     expect(await refused(lonely)).toMatch(
-      new RegExp(`^proto-mcp: cannot read "${lonely}": file "shapes.proto" imports "google/protobuf/timestamp.proto", which the descriptors do not include \\(build it with its imports: buf build, or protoc --include_imports\\)\\n$`),
+      new RegExp(
+        `^proto-mcp: cannot read "${lonely}": file "shapes.proto" imports "google/protobuf/timestamp.proto", which the descriptors do not include \\(build it with its imports: buf build, or protoc --include_imports\\)\\n$`,
+      ),
     )
   })
 })

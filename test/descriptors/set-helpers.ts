@@ -80,7 +80,6 @@ export async function httpSession(flavour: ClientName, url: string) {
   return { client, version: () => client.getNegotiatedProtocolVersion() }
 }
 
-
 /** A `flavour` client on `node cli serve args...` over stdio. */
 export async function stdioSession(flavour: ClientName, cli: string, args: string[]) {
   const params = { command: process.execPath, args: [cli, 'serve', ...args], cwd: REPO, stderr: 'pipe' as const }
