@@ -134,6 +134,7 @@ const CLI_DEFAULTS: Record<keyof typeof CLI_OPTIONS, unknown> = {
   grpc: undefined,
   reflect: undefined,
   service: undefined,
+  descriptor: undefined,
   'watch-interval': bare.watchIntervalS,
   http: bare.http,
   host: bare.host,

@@ -16,8 +16,10 @@ import { rateLimitFlags } from './operate-flags.ts'
 /** What `proto-mcp serve` was asked to do. */
 export interface ServeCommand {
   command: 'serve'
-  /** The `.proto` whose services become tools; absent with `reflect`. */
+  /** The `.proto` or descriptor set (`.binpb`, `.pb`, `.desc`, `.json`) whose services become tools; absent with `reflect`. */
   file?: string
+  /** With `reflect`: a descriptor set whose comments describe reflected files that come without them. */
+  descriptor?: string
   /** Discover the services by gRPC server reflection instead of reading a `.proto`. @default false */
   reflect: boolean
   /** With `reflect`: the services that become tools (full or short names). @default every service listed */
@@ -74,10 +76,14 @@ export type CliCommand = ServeCommand | { command: 'help' } | { command: 'versio
 
 /** The help text of `proto-mcp --help`: every flag. */
 export const HELP = `Usage: proto-mcp serve <file.proto> --grpc <target> [options]
+       proto-mcp serve <api.binpb> --grpc <target> [options]
        proto-mcp serve --grpc <target> --reflect [--service <name>]... [options]
 
 Serve the services of a .proto as MCP tools, forwarding every call to a gRPC
 server: schemas and validators are built at start-up, no bundler needed.
+A descriptor set (.binpb, .pb, .desc or .json: buf build -o, or protoc
+--descriptor_set_out --include_imports --include_source_info) serves the
+services of the files it was built from, described by their comments.
 With --reflect, the services and their messages come from the gRPC server's
 reflection service (grpc.reflection.v1 or v1alpha) instead of a .proto.
 MCP runs over stdio unless --http is given; logs go to stderr.
@@ -87,6 +93,8 @@ Options:
   --reflect                  discover the services by gRPC server reflection (no .proto file)
   --service <name>           with --reflect: a service that becomes tools (full or short name);
                              repeatable (default: every service the server lists)
+  --descriptor <file>        with --reflect: a descriptor set whose comments describe the
+                             reflected files that come without source info
   --watch-interval <s>       with --reflect: ask again every <s> seconds and swap the tools
                              when the server's descriptors changed (default: off)
   --http <port>              serve Streamable HTTP on this port (path /mcp) instead of stdio;
@@ -169,6 +177,7 @@ export const CLI_OPTIONS = {
   grpc: { type: 'string' },
   reflect: { type: 'boolean' },
   service: { type: 'string', multiple: true },
+  descriptor: { type: 'string' },
   'watch-interval': { type: 'string' },
   http: { type: 'string' },
   host: { type: 'string' },
@@ -250,7 +259,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": serve takes one .proto file`)
   if (!reflect) {
-    for (const flag of ['service', 'watch-interval'] as const) {
+    for (const flag of ['service', 'watch-interval', 'descriptor'] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --reflect (a .proto file says which services there are)`)
     }
   }
@@ -284,6 +293,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
   return {
     command: 'serve',
     ...(file === undefined ? {} : { file }),
+    ...(values.descriptor === undefined ? {} : { descriptor: values.descriptor }),
     reflect,
     services: values.service ?? [],
     ...(values['watch-interval'] === undefined

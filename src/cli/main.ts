@@ -16,6 +16,7 @@ import { costNote } from '../codegen/index.ts'
 import type { DiscoveryMode } from '../contract/discovery.ts'
 import { DISCOVERY_META_KEY } from '../server/tools/discovery.ts'
 import { reflectSpec, watchReflection } from '../gateway/reflect-server.ts'
+import { protoResources, withProtoResources } from '../gateway/proto-resources.ts'
 
 const log = (line: string): void => {
   process.stderr.write(`proto-mcp: ${line}\n`)
@@ -104,6 +105,7 @@ async function serve(options: ServeCommand): Promise<number> {
   if (options.file === undefined) {
     const reflected = await reflectSpec(options.grpc, {
       ...(options.services.length > 0 ? { services: options.services } : {}),
+      ...(options.descriptor === undefined ? {} : { descriptor: resolve(options.descriptor) }),
       profile: options.profile,
       toolNames: options.toolNames,
       ...budgetOptions(options),
@@ -163,15 +165,21 @@ async function serve(options: ServeCommand): Promise<number> {
     ...(Object.keys(options.principalMetadata).length > 0 ? { principalMetadata: options.principalMetadata } : {}),
   })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
+  // Resource templates from google.api.resource (docs/guide/resources.md), reading through the tools above.
+  const templates = protoResources(built.model, spec)
+  for (const warning of templates.warnings) warn(warning)
+  const served =
+    templates.resources.length === 0 ? server : withProtoResources(server, templates.resources).logging({ logger: serverLogger })
   const summary = `${count(spec.tools.length)} from ${source}, forwarding to ${options.grpc}`
   const unwatch =
     options.watchIntervalS === undefined
       ? undefined
-      : watchReflection(server, options.grpc, {
+      : watchReflection(served, options.grpc, {
           intervalSeconds: options.watchIntervalS,
           fingerprint,
           backend,
           ...(options.services.length > 0 ? { services: options.services } : {}),
+          ...(options.descriptor === undefined ? {} : { descriptor: resolve(options.descriptor) }),
           profile: options.profile,
           toolNames: options.toolNames,
           ...budgetOptions(options),
@@ -188,12 +196,12 @@ async function serve(options: ServeCommand): Promise<number> {
       logBuilt()
       log(`serving ${summary} over stdio`)
       // A failure of stdin or stdout is fatal: exit code 1, so a supervisor sees it.
-      await server.serveStdio(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }).catch((cause: unknown) => {
+      await served.serveStdio(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }).catch((cause: unknown) => {
         throw new Error(`stdio failed: ${oneLine(cause)}`, { cause })
       })
       return 0
     }
-    const handle = await server
+    const handle = await served
       .serveHttp({
         host: options.host,
         port: options.http,

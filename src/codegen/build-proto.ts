@@ -8,7 +8,7 @@
  */
 import { DEFAULT_SERVER_VERSION } from '../contract/defaults.ts'
 import { basename } from 'node:path'
-import { loadProto } from '../proto/index.ts'
+import { isDescriptorSetFile, loadDescriptorSet, loadProto } from '../proto/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { DEFAULT_PROFILE } from '../contract/index.ts'
 import { buildTools } from '../schema/index.ts'
@@ -68,9 +68,14 @@ export interface ProtoTools {
   discovery?: DiscoverySpec
 }
 
-/** The server name of a `.proto`: its base name without `.proto`. */
+/** The server name of a `.proto` or a descriptor set: its base name without `.proto` (`.binpb`, `.pb`, `.desc`, `.json`). */
 export function serverName(file: string): string {
-  return basename(file).replace(/\.proto$/, '')
+  return basename(file).replace(/\.(?:proto|binpb|pb|desc|json)$/, '')
+}
+
+/** The model of the file at `file`: a `.proto`, or a descriptor set (by its extension: docs/guide/gateway.md). */
+function loadSource(file: string, importPaths: string[]): ProtoModel {
+  return isDescriptorSetFile(file) ? loadDescriptorSet(file) : loadProto(file, { importPaths })
 }
 
 /** The `buildTools` options among a build's options (unset ones left out). */
@@ -97,7 +102,7 @@ export function toolOptions(options: ToolBuildOptions): ToolBuildOptions {
 export function buildProtoTools(source: string | ModelSource, options: ProtoToolsOptions = {}): ProtoTools {
   const profile = options.profile ?? DEFAULT_PROFILE
   const { model, name } =
-    typeof source === 'string' ? { model: loadProto(source, { importPaths: options.importPaths ?? [] }), name: serverName(source) } : source
+    typeof source === 'string' ? { model: loadSource(source, options.importPaths ?? []), name: serverName(source) } : source
   const built = buildTools(model, { ...toolOptions(options), profile, serverName: name })
   return {
     model,

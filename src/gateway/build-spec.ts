@@ -24,6 +24,8 @@ export interface BuiltSpec {
   notes: string[]
   /** Each listed tool's token count and the client rule sets that reject it (counted when asked). */
   costs: () => ToolCost[]
+  /** The model the spec was built from (its messages' resource options: gateway/proto-resources.ts). */
+  model: ProtoModel
 }
 
 /**
@@ -32,7 +34,8 @@ export interface BuiltSpec {
  * Throws what the stages throw (a `ProtoError` for a bad `.proto`).
  */
 export function buildServerSpec(file: string, options: BuildSpecOptions = {}): BuiltSpec {
-  return compileInProcess(buildProtoTools(file, options))
+  const built = buildProtoTools(file, options)
+  return { ...compileInProcess(built), model: built.model }
 }
 
 /**
@@ -41,5 +44,5 @@ export function buildServerSpec(file: string, options: BuildSpecOptions = {}): B
  * validators compiled now (identical schemas share one), the codec's descriptor.
  */
 export function specFromModel(model: ProtoModel, name: string, options: Omit<BuildSpecOptions, 'importPaths'> = {}): BuiltSpec {
-  return compileInProcess(buildProtoTools({ model, name }, options))
+  return { ...compileInProcess(buildProtoTools({ model, name }, options)), model }
 }

@@ -9,7 +9,14 @@ import { performance } from 'node:perf_hooks'
 import { grpc, type GrpcOptions } from '../grpc/grpc-backend.ts'
 import { fetchDescriptors, type ReflectedServices, type ReflectionOptions } from '../grpc/reflection-client.ts'
 import { serverName } from '../codegen/index.ts'
-import { buildWarning, modelFromDescriptors, type BuildWarning } from '../proto/index.ts'
+import {
+  buildWarning,
+  isOptionOrWellKnown,
+  modelFromDescriptors,
+  readDescriptorSet,
+  type BuildWarning,
+  type FromDescriptorsOptions,
+} from '../proto/index.ts'
 import type { Backend } from '../runtime/backend.ts'
 import type { MethodFilter, Profile, ToolNames } from '../schema/index.ts'
 import { createProtoServer, type Server } from '../server/index.ts'
@@ -40,6 +47,11 @@ export interface ReflectOptions {
   name?: string
   /** How the reflection call is made (credentials, metadata, deadline). @default {} */
   reflection?: ReflectionOptions
+  /**
+   * A descriptor set (`buf build -o api.binpb`, `protoc --include_source_info`) whose comments describe the
+   * reflected files of the same names that come without `source_code_info`. @default none (the server's comments, if any)
+   */
+  descriptor?: string
 }
 
 /** A spec built from reflection, with what was found and how long it took. */
@@ -107,7 +119,7 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
   const reflected = await fetchDescriptors(target, options.reflection)
   const services = pickServices(reflected.services, options.services, target, reflected.undescribed)
   const started = performance.now()
-  const model = modelFromDescriptors(reflected.files, { services, source: `grpc://${target}` })
+  const model = modelFromDescriptors(reflected.files, { services, source: `grpc://${target}`, ...commentsFrom(options.descriptor) })
   // A reflected declaration's location names its descriptor file (`vibe.proto`).
   const firstFile = model.services[0]?.loc?.file
   const name = options.name ?? (firstFile === undefined ? 'grpc' : serverName(firstFile))
@@ -125,6 +137,12 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
   for (const bytes of [...reflected.files].sort(compareBytes)) digest.update(bytes)
   const skipped = options.services === undefined ? undescribedWarnings(reflected.undescribed, target) : []
   return { ...built, warnings: [...skipped, ...built.warnings], services, fingerprint: digest.digest('hex'), buildMs }
+}
+
+/** The options of `modelFromDescriptors` that take comments from the descriptor set at `file`, whose comments are the user's own. */
+function commentsFrom(file: string | undefined): Pick<FromDescriptorsOptions, 'comments' | 'bundled'> {
+  if (file === undefined) return {}
+  return { comments: readDescriptorSet(file).map((f) => f.bytes), bundled: isOptionOrWellKnown }
 }
 
 /** One warning for each service the gRPC server at `target` lists but sends no file for (it gets no tools). */

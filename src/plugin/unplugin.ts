@@ -30,7 +30,7 @@ export const MCP_QUERY = '?mcp'
 
 // `x.proto?mcp`, possibly with more query parameters a dev server appends
 // (`?mcp&t=...`); anything else passes by.
-const MCP_ID_RE = /\.proto\?mcp(?:&[^#]*)?$/
+const MCP_ID_RE = /\.(?:proto|binpb|pb|desc|json)\?mcp(?:&[^#]*)?$/
 
 const stripQuery = (id: string): string => id.replace(/[?#].*$/, '')
 

@@ -18,10 +18,26 @@ export interface FromDescriptorsOptions {
   services?: readonly string[]
   /** What the model's `file` names (e.g. `grpc://127.0.0.1:50051`): there is no file on disk. @default 'reflection' */
   source?: string
+  /**
+   * Which files' comments are no descriptions, as those of a bundled or shipped file read from disk are.
+   * @default every `google/` file and the shipped option protos (a server's copies of them)
+   */
+  bundled?: (name: string) => boolean
+  /**
+   * Serialized files (a descriptor set's) whose `source_code_info` stands in
+   * for that of the file of the same name when it has none, as a reflected
+   * server's often has not: the comments, and so the descriptions. @default none
+   */
+  comments?: readonly Uint8Array[]
 }
 
 /** The option protos this package ships: their types stay out of the runtime descriptor unless used, as for a file. */
-const SHIPPED_FILES = new Set(['buf/validate/validate.proto', 'google/api/field_behavior.proto', 'proto_mcp/options.proto'])
+const SHIPPED_FILES = new Set([
+  'buf/validate/validate.proto',
+  'google/api/field_behavior.proto',
+  'google/api/resource.proto',
+  'proto_mcp/options.proto',
+])
 
 // Field numbers of descriptor.proto, the path segments of `SourceCodeInfo.Location.path`.
 const FILE_MESSAGE = 4
@@ -44,6 +60,9 @@ interface Location {
 /** A file whose comments are no descriptions, as a shipped or protobufjs-bundled file is when loaded from disk. */
 const isBundled = (name: string): boolean => name.startsWith('google/') || SHIPPED_FILES.has(name)
 
+/** A well-known type's file (protobufjs bundles it) or a shipped option proto: the files a descriptor set's own comments never describe. */
+export const isOptionOrWellKnown = (name: string): boolean => Boolean(protobuf.common.get(name)) || SHIPPED_FILES.has(name)
+
 /**
  * Builds the model of the services declared in `files` (each a serialized
  * `FileDescriptorProto`; every dependency must be among them). Comments come
@@ -55,6 +74,7 @@ const isBundled = (name: string): boolean => name.startsWith('google/') || SHIPP
  */
 export function modelFromDescriptors(files: readonly Uint8Array[], options: FromDescriptorsOptions = {}): ProtoModel {
   const decoded = files.map((bytes) => descriptorExt.FileDescriptorProto.decode(bytes) as unknown as DecodedFile)
+  if (options.comments) lendComments(decoded, options.comments)
   const byName = new Map<string, { decoded: DecodedFile; bytes: Uint8Array }>()
   for (const [i, file] of decoded.entries())
     if (file.name && !byName.has(file.name)) byName.set(file.name, { decoded: file, bytes: files[i]! })
@@ -85,7 +105,7 @@ export function modelFromDescriptors(files: readonly Uint8Array[], options: From
   for (const name of order) {
     sources.scanned.set(name, scanDescriptor(byName.get(name)!.decoded))
     sources.order.push(name)
-    if (isBundled(name)) sources.bundledFiles.add(name)
+    if ((options.bundled ?? isBundled)(name)) sources.bundledFiles.add(name)
   }
 
   const wanted =
@@ -127,6 +147,19 @@ export function modelFromDescriptors(files: readonly Uint8Array[], options: From
     enums: first.enums,
     descriptor: buildDescriptor(runtime, optionOnly),
     warnings: streamingWarnings(kept),
+  }
+}
+
+/** Sets the `source_code_info` of each of `files` that has none from the file of the same name in `from`. */
+function lendComments(files: DecodedFile[], from: readonly Uint8Array[]): void {
+  const lenders = new Map<string, DecodedFile>()
+  for (const bytes of from) {
+    const file = descriptorExt.FileDescriptorProto.decode(bytes) as unknown as DecodedFile
+    if (file.name && file.sourceCodeInfo?.location?.length) lenders.set(file.name, file)
+  }
+  for (const file of files) {
+    const lender = lenders.get(file.name ?? '')
+    if (lender && !file.sourceCodeInfo?.location?.length) file.sourceCodeInfo = lender.sourceCodeInfo!
   }
 }
 

@@ -1,0 +1,70 @@
+/**
+ * A descriptor set gives the tools its `.proto` gives, byte for byte: each
+ * corpus proto (Google's APIs, test/corpus) built by buf as a buf image and
+ * as a protoc-style FileDescriptorSet, read by `buildProtoTools` as the
+ * command reads a set, against the same proto read from its text.
+ */
+import { rmSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildProtoTools } from '../../src/codegen/build-proto.ts'
+import { buildCorpusProto, CORPUS, GOOGLE_PROTOS } from '../corpus/corpus.ts'
+import { bufSet, setDir, type SetForm } from './set-helpers.ts'
+
+const dir = setDir()
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const listed = (tools: readonly unknown[]): string => JSON.stringify(tools)
+
+/**
+ * Where the `.proto` text path falls short of the set, not the other way:
+ * the text scanner finds no comments on the fields of spanner's
+ * `RoutingHint` (google/spanner/v1/location.proto), which protoc's
+ * source info has. Here the tools must equal once descriptions are left
+ * out (budget off, so the placeholders do not follow the counts), and must
+ * differ with them: the day the scanner is fixed, this entry fails and goes.
+ */
+const TEXT_GAPS = new Set(['google/spanner/v1/spanner.proto'])
+
+/** `value` without any `description` key, at any depth. */
+function withoutDescriptions(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutDescriptions)
+  if (value === null || typeof value !== 'object') return value
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== 'description')
+      .map(([k, v]) => [k, withoutDescriptions(v)]),
+  )
+}
+
+const JSON_FORM = ['google/firestore/v1/firestore.proto', 'google/pubsub/v1/pubsub.proto', 'google/cloud/kms/v1/service.proto']
+
+describe.each<[SetForm, readonly string[]]>([
+  ['image', CORPUS],
+  ['protoc', CORPUS],
+  ['image-json', JSON_FORM],
+])('the corpus as a %s set', (form, protos) => {
+  it.each(protos.map((proto) => [proto]))(
+    '%s',
+    (proto) => {
+      const out = join(dir, form, `${basename(proto, '.proto')}.${form === 'image-json' ? 'json' : 'binpb'}`)
+      bufSet(GOOGLE_PROTOS, [proto], out, form)
+      if (TEXT_GAPS.has(proto)) {
+        const [set, textual] = [buildProtoTools(out).tools, buildCorpusProto(proto).built.tools]
+        expect(listed(set)).not.toBe(listed(textual))
+        const off = { toolTokenBudget: false } as const
+        expect(listed(buildProtoTools(out, off).tools.map(withoutDescriptions))).toBe(
+          listed(buildCorpusProto(proto, off).built.tools.map(withoutDescriptions)),
+        )
+        return
+      }
+      const fromSet = buildProtoTools(out)
+      const fromText = buildCorpusProto(proto).built
+      expect(fromSet.tools.length).toBeGreaterThan(0)
+      expect(listed(fromSet.tools)).toBe(listed(fromText.tools))
+      expect(listed(fromSet.types ? [fromSet.types] : [])).toBe(listed(fromText.types ? [fromText.types] : []))
+      expect(fromSet.warnings).toEqual(fromText.warnings)
+    },
+    60_000,
+  )
+})

@@ -1,0 +1,95 @@
+/**
+ * Descriptor sets on disk, as users hand them to `proto-mcp serve` and the
+ * `?mcp` import: built by the buf CLI (the `@bufbuild/buf` dev dependency)
+ * as a buf image or a protoc-style `FileDescriptorSet`, binary or JSON.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
+import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio'
+import type { ClientName } from '../bundlers/mcp-clients.ts'
+import { mkdirSync, mkdtempSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { REPO } from '../cli/run-cli.ts'
+
+/** The forms `buf build` writes: a buf image or a plain (protoc's) set, binary or JSON. */
+export type SetForm = 'image' | 'protoc' | 'image-json'
+
+/** A fresh folder under `.tmp/` for sets. */
+export function setDir(): string {
+  mkdirSync(join(REPO, '.tmp'), { recursive: true })
+  return mkdtempSync(join(REPO, '.tmp', 'sets-'))
+}
+
+/**
+ * Builds `files` (relative to the module root `root`) into `out` with
+ * `buf build` (source info kept unless `sourceInfo` is false); returns `out`.
+ */
+export function bufSet(root: string, files: readonly string[], out: string, form: SetForm = 'image', sourceInfo = true): string {
+  mkdirSync(dirname(out), { recursive: true })
+  execFileSync(
+    join(REPO, 'node_modules', '.bin', 'buf'),
+    [
+      'build',
+      root,
+      ...files.flatMap((f) => ['--path', join(root, f)]),
+      '-o',
+      out,
+      ...(form === 'protoc' ? ['--as-file-descriptor-set'] : []),
+      ...(sourceInfo ? [] : ['--exclude-source-info']),
+    ],
+    { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] },
+  )
+  return out
+}
+
+/** `proto-mcp serve <args> --http 0` and its URL; `stop` ends it and resolves with its exit code. */
+export async function serveHttp(cli: string, args: string[]): Promise<{ url: string; stop: () => Promise<number | null> }> {
+  const child = spawn(process.execPath, [cli, 'serve', ...args, '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
+      if (match) resolve(match[1]!)
+    })
+    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
+  })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  return {
+    url,
+    stop: () => {
+      child.kill('SIGTERM')
+      return exited
+    },
+  }
+}
+
+/** A `flavour` client over Streamable HTTP at `url`: its tools/list and a call. */
+export async function httpSession(flavour: ClientName, url: string) {
+  const info = { name: 'set-http', version: '1.0.0' }
+  if (flavour === 'sdk-v1') {
+    const client = new ClientV1(info)
+    await client.connect(new HttpV1(new URL(url)))
+    return { client, version: () => undefined as string | undefined }
+  }
+  const client = new ClientV2(info, flavour === 'sdk-v2-2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {})
+  await client.connect(new HttpV2(new URL(url)))
+  return { client, version: () => client.getNegotiatedProtocolVersion() }
+}
+
+/** A `flavour` client on `node cli serve args...` over stdio. */
+export async function stdioSession(flavour: ClientName, cli: string, args: string[]) {
+  const params = { command: process.execPath, args: [cli, 'serve', ...args], cwd: REPO, stderr: 'pipe' as const }
+  const info = { name: 'set-stdio', version: '1.0.0' }
+  if (flavour === 'sdk-v1') {
+    const client = new ClientV1(info)
+    await client.connect(new StdioV1(params))
+    return { client, version: () => undefined as string | undefined }
+  }
+  const client = new ClientV2(info, flavour === 'sdk-v2-2026' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {})
+  await client.connect(new StdioV2(params))
+  return { client, version: () => client.getNegotiatedProtocolVersion() }
+}
