@@ -5,13 +5,12 @@
  * loopback, completed through their List RPCs, to SDK v1 and v2 clients
  * over stdio and HTTP in both eras; a URI no template matches is the server's resource-not-found error.
  */
-import { rmSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import * as grpcJs from '@grpc/grpc-js'
 import * as protoLoader from '@grpc/proto-loader'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLIENTS } from '../bundlers/mcp-clients.ts'
-import { buildCli } from '../cli/run-cli.ts'
+import { builtCli } from '../helpers/cli.ts'
 import { GOOGLE_PROTOS } from '../corpus/corpus.ts'
 import { startGrpcServer, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { httpSession, serveHttp, stdioSession } from './set-helpers.ts'
@@ -38,7 +37,7 @@ let backend: GrpcTestServer
 const gets: string[] = []
 
 beforeAll(async () => {
-  cli = await buildCli()
+  cli = builtCli()
   backend = await startGrpcServer([
     {
       definition: definition(PUBSUB, 'google.pubsub.v1.Publisher'),
@@ -68,7 +67,6 @@ beforeAll(async () => {
 }, 180_000)
 afterAll(async () => {
   await backend?.stop()
-  if (cli) rmSync(dirname(cli), { recursive: true, force: true })
 })
 
 const CASES = [

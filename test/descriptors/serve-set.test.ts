@@ -7,14 +7,15 @@
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLIENTS, connectStdio } from '../bundlers/mcp-clients.ts'
 import { bufBuild } from '../helpers/descriptor-set.ts'
 import { text } from '../helpers/result.ts'
 import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { startReflectionServer, type ReflectionTestServer } from '../reflection/reflection-server.ts'
-import { buildCli, REPO, runCli, serveClient } from '../cli/run-cli.ts'
+import { builtCli, runCli, serveClient } from '../helpers/cli.ts'
+import { REPO } from '../helpers/repo.ts'
 import { bufSet, httpSession, serveHttp, setDir } from './set-helpers.ts'
 
 const TOPEKA = 'fixtures/topeka/example.proto'
@@ -30,7 +31,7 @@ const protocSet = join(dir, 'example.pb')
 const jsonImage = join(dir, 'example.json')
 
 beforeAll(async () => {
-  cli = await buildCli()
+  cli = builtCli()
   backend = await startGrpcServer([vibe])
   // A reflection server whose descriptors carry no comments, as many do.
   bare = await startReflectionServer([vibeService()], { files: bufBuild('fixtures/topeka', 'example.proto', { sourceInfo: false }) })
@@ -41,7 +42,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await backend?.stop()
   await bare?.stop()
-  if (cli) rmSync(dirname(cli), { recursive: true, force: true })
   rmSync(dir, { recursive: true, force: true })
 })
 

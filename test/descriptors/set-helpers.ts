@@ -12,7 +12,7 @@ import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/st
 import type { ClientName } from '../bundlers/mcp-clients.ts'
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { REPO } from '../cli/run-cli.ts'
+import { REPO } from '../helpers/repo.ts'
 
 /** The forms `buf build` writes: a buf image or a plain (protoc's) set, binary or JSON. */
 export type SetForm = 'image' | 'protoc' | 'image-json'
