@@ -149,7 +149,7 @@ describe('watch files', () => {
     })
     cleanups.push(() => new Promise<void>((done) => (watching ? watching.close(() => done()) : done())))
     await waitFor('the first build', () => runs.length >= 1)
-    expect(runs[0]!.join('\n')).toMatch(/common\.proto.*line 8/)
+    expect(runs[0]!.join('\n')).toMatch(/common\.proto:8:\d+: /)
     await new Promise((r) => setTimeout(r, 300))
     mend()
     await waitFor(

