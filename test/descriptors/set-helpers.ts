@@ -3,7 +3,7 @@
  * `?mcp` import: built by the buf CLI (the `@bufbuild/buf` dev dependency)
  * as a buf image or a protoc-style `FileDescriptorSet`, binary or JSON.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -13,6 +13,7 @@ import type { ClientName } from '../bundlers/mcp-clients.ts'
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { REPO } from '../helpers/repo.ts'
+import { startCli } from '../helpers/cli.ts'
 
 /** The forms `buf build` writes: a buf image or a plain (protoc's) set, binary or JSON. */
 export type SetForm = 'image' | 'protoc' | 'image-json'
@@ -47,22 +48,12 @@ export function bufSet(root: string, files: readonly string[], out: string, form
 
 /** `proto-mcp serve <args> --http 0` and its URL; `stop` ends it and resolves with its exit code. */
 export async function serveHttp(cli: string, args: string[]): Promise<{ url: string; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, [cli, 'serve', ...args, '--http', '0'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stderr = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-      const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
-      if (match) resolve(match[1]!)
-    })
-    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)))
-  })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  const running = await startCli(cli, ['serve', ...args, '--http', '0'])
   return {
-    url,
+    url: running.url,
     stop: () => {
-      child.kill('SIGTERM')
-      return exited
+      running.child.kill('SIGTERM')
+      return running.exited
     },
   }
 }
