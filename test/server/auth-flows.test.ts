@@ -141,7 +141,7 @@ describe('dynamic registration, authorization code with PKCE, refresh', () => {
     expect(signInUrl.searchParams.get('code_challenge_method')).toBe('S256')
     const signedIn = await authorizeInBrowser(signInUrl)
     await first.finishAuth(signedIn.code, signedIn.iss)
-    expect(store.tokens?.refresh_token).toBeTruthy()
+    expect(store.tokens?.refresh_token).toMatch(/^\S+$/)
     expect(decodeJwt(store.tokens!.access_token)).toMatchObject({ sub: 'alice', scope: 'mcp', aud: http.url })
 
     const transport = new StreamableHTTPClientTransport(new URL(http.url), { authProvider: oauth })
