@@ -14,7 +14,7 @@
 import { createServer } from 'node:http'
 import { exportJWK, generateKeyPair } from 'jose'
 import Provider from 'oidc-provider'
-import { backend, CASES, EXAMPLE_PROTO } from './lib/example.mjs'
+import { backend, CASES, EXAMPLE_PROTO, modernCall } from './lib/example.mjs'
 import { median, record } from './lib/measure.mjs'
 import { writeModule } from './lib/module.mjs'
 
@@ -96,23 +96,7 @@ export default {
     console.warn = warn
     const guarded = await server.serveHttp({ port, auth: { issuer: provider.issuer, resource } })
     const { tool, args } = CASES.medium
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: tool,
-        arguments: args,
-        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
-      },
-    })
-    const headers = {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': tool,
-    }
+    const { body, headers } = modernCall(tool, args)
     const call = async (url, extra) => {
       const response = await fetch(url, { method: 'POST', headers: { ...headers, ...extra }, body })
       const text = await response.text()

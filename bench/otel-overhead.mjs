@@ -15,7 +15,7 @@
 import { execFileSync, execSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { backend, CASES, EXAMPLE_PROTO } from './lib/example.mjs'
+import { backend, CASES, EXAMPLE_PROTO, modernCall } from './lib/example.mjs'
 import { median, record } from './lib/measure.mjs'
 import { REPO, writeModule } from './lib/module.mjs'
 
@@ -95,23 +95,7 @@ export default {
     const base = baseServer ? await baseServer.serveHttp({ port: 0 }) : undefined
     const sdk = await registerSdk()
     const { tool, args } = CASES.medium
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: tool,
-        arguments: args,
-        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
-      },
-    })
-    const headers = {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': tool,
-    }
+    const { body, headers } = modernCall(tool, args)
     const call = async (url) => {
       const response = await fetch(url, { method: 'POST', headers, body })
       const text = await response.text()

@@ -99,3 +99,25 @@ export function bufbuildRegistry() {
   for (const file of set.file) qualify(file.package, file.messageType)
   return createFileRegistry(set)
 }
+
+/** The body and headers of a plain 2026-07-28 `tools/call` POST of `tool` with `args` (no session, no SDK client). */
+export function modernCall(tool, args) {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: tool,
+      arguments: args,
+      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+    },
+  })
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': tool,
+  }
+  return { body, headers }
+}
