@@ -11,9 +11,16 @@ import { basename } from 'node:path'
 import { isDescriptorSetFile, loadDescriptorSet, loadProto } from '../proto/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { DEFAULT_PROFILE } from '../contract/index.ts'
-import { buildTools } from '../schema/index.ts'
+import { buildPrompts, buildTools } from '../schema/index.ts'
 import type { BuildToolsOptions, Profile, ToolCost, ToolSchema, TypeDetailSpec } from '../schema/index.ts'
-import { serviceMethods, type DiscoverySpec, type LenientPlan, type ProtoServerSpec, type ProtoToolSpec } from '../contract/index.ts'
+import {
+  serviceMethods,
+  type DiscoverySpec,
+  type LenientPlan,
+  type PromptSpec,
+  type ProtoServerSpec,
+  type ProtoToolSpec,
+} from '../contract/index.ts'
 import { compileValidatorsInProcess } from './compile-validators.ts'
 import { emitModuleDeclarations } from './emit-dts.ts'
 import { emitModuleWithWarnings } from './emit-module.ts'
@@ -66,6 +73,8 @@ export interface ProtoTools {
   costs: () => ToolCost[]
   /** Tool discovery, when the build was given it (the spec carries it). */
   discovery?: DiscoverySpec
+  /** Prompts from `(proto_mcp.prompt)` options, when the file has some (the spec carries them). */
+  prompts?: PromptSpec[]
 }
 
 /** The server name of a `.proto` or a descriptor set: its base name without `.proto` (`.binpb`, `.pb`, `.desc`, `.json`). */
@@ -104,6 +113,7 @@ export function buildProtoTools(source: string | ModelSource, options: ProtoTool
   const { model, name } =
     typeof source === 'string' ? { model: loadSource(source, options.importPaths ?? []), name: serverName(source) } : source
   const built = buildTools(model, { ...toolOptions(options), profile, serverName: name })
+  const prompts = buildPrompts(model, options.methods === undefined ? {} : { methods: options.methods })
   return {
     model,
     name,
@@ -115,6 +125,7 @@ export function buildProtoTools(source: string | ModelSource, options: ProtoTool
     ...(built.types === undefined ? {} : { types: built.types }),
     costs: built.costs,
     ...(options.discovery === undefined ? {} : { discovery: options.discovery }),
+    ...(prompts.length === 0 ? {} : { prompts }),
   }
 }
 
@@ -151,6 +162,7 @@ export function emitModuleSource(built: ProtoTools, options: ModuleSourceOptions
     ...(built.lenient ? { lenient: built.lenient } : {}),
     ...(built.types ? { types: built.types } : {}),
     ...(built.discovery ? { discovery: built.discovery } : {}),
+    ...(built.prompts ? { prompts: built.prompts } : {}),
   })
   return {
     code: emitted.code,
@@ -200,6 +212,7 @@ export function compileInProcess(built: ProtoTools): InProcessSpec {
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
     ...(built.types === undefined ? {} : { types: built.types }),
     ...(built.discovery === undefined ? {} : { discovery: built.discovery }),
+    ...(built.prompts === undefined ? {} : { prompts: built.prompts }),
   }
   return { spec, warnings: [...built.warnings, ...compiled.warnings], notes: built.notes, costs: built.costs }
 }

@@ -35,6 +35,8 @@ export interface EmitModuleOptions {
   types?: unknown
   /** Tool discovery, when the build was given it (`ProtoServerSpec.discovery`). */
   discovery?: unknown
+  /** Prompts from `(proto_mcp.prompt)` options (`ProtoServerSpec.prompts`), when the file has some. */
+  prompts?: unknown
 }
 
 /** The result of {@link emitModule}. */
@@ -195,7 +197,8 @@ export function emitModuleWithWarnings(
     emitDefaultExport(
       `${CREATE_SERVER}({ name: ${JSON.stringify(options.name)}, version: ${JSON.stringify(version)}, ` +
         `profile: ${JSON.stringify(profile)}, descriptor, tools, services${options.lenient === undefined ? '' : ', lenient'}` +
-        `${options.types === undefined ? '' : ', types'}${options.discovery === undefined ? '' : `, discovery: ${json(options.discovery)}`} })`,
+        `${options.types === undefined ? '' : ', types'}${options.discovery === undefined ? '' : `, discovery: ${json(options.discovery)}`}` +
+        `${options.prompts === undefined ? '' : `, prompts: ${json(options.prompts)}`} })`,
       options.hmr ?? false,
     ),
     '',

@@ -17,6 +17,8 @@ export {
 } from './generated-imports.ts'
 export type { GeneratedImport } from './generated-imports.ts'
 export { serviceMethods } from './server-spec.ts'
+export { renderTemplate, templatePlaceholders } from './prompt-template.ts'
+export type { PromptSpec } from './prompt-template.ts'
 export {
   AUTO_MAX_TOKENS,
   AUTO_MAX_TOOLS,

@@ -34,3 +34,4 @@ export { checkClientRules, CLIENT_DIALECT_NAMES, REQUEST_TOOL } from './client-r
 export type { CheckedTool, ClientRulesOptions, ClientRuleViolation, DialectReport, RuleSeverity } from './client-rules.ts'
 export { CLIENT_DIALECTS, draft2020Problem } from './client-dialects.ts'
 export type { ClientDialect, ClientRule } from './define-client-rules.ts'
+export { buildPrompts, PROTO_MCP_PROMPT } from './prompts.ts'

@@ -18,6 +18,7 @@ import {
 } from './primitives/resource-templates.ts'
 import { checkPrompt, type PromptDefinition, type PromptEntry, type PromptGetter, type PromptOptions } from './primitives/prompts.ts'
 import { checkResource, type ResourceDefinition, type ResourceEntry, type ResourceReader } from './primitives/resources.ts'
+import type { Completer } from './primitives/completer.ts'
 import { ServerState, type Binder } from './serving/server-state.ts'
 import { checkTaskOptions, type TaskOptions } from './tasks/tasks.ts'
 import { adoptEntries, type ToolEntry } from './tools/tool-set.ts'
@@ -47,6 +48,8 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   readonly #typeResources: ResourceEntry[] = []
   readonly #prompts: PromptEntry[] = []
   readonly #templates: TemplateEntry[] = []
+  /** Who added each resource, template and prompt (`resource()`, `include(name)`): a clash names both. */
+  readonly #sources = new Map<object, string>()
   #pageSize: number | undefined
   readonly #features = new Set<string>()
   readonly #bindings = new Map<string, Binder>()
@@ -148,7 +151,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
 
   /** Adds a resource read by `read` (a string return is its text). */
   resource(resource: ResourceDefinition, read: ResourceReader<State>): this {
-    this.#resources.push(checkResource(resource, read))
+    this.#resources.push(this.#from('resource()', checkResource(resource, read)))
     return this
   }
 
@@ -158,7 +161,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
    * suggests values for its variables.
    */
   resourceTemplate(template: ResourceTemplateDefinition, read: TemplateReader<State>, options?: ResourceTemplateOptions<State>): this {
-    this.#templates.push(checkTemplate(template, read, options))
+    this.#templates.push(this.#from('resourceTemplate()', checkTemplate(template, read, options)))
     return this
   }
 
@@ -167,7 +170,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
    * `options.complete` suggests values for its arguments.
    */
   prompt(prompt: PromptDefinition, get: PromptGetter<State>, options?: PromptOptions<State>): this {
-    this.#prompts.push(checkPrompt(prompt, get, options))
+    this.#prompts.push(this.#from('prompt()', checkPrompt(prompt, get, options)))
     return this
   }
 
@@ -181,12 +184,19 @@ export class ServerBuilder<State = undefined, Built = unknown> {
     return this
   }
 
+  #from<T extends object>(from: string, entry: T): T {
+    if (!this.#sources.has(entry)) this.#sources.set(entry, from)
+    return entry
+  }
+
   /**
    * Includes the tools of one or more servers (`?mcp` default exports), with
-   * the backends bound on them so far, and their type detail: the type
-   * tools of one name (`describe_type`) become one tool answering for every
-   * included server, and their resources come along. Other name collisions
-   * fail `build()`.
+   * the backends bound on them so far, their resources, resource templates
+   * and prompts (hand-written or from the proto; their handlers still see
+   * their own server's `state`), and their type detail: the type tools of
+   * one name (`describe_type`) become one tool answering for every included
+   * server, and their resources come along. Other name and URI collisions
+   * fail `build()`, naming both sources.
    */
   include(...servers: object[]): this {
     for (const server of servers) {
@@ -194,7 +204,32 @@ export class ServerBuilder<State = undefined, Built = unknown> {
       if (state === undefined) throw runtimeError('BAD_SPEC', 'include() takes Servers (the default export of a ?mcp module)')
       const from = `include(${state.info.name})`
       for (const entry of adoptEntries(state.tools.byName.values())) this.#tools.push({ entry, from })
-      this.#typeResources.push(...typeResources(state.resources.values()))
+      this.#typeResources.push(...typeResources(state.resources.values()).map((r) => this.#from(from, r)))
+      // Handlers of the included server read its own state, as its tools do.
+      const own = <C extends { state: unknown }>(context: C): C => ({ ...context, state: state.state })
+      const completers = (complete: Readonly<Record<string, Completer<unknown>>> | undefined) =>
+        complete &&
+        Object.fromEntries(
+          Object.entries(complete).map(([name, c]) => [
+            name,
+            (value: string, ctx: Parameters<Completer<unknown>>[1]) => c(value, own(ctx)),
+          ]),
+        )
+      for (const r of state.resources.values()) {
+        if (r.typeDetail) continue
+        this.#resources.push(
+          this.#from(from, { ...r, read: (uri: string, ctx: Parameters<ResourceReader<unknown>>[1]) => r.read(uri, own(ctx)) }),
+        )
+      }
+      for (const t of state.templates.values()) {
+        const read: TemplateReader<unknown> = (uri, vars, ctx) => t.read(uri, vars, own(ctx))
+        this.#templates.push(this.#from(from, { ...t, read, complete: completers(t.complete) ?? {} }))
+      }
+      for (const p of state.prompts.values()) {
+        const get: PromptGetter<unknown> = (args, ctx) => p.get(args, own(ctx))
+        const complete = completers(p.complete)
+        this.#prompts.push(this.#from(from, { prompt: p.prompt, get, ...(complete ? { complete } : {}) }))
+      }
       for (const [service, bind] of state.bindings) if (!this.#bindings.has(service)) this.#bindings.set(service, bind)
       if (!this.#discovery.given && state.discovery.given) this.#discovery = state.discovery
     }
@@ -217,11 +252,18 @@ export class ServerBuilder<State = undefined, Built = unknown> {
       }
       seen.set(name, from)
     }
-    const unique = <T>(items: T[], key: (item: T) => string, what: string): void => {
-      const names = new Set<string>()
+    const unique = <T extends object>(items: T[], key: (item: T) => string, what: string): void => {
+      const first = new Map<string, T>()
       for (const item of items) {
-        if (names.has(key(item))) throw runtimeError('BAD_SPEC', `${what} "${key(item)}" is defined twice`)
-        names.add(key(item))
+        const before = first.get(key(item))
+        if (before !== undefined) {
+          const by = `by ${this.#sources.get(before) ?? 'include()'} and by ${this.#sources.get(item) ?? 'include()'}`
+          throw runtimeError(
+            'BAD_SPEC',
+            `${what} "${key(item)}" is defined twice, ${by}: ${what} ${what === 'prompt' ? 'names' : 'URIs'} must be unique`,
+          )
+        }
+        first.set(key(item), item)
       }
     }
     // Two included servers of one name share their type resources' URIs: the first one's answer.

@@ -30,6 +30,7 @@ import { protoEntries, type ListedTool } from './tools/tool-set.ts'
 import { typeDetailEntries } from './tools/type-detail.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 import { discoverySettings } from './tools/discovery.ts'
+import { protoPromptEntries } from './primitives/prompts.ts'
 import type { AuthOptions } from '../contract/auth-options.ts'
 
 export type { Connection } from './transports/connect.ts'
@@ -414,6 +415,7 @@ export function createProtoServer<S extends Record<string, object> = Record<stri
       version: spec.version,
       tools: detail === undefined ? tools : [...tools, detail.tool],
       ...(detail === undefined ? {} : { resources: detail.resources }),
+      ...(spec.prompts === undefined ? {} : { prompts: protoPromptEntries(spec.prompts) }),
       discovery: discoverySettings(spec.discovery, `server "${spec.name}"`),
     }),
   )

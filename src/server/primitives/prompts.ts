@@ -3,6 +3,7 @@
  * of their arguments, as immutable snapshots like the tool set, and the
  * result a getter's shorthand stands for.
  */
+import { renderTemplate, type PromptSpec } from '../../contract/prompt-template.ts'
 import { runtimeError } from '../../runtime/errors.ts'
 import type { CallContext } from '../../runtime/types.ts'
 import type { Completer } from './completer.ts'
@@ -68,4 +69,13 @@ export function promptResult(prompt: PromptDefinition, value: unknown): { descri
     return result
   }
   return value as { messages: PromptMessage[] }
+}
+
+/**
+ * The entries of a spec's prompts (`(proto_mcp.prompt)` options): each gets
+ * its text with the given arguments in its placeholders (the build checked
+ * that each names an argument; `prompts/get` refuses a missing required one).
+ */
+export function protoPromptEntries(prompts: readonly PromptSpec[]): PromptEntry[] {
+  return prompts.map(({ text, ...prompt }) => ({ prompt, get: (args: Record<string, string>) => renderTemplate(text, args) }))
 }
