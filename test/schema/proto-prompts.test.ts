@@ -13,7 +13,7 @@ import { buildPrompts } from '../../src/schema/prompts.ts'
 import { REPO } from '../helpers/repo.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
 
-const VIBES = join(REPO, 'fixtures/protos/prompts/vibes.proto')
+const VIBES = join(REPO, 'fixtures/apps/prompts/vibes.proto')
 
 describe('prompts from the proto', () => {
   it('a service prompt, and RPC prompts taking the request fields or another message', () => {
