@@ -97,6 +97,8 @@ export class ServerHandle<State = unknown> {
    * The type-detail resources go with the type tool (docs/profiles.md §Token
    * budget): this server's are replaced by the other server's (by none,
    * for a list of tools), and the resources list is announced when either has some.
+   * The prompts of the proto (`(proto_mcp.prompt)`) go with the tools the
+   * same way; a prompt added by hand keeps its name.
    */
   replaceTools(source: object | readonly ToolWithHandler<State>[]): this {
     const state = this.#state
@@ -112,6 +114,8 @@ export class ServerHandle<State = unknown> {
     const set = toolSet(entries)
     const before = typeResources(state.resources.values())
     const after = other === undefined ? [] : typeResources(other.resources.values())
+    const promptsBefore = [...state.prompts.values()].filter((p) => p.fromProto)
+    const promptsAfter = other === undefined ? [] : [...other.prompts.values()].filter((p) => p.fromProto)
     checkDiscoveryNames(state.discovery, set)
     rebind(state, entries, other === state ? undefined : other)
     // One synchronous swap, as replaceAll's: a request sees the old tool and resources or the new ones.
@@ -122,8 +126,15 @@ export class ServerHandle<State = unknown> {
       for (const r of after) if (!next.has(r.resource.uri)) next.set(r.resource.uri, r)
       state.resources = next
     }
+    const prompts = promptsBefore.length + promptsAfter.length > 0
+    if (prompts) {
+      const next = new Map([...state.prompts].filter(([, p]) => !p.fromProto))
+      for (const p of promptsAfter) if (!next.has(p.prompt.name)) next.set(p.prompt.name, p)
+      state.prompts = next
+    }
     state.announce('tools')
     if (before.length + after.length > 0) state.announce('resources')
+    if (prompts) state.announce('prompts')
     return this
   }
 

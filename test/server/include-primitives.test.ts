@@ -2,11 +2,13 @@
  * `include()` merges the resources, resource templates and prompts of the
  * servers it includes (hand-written or from the proto), beside the
  * including server's own, and a name or URI given twice fails `build()`
- * naming both sources (docs/guide/resources.md, Prompts).
+ * naming both sources (docs/guide/resources.md, Prompts). A `?mcp` module's
+ * hot reload (`replaceTools` of the new module's server) swaps the proto's
+ * prompts with its tools.
  */
 import { join } from 'node:path'
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { buildProtoTools, compileInProcess } from '../../src/codegen/build-proto.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { Server } from '../../src/entries/runtime.ts'
@@ -102,4 +104,20 @@ describe('include() merges resources, templates and prompts', () => {
       expect(() => c.build().build()).toThrow(c.error)
     })
   }
+})
+
+describe('replaceTools(server) swaps the prompts of the proto (hot reload)', () => {
+  it("takes the new server's proto prompts, keeps one added by hand, announces the list", async () => {
+    const kept = vibes()
+    kept.handle().addPrompt({ name: 'by_hand' }, () => 'hand')
+    const client = await connect(kept)
+    const seen: string[] = []
+    client.fallbackNotificationHandler = async (n) => void seen.push(n.method)
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['vibe_report', 'set_vibe', 'explain_vibe', 'by_hand'])
+    kept.handle().replaceTools(report())
+    await vi.waitFor(() => expect(seen).toContain('notifications/prompts/list_changed'))
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['by_hand', 'vibe_report'])
+    await expect(client.getPrompt({ name: 'set_vibe', arguments: { region: 'r', vibe: 'CALM' } })).rejects.toMatchObject({ code: -32602 })
+    await client.close()
+  })
 })

@@ -42,6 +42,8 @@ export interface PromptEntry {
   readonly get: PromptGetter<any>
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
   readonly complete?: Readonly<Record<string, Completer<any>>>
+  /** A prompt of the proto (`(proto_mcp.prompt)`): it comes and goes with its server's tools (`replaceTools`, hot reload). */
+  readonly fromProto?: true
 }
 
 /** Checks a prompt before it is added. */
@@ -77,5 +79,9 @@ export function promptResult(prompt: PromptDefinition, value: unknown): { descri
  * that each names an argument; `prompts/get` refuses a missing required one).
  */
 export function protoPromptEntries(prompts: readonly PromptSpec[]): PromptEntry[] {
-  return prompts.map(({ text, ...prompt }) => ({ prompt, get: (args: Record<string, string>) => renderTemplate(text, args) }))
+  return prompts.map(({ text, ...prompt }) => ({
+    prompt,
+    get: (args: Record<string, string>) => renderTemplate(text, args),
+    fromProto: true as const,
+  }))
 }
