@@ -105,8 +105,17 @@ function argumentOf(
   }
 }
 
+const PROMPT_KEYS = ['name', 'title', 'description', 'arguments', 'text']
+
 function promptOf(model: ProtoModel, option: PromptOption, site: Site): PromptSpec {
   const name = typeof option.name === 'string' ? option.name : ''
+  // protoc and buf refuse an unknown field; protobufjs keeps it, so it is said here.
+  const unknown = Object.keys(option).find((key) => !PROMPT_KEYS.includes(key))
+  if (unknown !== undefined)
+    fail(
+      site.loc,
+      `${name ? `prompt "${name}" ` : ''}(${site.what}): a prompt has no field "${unknown}" (its fields: ${PROMPT_KEYS.join(', ')})`,
+    )
   if (name === '') fail(site.loc, `${site.what}: a prompt needs a non-empty name`)
   const text = typeof option.text === 'string' ? option.text : ''
   if (text === '') fail(site.loc, `prompt "${name}" (${site.what}): a prompt needs a non-empty text`)

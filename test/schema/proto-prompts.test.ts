@@ -113,6 +113,13 @@ describe('bad prompt options are build errors at their line', () => {
       message: 'prompt "p" ((proto_mcp.service).prompt of service bad.v1.S): a prompt needs a non-empty text',
     },
     {
+      what: 'a field the option does not have',
+      body: `service S {\n  rpc Get(Plain) returns (Res) {\n    option (proto_mcp.prompt) = { name: "p" txt: "a" };\n  }\n}\n`,
+      at: 'rpc Get',
+      message:
+        'prompt "p" ((proto_mcp.prompt) of RPC bad.v1.S.Get): a prompt has no field "txt" (its fields: name, title, description, arguments, text)',
+    },
+    {
       what: 'a name twice',
       body: `service S {\n  option (proto_mcp.service) = { prompt: { name: "p" text: "a" } };\n  rpc Get(Plain) returns (Res) {\n    option (proto_mcp.prompt) = { name: "p" text: "b" };\n  }\n}\n`,
       at: 'rpc Get',
