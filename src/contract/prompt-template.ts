@@ -15,6 +15,8 @@ export interface PromptSpec {
   arguments?: Array<{ name: string; description?: string; required?: boolean }>
   /** The text, `{{argument}}` placeholders naming arguments only (the build checked them). */
   text: string
+  /** The values of enum arguments, by argument name: `completion/complete` suggests them. */
+  values?: Record<string, string[]>
 }
 
 const PLACEHOLDER_RE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g

@@ -70,6 +70,10 @@ function resolveMessage(model: ProtoModel, ref: string, service: ServiceModel): 
   return undefined
 }
 
+/** An enum's values a client may give, its `_UNSPECIFIED` zero left out. */
+const enumValues = (model: ProtoModel, typeName: string): Array<{ name: string }> =>
+  model.enums.get(typeName)?.values.filter((v) => !(v.number === 0 && v.name.endsWith('_UNSPECIFIED'))) ?? []
+
 /** A field as a prompt argument (a string the client types): scalars and enums only. */
 function argumentOf(
   model: ProtoModel,
@@ -90,10 +94,7 @@ function argumentOf(
       `prompt "${prompt}" (${site.what}): argument field ${message}.${field.name} is ${shape}; prompt arguments are strings, so their fields must be singular scalars or enums (arguments names the message to take them from)`,
     )
   }
-  const values =
-    field.type.kind === 'enum'
-      ? model.enums.get(field.type.typeName)?.values.filter((v) => !(v.number === 0 && v.name.endsWith('_UNSPECIFIED')))
-      : undefined
+  const values = field.type.kind === 'enum' ? enumValues(model, field.type.typeName) : undefined
   const comment = descriptionOf(field.comment)
   // An enum argument says its values (the client types one of them).
   const oneOf = values?.length ? `One of: ${values.map((v) => v.name).join(', ')}.` : undefined
@@ -147,6 +148,13 @@ function promptOf(model: ProtoModel, option: PromptOption, site: Site): PromptSp
   if (typeof option.title === 'string' && option.title !== '') prompt.title = option.title
   if (typeof option.description === 'string' && option.description !== '') prompt.description = option.description
   if (args.length > 0) prompt.arguments = args
+  const values = Object.fromEntries(
+    fields.flatMap((f, i) => {
+      const named = f.type.kind === 'enum' ? enumValues(model, f.type.typeName) : []
+      return named.length > 0 ? [[args[i]!.name, named.map((v) => v.name)] as const] : []
+    }),
+  )
+  if (Object.keys(values).length > 0) prompt.values = values
   return prompt
 }
 

@@ -2,7 +2,8 @@
  * Prompts from the proto in the gateway (docs/guide/resources.md, Prompts):
  * `proto-mcp serve` of fixtures/apps/prompts/vibes.proto, and of a buf image
  * of it, lists and renders its `(proto_mcp.prompt)` options for SDK v1 and
- * v2 clients (v2 in both eras) over stdio and HTTP; a bad prompt is one
+ * v2 clients (v2 in both eras) over stdio and HTTP, completing an enum
+ * argument to its values; a bad prompt is one
  * stderr line with the file and line, and nothing is served.
  */
 import { copyFileSync, mkdirSync } from 'node:fs'
@@ -50,6 +51,9 @@ async function check(client: AnyClient): Promise<void> {
   expect(prompts[1]).toEqual(SET_VIBE)
   const got = await client.getPrompt({ name: 'explain_vibe', arguments: { vibe: 'LIVELY' } })
   expect(got.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Explain the vibe LIVELY in one sentence.' } }])
+  // An enum argument completes to its values.
+  const completed = await client.complete({ ref: { type: 'ref/prompt', name: 'set_vibe' }, argument: { name: 'vibe', value: 'l' } })
+  expect(completed.completion.values).toEqual(['LIVELY'])
   await expect(client.getPrompt({ name: 'vibe_report', arguments: { tone: 'dry' } })).rejects.toMatchObject({
     code: -32602,
     message: expect.stringContaining('Prompt vibe_report: missing required argument "region"'),

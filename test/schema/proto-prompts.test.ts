@@ -39,6 +39,8 @@ describe('prompts from the proto', () => {
         ],
         // Written `{{ change_reason }}` (the proto name): kept by the argument's name.
         text: 'Set the vibe of {{region}} to {{vibe}}. Reason: {{changeReason}}.',
+        // What completion/complete suggests for the enum argument.
+        values: { vibe: ['CALM', 'LIVELY'] },
       },
       {
         name: 'explain_vibe',

@@ -58,6 +58,9 @@ describe('include() merges resources, templates and prompts', () => {
       text: 'Explain the vibe CALM in one sentence.',
     })
     await expect(client.getPrompt({ name: 'explain_vibe', arguments: {} })).rejects.toMatchObject({ code: -32602 })
+    // The proto's enum argument completes through the including server too.
+    const vibe = await client.complete({ ref: { type: 'ref/prompt', name: 'set_vibe' }, argument: { name: 'vibe', value: 'C' } })
+    expect(vibe.completion.values).toEqual(['CALM'])
     expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['notes://readme'])
     expect((await client.readResource({ uri: 'notes://readme' })).contents).toEqual([{ uri: 'notes://readme', text: 'read by notes' }])
     expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['notes://n/{id}'])

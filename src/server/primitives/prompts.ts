@@ -76,12 +76,24 @@ export function promptResult(prompt: PromptDefinition, value: unknown): { descri
 /**
  * The entries of a spec's prompts (`(proto_mcp.prompt)` options): each gets
  * its text with the given arguments in its placeholders (the build checked
- * that each names an argument; `prompts/get` refuses a missing required one).
+ * that each names an argument; `prompts/get` refuses a missing required one),
+ * and enum arguments complete to their values.
  */
 export function protoPromptEntries(prompts: readonly PromptSpec[]): PromptEntry[] {
-  return prompts.map(({ text, ...prompt }) => ({
+  return prompts.map(({ text, values, ...prompt }) => ({
     prompt,
     get: (args: Record<string, string>) => renderTemplate(text, args),
+    // An enum argument completes to its values starting with what was typed (any case).
+    ...(values === undefined
+      ? {}
+      : {
+          complete: Object.fromEntries(
+            Object.entries(values).map(([name, names]) => [
+              name,
+              (typed: string) => names.filter((v) => v.toLowerCase().startsWith(typed.toLowerCase())),
+            ]),
+          ),
+        }),
     fromProto: true as const,
   }))
 }
