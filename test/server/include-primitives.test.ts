@@ -11,6 +11,7 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client'
 import { describe, expect, it, vi } from 'vitest'
 import { buildProtoTools, compileInProcess } from '../../src/codegen/build-proto.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
+import { withProtoResources } from '../../src/gateway/proto-resources.ts'
 import { Server } from '../../src/entries/runtime.ts'
 import { REPO } from '../helpers/repo.ts'
 
@@ -67,6 +68,21 @@ describe('include() merges resources, templates and prompts', () => {
     expect((await client.readResource({ uri: 'notes://n/42' })).contents[0]).toMatchObject({ text: '42 of notes' })
     const completed = await client.complete({ ref: { type: 'ref/resource', uri: 'notes://n/{id}' }, argument: { name: 'id', value: 'x' } })
     expect(completed.completion.values).toEqual(['x1-notes'])
+    await client.close()
+  })
+
+  it("keeps the proto's prompts in the gateway's server with resource templates (withProtoResources includes it)", async () => {
+    const served = withProtoResources(vibes(), [
+      {
+        template: { uriTemplate: 'vibes://regions/{region}', name: 'Region' },
+        type: 'vibes.example/Region',
+        pattern: 'regions/{region}',
+        get: { tool: 'SetVibe', field: 'region' },
+      },
+    ])
+    const client = await connect(served)
+    expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['vibes://regions/{region}'])
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['vibe_report', 'set_vibe', 'explain_vibe'])
     await client.close()
   })
 
