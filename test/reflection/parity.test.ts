@@ -1,8 +1,8 @@
 /**
  * One model path: every proto with services in fixtures/ (and the
  * playground), compiled by buf with source info, gives through
- * `modelFromDescriptors` the tools, codec descriptor and notes that
- * `loadProto` gives from the file, in every profile. No server: the
+ * `modelFromDescriptors` the tools, codec descriptor, notes and prompts
+ * that `loadProto` gives from the file, in every profile. No server: the
  * transport is tested in reflect-spec.test.ts.
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
@@ -18,6 +18,7 @@ const PROFILES = ['portable', 'strict', 'full', 'topeka'] as const
 const PROTOS: Record<string, string[]> = {
   'fixtures/apps/dev/notes.proto': [],
   'fixtures/apps/import-paths/vibe.proto': ['fixtures/apps/import-paths/protos'],
+  'fixtures/apps/prompts/vibes.proto': [],
   'fixtures/apps/typed/typed-vibe.proto': [],
   'fixtures/apps/warnings/streaming.proto': [],
   'fixtures/protos/auth/notes.proto': [],
@@ -80,6 +81,8 @@ describe('descriptors give what the file gives', () => {
         )
         expect(a.notes, profile).toEqual(b.notes)
         expect(a.warnings, profile).toEqual(b.warnings)
+        expect(a.spec.prompts, profile).toEqual(b.spec.prompts)
+        if (proto.startsWith('fixtures/apps/prompts/')) expect(a.spec.prompts?.length).toBe(3)
       }
     })
   }
