@@ -109,13 +109,23 @@ function rewriteMarkdown(text, file) {
   })
 }
 
+/** The headings of docs/<name>.md, as a citation quotes them. */
+const headingsOf = (name) =>
+  new Set(
+    [...readFileSync(new URL(`../docs/${name}.md`, import.meta.url), 'utf8').matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) =>
+      m[1].trim().replaceAll('`', ''),
+    ),
+  )
+
 function rewriteCode(text, file) {
   let last
-  text = text.replace(CITED, (_, written, doc, space, n, sub) => {
+  text = text.replace(new RegExp(`${CITED.source}(,?\\s*"([^"\\n]+)")?`, 'g'), (_, written, doc, space, n, sub, quoted, named) => {
     const { file: to, heading } = target(doc, n, file)
     last = doc
     const shown = renamed(written, doc, to)
-    return heading ? `${shown},${space || ' '}"${heading}"${item(sub)}` : shown
+    // A heading inside the section, quoted after its number (`§1, "Method globs"`): that heading alone.
+    if (named !== undefined && headingsOf(to).has(named)) return `${shown},${space || ' '}"${named}"`
+    return (heading ? `${shown},${space || ' '}"${heading}"${item(sub)}` : shown) + (quoted ?? '')
   })
   text = text.replace(new RegExp(`(profiles\\.md)(\\s*(?:\\*\\s*|//\\s*)?)${S}Token budget`, 'g'), '$1,$2"Token budget"')
   // A bare number means the last file cited before it in the file.
