@@ -24,7 +24,7 @@ const UNIT = [
 ]
 const SERVER = ['test/server/**/*.test.ts', 'test/{grpc,reflection,gateway}/**/*.test.ts']
 const SYSTEM = [
-  'test/{bundlers,dev,cli,cluster,conformance,contract,corpus,descriptors,package,playground,portability,reliability,types}/**/*.test.ts',
+  'test/{bundlers,dev,cli,cluster,conformance,contract,corpus,descriptors,package,playground,portability,reliability,suite,types}/**/*.test.ts',
   ...UNIT_FOLDERS_ON_THE_BUILD,
 ]
 

@@ -4,7 +4,7 @@
  * `auth` option and a bearer JWT from a real OpenID provider
  * (`oidc-provider`, ES256 key, JWKS fetched once and cached), vs the same
  * request to the same server's `serveHttp()` without `auth`, one call at a
- * time, same run. Target ≤ 1.1× (docs/serving.md §10). The figure is CPU
+ * time, same run. Target ≤ 1.1× (docs/serving.md, "Authorization"). The figure is CPU
  * time per call (the process's user + system time: client and server both
  * run in it), which other processes on a shared machine disturb far less
  * than wall time; the wall-time ratio is in the note. `auth-overhead`: one

@@ -1,7 +1,7 @@
 /**
  * The playground's in-process backend: the three services of `vibe.proto`
  * with their state held in memory. Requests arrive and responses leave in
- * protobuf JSON form (docs/calls.md §5).
+ * protobuf JSON form (docs/calls.md, "Backends").
  */
 
 type Json = Record<string, unknown>

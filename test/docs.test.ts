@@ -3,15 +3,19 @@ import { fileURLToPath } from 'node:url'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-// The project's own account of the mapping, the calls and the serving: comments in src/ cite these, never files outside the repo.
+// The project's own account of the mapping, the calls, the serving and the fleet: comments in src/ cite these, never files outside the repo.
 const root = resolve(import.meta.dirname, '..')
 const src = join(root, 'src')
-const DOCS = ['docs/mapping.md', 'docs/calls.md', 'docs/serving.md'] as const
-// A cited Markdown file, with the section that follows it if any: `docs/calls.md §3`, `../shared/spec/runtime.md`.
-const MD_CITATION_RE = /(?<![\w/.-])((?:\.{1,2}\/|[\w-]+\/)*[\w.-]+\.md)\b(?:\s+§(\d+))?/g
+const DOCS = ['docs/mapping.md', 'docs/calls.md', 'docs/serving.md', 'docs/cluster.md'] as const
+/**
+ * A cited Markdown file, with the heading or the section number that follows it if any:
+ * `docs/calls.md, "Validation texts"` (a comment's line break and `*` may come between), `docs/calls.md §3`,
+ * `../shared/spec/runtime.md`.
+ */
+const MD_CITATION_RE = /(?<![\w/.-])((?:\.{1,2}\/|[\w-]+\/)*[\w.-]+\.md)\b(?:,\s*(?:(?:\*|\/\/)\s*)?"([^"\n]+)"|\s+§(\d+))?/g
 // A section cited by a spec's bare name: `(mapping §5)`, `runtime §1`.
 const BARE_SPEC_RE = /\b(?:mapping|runtime|server)\s+§\d+/g
-const SECTION_RE = /^## §(\d+)\b/gm
+const HEADING_TEXT_RE = /^#{1,6}\s+(.+)$/gm
 // The user's guide and the maintainer docs, which link to one another.
 const GUIDES = [
   'README.md',
@@ -41,7 +45,9 @@ function filesUnder(dir: string): string[] {
   return out
 }
 
-const sectionsOf = (file: string): Set<string> => new Set([...readFileSync(file, 'utf8').matchAll(SECTION_RE)].map((m) => m[1]!))
+/** The headings of a Markdown file as a citation quotes them: their text without code marks (`` `portable` `` → `portable`). */
+const headingsOf = (file: string): Set<string> =>
+  new Set([...readFileSync(file, 'utf8').replace(FENCE_RE, '').matchAll(HEADING_TEXT_RE)].map((m) => m[1]!.trim().replaceAll('`', '')))
 
 /** The anchors GitHub gives the headings of a Markdown text (`## Profiles: which clients` → `profiles-which-clients`). */
 function anchorsOf(text: string): Set<string> {
@@ -87,18 +93,22 @@ export function badLinks(text: string, file: string): string[] {
 /**
  * What is wrong with the citations in `text`: a `.md` that is not a file of
  * the repo (names resolve from the repo root, or from `bases`: in src/ a
- * bare `mapping.md` or a `../shared/...` path fails), a section its file
- * does not have, or a spec cited by its bare name.
+ * bare `mapping.md` or a `../shared/...` path fails), a heading its file
+ * does not have, a section cited by number (the project's docs cite
+ * headings: numbers change when a section moves), or a spec cited by its
+ * bare name.
  */
 export function badCitations(text: string, bases: readonly string[] = [root]): string[] {
   const bad: string[] = []
   for (const m of text.matchAll(MD_CITATION_RE)) {
-    const [, cited, section] = m
+    const [, cited, heading, section] = m
     const path = [...bases, root].map((base) => resolve(base, cited!)).find((p) => p.startsWith(root + sep) && existsSync(p))
     if (path === undefined) {
       bad.push(`${cited}: not a file of the repository`)
-    } else if (section !== undefined && !sectionsOf(path).has(section)) {
-      bad.push(`${cited} §${section}: no such section`)
+    } else if (section !== undefined) {
+      bad.push(`${cited} §${section}: cite the section's heading, not its number`)
+    } else if (heading !== undefined && !headingsOf(path).has(heading)) {
+      bad.push(`${cited}, "${heading}": no such heading`)
     }
   }
   for (const m of text.matchAll(BARE_SPEC_RE)) bad.push(`${m[0]}: cite docs/mapping.md, docs/calls.md or docs/serving.md`)
@@ -106,13 +116,15 @@ export function badCitations(text: string, bases: readonly string[] = [root]): s
 }
 
 describe('docs', () => {
-  it.each(DOCS)('%s exists, with numbered sections', (doc) => {
+  it.each(DOCS)('%s exists, its sections named by headings, not numbers', (doc) => {
     const path = join(root, doc)
     expect(existsSync(path)).toBe(true)
-    expect(sectionsOf(path).has('1')).toBe(true)
+    const headings = [...headingsOf(path)]
+    expect(headings.length).toBeGreaterThan(1)
+    expect(headings.filter((heading) => /^§\d/.test(heading))).toEqual([])
   })
 
-  it('no file in src/ cites a Markdown file outside the repository or a section that does not exist', () => {
+  it('no file in src/ cites a Markdown file outside the repository or a heading that does not exist', () => {
     const bad = filesUnder(src).flatMap((file) => badCitations(readFileSync(file, 'utf8')).map((why) => `${relative(root, file)}: ${why}`))
     expect(bad).toEqual([])
   })
@@ -136,6 +148,10 @@ describe('docs', () => {
     expect([...badCitations(text, [dirname(path)]), ...badLinks(text, path)]).toEqual([])
   })
 
+  it('README.md stays under 12,000 bytes', () => {
+    expect(statSync(join(root, 'README.md')).size).toBeLessThan(12_000)
+  })
+
   it('fails on the links it is meant to catch', () => {
     const readme = join(root, 'README.md')
     expect(badLinks('[a](docs/nope.md) [b](#no-such-heading) [c](docs/calls.md#nope)', readme)).toEqual([
@@ -145,7 +161,7 @@ describe('docs', () => {
     ])
     expect(
       badLinks(
-        '## Serving: over `HTTP`\n\n## Serving: over `HTTP`\n\n[a](#serving-over-http-1) [b](docs/calls.md#1-the-pipeline) [c](https://x.test/#y)',
+        '## Serving: over `HTTP`\n\n## Serving: over `HTTP`\n\n[a](#serving-over-http-1) [b](docs/calls.md#the-pipeline) [c](https://x.test/#y)',
         readme,
       ),
     ).toEqual([])
@@ -162,7 +178,14 @@ describe('docs', () => {
     expect(badCitations('/** The call pipeline (runtime.md §1): validate, decode. */')).toHaveLength(1)
     expect(badCitations('// See ../shared/spec/mapping.md §3.')).toHaveLength(1)
     expect(badCitations('// Bounds go on the integer branch (mapping §5).')).toHaveLength(1)
-    expect(badCitations('/** (docs/calls.md §99) */')).toEqual(['docs/calls.md §99: no such section'])
-    expect(badCitations('/** (docs/calls.md §3) and (docs/mapping.md §1–§8) */')).toEqual([])
+    expect(badCitations('/** (docs/calls.md §3) */')).toEqual(["docs/calls.md §3: cite the section's heading, not its number"])
+    expect(badCitations('/** (docs/calls.md, "No such heading") */')).toEqual(['docs/calls.md, "No such heading": no such heading'])
+    expect(badCitations('/** (docs/calls.md, "Validation texts"; docs/profiles.md,\n * "portable and strict, type by type") */')).toEqual([
+      'docs/profiles.md, "portable and strict, type by type": no such heading',
+    ])
+    expect(
+      badCitations('/** (docs/calls.md, "Validation texts"; docs/guide/profiles.md,\n * "portable and strict, type by type") */'),
+    ).toEqual([])
+    expect(badCitations('// RFC 6750 §3.1 and SEP-2106 §4.3 are not ours (docs/cluster.md)')).toEqual([])
   })
 })

@@ -1,6 +1,6 @@
 /**
  * The hot-reload tail of a `?mcp` module served by Vite's dev server
- * (docs/serving.md §8). Builds never carry it.
+ * (docs/serving.md, "Hot reload and the dev mount"). Builds never carry it.
  */
 
 import { HOT_DATA_SERVER, HOT_SERVERS_KEY, HOT_UPDATE_KEY } from '../contract/index.ts'

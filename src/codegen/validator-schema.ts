@@ -1,5 +1,5 @@
 /**
- * What the validators are compiled from (docs/calls.md §2): the exact
+ * What the validators are compiled from (docs/calls.md, "Validation"): the exact
  * schemas with everything that only documents dropped, two shapes made
  * keywords whose errors say what the renderer needs without Ajv's
  * `verbose` output, and the message schemas several places share moved

@@ -1,5 +1,5 @@
 /**
- * The `auth` option (docs/serving.md §10), one shape for `serveHttp()`,
+ * The `auth` option (docs/serving.md, "Authorization"), one shape for `serveHttp()`,
  * `nodeHandler()`, `fetch()`, the plugin's `dev` mount and the command's
  * `--auth-*` flags, and its check: every place that takes it refuses an
  * unknown key or a wrong value where it is given, in one line.

@@ -1,7 +1,7 @@
 /**
  * Every default the stages share, defined once: the plugin, the command,
  * the codegen and the server read them from here, and the docs' option
- * tables name these values (docs/serving.md §4).
+ * tables name these values (docs/serving.md, "Limits").
  */
 import type { Profile } from './tool-spec.ts'
 

@@ -1,6 +1,6 @@
 /**
  * The keys a hot-reloading `?mcp` module (src/codegen/emit-hmr.ts) and the
- * Vite dev mount (src/plugin/dev-mount.ts) share (docs/serving.md §8).
+ * Vite dev mount (src/plugin/dev-mount.ts) share (docs/serving.md, "Hot reload and the dev mount").
  */
 
 /** The `import.meta.hot.data` key under which the first evaluation keeps its `Server`. */

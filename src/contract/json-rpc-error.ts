@@ -1,6 +1,6 @@
 /**
  * The body of an HTTP answer that is a JSON-RPC error with no request id
- * (a refused or failed request, docs/serving.md §2): the HTTP transports and
+ * (a refused or failed request, docs/serving.md, "Transports"): the HTTP transports and
  * the Vite dev-server mount all answer with it.
  */
 

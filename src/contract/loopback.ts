@@ -1,5 +1,5 @@
 /**
- * Loopback, one rule for every stage (docs/serving.md §2): what
+ * Loopback, one rule for every stage (docs/serving.md, "Transports"): what
  * `serveHttp()` and the command bind without `allowedHosts`, what the dev
  * mount treats as Vite on this machine only, and where `auth` accepts
  * `http://` URLs. Written over WHATWG URL parsing, not `node:net`, so the

@@ -85,7 +85,7 @@ export interface TypeToolListing {
   inputSchema: JsonSchema
 }
 
-/** The type tool of a server whose tools the token budget cut (docs/profiles.md §Token budget): its listing and answers. */
+/** The type tool of a server whose tools the token budget cut (docs/profiles.md, "Token budget"): its listing and answers. */
 export interface TypeDetailSpec {
   tool: TypeToolListing
   /** Answer texts (compact JSON, keys sorted) by message full name or tool name. */

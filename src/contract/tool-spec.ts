@@ -1,6 +1,6 @@
 /**
  * The tool spec both times agree on: what the schema stage builds, the
- * codegen writes into a `?mcp` module and the runtime serves (docs/mapping.md §1).
+ * codegen writes into a `?mcp` module and the runtime serves (docs/mapping.md, "Which RPCs become tools").
  */
 
 /**
@@ -55,18 +55,18 @@ export interface ToolSpec {
   requestType: string
   responseType: string
   /**
-   * A server-streaming RPC (docs/calls.md §8): the backend yields many responses,
+   * A server-streaming RPC (docs/calls.md, "Streaming"): the backend yields many responses,
    * the tool returns `{"messages":[...]}` and reports each as progress.
    */
   serverStreaming?: boolean
   /**
    * Where the token budget put placeholders (`portable`, `strict`;
-   * docs/profiles.md §Token budget): an error below one names the message
+   * docs/profiles.md, "Token budget"): an error below one names the message
    * and the tool that gives its schema.
    */
   cuts?: ToolCuts
   /**
-   * OAuth scopes a caller needs for the tool to exist for it (docs/serving.md §5),
+   * OAuth scopes a caller needs for the tool to exist for it (docs/serving.md, "Tools, errors and visibility"),
    * from `(proto_mcp.service)`, `(proto_mcp.tool)` and the `methodScopes` option; sorted.
    */
   scopes?: string[]

@@ -1,6 +1,6 @@
 /**
- * The keywords generated validators use beyond JSON Schema's (docs/calls.md
- * §2): the code generator compiles them (codegen/validator-schema.ts), the
+ * The keywords generated validators use beyond JSON Schema's (docs/calls.md,
+ * "Validation"): the code generator compiles them (codegen/validator-schema.ts), the
  * runtime's error texts name them (runtime/validation-text.ts).
  */
 

@@ -1,5 +1,5 @@
 /**
- * How every validator is compiled (docs/calls.md §2 and §3): the generated
+ * How every validator is compiled (docs/calls.md, "Validation" and "Validation texts"): the generated
  * ones at build time (codegen/compile-validators.ts), hand-written tools'
  * at run time (server/tools/hand-written-tool.ts). Each adds only what differs.
  */

@@ -1,6 +1,6 @@
 /**
  * The wrapper well-known types (`google.protobuf.Int64Value`, ...) and the
- * scalar each wraps: their JSON is that scalar's (docs/mapping.md §5). The
+ * scalar each wraps: their JSON is that scalar's (docs/mapping.md, "Input schema: types"). The
  * schema stage, the code generator's codecs and `.d.ts`, and the runtime's
  * protobuf JSON checks all read this one table.
  */

@@ -1,6 +1,6 @@
 /**
  * `unplugin-proto-mcp/postgres`: a fleet of servers behind a load balancer,
  * sharing sessions, events and list changes through Postgres
- * (docs/serving.md §12). Needs the `pg` package (an optional peer dependency).
+ * (docs/cluster.md). Needs the `pg` package (an optional peer dependency).
  */
 export { postgresCluster, type PostgresClusterOptions } from '../postgres/postgres-cluster.ts'

@@ -1,5 +1,5 @@
 /**
- * The gRPC backend (docs/calls.md §5): each call is encoded to protobuf binary
+ * The gRPC backend (docs/calls.md, "Backends"): each call is encoded to protobuf binary
  * and sent over a grpc-js channel to the method's path, with forwarded
  * headers, a deadline and cancellation; the reply is decoded back.
  */
@@ -36,7 +36,7 @@ export interface GrpcOptions {
   /** Metadata added to every call (after the forwarded headers). @default none */
   metadata?: Readonly<Record<string, string>>
   /**
-   * Metadata of the caller the `auth` option verified (docs/serving.md §10):
+   * Metadata of the caller the `auth` option verified (docs/serving.md, "Authorization"):
    * metadata key → claim of its token (`sub`, `client_id`, `scope`, `iss`
    * or any claim), e.g. `{ 'x-user': 'sub', 'x-scopes': 'scope' }`. Calls
    * without a verified caller carry none. @default none
@@ -59,7 +59,7 @@ export interface GrpcOptions {
   reconnectWaitMs?: number
   /** The most messages a server-streaming call collects before it is cut. @default 1000 */
   streamCap?: number
-  /** The most bytes of JSON a server-streaming call collects before it is cut (docs/calls.md §8). @default 4194304 (4 MiB) */
+  /** The most bytes of JSON a server-streaming call collects before it is cut (docs/calls.md, "Streaming"). @default 4194304 (4 MiB) */
   streamByteCap?: number
 }
 

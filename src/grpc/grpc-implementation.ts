@@ -1,6 +1,6 @@
 /**
  * Existing grpc-js service implementations mounted in process, with no
- * network (docs/calls.md §5): the `(call, callback)` handlers given to
+ * network (docs/calls.md, "Backends"): the `(call, callback)` handlers given to
  * `grpc.Server.addService` see the objects @grpc/proto-loader would give them.
  */
 import { EventEmitter } from 'node:events'
@@ -30,7 +30,7 @@ export interface GrpcImplementationOptions {
   forwardHeaders?: readonly string[]
   /** The most messages a server-streaming call collects before it is cut. @default 1000 */
   streamCap?: number
-  /** The most bytes of JSON a server-streaming call collects before it is cut (docs/calls.md §8). @default 4194304 (4 MiB) */
+  /** The most bytes of JSON a server-streaming call collects before it is cut (docs/calls.md, "Streaming"). @default 4194304 (4 MiB) */
   streamByteCap?: number
 }
 

@@ -1,5 +1,5 @@
 /**
- * The `dev` option in Vite's dev server (docs/serving.md §8): the `Server` that a
+ * The `dev` option in Vite's dev server (docs/serving.md, "Hot reload and the dev mount"): the `Server` that a
  * module default-exports, loaded through Vite's server module runner and
  * served at `/mcp`, and reloaded after edits (the mount's state machine);
  * build errors shown in the terminal and the overlay (dev-overlay.ts);
@@ -46,7 +46,7 @@ interface NodeHandler {
   close(): Promise<void>
 }
 
-/** A `Server`'s `Logger` (docs/serving.md §9). */
+/** A `Server`'s `Logger` (docs/serving.md, "Logging"). */
 interface MountLogger {
   warn(message: string): void
   error(message: string, error?: unknown): void

@@ -2,7 +2,7 @@
  * The `/__mcp/` page on Vite's dev server: plain HTML and JS shipped in the
  * package's `page/` folder, talking to the mounted MCP endpoint; and
  * `POST /__mcp/costs`, what each tool of the list the page got costs a
- * model and which client rule sets reject it (docs/profiles.md §Token budget).
+ * model and which client rule sets reject it (docs/profiles.md, "Token budget").
  */
 import { existsSync, readFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'

@@ -64,7 +64,7 @@ export interface Options {
   typeTool?: string
   /**
    * Which RPCs become tools, by full name or glob (`*` any run of
-   * characters but `.`, `**` any run; docs/mapping.md §1 "Method globs"):
+   * characters but `.`, `**` any run; docs/mapping.md, "Method globs"):
    * `include` keeps only the matching ones, `exclude` then drops matching
    * ones. (Not `include`/`exclude`: those choose `.proto` files.) A pattern
    * that matches no RPC warns.
@@ -85,7 +85,7 @@ export interface Options {
    * `{ 'google.firestore.v1.Firestore.Delete*': 'firestore.write' }`
    * (the globs of `methods`): a tool exists only for callers
    * whose token has every scope of every glob matching its RPC, and those
-   * of `(proto_mcp.service)` and `(proto_mcp.tool)` (docs/serving.md §5).
+   * of `(proto_mcp.service)` and `(proto_mcp.tool)` (docs/serving.md, "Tools, errors and visibility").
    * @default {}
    */
   methodScopes?: Record<string, string | string[]>
@@ -161,7 +161,7 @@ export interface DevOptions {
   loadTimeoutMs?: number
   /**
    * Bearer-token authorization of the endpoint, as `serveHttp()`'s `auth`
-   * (docs/serving.md §10); `resource` defaults to the dev server's URL.
+   * (docs/serving.md, "Authorization"); `resource` defaults to the dev server's URL.
    * @default none
    */
   auth?: AuthOptions

@@ -1,6 +1,6 @@
 /**
  * `postgresCluster()`: the `Cluster` of a fleet on Postgres
- * (docs/serving.md §12). Sessions, events and message bodies in tables;
+ * (docs/cluster.md). Sessions, events and message bodies in tables;
  * `LISTEN`/`NOTIFY` for the bus, session ends and routed responses, with
  * ids only in the payloads; an advisory lock per instance, held by its
  * listening connection, says it is alive; a sweeper on every instance

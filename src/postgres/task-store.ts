@@ -1,5 +1,5 @@
 /**
- * The task store of the Postgres cluster (docs/serving.md §12): one row per
+ * The task store of the Postgres cluster (docs/cluster.md): one row per
  * task, its JSON and a version; a change reads the row, applies the change
  * (a pure function, tasks.ts) and writes it back only if the version is
  * still the one read, else reads again (optimistic). Each write notifies

@@ -50,7 +50,7 @@ export function toModel(root: protobuf.Root, rootFile: string, sources: Sources)
     const hit = found.get(key)
     if (!hit) return { comment: null }
     const loc = { file: hit.file, line: hit.decl.line, column: hit.decl.column }
-    // Well-known and other bundled types have no description of their own (docs/mapping.md §3).
+    // Well-known and other bundled types have no description of their own (docs/mapping.md, "Descriptions from comments").
     return { comment: sources.bundledFiles.has(hit.file) ? null : hit.decl.comment, loc }
   }
 
@@ -192,7 +192,7 @@ function methodModel(method: protobuf.Method, service: string, lookup: Lookup): 
   }
 }
 
-/** One warning naming the client-streaming and bidi RPCs, which get no tool (docs/mapping.md §1). */
+/** One warning naming the client-streaming and bidi RPCs, which get no tool (docs/mapping.md, "Which RPCs become tools"). */
 export function streamingWarnings(services: ServiceModel[]): BuildWarning[] {
   const named: string[] = []
   for (const service of services) {

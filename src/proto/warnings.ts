@@ -10,7 +10,7 @@ export const BUILD_WARNING_CODES = {
   RESOURCE_PATTERN: 'a resource pattern cannot be a URI template',
   /** proto/: the file declares no service, so it builds no tools (an empty file too). */
   NO_SERVICE: 'the file declares no service',
-  /** proto/: client-streaming and bidi RPCs, which never become tools (docs/mapping.md §1). */
+  /** proto/: client-streaming and bidi RPCs, which never become tools (docs/mapping.md, "Which RPCs become tools"). */
   STREAMING_RPC_SKIPPED: 'client-streaming and bidi RPCs get no tool',
   /** schema/: a tool name broke the name pattern or the budget and was shortened. */
   TOOL_NAME_SHORTENED: 'a tool name was shortened',

@@ -9,7 +9,7 @@ import { OPERATIONS_SERVICE } from './operations-service.ts'
 import { bindOperations, bindTool, resolveService, toolsOf, type ToolTable } from './tool-table.ts'
 import type { CallContext, RpcHandler } from './types.ts'
 
-/** The most messages a server-streaming tool collects unless its backend says otherwise (docs/calls.md §8). */
+/** The most messages a server-streaming tool collects unless its backend says otherwise (docs/calls.md, "Streaming"). */
 export const DEFAULT_STREAM_CAP = 1000
 
 /** Default `deadlineMs` of a gRPC call (`grpc()`, `--deadline`). */
@@ -20,7 +20,7 @@ export const DEFAULT_RECONNECT_WAIT_MS = 1000
 
 /**
  * The most bytes of JSON a server-streaming tool collects unless its
- * backend says otherwise (docs/calls.md §8): 4 MiB, what one gRPC reply may
+ * backend says otherwise (docs/calls.md, "Streaming"): 4 MiB, what one gRPC reply may
  * be by default and what an HTTP request may be here.
  */
 export const DEFAULT_STREAM_BYTE_CAP = 4 * 1024 * 1024

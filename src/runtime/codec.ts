@@ -123,7 +123,7 @@ function runCodec(codec: JsonCodec, json: unknown): unknown {
 }
 
 /**
- * The canonical request JSON of validated `input` (docs/calls.md §4): the
+ * The canonical request JSON of validated `input` (docs/calls.md, "Decoding"): the
  * tool's generated codec when it has one and handles the value, else the
  * reflection codec, after the exact pass over its 64-bit values (`source`:
  * the text the arguments came from, for numbers past ±2^53). Throws what
@@ -139,7 +139,7 @@ export function decodeRequest(tool: CompiledTool, input: unknown, source?: Numbe
 }
 
 /**
- * The canonical JSON of a handler's `response` (docs/calls.md §7), as
+ * The canonical JSON of a handler's `response` (docs/calls.md, "Result encoding and structured content"), as
  * {@link decodeRequest} for the response type. Throws what the reflection
  * codec throws; the pipeline's fix-up fallback handles that.
  */

@@ -1,5 +1,5 @@
 /**
- * A handler's response as canonical protobuf JSON (docs/calls.md §1), for
+ * A handler's response as canonical protobuf JSON (docs/calls.md, "The pipeline"), for
  * unary and streamed replies alike, and the texts of values that do not
  * decode. Never throws: a failure is a tool error.
  */

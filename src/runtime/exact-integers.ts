@@ -1,5 +1,5 @@
 /**
- * The reflection decoder's exact pass over a request (docs/calls.md §4):
+ * The reflection decoder's exact pass over a request (docs/calls.md, "Decoding"):
  * every 64-bit value protobufjs would read through a double (a number past
  * ±2^53, a string with a fraction or an exponent) becomes its exact decimal
  * string, or the call is refused with the value's path (int64.ts says how).

@@ -1,5 +1,5 @@
 /**
- * Exact 64-bit integers (docs/calls.md §4). A JSON number past ±2^53 is
+ * Exact 64-bit integers (docs/calls.md, "Decoding"). A JSON number past ±2^53 is
  * rounded by every JSON reader of this runtime (`JSON.parse` runs before
  * a tool sees its arguments), and protobufjs reads a 64-bit string with
  * a fraction or an exponent through a double too. Here each is read

@@ -1,5 +1,5 @@
 /**
- * Long-running RPCs (docs/calls.md §9): the RPC answers a
+ * Long-running RPCs (docs/calls.md, "Long-running operations"): the RPC answers a
  * `google.longrunning.Operation`; until it is `done` the tool reads it again
  * with `google.longrunning.Operations/GetOperation` on the same backend,
  * every `pollIntervalMs`, reporting its metadata as progress; done, the

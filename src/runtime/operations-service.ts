@@ -1,7 +1,7 @@
 /**
  * `google.longrunning.Operations` (google/longrunning/operations.proto, shipped
  * in protos/): the service a long-running RPC's operations are read and
- * cancelled with (docs/calls.md §9), named once for the tool table, the
+ * cancelled with (docs/calls.md, "Long-running operations"), named once for the tool table, the
  * backends and the call.
  */
 

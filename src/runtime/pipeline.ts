@@ -1,5 +1,5 @@
 /**
- * The call pipeline of a generated tool (docs/calls.md §1): validate, decode,
+ * The call pipeline of a generated tool (docs/calls.md, "The pipeline"): validate, decode,
  * call the backend, encode. Every failure is a tool result, never a throw.
  */
 import { backendErrorResult } from './backend-error.ts'

@@ -71,7 +71,7 @@ export function fromJson(type: Type, json: unknown): Message<object> {
   return message
 }
 
-/** Encodes a message as canonical protobuf JSON (docs/calls.md §7). */
+/** Encodes a message as canonical protobuf JSON (docs/calls.md, "Result encoding and structured content"). */
 export function toJson(type: Type, message: object): unknown {
   return loadProtobuf().protojson.toJson(type, message)
 }

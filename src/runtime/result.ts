@@ -1,5 +1,5 @@
 /**
- * Tool results (docs/calls.md §1): what a call answers, for generated tools
+ * Tool results (docs/calls.md, "The pipeline"): what a call answers, for generated tools
  * (the pipeline, streaming) and hand-written ones (server/tools/hand-written-tool.ts) alike.
  */
 import type { ToolResult } from './types.ts'

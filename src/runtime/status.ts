@@ -1,6 +1,6 @@
 /**
  * gRPC status codes with grpc-go's names, and the status text tool errors
- * carry (docs/calls.md §6): `rpc error: code = NotFound desc = vibe not found`.
+ * carry (docs/calls.md, "Errors"): `rpc error: code = NotFound desc = vibe not found`.
  */
 
 /** grpc-go's code names, indexed by the numeric code. */

@@ -1,5 +1,5 @@
 /**
- * Server-streaming tools (docs/calls.md §8): the backend's stream of responses
+ * Server-streaming tools (docs/calls.md, "Streaming"): the backend's stream of responses
  * is collected into `{"messages":[...]}`, each message is reported as an MCP
  * progress notification, and a cap ends a stream that runs too long.
  */

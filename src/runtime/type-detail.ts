@@ -1,5 +1,5 @@
 /**
- * The type tool's calls (docs/profiles.md §Token budget): the answer built
+ * The type tool's calls (docs/profiles.md, "Token budget"): the answer built
  * for a message or tool name, or an error naming the nearest name known.
  */
 import { nearestName } from '../contract/nearest.ts'

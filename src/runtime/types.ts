@@ -106,14 +106,14 @@ export interface CallContext {
   /** How often a long-running RPC's operation is read (the server's `tasks({ pollIntervalMs })`). @default 1000 */
   pollIntervalMs?: number
   /**
-   * For a long-running RPC run as a task in a fleet (docs/serving.md §12):
+   * For a long-running RPC run as a task in a fleet (docs/cluster.md):
    * called before each read of operation `name`; `false` when another
    * instance follows it now (this one stops reading). Set by the server.
    */
   holdsOperation?: (name: string) => Promise<boolean>
   /** A retried 2026-07-28 request's `inputResponses` (the client's answers, untrusted), for a handler that returns its own `input_required` results. */
   inputResponses?: Record<string, unknown>
-  /** The verified payload of a retried 2026-07-28 request's `requestState` (docs/serving.md §6), when it carried one. */
+  /** The verified payload of a retried 2026-07-28 request's `requestState` (docs/serving.md, "requestState"), when it carried one. */
   requestState?: unknown
   /** Seals a payload into a `requestState` for an `input_required` result (HMAC with the server's key). */
   sealRequestState?: (payload: unknown) => Promise<string>

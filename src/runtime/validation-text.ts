@@ -1,5 +1,5 @@
 /**
- * Renders a validator's error objects as the exact texts of docs/calls.md §3:
+ * Renders a validator's error objects as the exact texts of docs/calls.md, "Validation texts":
  * `invalid arguments: /vibe: 5 is not of type "string"; ...`.
  */
 import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD } from '../contract/index.ts'

@@ -1,6 +1,6 @@
 /**
- * The token budget of `portable` and `strict` tools (docs/profiles.md
- * §Token budget): an advertised schema is cut to fit, nested messages
+ * The token budget of `portable` and `strict` tools (docs/profiles.md,
+ * "Token budget"): an advertised schema is cut to fit, nested messages
  * kept as deep as the budget allows and the rest replaced by placeholders
  * (JSON text of the message, naming it and the tool that gives its
  * schema). The validator's schema is never cut.

@@ -1,6 +1,6 @@
 /**
  * Model → one tool per unary (and, by default, server-streaming) RPC of the
- * imported file (docs/mapping.md §1–§8).
+ * imported file (docs/mapping.md, "Which RPCs become tools"–"What a tool carries").
  */
 import { DEFAULT_PROFILE, type ToolSpec } from '../contract/index.ts'
 import type { JsonSchema, Profile } from './types.ts'
@@ -35,14 +35,14 @@ export interface BuildToolsOptions {
   /**
    * Which schemas the tools advertise (docs/profiles.md). `topeka`: exactly
    * what the Go generator produces (no `outputSchema`); every other profile
-   * adds the extensions of docs/mapping.md §7 (`outputSchema`, required
+   * adds the extensions of docs/mapping.md, "Extensions" (`outputSchema`, required
    * fields and `buf.validate` rules, `(proto_mcp.tool)` metadata,
    * server-streaming tools).
    * @default 'portable'
    */
   profile?: Profile
   /**
-   * How tools are named (docs/mapping.md §2): `'method'` → `SetVibe`, `'service'` →
+   * How tools are named (docs/mapping.md, "Tool names"): `'method'` → `SetVibe`, `'service'` →
    * `VibeService_SetVibe`, `'qualified'` → `examples_v1_VibeService_SetVibe`,
    * or a function of the RPC. A `(proto_mcp.tool).name` wins over it.
    * @default 'method'
@@ -76,8 +76,8 @@ export interface BuildToolsOptions {
   shortenToolNames?: boolean
   /**
    * `portable`/`strict`: the most o200k tokens one tool may cost a model
-   * (its name, description and input schema as compact JSON; docs/profiles.md
-   * §Token budget). Nested messages past it become placeholders whose schema
+   * (its name, description and input schema as compact JSON; docs/profiles.md,
+   * "Token budget"). Nested messages past it become placeholders whose schema
    * the type tool gives; comments are cut to their first paragraph. `false`:
    * every message inlined, every comment whole. `full` and `topeka` keep
    * exact schemas and ignore it.
@@ -102,7 +102,7 @@ export interface BuildToolsOptions {
    * (`{ 'google.firestore.v1.Firestore.Delete*': 'firestore.write' }`;
    * the globs of `methods`): a tool requires the scopes of every glob that
    * matches it, with those of `(proto_mcp.service)` and `(proto_mcp.tool)`
-   * (docs/serving.md §5). A glob that matches no tool's RPC is a build warning.
+   * (docs/serving.md, "Tools, errors and visibility"). A glob that matches no tool's RPC is a build warning.
    * @default {}
    */
   methodScopes?: Readonly<Record<string, string | readonly string[]>>

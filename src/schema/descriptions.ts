@@ -1,12 +1,12 @@
 /**
- * Descriptions from comments (docs/mapping.md §3).
+ * Descriptions from comments (docs/mapping.md, "Descriptions from comments").
  */
 
 const NAME_BOUNDARY_RE = /[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]/g
 const WHITESPACE_RUN_RE = /\s+/g
 
 /**
- * Normalises a raw leading comment (docs/mapping.md §3): strips one leading `// `
+ * Normalises a raw leading comment (docs/mapping.md, "Descriptions from comments"): strips one leading `// `
  * and `/* ` and one trailing ` *\/`, strips one `// ` from each line, joins
  * the lines with spaces, trims and collapses whitespace. `null` (no comment)
  * stays `null`; a comment that normalises to `""` gives `""`.
@@ -57,7 +57,7 @@ export function firstParagraphOf(raw: string | null): string | undefined {
   return descriptionOf(raw)
 }
 
-/** How much of a comment a description keeps (docs/profiles.md §Token budget), most first. */
+/** How much of a comment a description keeps (docs/profiles.md, "Token budget"), most first. */
 export type DescriptionLevel = 'full' | 'first-paragraph' | 'first-sentence' | 'none'
 
 /** Every description level, most first. */
@@ -110,7 +110,7 @@ function describeAtLevel(raw: string, level: DescriptionLevel): string | undefin
   }
 }
 
-/** The text appended to the description of a field in a real oneof (docs/mapping.md §4). */
+/** The text appended to the description of a field in a real oneof (docs/mapping.md, "Input schema: the shape"). */
 export function oneofNote(oneof: string): string {
   return `Part of the "${oneof}" oneof: at most one of its fields may be set.`
 }

@@ -1,5 +1,5 @@
 /**
- * Field annotations in input schemas (docs/mapping.md §7): `required` from
+ * Field annotations in input schemas (docs/mapping.md, "Extensions"): `required` from
  * `google.api.field_behavior` and `buf.validate`, `OUTPUT_ONLY` fields left
  * out, and the `buf.validate` rules JSON Schema can say. What it cannot say
  * (CEL, byte lengths, IP prefixes, ...) is left out and reported as a note.
@@ -305,7 +305,7 @@ function numericRules(schema: Json, family: string, r: Json, unsaid: (key: strin
     const { anyOf: _, ...rest } = schema
     return branches.length === 1 ? { ...rest, ...branches[0] } : { ...rest, anyOf: branches }
   }
-  // 64-bit: bounds go on the integer branch (docs/mapping.md §7); an exact set of values holds for both spellings.
+  // 64-bit: bounds go on the integer branch (docs/mapping.md, "Extensions"); an exact set of values holds for both spellings.
   const strings = b.in ?? (b.const !== undefined ? [b.const] : undefined)
   const text = strings ? { ...stringBranch, enum: strings.map(String) } : stringBranch
   return { ...schema, anyOf: [merge(numberBranch!), text] }

@@ -1,5 +1,5 @@
 /**
- * Long-running RPCs (docs/mapping.md §9): an RPC returning
+ * Long-running RPCs (docs/mapping.md, "Long-running RPCs"): an RPC returning
  * `google.longrunning.Operation` with a `google.longrunning.operation_info`
  * option naming its response and metadata types. Its tool's output schema
  * is the response type's, and the server polls the operation to its end

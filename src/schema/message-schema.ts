@@ -1,5 +1,5 @@
 /**
- * The JSON Schema of a message (docs/mapping.md §4): fields as properties under
+ * The JSON Schema of a message (docs/mapping.md, "Input schema: the shape"): fields as properties under
  * their JSON names, descriptions placed on the outermost schema, messages
  * inlined at every use except those found in a cycle (`$defs` + `$ref`).
  */
@@ -68,7 +68,7 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
   const defs = new Map<string, JsonSchema>()
   const recursive = new Set<string>()
   const building: string[] = []
-  // The extensions of docs/mapping.md §7 that shape what a client may send.
+  // The extensions of docs/mapping.md, "Extensions" that shape what a client may send.
   const annotated = profile !== 'topeka' && mode === 'input'
   const note = options.note ?? (() => {})
   // `portable`/`strict` input schemas: single types, no `$ref`, maps as entries.

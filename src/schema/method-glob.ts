@@ -2,7 +2,7 @@
  * Globs over RPCs' full names (`google.firestore.v1.Firestore.Delete*`):
  * the one matcher of every option that picks methods by name, the
  * `methods` filter (`include`/`exclude`) and `methodScopes`, in the plugin
- * and the CLI (docs/mapping.md §1, "Method globs").
+ * and the CLI (docs/mapping.md, "Method globs").
  * `*` matches any characters but `.` (within one name), `**` any
  * characters at all, `?` one character but `.`; everything else is literal.
  * A leading `.` is ignored, as full names in descriptors are written with one.

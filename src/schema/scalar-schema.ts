@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of scalar values (docs/mapping.md §5; `portable`/`strict`
+ * JSON Schemas of scalar values (docs/mapping.md, "Input schema: types"; `portable`/`strict`
  * in docs/profiles.md), for input (what a client may send) and output (what
  * protobufjs `ext/protojson` emits).
  */

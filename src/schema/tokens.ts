@@ -1,6 +1,6 @@
 /**
- * Token counts of what a client hands its model for a tool (docs/profiles.md
- * §Token budget): OpenAI's o200k encoding, counted exactly with
+ * Token counts of what a client hands its model for a tool (docs/profiles.md,
+ * "Token budget"): OpenAI's o200k encoding, counted exactly with
  * `gpt-tokenizer`. The encoder is loaded on the first count that needs it
  * (a build stage only: generated modules never load it); text of at most
  * as many UTF-8 bytes as a limit needs no count to be known within it.

@@ -1,5 +1,5 @@
 /**
- * Tool names (docs/mapping.md §2): which name an RPC's tool gets, and the
+ * Tool names (docs/mapping.md, "Tool names"): which name an RPC's tool gets, and the
  * shortening of names the strictest clients would reject.
  */
 import { createHash } from 'node:crypto'

@@ -1,5 +1,5 @@
 /**
- * Tool metadata from method options (docs/mapping.md §7): the package's
+ * Tool metadata from method options (docs/mapping.md, "Extensions"): the package's
  * `(proto_mcp.tool)` option (`protos/proto_mcp/options.proto`) and
  * protobuf's own `idempotency_level`.
  */
@@ -60,7 +60,7 @@ const scopesIn = (options: unknown): string[] => {
 }
 
 /**
- * The OAuth scopes a method's tool requires (docs/serving.md §5): its
+ * The OAuth scopes a method's tool requires (docs/serving.md, "Tools, errors and visibility"): its
  * service's `(proto_mcp.service).scopes`, its own `(proto_mcp.tool).scopes`
  * and those of every `methodScopes` glob matching its full name, sorted;
  * `undefined` when none.

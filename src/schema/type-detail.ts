@@ -1,5 +1,5 @@
 /**
- * Type detail on demand (docs/profiles.md §Token budget): the answers of
+ * Type detail on demand (docs/profiles.md, "Token budget"): the answers of
  * the type tool, built at build time. A placeholder names a message; the
  * tool's answer for it is that message's schema with its whole comments,
  * itself within the budget (deeper messages are placeholders again), so a

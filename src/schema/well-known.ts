@@ -1,6 +1,6 @@
 /**
  * Schemas of the well-known types, which protobuf JSON writes in their own
- * forms (docs/mapping.md §5; `portable`/`strict` in docs/profiles.md).
+ * forms (docs/mapping.md, "Input schema: types"; `portable`/`strict` in docs/profiles.md).
  */
 import { WRAPPER_NAMES, WRAPPER_SCALARS } from '../contract/index.ts'
 import type { JsonSchema, Profile, SchemaMode } from './types.ts'
@@ -12,7 +12,7 @@ export const WRAPPERS: Record<string, ScalarType> = Object.fromEntries(
   WRAPPER_NAMES.map((name) => [`google.protobuf.${name}`, WRAPPER_SCALARS[name]]),
 )
 
-/** Any JSON value, written so single-`type` clients accept it (`full`, docs/mapping.md §5). */
+/** Any JSON value, written so single-`type` clients accept it (`full`, docs/mapping.md, "Input schema: types"). */
 function portableValue(): JsonSchema {
   return {
     anyOf: [{ type: 'object' }, { type: 'array' }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }],

@@ -101,7 +101,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   }
 
   /**
-   * Where the built server's messages go (docs/serving.md §9): `logger`
+   * Where the built server's messages go (docs/serving.md, "Logging"): `logger`
    * receives its warnings and errors (`false` silences them), `onError(error, where)`
    * every error a transport reports or a listener throws. @default one line on stderr per message
    */
@@ -112,7 +112,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   }
 
   /**
-   * How the server runs tools as tasks (the Tasks extension, docs/serving.md §11):
+   * How the server runs tools as tasks (the Tasks extension, docs/serving.md, "Tasks"):
    * where tasks live (`store`, a memory store bounded by `maxTasks` and
    * `maxBytes` by default), how long they are kept (`ttlMs`), the poll
    * interval suggested (`pollIntervalMs`), and how long a call may take

@@ -94,8 +94,8 @@ export class ServerHandle<State = unknown> {
    * server bound (`implement()`, `forward()`, or through `include()`) keeps
    * that backend, which this server adopts; every other service keeps the
    * backend bound on this server. The other server's tools are not changed.
-   * The type-detail resources go with the type tool (docs/profiles.md §Token
-   * budget): this server's are replaced by the other server's (by none,
+   * The type-detail resources go with the type tool (docs/profiles.md,
+   * "Token budget"): this server's are replaced by the other server's (by none,
    * for a list of tools), and the resources list is announced when either has some.
    * The prompts of the proto (`(proto_mcp.prompt)`) go with the tools the
    * same way; a prompt added by hand keeps its name.

@@ -88,7 +88,7 @@ export interface FetchOptions {
   /** The request's auth info, verified by your own code in front. Not with `auth`. */
   authInfo?: unknown
   /**
-   * Bearer-token authorization (docs/serving.md §10), `resource` required.
+   * Bearer-token authorization (docs/serving.md, "Authorization"), `resource` required.
    * Pass the same object on every call (a module constant): its verified
    * issuers and cached JWKS live with it.
    */
@@ -213,7 +213,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   }
 
   /**
-   * Where the server's messages go (docs/serving.md §9): `logger` receives
+   * Where the server's messages go (docs/serving.md, "Logging"): `logger` receives
    * its warnings and errors (`false` silences them), `onError(error, where)`
    * every error a transport reports or a listener throws. Replaces the
    * options given before; a transport's own `logger`/`onError` win over
@@ -297,7 +297,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    * Host/Origin check: put it behind your own. Instances share only the
    * requestState key (`Server.builder(...).requestStateKey(key)`). With
    * `auth`, it also answers the protected-resource metadata and verifies
-   * bearer tokens (docs/serving.md §10).
+   * bearer tokens (docs/serving.md, "Authorization").
    */
   fetch(request: Request, options?: FetchOptions): Promise<Response> {
     // Loaded on first use: a server on stdio or Node HTTP never parses the web handler.
@@ -327,8 +327,8 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
   /**
    * A web-standard handler like `fetch()` with options of its own: a
    * `cluster` its 2026-07-28 listen streams hear every instance's changes
-   * through and its tasks live in (docs/serving.md §12), the
-   * `requestStateKey`, `auth` (§10), its `logger` and `onError`. Stateless like `fetch()`: no sessions. `close()` ends its
+   * through and its tasks live in (docs/cluster.md), the
+   * `requestStateKey`, `auth` (docs/serving.md, "Authorization"), its `logger` and `onError`. Stateless like `fetch()`: no sessions. `close()` ends its
    * listen streams and leaves the cluster.
    */
   fetchHandler(options?: FetchHandlerOptions): McpFetchHandler {

@@ -1,5 +1,5 @@
 /**
- * The token budget through real clients (docs/profiles.md §Token budget):
+ * The token budget through real clients (docs/profiles.md, "Token budget"):
  * `proto-mcp serve` on Google's Firestore proto (google-proto-files), the
  * SDK v1 and v2 clients over stdio and Streamable HTTP: the list within
  * the budget, the type tool's detail, a deep call that validates whole and

@@ -1,5 +1,5 @@
 /**
- * The token budget on real protos (docs/profiles.md §Token budget): every
+ * The token budget on real protos (docs/profiles.md, "Token budget"): every
  * tool of the corpus in `portable` and `strict` within the targets, every
  * client rule set accepting every tool, and the type tool's answers
  * within the budget too.

@@ -1,6 +1,6 @@
 /**
- * The corpus of real protos the token budget is held to (docs/profiles.md
- * §Token budget): Google's own APIs as the `google-proto-files` package
+ * The corpus of real protos the token budget is held to (docs/profiles.md,
+ * "Token budget"): Google's own APIs as the `google-proto-files` package
  * ships them (fixtures/corpus/google-protos.json), built as the command
  * builds them, and what a client hands the model for each tool, counted
  * with o200k (`gpt-tokenizer`, independently of the build's own count).

@@ -1,6 +1,6 @@
 /**
  * Type detail on demand and exactness below the cuts, on the corpus
- * (docs/profiles.md §Token budget): a scripted "model" that knows only
+ * (docs/profiles.md, "Token budget"): a scripted "model" that knows only
  * what the server says reaches every field of every request through the
  * type tool, each answer within the budget; random valid requests
  * (@bufbuild/protobuf, from buf's descriptors) sent as full nested objects

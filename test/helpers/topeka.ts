@@ -1,6 +1,6 @@
 /**
  * The Topeka conformance data (fixtures/topeka/) and the one rewrite the
- * default profile makes of it (docs/mapping.md §5: 64-bit integers as anyOf).
+ * default profile makes of it (docs/mapping.md, "Input schema: types": 64-bit integers as anyOf).
  */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

@@ -1,6 +1,6 @@
 /**
  * Portability: the MCP Inspector's `--strict` schema check finds nothing in
- * the default (portable) profile's tools (docs/mapping.md §5), and finds Topeka's ten
+ * the default (portable) profile's tools (docs/mapping.md, "Input schema: types"), and finds Topeka's ten
  * 64-bit `type` arrays in the `topeka` profile, which proves the check runs.
  * The servers are real generated modules, built with rolldown and the
  * plugin, served over stdio.

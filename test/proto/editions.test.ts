@@ -1,5 +1,5 @@
 /**
- * `edition = "2023"` / `"2024"` files (docs/mapping.md §7): they load, comments
+ * `edition = "2023"` / `"2024"` files (docs/mapping.md, "Extensions"): they load, comments
  * attach (also after 2024's `export`/`local`), `LEGACY_REQUIRED` fields are
  * required inputs, syntax errors still point at file:line, and `reserved`
  * with bare names loses nothing after it.

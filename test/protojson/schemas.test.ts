@@ -1,5 +1,5 @@
 /**
- * Schemas that tell the truth (docs/mapping.md §5), as properties over random
+ * Schemas that tell the truth (docs/mapping.md, "Input schema: types"), as properties over random
  * messages: whatever the encoder produces for a response validates against
  * the tool's outputSchema; the JSON of any request, in any spelling the
  * input schema documents, validates against its inputSchema and decodes
@@ -74,7 +74,7 @@ const errorsOf = (validate: ValidateFunction): string =>
 /** One random message of one of `targets` (chosen at random), with a seed for its spelling. */
 function casesOf(oracle: Oracle, targets: Target[], side: 'request' | 'response') {
   const base = { negativeZero: false }
-  // Requests: only what a schema-valid request can say (enum names, Anys with a type: docs/mapping.md §5).
+  // Requests: only what a schema-valid request can say (enum names, Anys with a type: docs/mapping.md, "Input schema: types").
   const options = side === 'request' ? { ...base, unknownEnums: false, emptyAny: false } : base
   const byTarget = targets.map((target) =>
     fc.tuple(

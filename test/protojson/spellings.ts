@@ -29,7 +29,7 @@ export const ALL_SPELLINGS: SpellingOptions = {
   nulls: true,
   nullsInOneofs: true,
 }
-/** The spellings the input schemas of docs/mapping.md §5 accept. */
+/** The spellings the input schemas of docs/mapping.md, "Input schema: types" accept. */
 export const SCHEMA_SPELLINGS: SpellingOptions = {
   protoNames: false,
   enumNumbers: false,

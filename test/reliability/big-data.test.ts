@@ -82,10 +82,22 @@ afterAll(async () => {
 /** A deadline no call here should meet, even on a loaded machine (these calls move megabytes through protobufjs). */
 const DEADLINE = ['--deadline', '300000']
 
-/** `proto-mcp serve bigdata.proto --http 0` with `args`, stopped after the file. */
-async function gateway(args: string[] = [], target = backend.address): Promise<RunningCli> {
-  const running = await startCli(cli, ['serve', BIGDATA_PROTO, '--grpc', target, '--http', '0', ...DEADLINE, ...args], REPO)
-  gateways.push(running)
+/** The gateways started so far, by their arguments: tests asking for the same serve one another. */
+const started = new Map<string, Promise<RunningCli>>()
+
+/** `proto-mcp serve bigdata.proto --http 0` with `args` (one process for the same arguments), stopped after the file. */
+function gateway(args: string[] = [], target = backend.address): Promise<RunningCli> {
+  const argv = ['serve', BIGDATA_PROTO, '--grpc', target, '--http', '0', ...DEADLINE, ...args]
+  const key = JSON.stringify(argv)
+  let running = started.get(key)
+  if (!running) {
+    running = startCli(cli, argv, REPO)
+    started.set(key, running)
+    running.then(
+      (gateway) => gateways.push(gateway),
+      () => {},
+    )
+  }
   return running
 }
 
@@ -193,7 +205,8 @@ describe('the HTTP gateway, a real grpc-js backend', () => {
     { timeout: 180_000 },
     async () => {
       for (const profile of ['portable', 'strict', 'full', 'topeka'] as const) {
-        const client = await session((await gateway(['--profile', profile])).url)
+        // portable is the default: the gateway the other tests use.
+        const client = await session((await gateway(profile === 'portable' ? [] : ['--profile', profile])).url)
         const at = received.length
         const exact = await client.call(
           'Echo',

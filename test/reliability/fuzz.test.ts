@@ -33,7 +33,7 @@ const PROTOS = ['playground/vibe.proto', 'fixtures/topeka/example.proto', 'fixtu
 
 /**
  * Decode failures a schema-valid request may still meet: the range rules of
- * docs/calls.md §4 (out-of-range numbers, bad base64, bad timestamps and
+ * docs/calls.md, "Decoding" (out-of-range numbers, bad base64, bad timestamps and
  * durations, two oneof members, field masks, depth).
  */
 const RANGE_RULE_RE = /out of range|base64|timestamp|duration|oneof|field ?mask|max depth/i
@@ -47,7 +47,7 @@ function holdsKey(value: unknown, key: string): boolean {
 
 /**
  * Whether a schema-valid request may fail to decode with `text`: a range
- * rule; anything inside an `Any` (docs/mapping.md §5: its schema is open, the packed
+ * rule; anything inside an `Any` (docs/mapping.md, "Input schema: types": its schema is open, the packed
  * message's fields are checked by the decoder only); in the topeka profile a
  * 64-bit string that is not a decimal (Topeka's `["integer","string"]` has no pattern).
  */

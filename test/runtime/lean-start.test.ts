@@ -1,5 +1,5 @@
 /**
- * A `?mcp` module loads only what it uses (docs/serving.md §2, "What a server loads"): a stdio
+ * A `?mcp` module loads only what it uses (docs/serving.md, "Transports", "What a server loads"): a stdio
  * server answering a real client's `tools/list` loads no HTTP stack, no
  * protobufjs and no Ajv compiler of this package (hand-written tools use
  * the SDK's copy on Node). The loaded modules are recorded by loader hooks

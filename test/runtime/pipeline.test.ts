@@ -13,7 +13,7 @@ function vibeServer(profile: 'full' | 'topeka' = 'full', answers: Record<string,
   return { server, calls: backend.calls }
 }
 
-describe('validation texts (docs/calls.md §3 exact cases)', () => {
+describe('validation texts (docs/calls.md, "Validation texts" exact cases)', () => {
   for (const profile of ['full', 'topeka'] as const) {
     it(`${profile}: SetVibe {"vibe":5}`, async () => {
       const { server, calls } = vibeServer(profile)

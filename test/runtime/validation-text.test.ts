@@ -9,7 +9,7 @@ function texts(schema: object, data: unknown): string {
   return renderValidationErrors(validate.errors ?? [], data)
 }
 
-describe('validation messages (docs/calls.md §3 table)', () => {
+describe('validation messages (docs/calls.md, "Validation texts" table)', () => {
   it('type, single and several', () => {
     expect(texts({ type: 'string' }, 5)).toBe('invalid arguments: : 5 is not of type "string"')
     expect(texts({ type: ['integer', 'string'] }, null)).toBe('invalid arguments: : null is not of types "integer", "string"')

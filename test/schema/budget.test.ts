@@ -1,5 +1,5 @@
 /**
- * The token budget's parts (docs/profiles.md §Token budget): which RPCs the
+ * The token budget's parts (docs/profiles.md, "Token budget"): which RPCs the
  * `methods` filter keeps, how much of a comment each level keeps, and
  * the order in which `fitBudget` opens nested messages.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { describeComment, oneofNote, splitName } from '../../src/schema/descriptions.ts'
 
-describe('describeComment (docs/mapping.md §3)', () => {
+describe('describeComment (docs/mapping.md, "Descriptions from comments")', () => {
   it.each([
     [' Get Vibe\n of the server\n\n', 'Get Vibe of the server'],
     [' Must match \\d+.\n', 'Must match \\d+.'],

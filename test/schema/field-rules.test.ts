@@ -1,5 +1,5 @@
 /**
- * Field annotations of docs/mapping.md §7, one inline proto per rule: required
+ * Field annotations of docs/mapping.md, "Extensions", one inline proto per rule: required
  * fields, OUTPUT_ONLY, the buf.validate rules JSON Schema can say, and the
  * notes for those it cannot.
  */

@@ -1,5 +1,5 @@
 /**
- * outputSchema (docs/mapping.md §6, default profile) accepts what protobufjs
+ * outputSchema (docs/mapping.md, "Output schema", default profile) accepts what protobufjs
  * ext/protojson's toJson emits, and nothing looser than needed.
  */
 import protobuf from 'protobufjs'

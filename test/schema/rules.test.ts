@@ -1,5 +1,5 @@
 /**
- * One inline .proto per rule of docs/mapping.md §2 to §5.
+ * One inline .proto per rule of docs/mapping.md, "Tool names" to "Input schema: types".
  */
 import { describe, expect, it } from 'vitest'
 import { buildTools } from '../../src/schema/build-tools.ts'
@@ -12,7 +12,7 @@ const schemaOf = (source: string, name = 'M'): Record<string, any> => messageSch
 const toolDescriptions = (source: string): Record<string, string> =>
   Object.fromEntries(buildTools(compile(`message Q {}\n${source}`)).tools.map((t) => [t.name, t.description]))
 
-describe('tool descriptions (§3)', () => {
+describe('tool descriptions (docs/mapping.md, "Descriptions from comments")', () => {
   it('normalises // and /* */ comments as in the spec examples', () => {
     expect(
       toolDescriptions(`service S {
@@ -72,7 +72,7 @@ describe('tool descriptions (§3)', () => {
   })
 })
 
-describe('field and message descriptions (§3, §4)', () => {
+describe('field and message descriptions (docs/mapping.md, "Descriptions from comments", "Input schema: the shape")', () => {
   it('takes only leading comments: trailing, detached and after-brace comments are not descriptions', () => {
     const schema = schemaOf(`message M { // trails the brace
   int32 a = 1; // trailing

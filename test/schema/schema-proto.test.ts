@@ -1,5 +1,5 @@
 /**
- * Schema rules (docs/mapping.md §4) on the conformance fixture schema.proto.
+ * Schema rules (docs/mapping.md, "Input schema: the shape") on the conformance fixture schema.proto.
  */
 import { fileURLToPath } from 'node:url'
 import Ajv2020 from 'ajv/dist/2020.js'

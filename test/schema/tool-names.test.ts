@@ -1,5 +1,5 @@
 /**
- * Tool names and metadata (docs/mapping.md §2, §7): the `toolNames` option, name
+ * Tool names and metadata (docs/mapping.md, "Tool names", "Extensions"): the `toolNames` option, name
  * clashes, the 64-character rule, `(proto_mcp.tool)` options, hidden RPCs
  * and server-streaming tools.
  */

@@ -94,7 +94,7 @@ describe('hand-written tools', () => {
     expect(text(await server.call('Count', { n: 1, x: 1 }))).toBe(
       "invalid arguments: : Additional properties are not allowed ('x' was unexpected)",
     )
-    // Null arguments are {} (docs/calls.md §1).
+    // Null arguments are {} (docs/calls.md, "The pipeline").
     expect(text(await server.call('Count', null))).toBe('invalid arguments: : "n" is a required property')
   })
 

@@ -153,7 +153,7 @@ describe('built runtime over HTTP (child process)', () => {
   })
 })
 
-describe('null arguments are {} (docs/calls.md §1), not -32602', () => {
+describe('null arguments are {} (docs/calls.md, "The pipeline"), not -32602', () => {
   it('raw JSON-RPC over stdio (initialize era): tools/call with "arguments": null is a normal tool result', async () => {
     const child = spawn(process.execPath, [built.full!, 'stdio'], { stdio: ['pipe', 'pipe', 'pipe'] })
     closers.push(async () => child.kill())

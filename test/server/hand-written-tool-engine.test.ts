@@ -1,5 +1,5 @@
 /**
- * The Ajv hand-written tools compile with (docs/serving.md §5): on Node the
+ * The Ajv hand-written tools compile with (docs/serving.md, "Tools, errors and visibility"): on Node the
  * 2020-12 class of the MCP SDK's bundled copy (server/validation/ajv-engine.ts), in
  * the web build the package's own (server/validation/ajv-engine-web.ts). Both must be
  * JSON Schema 2020-12 with formats, and give the same verdicts.

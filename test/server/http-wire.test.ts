@@ -170,7 +170,7 @@ function rpcMessage(body: string): any {
   return JSON.parse(data === undefined ? body : data.slice(6))
 }
 
-describe('null arguments over HTTP are {} (docs/calls.md §1), not -32602', () => {
+describe('null arguments over HTTP are {} (docs/calls.md, "The pipeline"), not -32602', () => {
   it('a raw 2025-era POST of tools/call with "arguments": null is a normal tool result', async () => {
     const set = await rawPost(
       { 'mcp-protocol-version': '2025-06-18' },

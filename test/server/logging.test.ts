@@ -1,5 +1,5 @@
 /**
- * The `logger` and `onError` options (docs/serving.md §9): on every serving
+ * The `logger` and `onError` options (docs/serving.md, "Logging"): on every serving
  * path a custom logger receives the message that would go to stderr, and
  * nothing reaches stderr; `onError` receives the errors themselves with
  * where they happened; `logger: false` silences; the default still writes

@@ -1,5 +1,5 @@
 /**
- * Used requestState nonces (docs/serving.md §6) are swept from the oldest,
+ * Used requestState nonces (docs/serving.md, "requestState") are swept from the oldest,
  * only while expired: opening a state costs a few steps, not a walk of every
  * nonce used in the last ten minutes (the issue: `openState` walked the
  * whole map on every open). Counted through the Map iterator's `next`.

@@ -1,6 +1,6 @@
 /**
- * The type tool and its resources as a server carries them (docs/profiles.md
- * §Token budget): `replaceTools(server)` swaps both, a tool list drops
+ * The type tool and its resources as a server carries them (docs/profiles.md,
+ * "Token budget"): `replaceTools(server)` swaps both, a tool list drops
  * both; `include()` of several budgeted servers gives one type tool that
  * answers for all of them, with every server's resources.
  */

@@ -1,7 +1,7 @@
 /**
  * The `cluster` and `requestStateKey` options of `serveHttp()`,
  * `nodeHandler()` and `fetchHandler()`: their rules, and the start-up check
- * that a cluster comes with a key every instance shares (docs/serving.md §12).
+ * that a cluster comes with a key every instance shares (docs/cluster.md).
  */
 import type { AuthOptions } from '../../contract/auth-options.ts'
 import type { Cluster } from './cluster.ts'
@@ -10,7 +10,7 @@ import { checkOptions, type OptionRule } from '../../runtime/check-options.ts'
 import { LOGGING_RULES, type LoggingOptions } from '../serving/logging.ts'
 import type { ServerState } from '../serving/server-state.ts'
 
-/** What the instances of a server behind a load balancer share (docs/serving.md §12). */
+/** What the instances of a server behind a load balancer share (docs/cluster.md). */
 export interface ClusterOptions {
   /**
    * Shares sessions, their events, list changes and clients' answers with
@@ -18,7 +18,7 @@ export interface ClusterOptions {
    * Needs a `requestStateKey`. @default this instance's own state, in memory
    */
   cluster?: Cluster
-  /** The requestState key (docs/serving.md §6), the same on every instance. @default `Server.builder(...).requestStateKey(key)`, else random */
+  /** The requestState key (docs/serving.md, "requestState"), the same on every instance. @default `Server.builder(...).requestStateKey(key)`, else random */
   requestStateKey?: Uint8Array | string
 }
 
@@ -65,7 +65,7 @@ export function applyClusterOptions(where: string, state: ServerState, options: 
 /** Options of `server.fetchHandler()`. */
 export interface FetchHandlerOptions extends ClusterOptions, LoggingOptions {
   /**
-   * Bearer-token authorization (docs/serving.md §10), `resource` required:
+   * Bearer-token authorization (docs/serving.md, "Authorization"), `resource` required:
    * tokens verified, the protected-resource metadata served, as `fetch(request, { auth })`.
    */
   auth?: AuthOptions

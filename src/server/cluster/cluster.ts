@@ -1,6 +1,6 @@
 /**
  * The `Cluster` interface: what the instances of one server behind a load
- * balancer share (docs/serving.md §12). Engine-neutral and async: the
+ * balancer share (docs/cluster.md). Engine-neutral and async: the
  * in-memory default (memory-cluster.ts) is one process's state, the
  * Postgres adapter (`unplugin-proto-mcp/postgres`) a fleet's; a Redis
  * adapter implements the same members. Only plain JSON crosses it.
@@ -141,7 +141,7 @@ export interface Cluster {
   isAlive(instanceId: string): Promise<boolean>
 
   /**
-   * The fleet's task store (the Tasks extension, docs/serving.md §11): a
+   * The fleet's task store (the Tasks extension, docs/serving.md, "Tasks"): a
    * task started on one instance is read, answered and cancelled through
    * any other, its `watch` hears changes made anywhere, and `due` lists the
    * tasks whose runner's lease ran out. Used once a transport attached.

@@ -1,5 +1,5 @@
 /**
- * HTTP serving over a `Cluster` (docs/serving.md §12): the event bus the
+ * HTTP serving over a `Cluster` (docs/cluster.md): the event bus the
  * SDK's `createMcpHandler` takes, the SDK `EventStore` of a session over
  * the cluster's, the rebuilding of a session another instance opened, the
  * routing of a client's response to the instance awaiting it, and the

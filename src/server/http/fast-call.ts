@@ -1,6 +1,6 @@
 /**
  * The fast path of a plain 2026-07-28 `tools/call` over Node HTTP
- * (docs/serving.md §2): a request the SDK would serve with nothing but the
+ * (docs/serving.md, "Transports"): a request the SDK would serve with nothing but the
  * tool's result (a valid envelope and standard headers, no progress token,
  * no log level, no requestState or answers, a tool that is visible, runs
  * no task and mirrors no header) is answered here, from the tool's call to

@@ -1,6 +1,6 @@
 /**
- * The `auth` option's gate in front of the MCP handler (docs/serving.md
- * §10): the protected-resource metadata (RFC 9728), bearer tokens verified
+ * The `auth` option's gate in front of the MCP handler (docs/serving.md,
+ * "Authorization"): the protected-resource metadata (RFC 9728), bearer tokens verified
  * (JWTs by the issuer's JWKS with jose, opaque ones by the user's RFC 7662
  * hook), the `401`/`403` challenges, and the request handed on without its
  * `Authorization` header. Web-standard only: `fetch()` runs it on Workers too.
@@ -51,7 +51,7 @@ const FETCH_TIMEOUT_MS = 5000
 const VERIFIED_TTL_MS = 30_000
 /**
  * How old the JWKS may be when a token is checked against it (jose re-reads it past that): with a verified
- * token remembered as long, a key removed from the JWKS stops verifying within a minute (docs/serving.md §10).
+ * token remembered as long, a key removed from the JWKS stops verifying within a minute (docs/serving.md, "Authorization").
  */
 const JWKS_MAX_AGE_MS = 30_000
 const VERIFIED_MAX = 1000
@@ -145,7 +145,7 @@ function scopesOf(claims: Record<string, unknown>, names: readonly string[]): st
 }
 
 /**
- * The caller of a token (docs/serving.md §10): `iss` with `sub`, else with the client (a client-credentials token of a
+ * The caller of a token (docs/serving.md, "Authorization"): `iss` with `sub`, else with the client (a client-credentials token of a
  * provider that names no subject acts for its client). Sessions, tasks and requestStates are bound to it, so a token
  * naming neither is refused (it would share one caller with every other such token). `sub` stays absent when absent.
  */

@@ -45,7 +45,7 @@ export interface NodeHandlerOptions extends SessionOptions, LoggingOptions, Conn
   /** Origin hostnames accepted from browsers. @default localhost, 127.0.0.1, [::1] */
   allowedOrigins?: string[]
   /**
-   * Bearer-token authorization (docs/serving.md §10): tokens of `issuer`
+   * Bearer-token authorization (docs/serving.md, "Authorization"): tokens of `issuer`
    * for `resource` are verified, the protected-resource metadata is served,
    * and `req.auth` is ignored. @default none (`req.auth`, when set, is the auth info)
    */
@@ -82,7 +82,7 @@ export interface ServeHttpOptions extends SessionOptions, LoggingOptions, Connec
   /** Origin hostnames accepted from browsers. @default localhost, 127.0.0.1, [::1] */
   allowedOrigins?: string[]
   /**
-   * Bearer-token authorization (docs/serving.md §10): tokens of `issuer`
+   * Bearer-token authorization (docs/serving.md, "Authorization"): tokens of `issuer`
    * for `resource` (by default this server's URL on loopback) are verified
    * and the protected-resource metadata is served; `serveHttp()` resolves
    * once every issuer's discovery document answered.

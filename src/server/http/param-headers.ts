@@ -4,7 +4,7 @@
  * `"x-mcp-header": "Region"`, and a client calling the tool over
  * Streamable HTTP then sends the argument's value in `Mcp-Param-Region`
  * too, so gateways can route on it without reading the body. The server
- * checks that the two agree (docs/serving.md §5).
+ * checks that the two agree (docs/serving.md, "Tools, errors and visibility").
  */
 import { HEADER_NAME_RE, HEADER_PARAM_TYPES, X_MCP_HEADER } from '../../contract/index.ts'
 import type { ServerState } from '../serving/server-state.ts'

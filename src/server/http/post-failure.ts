@@ -1,6 +1,6 @@
 /**
  * A POST the server failed to handle after reading it (its store
- * unreachable: a database restarting, docs/serving.md §12): the SDK's
+ * unreachable: a database restarting, docs/cluster.md): the SDK's
  * transport answers such a failure as HTTP 400 `-32700 Parse error` with
  * the error's text as `data`, which names the database's address and the
  * driver's `ECONNREFUSED`. Here it is a `503` with `Retry-After` and a

@@ -1,6 +1,6 @@
 /**
  * The fast path of a `tools/call` POSTed in an initialize-era session over
- * Node HTTP (docs/serving.md §2). It skips what costs most on the way to
+ * Node HTTP (docs/serving.md, "Transports"). It skips what costs most on the way to
  * the session's SDK instance: the web `Request` with its body, the SDK
  * entry's classification, the transport's POST handling and the web
  * `Response` piped back. It skips nothing of the session itself: the

@@ -64,7 +64,7 @@ export interface SessionOptions extends ClusterOptions {
   /**
    * Held SSE streams (a session's GET stream, a 2026-07-28
    * `subscriptions/listen`) one caller may have open at once; one more
-   * gets `429`. A caller is a principal (docs/serving.md §3): callers
+   * gets `429`. A caller is a principal (docs/serving.md, "Sessions and their binding"): callers
    * without auth are one caller.
    * @default 100
    */

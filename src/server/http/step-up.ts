@@ -1,5 +1,5 @@
 /**
- * Step-up authorization (docs/serving.md §10, `auth.scopedTools`): a
+ * Step-up authorization (docs/serving.md, "Authorization", `auth.scopedTools`): a
  * `tools/call` of a tool whose scopes the verified token lacks is answered
  * `403` with `WWW-Authenticate: Bearer error="insufficient_scope",
  * scope="<what the call needs>"`, so the client asks for them, instead of

@@ -1,5 +1,5 @@
 /**
- * Where a server's messages go (docs/serving.md §9): a `logger` for its
+ * Where a server's messages go (docs/serving.md, "Logging"): a `logger` for its
  * warnings and errors, an `onError` callback for the errors themselves
  * (the MCP SDK's `onerror`, with where it happened). By default both are
  * one line on stderr, as before any option; nothing else prints.

@@ -21,7 +21,7 @@ export function principalOf(authInfo: unknown, authorization: string | null | un
   let identity: string
   if (authInfo !== null && typeof authInfo === 'object') {
     const info = authInfo as { clientId?: unknown; token?: unknown; extra?: { sub?: unknown; iss?: unknown } }
-    // A verified token's principal (docs/serving.md §10) is its issuer, subject and client: a refreshed token stays the same caller.
+    // A verified token's principal (docs/serving.md, "Authorization") is its issuer, subject and client: a refreshed token stays the same caller.
     const issuer = typeof info.extra?.iss === 'string' ? info.extra.iss : ''
     const client = typeof info.clientId === 'string' ? info.clientId : ''
     // Without `sub`, a verified token acts for its client (the gate refuses one naming neither).

@@ -1,5 +1,5 @@
 /**
- * requestState sealing (docs/serving.md §6): the key (given, or 32 random
+ * requestState sealing (docs/serving.md, "requestState"): the key (given, or 32 random
  * bytes from the first serve on), the SDK's HMAC codec bound to the
  * caller's principal and session, and the nonces of the states already
  * used, so each opens once.

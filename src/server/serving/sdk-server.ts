@@ -64,7 +64,7 @@ const PASS_THROUGH: jsonSchemaValidator = {
 
 // listChanged everywhere: a ServerHandle may change any list while serving.
 // `logging` also makes the SDK answer `logging/setLevel` and filter `ctx.mcpReq.log` by it.
-// The Tasks extension (docs/serving.md §11): advertised to 2026-07-28 clients (see getCapabilities below).
+// The Tasks extension (docs/serving.md, "Tasks"): advertised to 2026-07-28 clients (see getCapabilities below).
 const CAPABILITIES = {
   tools: { listChanged: true },
   resources: { listChanged: true, subscribe: true },
@@ -191,7 +191,7 @@ async function inRounds<R>(
 
 type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>
 
-/** `request` without `params.arguments` when it is `null` (docs/calls.md §1: null arguments are `{}`). */
+/** `request` without `params.arguments` when it is `null` (docs/calls.md, "The pipeline": null arguments are `{}`). */
 function withoutNullArguments(request: JSONRPCRequest): JSONRPCRequest {
   const params = request.params as Record<string, unknown> | undefined
   if (params?.arguments !== null) return request
@@ -202,7 +202,7 @@ function withoutNullArguments(request: JSONRPCRequest): JSONRPCRequest {
 /** `tools/call` past the SDK's checks: null arguments dropped, a call that became a task answered with it. */
 function wrapCall(method: string, wrapped: RequestHandler): RequestHandler {
   if (method !== 'tools/call') return wrapped
-  // A call that became a task answers with it past the SDK's check of a CallToolResult (docs/serving.md §11).
+  // A call that became a task answers with it past the SDK's check of a CallToolResult (docs/serving.md, "Tasks").
   return (request, ctx) => {
     // The raw arguments, before the SDK's schema copies them: their text goes with the request's signal (one per request).
     adoptSource(ctx.mcpReq.signal, (request.params as { arguments?: unknown } | undefined)?.arguments)

@@ -143,7 +143,7 @@ export class ServerState {
     return this.#taskOptions?.pollIntervalMs
   }
 
-  /** The server's tasks (docs/serving.md §11), made on first use: a server never asked for a task holds no store. */
+  /** The server's tasks (docs/serving.md, "Tasks"), made on first use: a server never asked for a task holds no store. */
   get tasks(): TaskManager {
     return (this.#tasks ??= this.#logged(new TaskManager(this.#taskOptions)))
   }
@@ -157,7 +157,7 @@ export class ServerState {
 
   /**
    * Runs this server's tasks as instance `cluster.instanceId` of a fleet
-   * (docs/serving.md §12): in the cluster's task store unless `tasks({ store })`
+   * (docs/cluster.md): in the cluster's task store unless `tasks({ store })`
    * chose one, each under a lease this instance renews while it runs it.
    */
   joinFleet(cluster: Cluster): TaskManager {

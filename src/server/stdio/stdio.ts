@@ -88,7 +88,7 @@ class CountingTransport implements Transport {
 /**
  * Serves `state` on stdio until stdin closes; resolves with a report, or
  * rejects with the error when stdin or stdout fails (the process should
- * then exit non-zero). Its messages go to the logger (docs/serving.md §9).
+ * then exit non-zero). Its messages go to the logger (docs/serving.md, "Logging").
  * List changes reach the client: unsolicited in the initialize era, on its
  * `subscriptions/listen` streams in 2026-07-28.
  */

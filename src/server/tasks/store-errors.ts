@@ -1,6 +1,6 @@
 /**
  * What a client is told when the task store fails (a database restarting,
- * docs/serving.md §11): a JSON-RPC internal error in plain words, never
+ * docs/serving.md, "Tasks"): a JSON-RPC internal error in plain words, never
  * the driver's message (it names the database's address, `ECONNREFUSED`).
  * The cause goes to the server's log.
  */

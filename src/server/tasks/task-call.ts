@@ -1,5 +1,5 @@
 /**
- * One call that may become a task (docs/serving.md §11): the handler runs;
+ * One call that may become a task (docs/serving.md, "Tasks"): the handler runs;
  * if it has not finished after `startAfterMs` (and asked no question of
  * this round), the task is created (stored before the call answers with
  * it) and the handler goes on as the task. Until then its questions are

@@ -1,6 +1,6 @@
 /**
  * Task status notifications over Streamable HTTP (SEP-2663,
- * docs/serving.md §11): a `subscriptions/listen` asking for `taskIds` gets
+ * docs/serving.md, "Tasks"): a `subscriptions/listen` asking for `taskIds` gets
  * a stream that sends `notifications/tasks` (the task as `tasks/get` shows
  * it) each time one of those tasks changes, beside the list changes and
  * resource updates it asked for as the SDK's listen streams send them. The

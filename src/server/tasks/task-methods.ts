@@ -1,5 +1,5 @@
 /**
- * The Tasks extension's methods on an SDK instance (docs/serving.md §11):
+ * The Tasks extension's methods on an SDK instance (docs/serving.md, "Tasks"):
  * `tasks/get`, `tasks/update` and `tasks/cancel`, answered from the task
  * store for the caller that created the task, and refused with `-32021`
  * to a request that did not declare the extension.

@@ -1,5 +1,5 @@
 /**
- * Where tasks live (the Tasks extension, docs/serving.md §11): the
+ * Where tasks live (the Tasks extension, docs/serving.md, "Tasks"): the
  * `TaskStore` interface and its in-memory default. A store keeps JSON
  * records and applies changes atomically; what a change means (a status
  * moving on, an answer taken) is decided once, in tasks.ts, by the pure
@@ -59,7 +59,7 @@ export interface StoredTask {
   /** Set by `tasks/cancel`: the instance running the task stops it. */
   cancelRequested?: boolean
   /**
-   * In a fleet (docs/serving.md §12): the instance running the task, and
+   * In a fleet (docs/cluster.md): the instance running the task, and
    * until when (ms since the epoch) its lease holds. It renews the lease
    * while it runs; once the lease ran out, another instance takes the task
    * over: it follows the task's `operation`, or fails the task.
@@ -105,7 +105,7 @@ export interface TaskStore {
   watch?(taskId: string, listener: (task: StoredTask) => void): () => void
   /**
    * Ids of up to `limit` live tasks, not terminal, whose `runner` lease
-   * ended before `now`: the tasks a fleet takes over (docs/serving.md §12).
+   * ended before `now`: the tasks a fleet takes over (docs/cluster.md).
    * Optional: a store without it is one instance's.
    */
   due?(now: number, limit: number): Promise<string[]>

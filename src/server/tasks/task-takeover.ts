@@ -1,5 +1,5 @@
 /**
- * Tasks of a fleet whose runner stopped (docs/serving.md §12). Every
+ * Tasks of a fleet whose runner stopped (docs/cluster.md). Every
  * instance looks, every `pollIntervalMs`, for tasks whose runner's lease
  * ran out (`TaskStore.due`) and takes each over with one change (the store
  * applies changes one at a time: one instance wins). A task following a

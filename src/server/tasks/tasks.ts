@@ -1,5 +1,5 @@
 /**
- * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663; docs/serving.md §11):
+ * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663; docs/serving.md, "Tasks"):
  * a `tools/call` of a tool that may run as a task, from a client that
  * declared the extension, answers with a task once it has not finished at
  * once; the handler goes on in the background, its questions become the
@@ -180,7 +180,7 @@ export const cancelChange = moved({
 /** Says how the work goes (`statusMessage`): a handler's progress, a long-running operation's metadata. */
 export const messageChange = (statusMessage: string) => moved({ statusMessage })
 
-// In a fleet (docs/serving.md §12) a task has a runner: the instance running it, under a lease it renews.
+// In a fleet (docs/cluster.md) a task has a runner: the instance running it, under a lease it renews.
 
 /** `change`, made only while `instance` runs the task (a task without a runner is one instance's). */
 export const runnerOnly =

@@ -24,10 +24,10 @@ export interface ToolDefinition {
   /** Advertised as is; a result's `structuredContent` should match it. */
   outputSchema?: JsonSchema
   annotations?: Record<string, unknown>
-  /** Scopes and server features a caller needs for the tool to exist for it (docs/serving.md §5). */
+  /** Scopes and server features a caller needs for the tool to exist for it (docs/serving.md, "Tools, errors and visibility"). */
   requires?: ToolRequirements
   /**
-   * Whether a call may run as a task (the Tasks extension, docs/serving.md §11):
+   * Whether a call may run as a task (the Tasks extension, docs/serving.md, "Tasks"):
    * `optional`, when the caller can take one; `required`, only as one (a
    * caller that cannot is refused with `-32021`). @default 'forbidden'
    */

@@ -1,5 +1,5 @@
 /**
- * A tool result checked before it goes out (docs/serving.md §5): a result
+ * A tool result checked before it goes out (docs/serving.md, "Tools, errors and visibility"): a result
  * the transports cannot write (a value JSON cannot hold, a cycle, a text
  * past the longest string V8 makes) would be dropped on the way out, its
  * request never answered. Such a result becomes a tool error here instead,

@@ -55,7 +55,7 @@ export interface ToolEntry {
    * to, and the call pipeline of the runtime copy that compiled it.
    */
   readonly proto?: { readonly table: ToolTable; readonly tool: CompiledTool; readonly run?: typeof callProtoTool }
-  /** Whether a call may run as a task (docs/serving.md §11). @default 'forbidden' */
+  /** Whether a call may run as a task (docs/serving.md, "Tasks"). @default 'forbidden' */
   readonly taskSupport?: 'optional' | 'required'
   /** For a type tool (type-detail.ts): the servers whose type detail it answers. */
   readonly types?: ReadonlyArray<{ readonly server: string; readonly detail: TypeDetailSpec }>

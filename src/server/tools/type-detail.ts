@@ -1,11 +1,11 @@
 /**
  * The type tool of a `?mcp` server whose tools the token budget cut
- * (docs/profiles.md §Token budget), and the same answers as resources
+ * (docs/profiles.md, "Token budget"), and the same answers as resources
  * (`proto-mcp://<server>/types/<name>`) for clients that let a user attach them.
  *
  * The tool and its resources travel together: `include()` carries both,
  * and the type tools of several included servers become one tool answering
- * for all of them; `replaceTools(server)` swaps both (docs/serving.md §7).
+ * for all of them; `replaceTools(server)` swaps both (docs/serving.md, "Changing a server while it serves").
  */
 import { answerTypeDetail } from '../../runtime/type-detail.ts'
 import type { TypeDetailSpec } from '../../runtime/types.ts'

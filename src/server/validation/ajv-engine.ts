@@ -4,7 +4,7 @@
  * has already loaded with the SDK. A server start then compiles no second
  * Ajv compiler (about a third of the runtime's start-up chunks), and
  * registering a tool can still compile its schema at once, as it must
- * (docs/serving.md §5). The runtime's web build puts ajv-engine-web.ts in
+ * (docs/serving.md, "Tools, errors and visibility"). The runtime's web build puts ajv-engine-web.ts in
  * this module's place: on Workers the SDK validates with another library.
  */
 import { AjvJsonSchemaValidator, addFormats } from '@modelcontextprotocol/server/validators/ajv'
