@@ -108,26 +108,51 @@ describe('stage folders import one way', () => {
  * server/ by concern: its public objects loose at the top, everything else
  * in a subfolder, and which subfolder may import which (docs/internals.md).
  * A request goes transports/ (or http/, stdio/) → serving/ → tools/ → runtime/.
+ * The subfolders are in one order, top to bottom: a folder imports only
+ * folders below it (no arrow runs back up), `base/` at the bottom.
  */
 const SERVER_PUBLIC = ['builder.ts', 'handle.ts', 'index.ts']
-const SERVER_FOLDERS: Record<string, readonly string[]> = {
+const SERVER_ORDER = [
+  'transports',
+  'http',
+  'stdio',
+  'serving',
+  'tools',
+  'tasks',
+  'primitives',
+  'operate',
+  'cluster',
+  'validation',
+  'base',
+] as const
+const SERVER_FOLDERS: Record<(typeof SERVER_ORDER)[number], readonly string[]> = {
   // Which transports a build has, and connect() to a caller's transport.
-  transports: ['http', 'stdio', 'serving'],
+  transports: ['http', 'stdio', 'serving', 'base'],
   // Streamable HTTP: the handlers, the auth gate, the fast call path; a fleet's routing (cluster/) in front of them.
-  http: ['serving', 'tools', 'primitives', 'tasks', 'cluster', 'operate'],
-  stdio: ['serving'],
-  // What every transport serves from: the server state, the SDK server over it, requestState, logging, limits.
-  serving: ['tools', 'primitives', 'tasks', 'cluster', 'operate'],
+  http: ['serving', 'tools', 'tasks', 'primitives', 'operate', 'cluster', 'base'],
+  stdio: ['serving', 'base'],
+  // What every transport serves from: the server state, the SDK server over it, requestState, a fleet's task takeover.
+  serving: ['tools', 'tasks', 'primitives', 'operate', 'cluster', 'base'],
+  // The tool set and hand-written tools (their mirrored parameter headers: tools/header-params.ts).
+  tools: ['tasks', 'primitives', 'validation', 'base'],
+  // Tasks over a TaskStore (cluster/task-store.ts); what they read of the server state is their own interface (TaskHost).
+  tasks: ['primitives', 'operate', 'cluster', 'base'],
+  // The MCP methods besides tools.
+  primitives: ['base'],
   // Production: OpenTelemetry spans and metrics, rate limits, the audit line, health (docs/guide/production.md).
-  operate: ['serving', 'cluster'],
-  // The MCP methods besides tools; tasks; what instances of a fleet share.
-  primitives: ['serving'],
-  tasks: ['serving', 'primitives', 'cluster', 'operate'],
-  cluster: ['serving', 'tasks'],
-  // The tool set and hand-written tools (which read mirrored parameter headers off their schemas: http/param-headers.ts).
-  tools: ['validation', 'primitives', 'tasks', 'http'],
+  operate: ['cluster', 'base'],
+  // What instances of a fleet share: the Cluster and TaskStore seams, the memory ones, the fleet's bus.
+  cluster: ['base'],
   validation: [],
+  // The bottom: logging, the caller's principal, ListKind, base64url.
+  base: [],
 }
+
+/** The rules that name a folder at or above their own in SERVER_ORDER: an arrow running back up. */
+const backArrows = (rules: Readonly<Record<string, readonly string[]>>): string[] =>
+  Object.entries(rules).flatMap(([from, allowed]) =>
+    allowed.filter((to) => SERVER_ORDER.indexOf(to as never) <= SERVER_ORDER.indexOf(from as never)).map((to) => `${from} -> ${to}`),
+  )
 
 describe('server/ subfolders', () => {
   const serverDir = join(src, 'server')
@@ -148,6 +173,18 @@ describe('server/ subfolders', () => {
     const entries = readdirSync(serverDir)
     expect(entries.filter((name) => statSync(join(serverDir, name)).isFile()).sort()).toEqual(SERVER_PUBLIC)
     expect(entries.filter((name) => statSync(join(serverDir, name)).isDirectory()).sort()).toEqual(Object.keys(SERVER_FOLDERS).sort())
+    expect([...SERVER_ORDER].sort()).toEqual(Object.keys(SERVER_FOLDERS).sort())
+  })
+
+  it('the rules run one way: each folder names only folders below it in SERVER_ORDER', () => {
+    expect(backArrows(SERVER_FOLDERS)).toEqual([])
+  })
+
+  it('a back-arrow fails: a rule naming a folder above its own is reported', () => {
+    expect(backArrows({ ...SERVER_FOLDERS, tools: [...SERVER_FOLDERS.tools, 'http'], cluster: ['serving'] })).toEqual([
+      'tools -> http',
+      'cluster -> serving',
+    ])
   })
 
   it('no subfolder imports the public objects (index.ts, builder.ts, handle.ts)', () => {

@@ -7,7 +7,7 @@ import { checkOptions, integerRule, showValue, type OptionRule } from '../runtim
 import { runtimeError } from '../runtime/errors.ts'
 import { handWrittenToolEntry, type ToolDefinition, type ToolHandler } from './tools/hand-written-tool.ts'
 import { serverStateOf } from './handle.ts'
-import { LOGGING_RULES, type LoggingOptions } from './serving/logging.ts'
+import { LOGGING_RULES, type LoggingOptions } from './base/logging.ts'
 import { checkPageSize } from './primitives/pagination.ts'
 import {
   checkTemplate,

@@ -21,7 +21,7 @@ import type {
 } from '@modelcontextprotocol/server'
 import { adoptSource } from '../../runtime/number-source.ts'
 import type { CallContext } from '../../runtime/types.ts'
-import type { Log } from './logging.ts'
+import type { Log } from '../base/logging.ts'
 import {
   requestsToClient,
   directAsk,
@@ -38,7 +38,8 @@ import { promptResult } from '../primitives/prompts.ts'
 import { readResult } from '../primitives/resources.ts'
 import { failureText, sendable } from '../tools/sendable.ts'
 import { serveSubscriptions } from '../primitives/subscriptions.ts'
-import { unknownToolError, type ListKind, type ServerState, type StateBinding } from './server-state.ts'
+import type { ListKind } from '../base/list-kind.ts'
+import { unknownToolError, type ServerState, type StateBinding } from './server-state.ts'
 import { TaskableCall } from '../tasks/task-call.ts'
 import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from '../tasks/task-methods.ts'
 import { TASKS_EXTENSION, taskView } from '../tasks/tasks.ts'

@@ -8,7 +8,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
 import type { ToolTable } from '../../runtime/tool-table.ts'
 import type { CallContext } from '../../runtime/types.ts'
-import { Log, type LoggingOptions } from './logging.ts'
+import { Log, type LoggingOptions } from '../base/logging.ts'
 import { RequestStateSeal, type StateBinding } from './request-state.ts'
 import type { PromptEntry } from '../primitives/prompts.ts'
 import type { ResourceEntry } from '../primitives/resources.ts'
@@ -29,8 +29,7 @@ import {
 
 export type { StateBinding } from './request-state.ts'
 
-/** Which list changed. */
-export type ListKind = 'tools' | 'resources' | 'prompts'
+import type { ListKind } from '../base/list-kind.ts'
 
 /** Re-applies one service's backend to a tool table that has the service (lenient: a table without it is skipped). */
 export type Binder = (table: ToolTable) => void

@@ -10,7 +10,7 @@ import { runtimeError } from '../../runtime/errors.ts'
 import type { CallContext, JsonSchema, ValidationError } from '../../runtime/types.ts'
 import { renderValidationErrors } from '../../runtime/validation-text.ts'
 import { loadAjv } from '../validation/ajv-engine.ts'
-import { scanHeaderParams } from '../http/param-headers.ts'
+import { scanHeaderParams } from './header-params.ts'
 import type { TaskSupport } from '../tasks/tasks.ts'
 import type { CallResult, ListedTool, ToolEntry, ToolRequirements } from './tool-set.ts'
 

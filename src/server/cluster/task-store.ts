@@ -35,7 +35,7 @@ export interface TaskError {
 export interface StoredTask {
   /** Unguessable (128 random bits): it is the only handle a client has. */
   taskId: string
-  /** The principal of the caller that created it (server/serving/principal.ts); only it sees the task. */
+  /** The principal of the caller that created it (server/base/principal.ts); only it sees the task. */
   owner: string
   /** What runs: the tool's name. */
   tool: string
