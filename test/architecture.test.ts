@@ -321,6 +321,35 @@ describe('one home per concept', () => {
     expect(linesMatching(LOOPBACK_RE, [join('contract', 'loopback.ts')])).toEqual([])
   })
 
+  // Copies in http/, which the session-transport branch of issue 33 rewrites: the lead empties this list at the merge.
+  const HTTP_PENDING = [join('server', 'http', 'fast-call.ts'), join('server', 'http', 'session-fast-call.ts')]
+
+  /** Whether `line` checks one value for a JSON object: its `typeof` against 'object', `null` and `Array.isArray` all of it. */
+  const checksRecord = (line: string): boolean =>
+    [...line.matchAll(/typeof ([\w$.]+) [!=]== 'object'/g)].some(([, v]) => {
+      const at = v!.replace(/[$.]/g, '\\$&')
+      return new RegExp(`Array\\.isArray\\(${at}\\)`).test(line) && new RegExp(`(?:^|[^\\w$.])${at} [!=]== null`).test(line)
+    })
+
+  it('the plain-object check is written only in contract/is-record.ts (isRecord)', () => {
+    expect(checksRecord("if (x === null || typeof x !== 'object' || Array.isArray(x)) return")).toBe(true)
+    expect(checksRecord("return typeof a.b === 'object' && a.b !== null && !Array.isArray(a.b)")).toBe(true)
+    expect(checksRecord("if (x === null || typeof x !== 'object' || !Array.isArray(x.file))")).toBe(false)
+    const bad = filesUnder(src)
+      .filter((file) => ![join('contract', 'is-record.ts'), ...HTTP_PENDING].includes(relative(src, file)))
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => !/^\s*(?:\*|\/\/|\/\*)/.test(line) && checksRecord(line))
+          .map((line) => `${relative(src, file)}: ${line.trim()}`),
+      )
+    expect(bad).toEqual([])
+  })
+
+  it("the '2026-07-28' revision is written only in contract/protocol.ts (MODERN_REVISION)", () => {
+    expect(linesMatching(/['"`]2026-07-28['"`]/, [join('contract', 'protocol.ts'), ...HTTP_PENDING])).toEqual([])
+  })
+
   it('each exported type or interface name is declared once in src/', () => {
     const declared = new Map<string, string[]>()
     for (const file of filesUnder(src))

@@ -22,6 +22,7 @@ import { runtimeError } from '../runtime/errors.ts'
 import { checkOptions, integerRule, stringRule, type OptionRule } from '../runtime/check-options.ts'
 import { statements, type Statements } from './schema.ts'
 import { postgresTasks } from './task-store.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 /** Options of {@link postgresCluster}. */
 export interface PostgresClusterOptions {
@@ -49,12 +50,13 @@ const DEFAULT_POOL_SIZE = 10
 const DEFAULT_SWEEP_MS = 5000
 const DEFAULT_MESSAGE_TTL_MS = 60_000
 const DEFAULT_MAX_FLEET_TASKS = 10_000
-const DEFAULT_MAX_TASK_BYTES = 4 * 1024 * 1024
+/** Bytes of one task's JSON in the Postgres store (4 MiB); the memory store bounds all its tasks together instead (server/cluster/task-store.ts). */
+const DEFAULT_MAX_BYTES_PER_TASK = 4 * 1024 * 1024
 
 /** The options of `postgresCluster()`, with their defaults (the docs show them: test/option-docs.test.ts). */
 export const POSTGRES_CLUSTER_RULES: Record<keyof PostgresClusterOptions, OptionRule> = {
   connectionString: stringRule,
-  config: { accepts: 'an object of node-postgres client options', test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v) },
+  config: { accepts: 'an object of node-postgres client options', test: (v) => isRecord(v) },
   tablePrefix: {
     accepts: 'letters, digits and "_", starting with a letter or "_"',
     test: (v) => typeof v === 'string' && /^[a-z_][a-z0-9_]*$/i.test(v),
@@ -64,7 +66,7 @@ export const POSTGRES_CLUSTER_RULES: Record<keyof PostgresClusterOptions, Option
   sweepMs: { ...integerRule(10), default: DEFAULT_SWEEP_MS },
   messageTtlMs: { ...integerRule(1000), default: DEFAULT_MESSAGE_TTL_MS },
   maxTasks: { ...integerRule(1), default: DEFAULT_MAX_FLEET_TASKS },
-  maxTaskBytes: { ...integerRule(1024), default: DEFAULT_MAX_TASK_BYTES },
+  maxTaskBytes: { ...integerRule(1024), default: DEFAULT_MAX_BYTES_PER_TASK },
 }
 
 /** A 31-bit key of `text` (FNV-1a): advisory lock keys are int4 pairs. */
@@ -217,7 +219,7 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
     sweepMs = DEFAULT_SWEEP_MS,
     messageTtlMs = DEFAULT_MESSAGE_TTL_MS,
     maxTasks = DEFAULT_MAX_FLEET_TASKS,
-    maxTaskBytes = DEFAULT_MAX_TASK_BYTES,
+    maxTaskBytes = DEFAULT_MAX_BYTES_PER_TASK,
   } = options
   const sql = statements(tablePrefix.toLowerCase())
   const config: pg.ClientConfig = { ...options.config, ...(options.connectionString ? { connectionString: options.connectionString } : {}) }

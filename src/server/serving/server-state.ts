@@ -50,7 +50,7 @@ export interface ServerStateParts {
   /** Items per page of the list methods. @default every item on one page */
   pageSize?: number
   features?: readonly string[]
-  state?: unknown
+  appState?: unknown
   requestStateKey?: Uint8Array | string
   /** Seconds a sealed requestState stays valid. @default 600 */
   requestStateTtlSeconds?: number
@@ -67,7 +67,7 @@ export class ServerState {
   readonly info: { name: string; version: string }
   /** Swapped whole (by `replaceAll`), never changed in place. */
   features: ReadonlySet<string>
-  state: unknown
+  appState: unknown
   tools: ToolSet
   resources: ReadonlyMap<string, ResourceEntry>
   prompts: ReadonlyMap<string, PromptEntry>
@@ -94,7 +94,7 @@ export class ServerState {
   constructor(parts: ServerStateParts) {
     this.info = { name: parts.name, version: parts.version }
     this.features = new Set(parts.features ?? [])
-    this.state = parts.state
+    this.appState = parts.appState
     this.tools = toolSet(parts.tools)
     this.resources = new Map((parts.resources ?? []).map((r) => [r.resource.uri, r]))
     this.prompts = new Map((parts.prompts ?? []).map((p) => [p.prompt.name, p]))

@@ -13,7 +13,7 @@ import { isAnswerOf, type InputRequest, type QuestionMethod } from '../primitive
 import { toBase64url } from '../base/base64url.ts'
 import { noteTaskCreated, noteTaskEnded } from '../operate/telemetry.ts'
 import {
-  DEFAULT_MAX_TASK_BYTES,
+  DEFAULT_MAX_BYTES_ALL_TASKS,
   DEFAULT_MAX_TASKS,
   isTerminal,
   MemoryTaskStore,
@@ -72,7 +72,7 @@ export const TASK_OPTION_RULES: Record<keyof TaskOptions, OptionRule> = {
   pollIntervalMs: { ...integerRule(1), default: DEFAULT_POLL_INTERVAL_MS },
   startAfterMs: { ...integerRule(0), default: DEFAULT_START_AFTER_MS },
   maxTasks: { ...integerRule(1), default: DEFAULT_MAX_TASKS },
-  maxBytes: { ...integerRule(1024), default: DEFAULT_MAX_TASK_BYTES },
+  maxBytes: { ...integerRule(1024), default: DEFAULT_MAX_BYTES_ALL_TASKS },
   maxTasksPerPrincipal: { ...integerRule(1), default: DEFAULT_MAX_TASKS_PER_PRINCIPAL },
   maxListenTaskIds: { ...integerRule(1), default: DEFAULT_MAX_LISTEN_TASK_IDS },
 }

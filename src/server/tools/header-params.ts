@@ -6,6 +6,7 @@
  * (http/param-headers.ts compares them with a request's headers).
  */
 import { HEADER_NAME_RE, HEADER_PARAM_TYPES, X_MCP_HEADER } from '../../contract/index.ts'
+import { isRecord } from '../../contract/is-record.ts'
 
 /** One mirrored parameter: where its value is in the arguments, its header name and its JSON type. */
 export interface HeaderParam {
@@ -51,7 +52,7 @@ export function scanHeaderParams(schema: unknown): HeaderParam[] {
   const found: HeaderParam[] = []
   const names = new Map<string, string>()
   const visit = (node: unknown, path: string[], reachable: boolean): void => {
-    if (node === null || typeof node !== 'object' || Array.isArray(node)) return
+    if (!isRecord(node)) return
     const s = node as Record<string, unknown>
     if (X_MCP_HEADER in s) {
       const header = s[X_MCP_HEADER]
@@ -81,7 +82,7 @@ export function scanHeaderParams(schema: unknown): HeaderParam[] {
     for (const keyword of UNREACHABLE) {
       const sub = s[keyword]
       if (sub === undefined) continue
-      const branches = Array.isArray(sub) ? sub : MAPS.has(keyword) && sub !== null && typeof sub === 'object' ? Object.values(sub) : [sub]
+      const branches = Array.isArray(sub) ? sub : MAPS.has(keyword) && isRecord(sub) ? Object.values(sub) : [sub]
       for (const branch of branches) visit(branch, [...path, `<${keyword}>`], false)
     }
   }
