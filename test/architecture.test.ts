@@ -108,26 +108,51 @@ describe('stage folders import one way', () => {
  * server/ by concern: its public objects loose at the top, everything else
  * in a subfolder, and which subfolder may import which (docs/internals.md).
  * A request goes transports/ (or http/, stdio/) → serving/ → tools/ → runtime/.
+ * The subfolders are in one order, top to bottom: a folder imports only
+ * folders below it (no arrow runs back up), `base/` at the bottom.
  */
 const SERVER_PUBLIC = ['builder.ts', 'handle.ts', 'index.ts']
-const SERVER_FOLDERS: Record<string, readonly string[]> = {
+const SERVER_ORDER = [
+  'transports',
+  'http',
+  'stdio',
+  'serving',
+  'tools',
+  'tasks',
+  'primitives',
+  'operate',
+  'cluster',
+  'validation',
+  'base',
+] as const
+const SERVER_FOLDERS: Record<(typeof SERVER_ORDER)[number], readonly string[]> = {
   // Which transports a build has, and connect() to a caller's transport.
-  transports: ['http', 'stdio', 'serving'],
+  transports: ['http', 'stdio', 'serving', 'base'],
   // Streamable HTTP: the handlers, the auth gate, the fast call path; a fleet's routing (cluster/) in front of them.
-  http: ['serving', 'tools', 'primitives', 'tasks', 'cluster', 'operate'],
-  stdio: ['serving'],
-  // What every transport serves from: the server state, the SDK server over it, requestState, logging, limits.
-  serving: ['tools', 'primitives', 'tasks', 'cluster', 'operate'],
+  http: ['serving', 'tools', 'tasks', 'primitives', 'operate', 'cluster', 'base'],
+  stdio: ['serving', 'base'],
+  // What every transport serves from: the server state, the SDK server over it, requestState, a fleet's task takeover.
+  serving: ['tools', 'tasks', 'primitives', 'operate', 'cluster', 'base'],
+  // The tool set and hand-written tools (their mirrored parameter headers: tools/header-params.ts).
+  tools: ['tasks', 'primitives', 'validation', 'base'],
+  // Tasks over a TaskStore (cluster/task-store.ts); what they read of the server state is their own interface (TaskHost).
+  tasks: ['primitives', 'operate', 'cluster', 'base'],
+  // The MCP methods besides tools.
+  primitives: ['base'],
   // Production: OpenTelemetry spans and metrics, rate limits, the audit line, health (docs/guide/production.md).
-  operate: ['serving', 'cluster'],
-  // The MCP methods besides tools; tasks; what instances of a fleet share.
-  primitives: ['serving'],
-  tasks: ['serving', 'primitives', 'cluster', 'operate'],
-  cluster: ['serving', 'tasks'],
-  // The tool set and hand-written tools (which read mirrored parameter headers off their schemas: http/param-headers.ts).
-  tools: ['validation', 'primitives', 'tasks', 'http'],
+  operate: ['cluster', 'base'],
+  // What instances of a fleet share: the Cluster and TaskStore seams, the memory ones, the fleet's bus.
+  cluster: ['base'],
   validation: [],
+  // The bottom: logging, the caller's principal, ListKind, base64url.
+  base: [],
 }
+
+/** The rules that name a folder at or above their own in SERVER_ORDER: an arrow running back up. */
+const backArrows = (rules: Readonly<Record<string, readonly string[]>>): string[] =>
+  Object.entries(rules).flatMap(([from, allowed]) =>
+    allowed.filter((to) => SERVER_ORDER.indexOf(to as never) <= SERVER_ORDER.indexOf(from as never)).map((to) => `${from} -> ${to}`),
+  )
 
 describe('server/ subfolders', () => {
   const serverDir = join(src, 'server')
@@ -148,6 +173,18 @@ describe('server/ subfolders', () => {
     const entries = readdirSync(serverDir)
     expect(entries.filter((name) => statSync(join(serverDir, name)).isFile()).sort()).toEqual(SERVER_PUBLIC)
     expect(entries.filter((name) => statSync(join(serverDir, name)).isDirectory()).sort()).toEqual(Object.keys(SERVER_FOLDERS).sort())
+    expect([...SERVER_ORDER].sort()).toEqual(Object.keys(SERVER_FOLDERS).sort())
+  })
+
+  it('the rules run one way: each folder names only folders below it in SERVER_ORDER', () => {
+    expect(backArrows(SERVER_FOLDERS)).toEqual([])
+  })
+
+  it('a back-arrow fails: a rule naming a folder above its own is reported', () => {
+    expect(backArrows({ ...SERVER_FOLDERS, tools: [...SERVER_FOLDERS.tools, 'http'], cluster: ['serving'] })).toEqual([
+      'tools -> http',
+      'cluster -> serving',
+    ])
   })
 
   it('no subfolder imports the public objects (index.ts, builder.ts, handle.ts)', () => {
@@ -282,6 +319,35 @@ describe('one home per concept', () => {
   it('loopback is decided in contract/loopback.ts only', () => {
     const LOOPBACK_RE = /BlockList|\^127\(|::ffff:7f|=== '\[::1\]'/
     expect(linesMatching(LOOPBACK_RE, [join('contract', 'loopback.ts')])).toEqual([])
+  })
+
+  // Copies in http/, which the session-transport branch of issue 33 rewrites: the lead empties this list at the merge.
+  const HTTP_PENDING = [join('server', 'http', 'fast-call.ts'), join('server', 'http', 'session-fast-call.ts')]
+
+  /** Whether `line` checks one value for a JSON object: its `typeof` against 'object', `null` and `Array.isArray` all of it. */
+  const checksRecord = (line: string): boolean =>
+    [...line.matchAll(/typeof ([\w$.]+) [!=]== 'object'/g)].some(([, v]) => {
+      const at = v!.replace(/[$.]/g, '\\$&')
+      return new RegExp(`Array\\.isArray\\(${at}\\)`).test(line) && new RegExp(`(?:^|[^\\w$.])${at} [!=]== null`).test(line)
+    })
+
+  it('the plain-object check is written only in contract/is-record.ts (isRecord)', () => {
+    expect(checksRecord("if (x === null || typeof x !== 'object' || Array.isArray(x)) return")).toBe(true)
+    expect(checksRecord("return typeof a.b === 'object' && a.b !== null && !Array.isArray(a.b)")).toBe(true)
+    expect(checksRecord("if (x === null || typeof x !== 'object' || !Array.isArray(x.file))")).toBe(false)
+    const bad = filesUnder(src)
+      .filter((file) => ![join('contract', 'is-record.ts'), ...HTTP_PENDING].includes(relative(src, file)))
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => !/^\s*(?:\*|\/\/|\/\*)/.test(line) && checksRecord(line))
+          .map((line) => `${relative(src, file)}: ${line.trim()}`),
+      )
+    expect(bad).toEqual([])
+  })
+
+  it("the '2026-07-28' revision is written only in contract/protocol.ts (MODERN_REVISION)", () => {
+    expect(linesMatching(/['"`]2026-07-28['"`]/, [join('contract', 'protocol.ts'), ...HTTP_PENDING])).toEqual([])
   })
 
   it('each exported type or interface name is declared once in src/', () => {

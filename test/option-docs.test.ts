@@ -20,7 +20,7 @@ import { REQUEST_STATE_KEY_RULES } from '../src/server/builder.ts'
 import { FETCH_HANDLER_RULES } from '../src/server/cluster/cluster-options.ts'
 import { FETCH_RULES } from '../src/server/index.ts'
 import { HANDLER_RULES, SERVE_RULES } from '../src/server/http/http-options.ts'
-import { LOGGING_RULES } from '../src/server/serving/logging.ts'
+import { LOGGING_RULES } from '../src/server/base/logging.ts'
 import { STDIO_RULES } from '../src/server/stdio/stdio.ts'
 import { TASK_OPTION_RULES } from '../src/server/tasks/tasks.ts'
 

@@ -7,7 +7,7 @@
  * reflection, so results and error texts never change.
  */
 import protobuf from 'protobufjs/light.js'
-import type { Enum, Field, Root, Type } from 'protobufjs'
+import type { Enum, Field, ReflectionObject, Root, Type } from 'protobufjs'
 import { WRAPPER_NAMES } from '../contract/index.ts'
 import type { GeneratedImport } from '../contract/index.ts'
 
@@ -288,9 +288,32 @@ class CodecWriter {
         `const ${table}n = { __proto__: null, ${byNumber.join(', ')} }`,
       )
     }
-    const closed = (enm as Enum & { _features?: { enum_type?: string } })._features?.enum_type === 'CLOSED'
-    return `${this.#use('$enum')}(${x}, ${table}, ${table}n, ${closed})`
+    return `${this.#use('$enum')}(${x}, ${table}, ${table}n, ${isClosedEnum(enm)})`
   }
+}
+
+/** The edition a top-level declaration's JSON names (absent for proto3), by declaration. */
+const editions = new WeakMap<ReflectionObject, string | undefined>()
+
+/**
+ * Whether protobufjs decodes `enm` as a closed enum (an unknown number is
+ * not kept, so the codec bails): the `features.enum_type` the enum, an
+ * enclosing message or its file sets (protobufjs puts a file's options on
+ * its top-level declarations), else its file's edition: proto2 closed,
+ * proto3 and the editions open. Public members only: `options`, `parent`,
+ * and the `edition` of the top-level declaration's `toJSON()`.
+ */
+export function isClosedEnum(enm: Enum): boolean {
+  let at: ReflectionObject = enm
+  for (;;) {
+    const set = (at.options?.features as { enum_type?: unknown } | undefined)?.enum_type
+    if (set !== undefined) return set === 'CLOSED'
+    const parent = at.parent
+    if (!(parent instanceof protobuf.Type)) break
+    at = parent
+  }
+  if (!editions.has(at)) editions.set(at, (at.toJSON() as { edition?: string }).edition)
+  return editions.get(at) === 'proto2'
 }
 
 /**

@@ -8,6 +8,7 @@
 import { ADVERTISED_BRANCH } from '../schema/scalar-schema.ts'
 import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD } from '../contract/index.ts'
 import type { JsonSchema } from '../contract/index.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 export { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD }
 
@@ -45,7 +46,7 @@ const SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems'])
 /** Subschemas only some values are checked against: a shared schema inside them would change what `schemaPath` says of their errors. */
 const BRANCHES = new Set(['anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else'])
 
-const isRecord = (value: unknown): value is JsonSchema => value !== null && typeof value === 'object' && !Array.isArray(value)
+const isSchemaObject = (value: unknown): value is JsonSchema => isRecord(value)
 
 const isScalar = (value: unknown): boolean => value === null || ['string', 'number', 'boolean'].includes(typeof value)
 
@@ -56,9 +57,10 @@ const isScalar = (value: unknown): boolean => value === null || ['string', 'numb
 function protoFloat(node: JsonSchema): JsonSchema | undefined {
   if (node[ADVERTISED_BRANCH] !== 0 || !Array.isArray(node.anyOf) || node.anyOf.length < 2 || node.anyOf.length > 3) return undefined
   const [number, strings, nullable] = node.anyOf as unknown[]
-  if (!isRecord(number) || number.type !== 'number' || !isRecord(strings)) return undefined
+  if (!isSchemaObject(number) || number.type !== 'number' || !isSchemaObject(strings)) return undefined
   if (strings.type !== 'string' || !Array.isArray(strings.enum) || Object.keys(strings).length !== 2) return undefined
-  if (nullable !== undefined && !(isRecord(nullable) && nullable.type === 'null' && Object.keys(nullable).length === 1)) return undefined
+  if (nullable !== undefined && !(isSchemaObject(nullable) && nullable.type === 'null' && Object.keys(nullable).length === 1))
+    return undefined
   const { type: _type, ...bounds } = number
   const { anyOf: _anyOf, [ADVERTISED_BRANCH]: _mark, ...rest } = node
   return { ...rest, ...bounds, [PROTO_FLOAT_KEYWORD]: nullable === undefined ? strings.enum : [...strings.enum, null] }
@@ -66,15 +68,21 @@ function protoFloat(node: JsonSchema): JsonSchema | undefined {
 
 /** The validator's form of one schema node (and its subschemas). */
 export function validatorSchema(node: unknown): unknown {
-  if (!isRecord(node)) return node
+  if (!isSchemaObject(node)) return node
   const float = protoFloat(node)
   const source = float ?? node
   const out: JsonSchema = {}
   for (const [key, value] of Object.entries(source)) {
     if (ANNOTATIONS.has(key) || key === ADVERTISED_BRANCH) continue
-    if (key === 'not' && isRecord(value) && Object.keys(value).length === 1 && Array.isArray(value.enum) && value.enum.every(isScalar)) {
+    if (
+      key === 'not' &&
+      isSchemaObject(value) &&
+      Object.keys(value).length === 1 &&
+      Array.isArray(value.enum) &&
+      value.enum.every(isScalar)
+    ) {
       out[NOT_IN_KEYWORD] = value.enum
-    } else if (SCHEMA_MAPS.has(key) && isRecord(value)) {
+    } else if (SCHEMA_MAPS.has(key) && isSchemaObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, validatorSchema(sub)]))
     } else if (SCHEMA_ONE.has(key)) {
       out[key] = validatorSchema(value)
@@ -94,7 +102,7 @@ const SHARED_MIN_CHARS = 60
 function movable(node: JsonSchema, text: string): boolean {
   return (
     text.length >= SHARED_MIN_CHARS &&
-    (node.type === 'object' || isRecord(node.properties)) &&
+    (node.type === 'object' || isSchemaObject(node.properties)) &&
     !/"\$(?:ref|defs|dynamicRef|dynamicAnchor|anchor|id)"/.test(text)
   )
 }
@@ -103,9 +111,9 @@ function movable(node: JsonSchema, text: string): boolean {
 function* sharedCandidates(node: JsonSchema): Generator<[key: string, name: string | undefined, sub: JsonSchema]> {
   for (const [key, value] of Object.entries(node)) {
     if (BRANCHES.has(key)) continue
-    if (SCHEMA_MAPS.has(key) && isRecord(value)) {
-      for (const [name, sub] of Object.entries(value)) if (isRecord(sub)) yield [key, name, sub]
-    } else if (SCHEMA_ONE.has(key) && isRecord(value)) {
+    if (SCHEMA_MAPS.has(key) && isSchemaObject(value)) {
+      for (const [name, sub] of Object.entries(value)) if (isSchemaObject(sub)) yield [key, name, sub]
+    } else if (SCHEMA_ONE.has(key) && isSchemaObject(value)) {
       yield [key, undefined, value]
     }
   }

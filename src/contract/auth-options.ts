@@ -6,6 +6,7 @@
  */
 import { isLoopbackHost } from './loopback.ts'
 import { showValue } from './show-value.ts'
+import { isRecord } from './is-record.ts'
 
 /** An RFC 7662 introspection response, as an `introspect` hook returns it. */
 export interface IntrospectionResult {
@@ -204,8 +205,7 @@ export const AUTH_RULES: Record<keyof AuthOptions, AuthRule> = {
  * right. `needResource`: the caller cannot know its own URL.
  */
 export function authOptionsProblem(value: unknown, needResource: boolean): string | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    return `option "auth" must be an object { issuer, resource?, scopes?, ... }, got ${showValue(value)}`
+  if (!isRecord(value)) return `option "auth" must be an object { issuer, resource?, scopes?, ... }, got ${showValue(value)}`
   for (const [key, v] of Object.entries(value)) {
     const rule = Object.hasOwn(AUTH_RULES, key) ? AUTH_RULES[key as keyof AuthOptions] : undefined
     if (rule === undefined) return `unknown option "auth.${key}": the options are ${Object.keys(AUTH_RULES).join(', ')}`
@@ -214,7 +214,7 @@ export function authOptionsProblem(value: unknown, needResource: boolean): strin
     if (problem !== undefined)
       return `option "auth.${key}" must be ${rule.accepts}, got ${showValue(v)}${problem === false ? '' : ` (${problem})`}`
   }
-  const auth = value as AuthOptions
+  const auth = value as unknown as AuthOptions
   if (auth.issuer === undefined) return 'option "auth" needs "issuer": the authorization server whose tokens are accepted'
   if (needResource && auth.resource === undefined)
     return 'option "auth" needs "resource": the URL clients connect to (https://mcp.example.com/mcp), which tokens must name as their audience'

@@ -6,6 +6,7 @@
  */
 import { nearestName } from './nearest.ts'
 import { showValue } from './show-value.ts'
+import { isRecord } from './is-record.ts'
 
 /** What one option accepts: a description for the message and the test. */
 export interface OptionRule {
@@ -38,7 +39,7 @@ export function checkOptions(
   error: OptionErrorFactory = plainError,
 ): void {
   if (options === undefined) return
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+  if (!isRecord(options)) {
     throw error(`${where}: options must be an object, got ${showValue(options)}`)
   }
   for (const [key, value] of Object.entries(options)) {

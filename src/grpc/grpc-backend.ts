@@ -24,6 +24,7 @@ import { statusError } from '../runtime/status.ts'
 import { clientSpan, type ClientSpan } from '../runtime/otel.ts'
 import type { CallContext, RpcHandler } from '../runtime/types.ts'
 import { addSafely, metadataOf, statusErrorOf } from './metadata.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 /** Options of {@link grpc}. */
 export interface GrpcOptions {
@@ -127,19 +128,18 @@ async function whenSettled(client: Client, waitMs: number, signal: AbortSignal |
   if (signal?.aborted) throw statusError('Canceled', 'the request was cancelled')
 }
 
-const isObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v)
 /** The options of `grpc()`, with their defaults (the docs show them: test/option-docs.test.ts). */
 export const GRPC_RULES: Record<keyof GrpcOptions, OptionRule> = {
-  credentials: { accepts: 'grpc-js ChannelCredentials', test: isObject },
-  channelOptions: { accepts: 'an object of grpc-js channel options', test: isObject },
+  credentials: { accepts: 'grpc-js ChannelCredentials', test: isRecord },
+  channelOptions: { accepts: 'an object of grpc-js channel options', test: isRecord },
   forwardHeaders: { ...stringsRule, default: DEFAULT_FORWARDED_HEADERS },
   metadata: {
     accepts: 'an object of string values',
-    test: (v) => isObject(v) && Object.values(v as object).every((x) => typeof x === 'string'),
+    test: (v) => isRecord(v) && Object.values(v as object).every((x) => typeof x === 'string'),
   },
   principalMetadata: {
     accepts: 'an object of metadata keys to claim names',
-    test: (v) => isObject(v) && Object.values(v as object).every((x) => typeof x === 'string' && x !== ''),
+    test: (v) => isRecord(v) && Object.values(v as object).every((x) => typeof x === 'string' && x !== ''),
   },
   callMetadata: { accepts: 'a function (context) => metadata', test: (v) => typeof v === 'function' },
   deadlineMs: { ...integerRule(1), default: DEFAULT_DEADLINE_MS },

@@ -17,6 +17,7 @@ import {
 } from '../schema/index.ts'
 import { PROFILES } from '../schema/types.ts'
 import type { Options } from './options.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 const isPattern = (v: unknown): boolean => typeof v === 'string' || v instanceof RegExp
 const TOOL_NAMES = ['method', 'service', 'qualified']
@@ -109,7 +110,7 @@ export const PLUGIN_RULES: Record<keyof Options, OptionRule> = {
   },
   dev: {
     accepts: 'an object { server, path?, loadTimeoutMs?, auth? }',
-    test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+    test: (v) => isRecord(v),
   },
 }
 

@@ -12,6 +12,7 @@ import type { ViteDevServer } from 'vite'
 import { packageRoot } from '../proto/package-root.ts'
 import { toolCosts } from '../schema/index.ts'
 import { isOwnOrigin, pathOf } from './dev-origin.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 /** Where the page lives on the dev server. */
 export const PAGE_PATH = '/__mcp/'
@@ -75,7 +76,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string | u
 
 /** What is wrong with a costs request's body (`{ server?, tools: [{ name, description?, inputSchema }] }`), or `undefined`. */
 function costsProblem(body: unknown): string | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'the body must be a JSON object { server?, tools }'
+  if (!isRecord(body)) return 'the body must be a JSON object { server?, tools }'
   const { server, tools } = body as { server?: unknown; tools?: unknown }
   if (server !== undefined && typeof server !== 'string') return '"server" must be a string'
   if (!Array.isArray(tools)) return '"tools" must be the array of a tools/list result'

@@ -20,8 +20,9 @@ import type {
 } from '../server/cluster/cluster.ts'
 import { runtimeError } from '../runtime/errors.ts'
 import { checkOptions, integerRule, stringRule, type OptionRule } from '../runtime/check-options.ts'
-import { statements } from './schema.ts'
+import { statements, type Statements } from './schema.ts'
 import { postgresTasks } from './task-store.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 /** Options of {@link postgresCluster}. */
 export interface PostgresClusterOptions {
@@ -49,12 +50,13 @@ const DEFAULT_POOL_SIZE = 10
 const DEFAULT_SWEEP_MS = 5000
 const DEFAULT_MESSAGE_TTL_MS = 60_000
 const DEFAULT_MAX_FLEET_TASKS = 10_000
-const DEFAULT_MAX_TASK_BYTES = 4 * 1024 * 1024
+/** Bytes of one task's JSON in the Postgres store (4 MiB); the memory store bounds all its tasks together instead (server/cluster/task-store.ts). */
+const DEFAULT_MAX_BYTES_PER_TASK = 4 * 1024 * 1024
 
 /** The options of `postgresCluster()`, with their defaults (the docs show them: test/option-docs.test.ts). */
 export const POSTGRES_CLUSTER_RULES: Record<keyof PostgresClusterOptions, OptionRule> = {
   connectionString: stringRule,
-  config: { accepts: 'an object of node-postgres client options', test: (v) => v !== null && typeof v === 'object' && !Array.isArray(v) },
+  config: { accepts: 'an object of node-postgres client options', test: (v) => isRecord(v) },
   tablePrefix: {
     accepts: 'letters, digits and "_", starting with a letter or "_"',
     test: (v) => typeof v === 'string' && /^[a-z_][a-z0-9_]*$/i.test(v),
@@ -64,7 +66,7 @@ export const POSTGRES_CLUSTER_RULES: Record<keyof PostgresClusterOptions, Option
   sweepMs: { ...integerRule(10), default: DEFAULT_SWEEP_MS },
   messageTtlMs: { ...integerRule(1000), default: DEFAULT_MESSAGE_TTL_MS },
   maxTasks: { ...integerRule(1), default: DEFAULT_MAX_FLEET_TASKS },
-  maxTaskBytes: { ...integerRule(1024), default: DEFAULT_MAX_TASK_BYTES },
+  maxTaskBytes: { ...integerRule(1024), default: DEFAULT_MAX_BYTES_PER_TASK },
 }
 
 /** A 31-bit key of `text` (FNV-1a): advisory lock keys are int4 pairs. */
@@ -170,6 +172,41 @@ function eventWriter(
 /** Events of a bus payload: `<origin> e <kind>`. */
 const LIST_KINDS = new Set(['tools_list_changed', 'prompts_list_changed', 'resources_list_changed'])
 
+/** A named statement run on the query pool (prepared once per connection). */
+type Query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<R>>
+
+/** What the parts of one cluster share: its statements, this instance, the transports attached and the query pool. */
+interface ClusterParts {
+  readonly sql: Statements
+  readonly instanceId: string
+  /** The advisory lock space of the instances' liveness locks. */
+  readonly lockSpace: number
+  readonly attachments: Set<ClusterListeners>
+  /** Tells every attached transport of a failure. */
+  report(error: unknown): void
+  query: Query
+}
+
+/** The settings of the connections: the resolved options of {@link postgresCluster}. */
+interface ConnectionSettings {
+  config: pg.ClientConfig
+  tablePrefix: string
+  poolSize: number
+  sweepMs: number
+  messageTtlMs: number
+}
+
+/** The pool and the listening connection of a cluster. */
+interface Connections {
+  query: Query
+  /** Opens the pool, creates the tables, listens and takes this instance's lock, starts the sweeper. */
+  start(): Promise<void>
+  /** Closes both, once `beforeStop` resolved. */
+  stop(): Promise<void>
+  /** Whether the listening connection is up (this instance's lock held). */
+  readonly listening: boolean
+}
+
 /**
  * A cluster on Postgres: `serveHttp({ cluster: postgresCluster({ connectionString }), requestStateKey })`
  * on every instance. Tables are created on first use.
@@ -182,64 +219,120 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
     sweepMs = DEFAULT_SWEEP_MS,
     messageTtlMs = DEFAULT_MESSAGE_TTL_MS,
     maxTasks = DEFAULT_MAX_FLEET_TASKS,
-    maxTaskBytes = DEFAULT_MAX_TASK_BYTES,
+    maxTaskBytes = DEFAULT_MAX_BYTES_PER_TASK,
   } = options
   const sql = statements(tablePrefix.toLowerCase())
   const config: pg.ClientConfig = { ...options.config, ...(options.connectionString ? { connectionString: options.connectionString } : {}) }
   const instanceId = randomBytes(9).toString('base64url')
-  const lockSpace = key(`${tablePrefix}instances`)
   const attachments = new Set<ClusterListeners>()
   /** Sessions this instance is ending, until it hears the end back. */
   const ending = new Map<string, () => void>()
-  let pool: pg.Pool | undefined
-  let listener: pg.Client | undefined
   let starting: Promise<void> | undefined
-  let sweeper: ReturnType<typeof setInterval> | undefined
-  let reconnecting: ReturnType<typeof setTimeout> | undefined
-  let closed = false
-
   const report = (error: unknown): void => {
     const failure = error instanceof Error ? error : new Error(String(error))
     for (const listeners of attachments) listeners.error(failure)
   }
-  const query = async <R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> => {
+  const parts: ClusterParts = {
+    sql,
+    instanceId,
+    lockSpace: key(`${tablePrefix}instances`),
+    attachments,
+    report,
+    query: (text, values) => connections.query(text, values),
+  }
+  const tasks = postgresTasks(sql, parts.query, instanceId, { maxTasks, maxTaskBytes })
+  const connections = clusterConnections(
+    parts,
+    { config, tablePrefix, poolSize, sweepMs, messageTtlMs },
+    {
+      notification: notificationHandler(parts, tasks, ending),
+      // What was sent is stored before the connections close.
+      beforeStop: () => writes.settled(writes.last),
+    },
+  )
+  const writes = eventWriter(instanceId, (batch, upTo) => appendEvents(parts, batch, upTo), report)
+
+  return {
+    instanceId,
+    async attach(listeners) {
+      starting ??= connections.start().catch((error: unknown) => {
+        starting = undefined
+        throw error
+      })
+      await starting
+      attachments.add(listeners)
+      return async () => {
+        if (!attachments.delete(listeners) || attachments.size > 0) return
+        starting = undefined
+        await connections.stop()
+      }
+    },
+    async publish(event) {
+      if (event.kind === 'resource_updated') await parts.query(sql.publishBody, [JSON.stringify(event), `${instanceId} m`])
+      else await parts.query(sql.notify, [`${instanceId} e ${event.kind}`])
+    },
+    async createSession(record, idleMs) {
+      await parts.query(sql.createSession, [record.id, JSON.stringify(record), idleMs])
+    },
+    async touchSession(id, idleMs) {
+      const { rows } = await parts.query<{ record: string }>(sql.touchSession, [id, idleMs])
+      return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as SessionRecord)
+    },
+    async endSession(id) {
+      // Answered once the end is heard back, so the other instances were told too: one that served the
+      // session within the last second answers from its copy without asking the store (http/session-handler.ts).
+      let heard = (): void => {}
+      const back = new Promise<void>((resolve) => (heard = resolve))
+      ending.set(id, heard)
+      try {
+        const { rowCount } = await parts.query(sql.endSession, [id, instanceId])
+        if (rowCount && connections.listening)
+          await Promise.race([back, new Promise((resolve) => setTimeout(resolve, END_HEARD_MS).unref?.())])
+      } finally {
+        if (ending.get(id) === heard) ending.delete(id)
+      }
+    },
+    events: (sessionId, limits) => sessionEvents(parts, writes, sessionId, limits),
+    async sendResponse(target, sessionId, message) {
+      await parts.query(sql.publishBody, [JSON.stringify(message), `${instanceId} r ${target} ${sessionId}`])
+    },
+    async isAlive(id) {
+      if (id === instanceId) return connections.listening
+      const { rows } = await parts.query<{ alive: boolean }>(sql.isAlive, [parts.lockSpace, key(id)])
+      return rows[0]?.alive === true
+    },
+    tasks: () => tasks,
+  }
+}
+
+/**
+ * The query pool and the listening connection (LISTEN, this instance's
+ * liveness lock), reconnected with backoff when lost; the sweeper of
+ * expired rows while started.
+ */
+function clusterConnections(
+  parts: Omit<ClusterParts, 'query'>,
+  settings: ConnectionSettings,
+  hooks: { notification: (payload: string) => void; beforeStop: () => Promise<void> },
+): Connections {
+  const { sql, instanceId, lockSpace, attachments, report } = parts
+  const { config, tablePrefix } = settings
+  let pool: pg.Pool | undefined
+  let listener: pg.Client | undefined
+  let sweeper: ReturnType<typeof setInterval> | undefined
+  let reconnecting: ReturnType<typeof setTimeout> | undefined
+  let closed = false
+
+  const query: Query = async (text, values) => {
     if (pool === undefined) throw runtimeError('BAD_OPTION', 'postgresCluster(): used before a transport attached it')
     // Named: each connection prepares a statement once, then only binds it.
     const statement = { name: `${tablePrefix}${key(text).toString(36)}`, text, values }
     try {
-      return await pool.query<R>(statement)
+      return await pool.query(statement)
     } catch (error) {
       // A pooled connection Postgres closed (a restart) fails once: the statement runs again on a fresh one.
       if (!isBrokenConnection(error) || pool === undefined) throw error
-      return pool.query<R>(statement)
-    }
-  }
-
-  const tasks = postgresTasks(sql, query, instanceId, { maxTasks, maxTaskBytes })
-
-  const onNotification = (payload: string): void => {
-    const [origin, type, first, second, third] = payload.split(' ')
-    if (type === 'x') {
-      if (origin === instanceId) ending.get(first!)?.()
-      for (const listeners of attachments) listeners.ended(first!)
-      return
-    }
-    if (origin === instanceId) return
-    if (type === 't') tasks.heard(first!)
-    else if (type === 'e' && LIST_KINDS.has(first!)) {
-      for (const listeners of attachments) listeners.event({ kind: first } as FleetEvent)
-    } else if (type === 'm') {
-      query<{ body: string }>(sql.readBody, [first]).then(({ rows }) => {
-        if (rows[0] === undefined) return
-        const event = JSON.parse(rows[0].body) as FleetEvent
-        for (const listeners of attachments) listeners.event(event)
-      }, report)
-    } else if (type === 'r' && first === instanceId) {
-      query<{ body: string }>(sql.readBody, [third]).then(({ rows }) => {
-        if (rows[0] === undefined) return
-        const message = JSON.parse(rows[0].body) as ClusterMessage
-        for (const listeners of attachments) listeners.response(second!, message)
-      }, report)
+      return pool.query(statement)
     }
   }
 
@@ -255,7 +348,7 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
       if (listener === client) lost()
     })
     client.on('notification', (message) => {
-      if (message.channel === sql.channel && message.payload) onNotification(message.payload)
+      if (message.channel === sql.channel && message.payload) hooks.notification(message.payload)
     })
     await client.connect()
     try {
@@ -295,57 +388,129 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
 
   const sweep = async (): Promise<void> => {
     await query(sql.sweepSessions, [instanceId])
-    await query(sql.sweepMessages, [messageTtlMs])
+    await query(sql.sweepMessages, [settings.messageTtlMs])
     await query(sql.sweepTasks, [Date.now()])
   }
 
-  const start = async (): Promise<void> => {
-    closed = false
-    // Commits need not wait for the disk: the rows are UNLOGGED (schema.ts), and a crash ends sessions anyway.
-    pool = new pg.Pool({ ...config, max: poolSize, options: [config.options, '-c synchronous_commit=off'].filter(Boolean).join(' ') })
-    // An idle connection that fails (Postgres restarting) leaves the pool; without a listener it would crash the process.
-    pool.on('error', report)
-    try {
-      const client = await pool.connect()
+  return {
+    query,
+    async start() {
+      closed = false
+      // Commits need not wait for the disk: the rows are UNLOGGED (schema.ts), and a crash ends sessions anyway.
+      pool = new pg.Pool({
+        ...config,
+        max: settings.poolSize,
+        options: [config.options, '-c synchronous_commit=off'].filter(Boolean).join(' '),
+      })
+      // An idle connection that fails (Postgres restarting) leaves the pool; without a listener it would crash the process.
+      pool.on('error', report)
       try {
-        await client.query('BEGIN')
-        await client.query('SELECT pg_advisory_xact_lock($1)', [key(`${tablePrefix}schema`)])
-        await client.query(sql.schema)
-        await client.query('COMMIT')
+        await createTables(pool, sql, tablePrefix)
+        await listen()
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {})
+        const failed = pool
+        pool = undefined
+        await failed.end().catch(() => {})
         throw error
-      } finally {
-        client.release()
       }
-      await listen()
-    } catch (error) {
-      const failed = pool
+      sweeper = setInterval(() => sweep().catch(report), settings.sweepMs)
+      sweeper.unref?.()
+    },
+    async stop() {
+      await hooks.beforeStop()
+      closed = true
+      clearInterval(sweeper)
+      clearTimeout(reconnecting)
+      reconnecting = undefined
+      const client = listener
+      listener = undefined
+      await client?.end().catch(() => {})
+      const stopped = pool
       pool = undefined
-      await failed.end().catch(() => {})
-      throw error
+      await stopped?.end().catch(() => {})
+    },
+    get listening() {
+      return listener !== undefined
+    },
+  }
+}
+
+/** Creates the tables (if they are not there), one instance at a time. */
+async function createTables(pool: pg.Pool, sql: Statements, tablePrefix: string): Promise<void> {
+  const client = await pool.connect()
+  try {
+    await client.query('BEGIN')
+    await client.query('SELECT pg_advisory_xact_lock($1)', [key(`${tablePrefix}schema`)])
+    await client.query(sql.schema)
+    await client.query('COMMIT')
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw error
+  } finally {
+    client.release()
+  }
+}
+
+/**
+ * What a notification on the channel says (`<origin> <type> ...`): a
+ * session ended (`x`), a task changed (`t`), a list changed (`e`), a bus
+ * event (`m`) or a response routed to this instance (`r`), the last two
+ * read from the messages table by id.
+ */
+function notificationHandler(
+  parts: Omit<ClusterParts, 'lockSpace'>,
+  tasks: { heard(taskId: string): void },
+  ending: ReadonlyMap<string, () => void>,
+): (payload: string) => void {
+  const { sql, instanceId, attachments, report, query } = parts
+  return (payload) => {
+    const [origin, type, first, second, third] = payload.split(' ')
+    if (type === 'x') {
+      if (origin === instanceId) ending.get(first!)?.()
+      for (const listeners of attachments) listeners.ended(first!)
+      return
     }
-    sweeper = setInterval(() => sweep().catch(report), sweepMs)
-    sweeper.unref?.()
+    if (origin === instanceId) return
+    if (type === 't') tasks.heard(first!)
+    else if (type === 'e' && LIST_KINDS.has(first!)) {
+      for (const listeners of attachments) listeners.event({ kind: first } as FleetEvent)
+    } else if (type === 'm') {
+      query<{ body: string }>(sql.readBody, [first]).then(({ rows }) => {
+        if (rows[0] === undefined) return
+        const event = JSON.parse(rows[0].body) as FleetEvent
+        for (const listeners of attachments) listeners.event(event)
+      }, report)
+    } else if (type === 'r' && first === instanceId) {
+      query<{ body: string }>(sql.readBody, [third]).then(({ rows }) => {
+        if (rows[0] === undefined) return
+        const message = JSON.parse(rows[0].body) as ClusterMessage
+        for (const listeners of attachments) listeners.response(second!, message)
+      }, report)
+    }
   }
+}
 
-  const stop = async (): Promise<void> => {
-    // What was sent is stored before the connections close.
-    await writes.settled(writes.last)
-    closed = true
-    clearInterval(sweeper)
-    clearTimeout(reconnecting)
-    reconnecting = undefined
-    const client = listener
-    listener = undefined
-    await client?.end().catch(() => {})
-    const stopped = pool
-    pool = undefined
-    await stopped?.end().catch(() => {})
-  }
+/** Writes a batch of events (any sessions) in one statement, and that this instance wrote up to event `upTo`. */
+async function appendEvents(parts: ClusterParts, batch: PendingEvent[], upTo: number): Promise<void> {
+  await parts.query(parts.sql.append, [
+    parts.instanceId,
+    upTo,
+    batch.map((e) => e.sessionId),
+    batch.map((e) => e.id),
+    batch.map((e) => e.streamId),
+    batch.map((e) => e.text),
+    batch.map((e) => e.text.length),
+    batch.map((e) => (e.requests === undefined ? null : JSON.stringify(e.requests))),
+    batch.map((e) => e.limits.maxEvents),
+    batch.map((e) => e.limits.maxBytes),
+  ])
+}
 
-  /** The stream of event `eventId` of session `sessionId` and its events after it, as stored now. */
-  const readTail = async (sessionId: string, eventId: string): Promise<StreamTail | undefined> => {
+/** The event store of session `sessionId`: appends through `writes`, resumes from the table. */
+function sessionEvents(parts: ClusterParts, writes: EventWriter, sessionId: string, limits: EventLimits): ReturnType<Cluster['events']> {
+  const { sql, instanceId, lockSpace, query } = parts
+  /** The stream of event `eventId` and its events after it, as stored now. */
+  const readTail = async (eventId: string): Promise<StreamTail | undefined> => {
     const { rows } = await query<{
       id: string
       stream_id: string
@@ -361,109 +526,36 @@ export function postgresCluster(options: PostgresClusterOptions = {}): Cluster {
       events: rows.slice(1).map((row) => ({ id: row.id, message: JSON.parse(row.message) as ClusterMessage })),
     }
   }
-
-  const writes = eventWriter(
-    instanceId,
-    async (batch, upTo) => {
-      await query(sql.append, [
-        instanceId,
-        upTo,
-        batch.map((e) => e.sessionId),
-        batch.map((e) => e.id),
-        batch.map((e) => e.streamId),
-        batch.map((e) => e.text),
-        batch.map((e) => e.text.length),
-        batch.map((e) => (e.requests === undefined ? null : JSON.stringify(e.requests))),
-        batch.map((e) => e.limits.maxEvents),
-        batch.map((e) => e.limits.maxBytes),
-      ])
-    },
-    report,
-  )
-
   return {
-    instanceId,
-    async attach(listeners) {
-      starting ??= start().catch((error: unknown) => {
-        starting = undefined
-        throw error
-      })
-      await starting
-      attachments.add(listeners)
-      return async () => {
-        if (!attachments.delete(listeners) || attachments.size > 0) return
-        starting = undefined
-        await stop()
+    async append(streamId, message, requests) {
+      return writes.add(sessionId, limits, streamId, message, requests)
+    },
+    async tail(eventId): Promise<StreamTail | undefined> {
+      const named = EVENT_ID.exec(eventId)
+      if (named === null) return undefined
+      const [, writer, n] = named as unknown as [string, string, string]
+      // This instance's own event: read once its write is done (a number it never gave is unknown).
+      if (writer === instanceId) {
+        if (Number(n) > writes.last) return undefined
+        return writes.settled(Number(n)).then(() => readTail(eventId))
+      }
+      // Another's: it may be on its way (written after it was sent). Read again while its instance lives and has not got that far.
+      const deadline = Date.now() + PENDING_WAIT_MS
+      for (;;) {
+        const found = await readTail(eventId)
+        if (found !== undefined) return found
+        const { rows } = await query<{ flushed: string | null; alive: boolean }>(sql.writer, [writer, lockSpace, key(writer)])
+        const flushed = rows[0]?.flushed
+        // Written (or dropped) by now, or never will be: what the store holds is the answer.
+        if ((flushed !== null && flushed !== undefined && Number(flushed) >= Number(n)) || rows[0]?.alive !== true) return readTail(eventId)
+        if (Date.now() >= deadline) return undefined
+        await new Promise((resolve) => setTimeout(resolve, PENDING_POLL_MS))
       }
     },
-    async publish(event) {
-      if (event.kind === 'resource_updated') await query(sql.publishBody, [JSON.stringify(event), `${instanceId} m`])
-      else await query(sql.notify, [`${instanceId} e ${event.kind}`])
+    async clear() {
+      // Events appended before are stored first, so none lands after the clear.
+      await writes.settled(writes.last)
+      await query(sql.clear, [sessionId])
     },
-    async createSession(record, idleMs) {
-      await query(sql.createSession, [record.id, JSON.stringify(record), idleMs])
-    },
-    async touchSession(id, idleMs) {
-      const { rows } = await query<{ record: string }>(sql.touchSession, [id, idleMs])
-      return rows[0] === undefined ? undefined : (JSON.parse(rows[0].record) as SessionRecord)
-    },
-    async endSession(id) {
-      // Answered once the end is heard back, so the other instances were told too: one that served the
-      // session within the last second answers from its copy without asking the store (http/session-handler.ts).
-      let heard = (): void => {}
-      const back = new Promise<void>((resolve) => (heard = resolve))
-      ending.set(id, heard)
-      try {
-        const { rowCount } = await query(sql.endSession, [id, instanceId])
-        if (rowCount && listener !== undefined)
-          await Promise.race([back, new Promise((resolve) => setTimeout(resolve, END_HEARD_MS).unref?.())])
-      } finally {
-        if (ending.get(id) === heard) ending.delete(id)
-      }
-    },
-    events(sessionId: string, limits: EventLimits) {
-      return {
-        async append(streamId, message, requests) {
-          return writes.add(sessionId, limits, streamId, message, requests)
-        },
-        async tail(eventId): Promise<StreamTail | undefined> {
-          const named = EVENT_ID.exec(eventId)
-          if (named === null) return undefined
-          const [, writer, n] = named as unknown as [string, string, string]
-          // This instance's own event: read once its write is done (a number it never gave is unknown).
-          if (writer === instanceId) {
-            if (Number(n) > writes.last) return undefined
-            return writes.settled(Number(n)).then(() => readTail(sessionId, eventId))
-          }
-          // Another's: it may be on its way (written after it was sent). Read again while its instance lives and has not got that far.
-          const deadline = Date.now() + PENDING_WAIT_MS
-          for (;;) {
-            const found = await readTail(sessionId, eventId)
-            if (found !== undefined) return found
-            const { rows } = await query<{ flushed: string | null; alive: boolean }>(sql.writer, [writer, lockSpace, key(writer)])
-            const flushed = rows[0]?.flushed
-            // Written (or dropped) by now, or never will be: what the store holds is the answer.
-            if ((flushed !== null && flushed !== undefined && Number(flushed) >= Number(n)) || rows[0]?.alive !== true)
-              return readTail(sessionId, eventId)
-            if (Date.now() >= deadline) return undefined
-            await new Promise((resolve) => setTimeout(resolve, PENDING_POLL_MS))
-          }
-        },
-        async clear() {
-          // Events appended before are stored first, so none lands after the clear.
-          await writes.settled(writes.last)
-          await query(sql.clear, [sessionId])
-        },
-      }
-    },
-    async sendResponse(target, sessionId, message) {
-      await query(sql.publishBody, [JSON.stringify(message), `${instanceId} r ${target} ${sessionId}`])
-    },
-    async isAlive(id) {
-      if (id === instanceId) return listener !== undefined
-      const { rows } = await query<{ alive: boolean }>(sql.isAlive, [lockSpace, key(id)])
-      return rows[0]?.alive === true
-    },
-    tasks: () => tasks,
   }
 }

@@ -7,7 +7,7 @@
  * reads it then. Bounded in count (`maxTasks`) and per task (`maxTaskBytes`).
  */
 import type { Statements } from './schema.ts'
-import { dueOf, TaskLimitError, type StoredTask, type TaskChange, type TaskStore } from '../server/tasks/task-store.ts'
+import { dueOf, TaskLimitError, type StoredTask, type TaskChange, type TaskStore } from '../server/cluster/task-store.ts'
 
 type Query = <R extends Record<string, unknown>>(text: string, values: unknown[]) => Promise<{ rows: R[]; rowCount: number | null }>
 

@@ -4,6 +4,7 @@
  * them as a list of partial statements, this merges them the way protoc does.
  */
 import protobuf from 'protobufjs'
+import { isRecord } from '../contract/is-record.ts'
 
 type Json = Record<string, unknown>
 
@@ -44,7 +45,7 @@ function lookupExtension(obj: protobuf.ReflectionObject, name: string): protobuf
 }
 
 function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
+  return isRecord(value)
 }
 
 /** Merges the statements in `parts` into one message value, typed by `type` when known. */

@@ -11,6 +11,7 @@ import { optionOnlyFiles, WELL_KNOWN_FILES } from './load-proto.ts'
 import type { ProtoModel } from './model.ts'
 import { declarationKey, type Declaration, type ScannedFile } from './scan-declarations.ts'
 import { streamingWarnings, toModel, type Sources } from './to-model.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 /** Options of {@link modelFromDescriptors}. */
 export interface FromDescriptorsOptions {
@@ -309,7 +310,7 @@ function scanDescriptor(file: DecodedFile): ScannedFile {
 /** Calls `set` with each leaf of `value` under its dotted path (a one-item list as its item). */
 function flatten(value: unknown, path: string, set: (key: string, value: unknown) => void): void {
   if (Array.isArray(value) && value.length === 1) return flatten(value[0], path, set)
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+  if (isRecord(value)) {
     for (const [key, v] of Object.entries(value)) flatten(v, path ? `${path}.${key}` : key, set)
     return
   }

@@ -10,6 +10,7 @@ import { exact64, is64Bit } from './int64.ts'
 import type { NumberSource } from './number-source.ts'
 import type { DecodeFailure } from './protojson.ts'
 import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 /** A 64-bit value refused by the exact pass, at its field path. */
 export class ExactIntegerError extends Error implements DecodeFailure {
@@ -41,7 +42,6 @@ function type64(field: Field): string | undefined {
 /** Whether messages of a type, or ones they nest, have 64-bit fields (one lookup per type once known). */
 const reaches64 = reachPredicate((t) => !isWellKnown(t) && t.fieldsArray.some((f) => type64(f.resolve()) !== undefined))
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`)
 // Keys are data (`__proto__` may be a map key): defined, never assigned.
 const setOwn = (target: object, key: string, value: unknown): void => {
@@ -61,7 +61,7 @@ export function exactIntegers(type: Type, json: unknown, source: NumberSource | 
 }
 
 function message(type: Type, json: unknown, source: NumberSource | undefined, path: string, depth: number): unknown {
-  if (!isObject(json) || isWellKnown(type) || depth > MAX_DEPTH) return json
+  if (!isRecord(json) || isWellKnown(type) || depth > MAX_DEPTH) return json
   let out: Record<string, unknown> | undefined
   for (const key of Object.keys(json)) {
     const field = Object.hasOwn(type.fields, key) ? type.fields[key] : fieldByJsonName(type, key)
@@ -90,7 +90,7 @@ function fieldValue(field: Field, value: unknown, source: NumberSource | undefin
     if ('refused' in exact) throw new ExactIntegerError(itemPath, exact.refused)
     return exact.decimal
   }
-  if (field.map && isObject(value)) {
+  if (field.map && isRecord(value)) {
     let out: Record<string, unknown> | undefined
     for (const [key, item] of Object.entries(value)) {
       const next = one(item, `${at}[${JSON.stringify(key)}]`)

@@ -15,6 +15,7 @@ import { exact64, type Exact64 } from './int64.ts'
 import type { NumberSource } from './number-source.ts'
 import type { DecodeFailure } from './protojson.ts'
 import type { LenientField, LenientPlan } from './types.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 type Obj = Record<string, unknown>
 
@@ -25,7 +26,6 @@ const FLOAT_TEXT_RE = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
 
 const VALUE = 'google.protobuf.Value'
 
-const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v)
 const own = (o: Obj, key: string): boolean => Object.hasOwn(o, key)
 // Type names are data: a message called `toString` must not find Object.prototype's.
 const fieldsOf = (plan: LenientPlan, type: string): LenientField[] | undefined =>
@@ -41,7 +41,7 @@ function parsed(text: string, wantArray: boolean): unknown {
   if (first !== (wantArray ? '[' : '{')) return undefined
   try {
     const value: unknown = JSON.parse(text)
-    return wantArray ? (Array.isArray(value) ? value : undefined) : isObject(value) ? value : undefined
+    return wantArray ? (Array.isArray(value) ? value : undefined) : isRecord(value) ? value : undefined
   } catch {
     return undefined
   }
@@ -93,7 +93,7 @@ function coerceMessage(pass: Pass, type: string, value: unknown, stack: string[]
   const { plan } = pass
   if (typeof value === 'string') value = parsed(value, false) ?? value
   const fields = fieldsOf(plan, type)
-  if (!isObject(value) || fields === undefined || stack.length > MAX_DEPTH) return value
+  if (!isRecord(value) || fields === undefined || stack.length > MAX_DEPTH) return value
   let out: Obj | undefined
   const copy = (): Obj => {
     if (out === undefined) {
@@ -150,7 +150,7 @@ function coerceMap(pass: Pass, f: LenientField, v: unknown, stack: string[], at:
   let value = v
   if (typeof value === 'string') value = parsed(value, plan.portable && value.trimStart()[0] === '[') ?? value
   if (!plan.portable) {
-    if (!isObject(value)) return value
+    if (!isRecord(value)) return value
     const out: Obj = {}
     let changed = value !== v
     for (const [key, item] of Object.entries(value)) {
@@ -160,13 +160,13 @@ function coerceMap(pass: Pass, f: LenientField, v: unknown, stack: string[], at:
     }
     return changed ? out : v
   }
-  const entries = isObject(value)
+  const entries = isRecord(value)
     ? Object.entries(value).map(([key, item]) => ({ key: coerceKey(pass, f.m!, key, at), value: item }))
     : value
   if (!Array.isArray(entries)) return value
   let changed = entries !== v
   const out = entries.map((entry) => {
-    if (!isObject(entry) || !own(entry, 'value')) return entry
+    if (!isRecord(entry) || !own(entry, 'value')) return entry
     const key = own(entry, 'key') ? coerceKey(pass, f.m!, entry.key, at) : undefined
     const item = coerceValue(pass, f, entry.value, stack, `${at}[${JSON.stringify(key ?? null)}]`)
     if (item === entry.value && key === entry.key) return entry
@@ -291,7 +291,7 @@ export function toProtoJson(plan: LenientPlan, type: string, args: unknown): unk
 
 function messageToJson(plan: LenientPlan, type: string, value: unknown, stack: string[], path: string): unknown {
   const fields = fieldsOf(plan, type)
-  if (!isObject(value) || fields === undefined) return value
+  if (!isRecord(value) || fields === undefined) return value
   const out: Obj = {}
   for (const key of Object.keys(value)) setOwn(out, key, value[key])
   for (const f of fields) {

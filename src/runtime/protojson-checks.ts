@@ -9,6 +9,7 @@ import { WRAPPER_NAMES } from '../contract/index.ts'
 import { isBase64, shownString } from './base64-check.ts'
 import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
 import type { Field, Type } from 'protobufjs'
+import { isRecord } from '../contract/is-record.ts'
 
 const ANY = '.google.protobuf.Any'
 const BYTES_VALUE = '.google.protobuf.BytesValue'
@@ -16,8 +17,6 @@ const BYTES_VALUE = '.google.protobuf.BytesValue'
 const VALUE_FORM = new Set(
   ['Duration', 'Timestamp', 'FieldMask', 'Struct', 'Value', 'ListValue', 'Any', ...WRAPPER_NAMES].map((name) => `.google.protobuf.${name}`),
 )
-
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** The field a key names, and whether the key is a spelling protobuf JSON does not allow. */
 interface KeyEntry {
@@ -83,7 +82,7 @@ function checkAny(type: Type, json: Record<string, unknown>): void {
 
 function checkMessage(type: Type, json: unknown): void {
   if (type.fullName === BYTES_VALUE) return checkBytes(type.fullName, json)
-  if (!isObject(json) || !needs(type)) return
+  if (!isRecord(json) || !needs(type)) return
   if (type.fullName === ANY) return checkAny(type, json)
   if (isWellKnown(type)) return
   const index = keyIndex(type)
@@ -93,7 +92,7 @@ function checkMessage(type: Type, json: unknown): void {
     if (entry.alias) throw new Error(`${type.fullName}: unknown field: ${JSON.stringify(key)}`)
     const { field } = entry
     const value = json[key]
-    if (field.map && isObject(value)) for (const item of Object.values(value)) checkSingular(field, item)
+    if (field.map && isRecord(value)) for (const item of Object.values(value)) checkSingular(field, item)
     else if (field.repeated && Array.isArray(value)) for (const item of value) checkSingular(field, item)
     else checkSingular(field, value)
   }

@@ -5,6 +5,7 @@
 import type { Root, Type, Field, Message } from 'protobufjs'
 import { loadProtobuf } from './load-protobuf.ts'
 import { checkProtoJson } from './protojson-checks.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 /**
  * Builds the reflection root of a protobufjs JSON descriptor, resolved once,
@@ -149,7 +150,7 @@ function secondOneofMember(type: Type, json: object): { key: string; field: Fiel
  */
 export function locateFailure(type: Type, json: unknown, path = ''): DecodeFailure {
   const whole = failure(type, json) ?? 'cannot decode'
-  if (json === null || typeof json !== 'object' || Array.isArray(json) || isWellKnown(type)) return { path, reason: whole }
+  if (!isRecord(json) || isWellKnown(type)) return { path, reason: whole }
   for (const [key, value] of Object.entries(json)) {
     const field = findField(type, key)
     const fieldPath = join(path, field?.jsonName ?? key)

@@ -7,11 +7,11 @@
 import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
 import type { Type } from 'protobufjs'
 import type { DecodeFailure } from './protojson.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 /** The reason of a required field missing from a reply. */
 export const REQUIRED_NOT_SET = 'required field not set'
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`)
 
 /** Whether a message of `type` can lack a required field: one of its own or of a message it nests (one lookup once known). */
@@ -24,7 +24,7 @@ const reachesRequired = reachPredicate((t) => !isWellKnown(t) && t.fieldsArray.s
  * when none is.
  */
 export function missingRequired(type: Type, json: unknown, path = ''): DecodeFailure | undefined {
-  if (!reachesRequired(type) || !isObject(json)) return undefined
+  if (!reachesRequired(type) || !isRecord(json)) return undefined
   for (const field of type.fieldsArray) {
     const at = join(path, field.jsonName)
     const value = json[field.jsonName]
@@ -35,7 +35,7 @@ export function missingRequired(type: Type, json: unknown, path = ''): DecodeFai
     const nested = field.resolvedType
     if (!isType(nested) || !reachesRequired(nested)) continue
     let found: DecodeFailure | undefined
-    if (field.map && isObject(value)) {
+    if (field.map && isRecord(value)) {
       for (const [key, item] of Object.entries(value))
         if ((found = missingRequired(nested, item, `${at}[${JSON.stringify(key)}]`))) return found
     } else if (field.repeated && Array.isArray(value)) {

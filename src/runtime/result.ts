@@ -3,6 +3,7 @@
  * (the pipeline, streaming) and hand-written ones (server/tools/hand-written-tool.ts) alike.
  */
 import type { ToolResult } from './types.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 /** A tool error: one text item, `isError: true`. */
 export function toolError(text: string): ToolResult {
@@ -26,7 +27,6 @@ export function toolResult(json: unknown, structured: boolean, note?: string, te
           ],
           isError: false,
         }
-  if (structured && json !== null && typeof json === 'object' && !Array.isArray(json))
-    result.structuredContent = json as Record<string, unknown>
+  if (structured && isRecord(json)) result.structuredContent = json as Record<string, unknown>
   return result
 }

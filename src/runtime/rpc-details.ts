@@ -7,6 +7,7 @@
 import type { Root, Type } from 'protobufjs'
 import { loadProtobuf } from './load-protobuf.ts'
 import { fromJson, loadRoot, toJson } from './protojson.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 const s = (id: number) => ({ type: 'string', id })
 const rs = (id: number) => ({ rule: 'repeated', type: 'string', id })
@@ -98,7 +99,7 @@ export function anyToJson(typeUrl: string, value: Uint8Array, root?: Root): Reco
   if (type !== undefined) {
     try {
       const json = toJson(type, type.decode(value))
-      if (json !== null && typeof json === 'object' && !Array.isArray(json)) return { '@type': typeUrl, ...json }
+      if (isRecord(json)) return { '@type': typeUrl, ...json }
       // Well-known types whose JSON is not an object sit under "value" (protobuf JSON's Any rule).
       return { '@type': typeUrl, value: json }
     } catch {

@@ -5,11 +5,12 @@
 import { nearestName } from '../contract/nearest.ts'
 import { toolError } from './result.ts'
 import type { ToolResult, TypeDetailSpec } from './types.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 /** The answer of the type tool `detail` to `args` (`{"type": "pkg.Message"}`, or a tool's name). */
 export function answerTypeDetail(detail: TypeDetailSpec, args: unknown): ToolResult {
   const name = detail.tool.name
-  const wanted = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>).type : undefined
+  const wanted = isRecord(args) ? (args as Record<string, unknown>).type : undefined
   if (typeof wanted !== 'string') {
     return toolError(`invalid arguments: /type: ${name} takes {"type": "<message full name or tool name>"}, as a placeholder names it`)
   }

@@ -6,6 +6,7 @@ import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD } from '../contract/index.ts'
 import type { JsonSchema, ToolCuts } from '../contract/index.ts'
 import { nearestName } from '../contract/nearest.ts'
 import type { ValidationError } from './types.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 /** The prefix of every validation failure text. */
 export const INVALID_ARGUMENTS = 'invalid arguments: '
@@ -230,8 +231,6 @@ export interface ToolSchemas {
   inputSchema?: JsonSchema
   cuts?: ToolCuts
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** The advertised schema of the value at `pointer`, when the schema spells it out. */
 function schemaAt(schema: JsonSchema | undefined, pointer: string): unknown {

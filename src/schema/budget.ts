@@ -9,6 +9,7 @@ import type { JsonSchema } from './types.ts'
 import { TYPE_MARK } from './scalar-schema.ts'
 import { setOwn, sortKeys } from './sort-keys.ts'
 import { countTokens, fitsTokens } from './tokens.ts'
+import { isRecord } from '../contract/is-record.ts'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- schema nodes are plain JSON read key by key
 type Json = Record<string, any>
@@ -62,7 +63,7 @@ interface Site {
   order: number
 }
 
-const isRecord = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value)
+const isJson = (value: unknown): value is Json => isRecord(value)
 const typeOf = (node: Json): string | undefined => (typeof node[TYPE_MARK] === 'string' ? (node[TYPE_MARK] as string) : undefined)
 const escapePointer = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1')
 
@@ -82,13 +83,13 @@ function placeholder(node: Json, typeTool: string): Json {
 /** The marked message nodes right below `node` (not below them), with their paths. */
 function childSites(node: Json, path: string, out: { node: Json; path: string }[]): void {
   const visit = (sub: unknown, at: string): void => {
-    if (!isRecord(sub)) return
+    if (!isJson(sub)) return
     if (typeOf(sub) !== undefined) {
-      if (isRecord(sub.properties)) out.push({ node: sub, path: at })
+      if (isJson(sub.properties)) out.push({ node: sub, path: at })
     } else childSites(sub, at, out)
   }
-  if (isRecord(node.properties)) for (const [key, sub] of Object.entries(node.properties)) visit(sub, `${path}/${escapePointer(key)}`)
-  if (isRecord(node.items)) visit(node.items, `${path}/*`)
+  if (isJson(node.properties)) for (const [key, sub] of Object.entries(node.properties)) visit(sub, `${path}/${escapePointer(key)}`)
+  if (isJson(node.items)) visit(node.items, `${path}/*`)
 }
 
 const WORD_RE = /[\p{L}\p{N}]/u
@@ -112,19 +113,19 @@ export function keyFloor(node: Json, limit: number): number {
       if (n > limit) return
       if (key === TYPE_MARK) continue
       if (wordKey(key)) n++
-      if (key === 'properties' && isRecord(value)) {
+      if (key === 'properties' && isJson(value)) {
         for (const [name, sub] of Object.entries(value)) {
           if (n > limit) return
           if (wordKey(name)) n++
           child(sub)
         }
-      } else if (key === 'items' && isRecord(value)) child(value)
+      } else if (key === 'items' && isJson(value)) child(value)
     }
   }
   // As renderChild: a marked node without properties is a placeholder (`type` and `description`).
   const child = (sub: unknown): void => {
-    if (!isRecord(sub)) return
-    if (typeOf(sub) !== undefined && !isRecord(sub.properties)) n += 2
+    if (!isJson(sub)) return
+    if (typeOf(sub) !== undefined && !isJson(sub.properties)) n += 2
     else visit(sub)
   }
   visit(node)
@@ -139,13 +140,13 @@ function render(node: Json, open: ReadonlySet<Json>, typeTool: string, path = ''
   const out: Json = {}
   for (const [key, value] of Object.entries(node)) {
     if (key === TYPE_MARK) continue
-    if (key === 'properties' && isRecord(value)) {
+    if (key === 'properties' && isJson(value)) {
       const properties: Json = {}
       for (const [name, sub] of Object.entries(value)) {
         setOwn(properties, name, renderChild(sub, open, typeTool, `${path}/${escapePointer(name)}`, cuts))
       }
       out.properties = properties
-    } else if (key === 'items' && isRecord(value)) {
+    } else if (key === 'items' && isJson(value)) {
       out.items = renderChild(value, open, typeTool, `${path}/*`, cuts)
     } else {
       out[key] = value
@@ -155,10 +156,10 @@ function render(node: Json, open: ReadonlySet<Json>, typeTool: string, path = ''
 }
 
 function renderChild(sub: unknown, open: ReadonlySet<Json>, typeTool: string, path: string, cuts?: Cut[]): unknown {
-  if (!isRecord(sub)) return sub
+  if (!isJson(sub)) return sub
   const type = typeOf(sub)
   // A marked node without properties is a message inside itself past the inlining depth: always a placeholder.
-  if (type !== undefined && (!open.has(sub) || !isRecord(sub.properties))) {
+  if (type !== undefined && (!open.has(sub) || !isJson(sub.properties))) {
     cuts?.push({ path, type })
     return placeholder(sub, typeTool)
   }
@@ -178,7 +179,7 @@ export function fitBudget(root: JsonSchema, options: FitOptions): Fitted {
   const all = new Set<Json>()
   const mark = (node: unknown): void => {
     if (Array.isArray(node)) node.forEach(mark)
-    else if (isRecord(node)) {
+    else if (isJson(node)) {
       if (typeOf(node) !== undefined) all.add(node)
       Object.values(node).forEach(mark)
     }
@@ -274,7 +275,7 @@ export function fitLevels<L>(
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]))
-  if (!isRecord(a) || !isRecord(b)) return JSON.stringify(a) === JSON.stringify(b)
+  if (!isJson(a) || !isJson(b)) return JSON.stringify(a) === JSON.stringify(b)
   const keys = Object.keys(a)
   const other = Object.keys(b)
   if (keys.length !== other.length) return false

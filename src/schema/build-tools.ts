@@ -2,9 +2,9 @@
  * Model → one tool per unary (and, by default, server-streaming) RPC of the
  * imported file (docs/mapping.md, "Which RPCs become tools"–"What a tool carries").
  */
-import { DEFAULT_PROFILE, type ToolSpec } from '../contract/index.ts'
+import { DEFAULT_PROFILE, type ToolSpec, type TypeToolListing } from '../contract/index.ts'
 import type { JsonSchema, Profile } from './types.ts'
-import type { ProtoModel } from '../proto/model.ts'
+import type { MethodModel, ProtoModel, ServiceModel } from '../proto/model.ts'
 import { longRunningOf } from './long-running.ts'
 import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
 import { descriptionAt, describeComment, DESCRIPTION_LEVELS, splitName } from './descriptions.ts'
@@ -24,7 +24,7 @@ import { sortKeys } from './sort-keys.ts'
 import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
 import type { RpcName, ToolNames } from './tool-name.ts'
 import { methodFilter, methodGlobs } from './method-glob.ts'
-import type { MethodFilter } from './method-glob.ts'
+import type { MethodFilter, MethodGlobs, MethodSelection } from './method-glob.ts'
 import { toolMetadata, toolScopes } from './tool-options.ts'
 import type { ToolMetadata } from './tool-options.ts'
 import { autoSearchWarning, checkMetaToolNames } from './discovery.ts'
@@ -161,6 +161,34 @@ export const MAX_LISTED_TOOLS = 128
 /** A tool list of more o200k tokens than this is a build warning: about a third of a 200k context. */
 export const LIST_TOKEN_WARNING = 60_000
 
+/** What the parts of one {@link buildTools} run share: its settings, and the warnings, notes and cut tools it collects. */
+interface BuildRun {
+  model: ProtoModel
+  options: BuildToolsOptions
+  profile: Profile
+  /** Every profile but `topeka`: the extensions of docs/mapping.md, "Extensions". */
+  extended: boolean
+  portable: boolean
+  nameRe: RegExp
+  serverName: string
+  /** The name budget (`toolNameBudget`). */
+  budget: number | false
+  /** Whether the server's name and `name` together fit the name budget. */
+  fits: (name: string) => boolean
+  /** The token budget of one tool, when the profile has one. */
+  tokenBudget: number | undefined
+  typeTool: string
+  methodScopes: MethodGlobs<readonly string[]>
+  warnings: BuildWarning[]
+  /** The verbose report's lines, deduplicated. */
+  notes: Set<string>
+  note: (text: string) => void
+  /** Request types inlined less deep than asked (their schema would be too large). */
+  depths: Map<string, number>
+  /** Tools whose comments or schema the budget shortened: the type tool gives them whole. */
+  detailed: DetailedTool[]
+}
+
 /**
  * Builds the tools of the model's services, in declaration order, and the
  * warnings and notes about them. Unary RPCs get a tool; server-streaming
@@ -169,225 +197,319 @@ export const LIST_TOKEN_WARNING = 60_000
  * own position) and a warning names both.
  */
 export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): BuiltTools {
-  const profile = options.profile ?? DEFAULT_PROFILE
-  const extended = profile !== 'topeka'
-  const portable = isPortable(profile)
-  const nameRe = portable ? PORTABLE_TOOL_NAME_RE : TOOL_NAME_RE
-  const serverName = options.serverName ?? ''
-  const budget = options.toolNameBudget === undefined ? DEFAULT_TOOL_NAME_BUDGET : options.toolNameBudget
-  // Request types inlined less deep than asked (their schema would be too large).
-  const depths = new Map<string, number>()
-  const fits = (n: string): boolean => budget === false || serverName.length + n.length <= budget
-  const tools: ToolSchema[] = []
-  const warnings: BuildWarning[] = []
-  const notes = new Set<string>()
-  const note = (text: string): void => {
-    notes.add(text)
-  }
+  const run = buildRun(model, options)
   const filter = methodFilter(options.methods)
-  const tokenBudget = portable && options.toolTokenBudget !== false ? (options.toolTokenBudget ?? DEFAULT_TOOL_TOKEN_BUDGET) : undefined
-  const typeTool = options.typeTool ?? DEFAULT_TYPE_TOOL
-  // Tools whose comments or schema the budget shortened: the type tool gives them whole.
-  const detailed: DetailedTool[] = []
-  const methodScopes = methodGlobs(
-    Object.entries(options.methodScopes ?? {}).map(([glob, scopes]) => [glob, typeof scopes === 'string' ? [scopes] : scopes] as const),
-  )
+  const tools: ToolSchema[] = []
   for (const service of model.services) {
     for (const method of service.methods) {
-      const rpc: RpcName = {
-        service: service.name,
-        method: method.name,
-        // A service's own package: a reflected model holds services of several files.
-        package: service.fullName.slice(0, Math.max(0, service.fullName.length - service.name.length - 1)),
-        fullName: `${service.fullName}.${method.name}`,
-      }
-      if (!filter.keeps(rpc.fullName)) continue
-      if (method.requestStream || (method.responseStream && !extended)) continue
-      const meta: ToolMetadata = extended ? toolMetadata(method) : { hidden: false }
-      if (meta.hidden) continue
-      // The Go generator names a tool, and splits its fallback description from, the RPC's Go name.
-      const rpcName = extended ? method.name : goCamelCase(method.name)
-      const wanted = meta.name ?? nameTool(rpc, options.toolNames, rpcName)
-      const limit = options.shortenToolNames && budget !== false ? budget - serverName.length : undefined
-      const name = extended ? shortenToolName(wanted, portable, limit) : wanted
-      if (name !== wanted) {
-        warnings.push(
-          buildWarning(
-            'TOOL_NAME_SHORTENED',
-            `tool name "${wanted}" of ${rpc.fullName} breaks ${nameRe.source}${fits(wanted) ? '' : ` or the name budget (${budget})`}; shortened to "${name}"`,
-          ),
-        )
-      } else if (!nameRe.test(name)) {
-        warnings.push(
-          buildWarning('TOOL_NAME_PATTERN', `tool name "${name}" of ${rpc.fullName} breaks ${nameRe.source}; some clients will reject it`),
-        )
-      }
-      if (extended && !fits(name)) {
-        warnings.push(
-          buildWarning(
-            'TOOL_NAME_BUDGET',
-            `server "${serverName}" + tool "${name}" is ${serverName.length + name.length} characters, over the name budget of ${budget}: ` +
-              'Claude Code and Cursor will not offer the tool',
-            'set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name',
-          ),
-        )
-      }
-      const depth = options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
-      let trimmed = false
-      const marked = (descriptions: DescriptionLevel) => ({
-        marks: tokenBudget !== undefined,
-        descriptions,
-        trimmed: () => (trimmed = true),
-      })
-      // Whole comments while the whole schema fits; long comments are the first thing cut.
-      const firstLevel: DescriptionLevel = 'full'
-      let usedDepth = depth
-      let shape = messageSchema(model, method.requestType, { profile, mode: 'input', note, recursionDepth: depth, ...marked(firstLevel) })
-      // Inlining grows as (recursive fields)^depth: a message that recurses through many fields gets a shallower depth.
-      for (let d = depth - 1; portable && d >= 1 && objectCount(shape) > MAX_INLINED_OBJECTS; d--) {
-        shape = messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: d, ...marked(firstLevel) })
-        usedDepth = d
-        depths.set(method.requestType, d)
-        if (d === 1 || objectCount(shape) <= MAX_INLINED_OBJECTS) {
-          warnings.push(
-            buildWarning(
-              'RECURSION_SHALLOWER',
-              `tool "${name}": ${method.requestType} recurses through many fields; inlined ${d} deep instead of ${depth} ` +
-                `to keep its schema under ${MAX_INLINED_OBJECTS} objects (deeper levels are JSON text)`,
-            ),
-          )
-        }
-      }
-      const wholeDescription = describeComment(method.comment) ?? splitName(rpcName)
-      const describeAt = (level: DescriptionLevel): string =>
-        method.comment === null ? wholeDescription : (descriptionAt(method.comment, level) ?? '')
-      let description = tokenBudget === undefined ? wholeDescription : describeAt(firstLevel)
-      let inputSchema = sortKeys(advertise(shape, profile))
-      let cuts: Cut[] = []
-      if (tokenBudget !== undefined) {
-        const fitted = fitLevels(
-          DESCRIPTION_LEVELS.slice(DESCRIPTION_LEVELS.indexOf(firstLevel)),
-          (level) =>
-            level === firstLevel
-              ? inputSchema
-              : advertise(
-                  messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level) }),
-                  profile,
-                ),
-          (level) => ({
-            budget: tokenBudget,
-            typeTool,
-            frame: (schema) => toolText({ name, description: describeAt(level), inputSchema: schema }),
-          }),
-          (fitted, level) => (level === 'full' ? fitted.whole : !fitted.over),
-          // Whole comments only with the whole schema: a cut one at that level is never taken.
-          (level) => level === 'full',
-        )
-        inputSchema = fitted.schema
-        description = describeAt(fitted.level)
-        cuts = fitted.cuts
-        if (fitted.over) {
-          warnings.push(
-            buildWarning(
-              'TOOL_OVER_BUDGET',
-              `tool "${name}" is ${toolTokens({ name, description, inputSchema })} tokens with every nested message cut and no comments, ` +
-                `over the token budget of ${tokenBudget}: its request has too many fields`,
-              'raise toolTokenBudget, or leave the RPC out with methods.exclude',
-            ),
-          )
-        }
-      }
-      if (description !== wholeDescription) trimmed = true
-      const validationSchema = stripNotes(shape)
-      const tool: ToolSchema = {
-        name,
-        description,
-        inputSchema,
-        service: service.fullName,
-        method: method.name,
-        requestType: method.requestType,
-        responseType: method.responseType,
-      }
-      if (JSON.stringify(validationSchema) !== JSON.stringify(inputSchema)) tool.validationSchema = validationSchema
-      if (cuts.length > 0) tool.cuts = { typeTool, at: cuts }
-      if (cuts.length > 0 || trimmed)
-        detailed.push({ name, description: wholeDescription, comment: method.comment, requestType: method.requestType })
-      if (meta.title !== undefined) tool.title = meta.title
-      if (meta.annotations !== undefined) tool.annotations = meta.annotations
-      const scopes = toolScopes(service, method, methodScopes)
-      if (scopes !== undefined) tool.scopes = scopes
-      const longRunning = extended ? longRunningOf(model, method, rpc.package) : undefined
-      if (longRunning !== undefined) tool.longRunning = longRunning
-      if (extended) {
-        // A long-running RPC's result is its operation's response, not the Operation.
-        const output = messageSchema(model, longRunning?.responseType ?? method.responseType, { profile, mode: 'output' })
-        if (method.responseStream) {
-          tool.serverStreaming = true
-          tool.outputSchema = streamOutputSchema(output)
-        }
-        // MCP requires an object outputSchema and object structuredContent; a
-        // response whose JSON form is not an object (Timestamp, a wrapper,
-        // Value) is answered as text only.
-        else if (output.type === 'object') tool.outputSchema = output
-      }
-      const clash = tools.findIndex((t) => t.name === tool.name)
-      if (clash >= 0) {
-        const other = tools[clash]!
-        warnings.push(
-          buildWarning(
-            'TOOL_NAME_CLASH',
-            `tool "${tool.name}" is declared by both ${other.service} and ${service.fullName}; ` + `the one of ${service.fullName} wins`,
-            options.toolNames === undefined || options.toolNames === 'method'
-              ? "set the toolNames option to 'service' or 'qualified' to keep both"
-              : undefined,
-          ),
-        )
-        tools.splice(clash, 1)
-      }
-      tools.push(tool)
+      const tool = methodTool(run, filter, service, method)
+      if (tool !== undefined) addTool(run, tools, tool)
     }
   }
   const unmatched = [
     ...filter.unmatched().map((glob) => `methods pattern "${glob}" matches no RPC`),
     // Matched against the RPCs that got a tool: a scope of any other one guards nothing.
-    ...methodScopes.unmatched().map((glob) => `methodScopes glob "${glob}" matches no RPC that has a tool`),
+    ...run.methodScopes.unmatched().map((glob) => `methodScopes glob "${glob}" matches no RPC that has a tool`),
   ]
   for (const text of unmatched) {
-    warnings.push(buildWarning('METHOD_PATTERN_UNMATCHED', text, 'check the full name: package.Service.Method'))
+    run.warnings.push(buildWarning('METHOD_PATTERN_UNMATCHED', text, 'check the full name: package.Service.Method'))
   }
-  const kept = detailed.filter((d) => tools.some((t) => t.name === d.name))
-  let types: TypeDetailSpec | undefined
-  if (tokenBudget !== undefined && kept.length > 0) {
-    if (tools.some((t) => t.name === typeTool)) {
-      warnings.push(
-        buildWarning(
-          'TYPE_TOOL_CLASH',
-          `a tool is named "${typeTool}" as the type tool is: the schemas the token budget cut are not offered`,
-          'set typeTool to another name',
-        ),
-      )
-    } else {
-      // Every message a tool's request reaches: a model may ask for any of them (for its whole comments too).
-      const seeds = reachableMessages(
-        model,
-        tools.map((t) => t.requestType),
-      )
-      types = buildTypeDetail(model, seeds, kept, { profile, budget: tokenBudget, toolName: typeTool })
-      if (!fits(typeTool)) {
-        warnings.push(
-          buildWarning(
-            'TOOL_NAME_BUDGET',
-            `server "${serverName}" + tool "${typeTool}" is ${serverName.length + typeTool.length} characters, over the name budget of ${budget}: ` +
-              'Claude Code and Cursor will not offer the tool',
-            'set typeTool to a shorter name',
-          ),
-        )
-      }
-    }
-  }
+  const types = typeDetailOf(run, tools)
   const listed = [...tools, ...(types ? [types.tool] : [])]
   let counted: ToolCost[] | undefined
-  const costs = (): ToolCost[] => (counted ??= toolCosts(listed, serverName))
+  const costs = (): ToolCost[] => (counted ??= toolCosts(listed, run.serverName))
+  listWarnings(run, tools, listed, costs)
+  const lenient = lenientPlan(
+    model,
+    tools.map((t) => t.requestType),
+    run.profile,
+    options.recursionDepth,
+    run.depths,
+  )
+  return {
+    tools,
+    warnings: run.warnings,
+    notes: [...run.notes],
+    ...(lenient === undefined ? {} : { lenient }),
+    ...(types === undefined ? {} : { types }),
+    costs,
+  }
+}
+
+/** The settings of a {@link buildTools} run, with nothing collected yet. */
+function buildRun(model: ProtoModel, options: BuildToolsOptions): BuildRun {
+  const profile = options.profile ?? DEFAULT_PROFILE
+  const portable = isPortable(profile)
+  const serverName = options.serverName ?? ''
+  const budget = options.toolNameBudget === undefined ? DEFAULT_TOOL_NAME_BUDGET : options.toolNameBudget
+  const notes = new Set<string>()
+  return {
+    model,
+    options,
+    profile,
+    extended: profile !== 'topeka',
+    portable,
+    nameRe: portable ? PORTABLE_TOOL_NAME_RE : TOOL_NAME_RE,
+    serverName,
+    budget,
+    fits: (n) => budget === false || serverName.length + n.length <= budget,
+    tokenBudget: portable && options.toolTokenBudget !== false ? (options.toolTokenBudget ?? DEFAULT_TOOL_TOKEN_BUDGET) : undefined,
+    typeTool: options.typeTool ?? DEFAULT_TYPE_TOOL,
+    methodScopes: methodGlobs(
+      Object.entries(options.methodScopes ?? {}).map(([glob, scopes]) => [glob, typeof scopes === 'string' ? [scopes] : scopes] as const),
+    ),
+    warnings: [],
+    notes,
+    note: (text) => {
+      notes.add(text)
+    },
+    depths: new Map(),
+    detailed: [],
+  }
+}
+
+/** The tool of one RPC, or undefined when it gets none (filtered out, streaming the profile leaves out, hidden). */
+function methodTool(run: BuildRun, filter: MethodSelection, service: ServiceModel, method: MethodModel): ToolSchema | undefined {
+  const { model, extended } = run
+  const rpc: RpcName = {
+    service: service.name,
+    method: method.name,
+    // A service's own package: a reflected model holds services of several files.
+    package: service.fullName.slice(0, Math.max(0, service.fullName.length - service.name.length - 1)),
+    fullName: `${service.fullName}.${method.name}`,
+  }
+  if (!filter.keeps(rpc.fullName)) return undefined
+  if (method.requestStream || (method.responseStream && !extended)) return undefined
+  const meta: ToolMetadata = extended ? toolMetadata(method) : { hidden: false }
+  if (meta.hidden) return undefined
+  // The Go generator names a tool, and splits its fallback description from, the RPC's Go name.
+  const rpcName = extended ? method.name : goCamelCase(method.name)
+  const name = toolNameOf(run, rpc, meta, rpcName)
+  const input = toolInput(run, name, method, rpcName)
+  const tool: ToolSchema = {
+    name,
+    description: input.description,
+    inputSchema: input.inputSchema,
+    service: service.fullName,
+    method: method.name,
+    requestType: method.requestType,
+    responseType: method.responseType,
+  }
+  if (JSON.stringify(input.validationSchema) !== JSON.stringify(input.inputSchema)) tool.validationSchema = input.validationSchema
+  if (input.cuts.length > 0) tool.cuts = { typeTool: run.typeTool, at: input.cuts }
+  if (input.cuts.length > 0 || input.trimmed)
+    run.detailed.push({ name, description: input.wholeDescription, comment: method.comment, requestType: method.requestType })
+  if (meta.title !== undefined) tool.title = meta.title
+  if (meta.annotations !== undefined) tool.annotations = meta.annotations
+  const scopes = toolScopes(service, method, run.methodScopes)
+  if (scopes !== undefined) tool.scopes = scopes
+  const longRunning = extended ? longRunningOf(model, method, rpc.package) : undefined
+  if (longRunning !== undefined) tool.longRunning = longRunning
+  if (extended) {
+    // A long-running RPC's result is its operation's response, not the Operation.
+    const output = messageSchema(model, longRunning?.responseType ?? method.responseType, { profile: run.profile, mode: 'output' })
+    if (method.responseStream) {
+      tool.serverStreaming = true
+      tool.outputSchema = streamOutputSchema(output)
+    }
+    // MCP requires an object outputSchema and object structuredContent; a
+    // response whose JSON form is not an object (Timestamp, a wrapper,
+    // Value) is answered as text only.
+    else if (output.type === 'object') tool.outputSchema = output
+  }
+  return tool
+}
+
+/** The tool name of an RPC (shortened when asked), with the warnings of a name some clients refuse. */
+function toolNameOf(run: BuildRun, rpc: RpcName, meta: ToolMetadata, rpcName: string): string {
+  const { options, extended, portable, nameRe, serverName, budget, fits, warnings } = run
+  const wanted = meta.name ?? nameTool(rpc, options.toolNames, rpcName)
+  const limit = options.shortenToolNames && budget !== false ? budget - serverName.length : undefined
+  const name = extended ? shortenToolName(wanted, portable, limit) : wanted
+  if (name !== wanted) {
+    warnings.push(
+      buildWarning(
+        'TOOL_NAME_SHORTENED',
+        `tool name "${wanted}" of ${rpc.fullName} breaks ${nameRe.source}${fits(wanted) ? '' : ` or the name budget (${budget})`}; shortened to "${name}"`,
+      ),
+    )
+  } else if (!nameRe.test(name)) {
+    warnings.push(
+      buildWarning('TOOL_NAME_PATTERN', `tool name "${name}" of ${rpc.fullName} breaks ${nameRe.source}; some clients will reject it`),
+    )
+  }
+  if (extended && !fits(name)) {
+    warnings.push(
+      buildWarning(
+        'TOOL_NAME_BUDGET',
+        `server "${serverName}" + tool "${name}" is ${serverName.length + name.length} characters, over the name budget of ${budget}: ` +
+          'Claude Code and Cursor will not offer the tool',
+        'set shortenToolNames, a shorter toolNames, or (proto_mcp.tool).name',
+      ),
+    )
+  }
+  return name
+}
+
+/** A tool's request side: its description and input schema fitted to the token budget, and the schema its validator checks. */
+interface ToolInput {
+  description: string
+  /** The description the comment gives whole (what the type tool answers when the budget cut it). */
+  wholeDescription: string
+  inputSchema: JsonSchema
+  validationSchema: JsonSchema
+  cuts: Cut[]
+  /** Whether a comment was shortened (the description or one in the schema). */
+  trimmed: boolean
+}
+
+/** The description and input schema of tool `name`: whole comments while the whole schema fits, then cut level by level. */
+function toolInput(run: BuildRun, name: string, method: MethodModel, rpcName: string): ToolInput {
+  const { model, profile, tokenBudget, typeTool } = run
+  let trimmed = false
+  const marked = (descriptions: DescriptionLevel) => ({
+    marks: tokenBudget !== undefined,
+    descriptions,
+    trimmed: () => (trimmed = true),
+  })
+  // Whole comments while the whole schema fits; long comments are the first thing cut.
+  const firstLevel: DescriptionLevel = 'full'
+  const { shape, usedDepth } = requestShape(run, name, method, marked(firstLevel))
+  const wholeDescription = describeComment(method.comment) ?? splitName(rpcName)
+  const describeAt = (level: DescriptionLevel): string =>
+    method.comment === null ? wholeDescription : (descriptionAt(method.comment, level) ?? '')
+  let description = tokenBudget === undefined ? wholeDescription : describeAt(firstLevel)
+  let inputSchema = sortKeys(advertise(shape, profile))
+  let cuts: Cut[] = []
+  if (tokenBudget !== undefined) {
+    const fitted = fitLevels(
+      DESCRIPTION_LEVELS.slice(DESCRIPTION_LEVELS.indexOf(firstLevel)),
+      (level) =>
+        level === firstLevel
+          ? inputSchema
+          : advertise(
+              messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level) }),
+              profile,
+            ),
+      (level) => ({
+        budget: tokenBudget,
+        typeTool,
+        frame: (schema) => toolText({ name, description: describeAt(level), inputSchema: schema }),
+      }),
+      (fitted, level) => (level === 'full' ? fitted.whole : !fitted.over),
+      // Whole comments only with the whole schema: a cut one at that level is never taken.
+      (level) => level === 'full',
+    )
+    inputSchema = fitted.schema
+    description = describeAt(fitted.level)
+    cuts = fitted.cuts
+    if (fitted.over) {
+      run.warnings.push(
+        buildWarning(
+          'TOOL_OVER_BUDGET',
+          `tool "${name}" is ${toolTokens({ name, description, inputSchema })} tokens with every nested message cut and no comments, ` +
+            `over the token budget of ${tokenBudget}: its request has too many fields`,
+          'raise toolTokenBudget, or leave the RPC out with methods.exclude',
+        ),
+      )
+    }
+  }
+  if (description !== wholeDescription) trimmed = true
+  return { description, wholeDescription, inputSchema, validationSchema: stripNotes(shape), cuts, trimmed }
+}
+
+/**
+ * The request's schema at the asked recursion depth, or shallower for a
+ * message that recurses through many fields (inlining grows as
+ * (recursive fields)^depth), with the depth used.
+ */
+function requestShape(
+  run: BuildRun,
+  name: string,
+  method: MethodModel,
+  marks: { marks: boolean; descriptions: DescriptionLevel; trimmed: () => void },
+): { shape: JsonSchema; usedDepth: number } {
+  const { model, profile, portable } = run
+  const depth = run.options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
+  let usedDepth = depth
+  let shape = messageSchema(model, method.requestType, { profile, mode: 'input', note: run.note, recursionDepth: depth, ...marks })
+  for (let d = depth - 1; portable && d >= 1 && objectCount(shape) > MAX_INLINED_OBJECTS; d--) {
+    shape = messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: d, ...marks })
+    usedDepth = d
+    run.depths.set(method.requestType, d)
+    if (d === 1 || objectCount(shape) <= MAX_INLINED_OBJECTS) {
+      run.warnings.push(
+        buildWarning(
+          'RECURSION_SHALLOWER',
+          `tool "${name}": ${method.requestType} recurses through many fields; inlined ${d} deep instead of ${depth} ` +
+            `to keep its schema under ${MAX_INLINED_OBJECTS} objects (deeper levels are JSON text)`,
+        ),
+      )
+    }
+  }
+  return { shape, usedDepth }
+}
+
+/** Adds `tool` at the end; an earlier tool of the same name leaves, with a warning naming both services. */
+function addTool(run: BuildRun, tools: ToolSchema[], tool: ToolSchema): void {
+  const clash = tools.findIndex((t) => t.name === tool.name)
+  if (clash >= 0) {
+    const other = tools[clash]!
+    const { toolNames } = run.options
+    run.warnings.push(
+      buildWarning(
+        'TOOL_NAME_CLASH',
+        `tool "${tool.name}" is declared by both ${other.service} and ${tool.service}; ` + `the one of ${tool.service} wins`,
+        toolNames === undefined || toolNames === 'method' ? "set the toolNames option to 'service' or 'qualified' to keep both" : undefined,
+      ),
+    )
+    tools.splice(clash, 1)
+  }
+  tools.push(tool)
+}
+
+/** The type tool and its answers, when the token budget cut a tool that was kept (and no tool took its name). */
+function typeDetailOf(run: BuildRun, tools: readonly ToolSchema[]): TypeDetailSpec | undefined {
+  const { model, profile, tokenBudget, typeTool, serverName, budget, warnings } = run
+  const kept = run.detailed.filter((d) => tools.some((t) => t.name === d.name))
+  if (tokenBudget === undefined || kept.length === 0) return undefined
+  if (tools.some((t) => t.name === typeTool)) {
+    warnings.push(
+      buildWarning(
+        'TYPE_TOOL_CLASH',
+        `a tool is named "${typeTool}" as the type tool is: the schemas the token budget cut are not offered`,
+        'set typeTool to another name',
+      ),
+    )
+    return undefined
+  }
+  // Every message a tool's request reaches: a model may ask for any of them (for its whole comments too).
+  const seeds = reachableMessages(
+    model,
+    tools.map((t) => t.requestType),
+  )
+  const types = buildTypeDetail(model, seeds, kept, { profile, budget: tokenBudget, toolName: typeTool })
+  if (!run.fits(typeTool)) {
+    warnings.push(
+      buildWarning(
+        'TOOL_NAME_BUDGET',
+        `server "${serverName}" + tool "${typeTool}" is ${serverName.length + typeTool.length} characters, over the name budget of ${budget}: ` +
+          'Claude Code and Cursor will not offer the tool',
+        'set typeTool to a shorter name',
+      ),
+    )
+  }
+  return types
+}
+
+/** The warnings about the listing as a whole: too many tools, discovery (a meta-tool's name is an error), too many tokens. */
+function listWarnings(
+  run: BuildRun,
+  tools: readonly ToolSchema[],
+  listed: readonly (ToolSchema | TypeToolListing)[],
+  costs: () => ToolCost[],
+): void {
+  const { warnings, extended, portable } = run
   if (listed.length > MAX_LISTED_TOOLS) {
     warnings.push(
       buildWarning(
@@ -397,8 +519,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       ),
     )
   }
-  const discovery = options.discovery ?? { mode: 'auto' }
-  checkMetaToolNames(model, tools, discovery)
+  const discovery = run.options.discovery ?? { mode: 'auto' }
+  checkMetaToolNames(run.model, tools, discovery)
   const searching = autoSearchWarning(listed, () => costs().reduce((sum, c) => sum + c.tokens, 0), discovery)
   if (searching !== undefined) warnings.push(searching)
   // A token is at least a byte: a list of fewer bytes needs no count.
@@ -415,21 +537,6 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
           : "choose the RPCs with methods.include or methods.exclude, or use profile 'portable' (a token budget per tool)",
       ),
     )
-  }
-  const lenient = lenientPlan(
-    model,
-    tools.map((t) => t.requestType),
-    profile,
-    options.recursionDepth,
-    depths,
-  )
-  return {
-    tools,
-    warnings,
-    notes: [...notes],
-    ...(lenient === undefined ? {} : { lenient }),
-    ...(types === undefined ? {} : { types }),
-    costs,
   }
 }
 

@@ -1,3 +1,4 @@
+import { isRecord } from '../contract/is-record.ts'
 /**
  * Walking a JSON Schema document the way the client rules look at it: every
  * subschema with its JSON Pointer and position, local `$ref` resolution, and
@@ -40,7 +41,7 @@ export const COMBINATORS = ['anyOf', 'oneOf', 'allOf'] as const
 
 /** Whether `value` is a JSON object (not null, not an array). */
 export function isSchemaNode(value: unknown): value is SchemaNode {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
+  return isRecord(value)
 }
 
 /** The node's `type` as a list (empty when it has none). */

@@ -7,7 +7,7 @@ import { checkOptions, integerRule, showValue, type OptionRule } from '../runtim
 import { runtimeError } from '../runtime/errors.ts'
 import { handWrittenToolEntry, type ToolDefinition, type ToolHandler } from './tools/hand-written-tool.ts'
 import { serverStateOf } from './handle.ts'
-import { LOGGING_RULES, type LoggingOptions } from './serving/logging.ts'
+import { LOGGING_RULES, type LoggingOptions } from './base/logging.ts'
 import { checkPageSize } from './primitives/pagination.ts'
 import {
   checkTemplate,
@@ -41,7 +41,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   readonly #name: string
   readonly #make: (state: ServerState) => Built
   #version = DEFAULT_SERVER_VERSION
-  #state: unknown
+  #appState: unknown
   readonly #tools: Array<{ entry: ToolEntry; from: string }> = []
   readonly #resources: ResourceEntry[] = []
   /** The type-detail resources of included servers (they follow their type tools). */
@@ -76,7 +76,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
 
   /** Shared state every handler receives as `context.state`, typed from here on. */
   state<T>(value: T): ServerBuilder<T, Built> {
-    this.#state = value
+    this.#appState = value
     return this as unknown as ServerBuilder<T, Built>
   }
 
@@ -131,7 +131,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a hand-written tool's arguments are typed by its handler
   tool<Args = any>(tool: ToolDefinition, handler: ToolHandler<State, Args>): this {
     const ref = this.#ref
-    const entry = handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => ref.state?.state)
+    const entry = handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => ref.state?.appState)
     this.#tools.push({ entry, from: 'tool()' })
     return this
   }
@@ -280,7 +280,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
       templates: this.#templates,
       ...(this.#pageSize === undefined ? {} : { pageSize: this.#pageSize }),
       features: [...this.#features],
-      state: this.#state,
+      appState: this.#appState,
       ...(this.#key === undefined ? {} : { requestStateKey: this.#key }),
       ...(this.#ttl === undefined ? {} : { requestStateTtlSeconds: this.#ttl }),
       ...(this.#logging === undefined ? {} : { logging: this.#logging }),

@@ -19,8 +19,8 @@ import { adoptEntries, toolSet, type ToolEntry } from './tools/tool-set.ts'
 import { typeResources } from './tools/type-detail.ts'
 import { checkDiscoveryNames } from './tools/discovery.ts'
 
-/** Where a `Server` keeps its `ServerState` (a registered symbol, so a runtime bundled twice still finds it; its key keeps the old name that copies agree on). */
-export const SERVER_STATE: unique symbol = Symbol.for('unplugin-proto-mcp.serving-core')
+/** Where a `Server` keeps its `ServerState` (a registered symbol, so a runtime bundled twice still finds it). */
+export const SERVER_STATE: unique symbol = Symbol.for('unplugin-proto-mcp.server-state')
 
 /** The `ServerState` of a `Server`, or `undefined` for anything else. */
 export function serverStateOf(value: unknown): ServerState | undefined {
@@ -71,7 +71,7 @@ export class ServerHandle<State = unknown> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a hand-written tool's arguments are typed by its handler
   addTool<Args = any>(tool: ToolDefinition, handler: ToolHandler<State, Args>): this {
     const state = this.#state
-    const entry = handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => state.state)
+    const entry = handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => state.appState)
     if (state.tools.byName.has(entry.listed.name)) {
       throw runtimeError('BAD_SPEC', `tool "${entry.listed.name}" is already defined: remove it first or use replaceTools`)
     }
@@ -105,7 +105,7 @@ export class ServerHandle<State = unknown> {
     let entries: ToolEntry[]
     let other: ServerState | undefined
     if (Array.isArray(source)) {
-      entries = source.map(({ tool, handler }) => handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => state.state))
+      entries = source.map(({ tool, handler }) => handWrittenToolEntry(tool, handler as ToolHandler<unknown>, () => state.appState))
     } else {
       other = serverStateOf(source)
       if (other === undefined) throw runtimeError('BAD_SPEC', 'replaceTools takes a Server or an array of { tool, handler }')
@@ -165,7 +165,7 @@ export class ServerHandle<State = unknown> {
     state.templates = other.templates
     state.prompts = other.prompts
     state.features = other.features
-    state.state = other.state
+    state.appState = other.appState
     // A cursor is an offset, so one given before still reaches the next item.
     state.pageSize = other.pageSize
     state.discovery = other.discovery

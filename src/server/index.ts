@@ -18,12 +18,12 @@ import type { FetchHandler } from './http/stateless-handler.ts'
 import type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http/http.ts'
 import { checkAuth, checkNodeHandlerOptions, checkServeHttpOptions } from './http/http-options.ts'
 import { applyClusterOptions, checkFetchHandlerOptions, type FetchHandlerOptions, type McpFetchHandler } from './cluster/cluster-options.ts'
-import { LOGGING_RULES, type LoggingOptions } from './serving/logging.ts'
+import { LOGGING_RULES, type LoggingOptions } from './base/logging.ts'
 import { noteBackend } from './operate/health.ts'
 import { checkRateLimit, setRateLimit, type RateLimitOptions } from './operate/rate-limit.ts'
 import { setTelemetry, TELEMETRY_RULES, type TelemetryOptions } from './operate/telemetry.ts'
 import { loadHttp, loadStdio } from './transports/node-transports.ts'
-import { principalOf } from './serving/principal.ts'
+import { principalOf } from './base/principal.ts'
 import { ServerState } from './serving/server-state.ts'
 import type { ServeReport, ServeStdioOptions } from './stdio/stdio.ts'
 import { protoEntries, type ListedTool } from './tools/tool-set.ts'
@@ -34,7 +34,7 @@ import { protoPromptEntries } from './primitives/prompts.ts'
 import type { AuthOptions } from '../contract/auth-options.ts'
 
 export type { Connection } from './transports/connect.ts'
-export type { ErrorSource, Logger, LoggingOptions } from './serving/logging.ts'
+export type { ErrorSource, Logger, LoggingOptions } from './base/logging.ts'
 export type { HttpHandle, McpNodeHandler, NodeHandlerOptions, ServeHttpOptions } from './http/http.ts'
 export type { ClusterOptions, FetchHandlerOptions, McpFetchHandler } from './cluster/cluster-options.ts'
 export type {
@@ -68,7 +68,7 @@ export type { Completer } from './primitives/completer.ts'
 export type { ToolWithHandler } from './handle.ts'
 export { ServerHandle } from './handle.ts'
 export { ServerBuilder } from './builder.ts'
-export { MemoryTaskStore, TaskLimitError, isTerminal } from './tasks/task-store.ts'
+export { MemoryTaskStore, TaskLimitError, isTerminal } from './cluster/task-store.ts'
 export type {
   MemoryTaskStoreOptions,
   StoredTask,
@@ -77,7 +77,7 @@ export type {
   TaskInputRequest,
   TaskStatus,
   TaskStore,
-} from './tasks/task-store.ts'
+} from './cluster/task-store.ts'
 export { TASKS_EXTENSION } from './tasks/tasks.ts'
 export type { TaskOptions, TaskSupport } from './tasks/tasks.ts'
 

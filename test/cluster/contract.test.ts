@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Cluster, ClusterListeners, ClusterMessage, FleetEvent } from '../../src/server/cluster/cluster.ts'
 import { memoryCluster, memoryFleet } from '../../src/server/cluster/memory-cluster.ts'
 import { postgresCluster } from '../../src/entries/postgres.ts'
-import type { StoredTask } from '../../src/server/tasks/task-store.ts'
+import type { StoredTask } from '../../src/server/cluster/task-store.ts'
 import { sharedPostgres, type SharedPostgres } from '../helpers/shared-postgres.ts'
 
 const pg: SharedPostgres = sharedPostgres()

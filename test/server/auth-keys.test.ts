@@ -13,7 +13,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'j
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Server, verifiedPrincipal, type CallContext, type HttpHandle } from '../../src/entries/runtime.ts'
 import { principalMetadata } from '../../src/runtime/backend.ts'
-import { principalOf } from '../../src/server/serving/principal.ts'
+import { principalOf } from '../../src/server/base/principal.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
 
 interface Key {

@@ -6,7 +6,7 @@
  */
 import { afterEach, expect, it, vi } from 'vitest'
 import { Server } from '../../src/entries/runtime.ts'
-import { Log } from '../../src/server/serving/logging.ts'
+import { Log } from '../../src/server/base/logging.ts'
 
 afterEach(() => vi.useRealTimers())
 

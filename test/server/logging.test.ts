@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Server, type ErrorSource } from '../../src/entries/runtime.ts'
-import { Log } from '../../src/server/serving/logging.ts'
+import { Log } from '../../src/server/base/logging.ts'
 import { ServerState } from '../../src/server/serving/server-state.ts'
 
 const HIDDEN = 'notes: call to tool "Secret" hidden from this caller (requires {"scopes":["admin"]}), answered as unknown'

@@ -7,8 +7,7 @@ import type { AuthOptions } from '../../contract/auth-options.ts'
 import type { Cluster } from './cluster.ts'
 import { runtimeError } from '../../runtime/errors.ts'
 import { checkOptions, type OptionRule } from '../../runtime/check-options.ts'
-import { LOGGING_RULES, type LoggingOptions } from '../serving/logging.ts'
-import type { ServerState } from '../serving/server-state.ts'
+import { LOGGING_RULES, type LoggingOptions } from '../base/logging.ts'
 
 /** What the instances of a server behind a load balancer share (docs/cluster.md). */
 export interface ClusterOptions {
@@ -47,11 +46,17 @@ export const CLUSTER_RULES: Record<keyof ClusterOptions, OptionRule> = {
   },
 }
 
+/** What {@link applyClusterOptions} reads and sets of the server state (`ServerState` is one). */
+export interface RequestStateKeyHolder {
+  readonly hasRequestStateKey: boolean
+  useRequestStateKey(key: Uint8Array | string, where: string): void
+}
+
 /**
  * Sets the given `requestStateKey` on the server, then refuses a cluster
  * without a key: a state sealed on one instance must open on every other.
  */
-export function applyClusterOptions(where: string, state: ServerState, options: ClusterOptions | undefined): void {
+export function applyClusterOptions(where: string, state: RequestStateKeyHolder, options: ClusterOptions | undefined): void {
   if (options?.requestStateKey !== undefined) state.useRequestStateKey(options.requestStateKey, where)
   if (options?.cluster !== undefined && !state.hasRequestStateKey) {
     throw runtimeError(

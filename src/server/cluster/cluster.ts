@@ -5,7 +5,7 @@
  * Postgres adapter (`unplugin-proto-mcp/postgres`) a fleet's; a Redis
  * adapter implements the same members. Only plain JSON crosses it.
  */
-import type { TaskStore } from '../tasks/task-store.ts'
+import type { TaskStore } from './task-store.ts'
 
 /** A JSON value: what a cluster stores and carries. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
@@ -33,7 +33,7 @@ export interface SessionRecord {
   /** The protocol version the client asked for in it. */
   protocolVersion: string
   /**
-   * Who opened the session (server/serving/principal.ts): a request of anyone else
+   * Who opened the session (server/base/principal.ts): a request of anyone else
    * is answered as for an unknown session. Opaque, small JSON: the
    * authorization issue's verified principal goes here.
    */

@@ -17,8 +17,8 @@ import type {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import type { Cluster, ClusterEventStore, ClusterMessage, FleetEvent, SessionRecord, StreamRequest, StreamTail } from './cluster.ts'
-import type { Log } from '../serving/logging.ts'
-import type { ListKind } from '../serving/server-state.ts'
+import type { Log } from '../base/logging.ts'
+import type { ListKind } from '../base/list-kind.ts'
 
 /** The stream id the SDK's transport gives a session's GET stream. */
 export const STANDALONE_STREAM = '_GET_stream'

@@ -5,7 +5,7 @@
  * miniature, for tests); alone, it is exactly a single server's state.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/server'
-import { toBase64url } from '../serving/base64url.ts'
+import { toBase64url } from '../base/base64url.ts'
 import type {
   Cluster,
   ClusterEventStore,
@@ -19,7 +19,7 @@ import type {
 } from './cluster.ts'
 import { DEFAULT_MAX_EVENT_BYTES } from '../../contract/defaults.ts'
 import { EventBudget, MemoryEventStore } from './event-store.ts'
-import { MemoryTaskStore } from '../tasks/task-store.ts'
+import { MemoryTaskStore } from './task-store.ts'
 
 /** A new instance id: 12 base64url characters. */
 export function newInstanceId(): string {

@@ -16,14 +16,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
-import { principalOf } from '../serving/principal.ts'
+import { principalOf } from '../base/principal.ts'
 import {
   DEFAULT_MAX_REQUESTS_PER_CALLER,
   DEFAULT_MAX_REQUESTS_PER_CONNECTION,
   DEFAULT_MAX_UNSENT_BYTES,
   DEFAULT_WRITE_TIMEOUT_MS,
 } from '../serving/limits.ts'
-import type { Log } from '../serving/logging.ts'
+import type { Log } from '../base/logging.ts'
 
 /** The options of {@link connectionLimits}. */
 export interface ConnectionLimitOptions {

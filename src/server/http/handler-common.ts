@@ -8,8 +8,9 @@ import { readRequestBody, type createMcpHandler } from '@modelcontextprotocol/se
 import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
 import { rememberSource } from '../../runtime/number-source.ts'
 import { BODY_NOT_JSON, BODY_TOO_LARGE, MAX_BODY_BYTES } from '../serving/limits.ts'
-import type { ErrorSource, Log } from '../serving/logging.ts'
-import type { ListKind, ServerState } from '../serving/server-state.ts'
+import type { ErrorSource, Log } from '../base/logging.ts'
+import type { ListKind } from '../base/list-kind.ts'
+import type { ServerState } from '../serving/server-state.ts'
 
 /** A JSON-RPC error response with HTTP status `status`. */
 export const jsonRpcError = (status: number, code: number, message: string): Response =>

@@ -26,7 +26,7 @@ import {
   type AuthOptions,
   type IntrospectionResult,
 } from '../../contract/auth-options.ts'
-import type { Log } from '../serving/logging.ts'
+import type { Log } from '../base/logging.ts'
 import type { ServerState } from '../serving/server-state.ts'
 import { markStepUp } from './step-up.ts'
 

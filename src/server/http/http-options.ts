@@ -26,7 +26,7 @@ import {
   DEFAULT_SESSION_IDLE_MS,
   DEFAULT_WRITE_TIMEOUT_MS,
 } from '../serving/limits.ts'
-import { LOGGING_RULES } from '../serving/logging.ts'
+import { LOGGING_RULES } from '../base/logging.ts'
 
 const SESSION_RULES: Record<keyof SessionOptions, OptionRule> = {
   sessionIdleMs: { ...integerRule(1), default: DEFAULT_SESSION_IDLE_MS },

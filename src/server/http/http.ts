@@ -19,7 +19,7 @@ import { mayBeFastCall, serveFastCall } from './fast-call.ts'
 import { mayBeSessionCall, serveSessionCall } from './session-fast-call.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createSessionHandler, type SessionOptions } from './session-handler.ts'
-import { Log, type LoggingOptions } from '../serving/logging.ts'
+import { Log, type LoggingOptions } from '../base/logging.ts'
 import {
   BODY_TOO_LARGE,
   DEFAULT_HEADERS_TIMEOUT_MS,

@@ -28,7 +28,7 @@ import {
 } from '@modelcontextprotocol/server'
 import { rememberSource } from '../../runtime/number-source.ts'
 import { jsonBodyOf, replayed } from './fast-call.ts'
-import { principalOf } from '../serving/principal.ts'
+import { principalOf } from '../base/principal.ts'
 import { writePostFailed } from './post-failure.ts'
 
 /** What session-handler.ts lends this path of one of its sessions. */

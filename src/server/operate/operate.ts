@@ -5,7 +5,7 @@
  * them before: stdio) and the audit line.
  */
 import { verifiedPrincipal } from '../../runtime/backend.ts'
-import type { Log } from '../serving/logging.ts'
+import type { Log } from '../base/logging.ts'
 import { RATE_LIMITED, rateLimitError, rateLimiterOf } from './rate-limit.ts'
 import { traceRequest, type RequestFacts } from './telemetry.ts'
 

@@ -6,9 +6,7 @@
 import { PROTOCOL_VERSION_META_KEY, type JSONRPCRequest, type Server as SdkServer, type ServerContext } from '@modelcontextprotocol/server'
 import type { ServedRequest } from './operate.ts'
 import { recordSession } from './telemetry.ts'
-
-/** The first revision without sessions (its versions compare as dates). */
-const MODERN_REVISION = '2026-07-28'
+import { MODERN_REVISION } from '../../contract/protocol.ts'
 
 function headersOf(req: Request | undefined): Record<string, string> | undefined {
   if (req === undefined) return undefined

@@ -5,7 +5,7 @@
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import { runtimeError } from '../../runtime/errors.ts'
-import { fromBase64url, toBase64url } from '../serving/base64url.ts'
+import { fromBase64url, toBase64url } from '../base/base64url.ts'
 
 const CURSOR_RE = /^o(\d{1,9})$/
 

@@ -10,6 +10,7 @@
  */
 import type { ServerContext } from '@modelcontextprotocol/server'
 import type { CallContext, ElicitAnswer, ElicitRequest, LogLevel, RootsAnswer, SampleAnswer, SampleRequest } from '../../runtime/types.ts'
+import { isRecord } from '../../contract/is-record.ts'
 
 /** The MCP log levels, least severe first. */
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
@@ -62,13 +63,10 @@ export interface InputRequest {
  * A malformed answer counts as none, so the question is asked again.
  */
 export function isAnswerOf(method: QuestionMethod, answer: unknown): boolean {
-  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) return false
+  if (!isRecord(answer)) return false
   const a = answer as Record<string, unknown>
   if (method === 'elicitation/create') {
-    return (
-      (a.action === 'accept' || a.action === 'decline' || a.action === 'cancel') &&
-      (a.content === undefined || (a.content !== null && typeof a.content === 'object' && !Array.isArray(a.content)))
-    )
+    return (a.action === 'accept' || a.action === 'decline' || a.action === 'cancel') && (a.content === undefined || isRecord(a.content))
   }
   if (method === 'sampling/createMessage') return typeof a.role === 'string' && a.content !== null && typeof a.content === 'object'
   return Array.isArray(a.roots)

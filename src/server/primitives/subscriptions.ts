@@ -4,17 +4,22 @@
  * URIs an instance subscribed to when the server announces an update.
  */
 import type { Server as SdkServer } from '@modelcontextprotocol/server'
-import type { Log } from '../serving/logging.ts'
-import type { ServerState } from '../serving/server-state.ts'
+import type { Log } from '../base/logging.ts'
 
 type UpdateListener = (uri: string) => void
 
+/** What subscriptions read of the server state (`ServerState` is one): the log failures go to and the server's name. */
+export interface ResourceHost {
+  readonly log: Log
+  readonly info: { readonly name: string }
+}
+
 // Kept beside the server state rather than in it: updates reach only subscribers, list changes everyone.
 // Each listener with the log of the transport that registered it.
-const listeners = new WeakMap<ServerState, Map<UpdateListener, Log>>()
+const listeners = new WeakMap<ResourceHost, Map<UpdateListener, Log>>()
 
 /** Registers a listener of resource updates on `state`, its failures told to `log`; returns its removal. */
-export function onResourceUpdated(state: ServerState, listener: UpdateListener, log: Log = state.log): () => void {
+export function onResourceUpdated(state: ResourceHost, listener: UpdateListener, log: Log = state.log): () => void {
   let set = listeners.get(state)
   if (set === undefined) listeners.set(state, (set = new Map()))
   set.set(listener, log)
@@ -22,7 +27,7 @@ export function onResourceUpdated(state: ServerState, listener: UpdateListener, 
 }
 
 /** Tells every subscriber of `uri` (over every transport) that the resource changed. */
-export function announceResourceUpdated(state: ServerState, uri: string): void {
+export function announceResourceUpdated(state: ResourceHost, uri: string): void {
   for (const [listener, log] of listeners.get(state) ?? []) {
     try {
       listener(uri)
@@ -38,7 +43,7 @@ export function announceResourceUpdated(state: ServerState, uri: string): void {
  * them, registered at the first subscription. Returns the cleanup to run
  * when the instance closes.
  */
-export function serveSubscriptions(server: SdkServer, state: ServerState, log: Log = state.log): () => void {
+export function serveSubscriptions(server: SdkServer, state: ResourceHost, log: Log = state.log): () => void {
   const uris = new Set<string>()
   let off: (() => void) | undefined
   const stop = (): void => {

@@ -7,9 +7,9 @@
 import { createRequestStateCodec, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
 import { runtimeError } from '../../runtime/errors.ts'
-import { toBase64url } from './base64url.ts'
+import { toBase64url } from '../base/base64url.ts'
 import { DEFAULT_REQUEST_STATE_TTL_S } from './limits.ts'
-import { principalOf } from './principal.ts'
+import { principalOf } from '../base/principal.ts'
 
 /** What a `requestState` is bound to: the SDK context's auth info, headers and session, or a principal given directly (in process). */
 export interface StateBinding {

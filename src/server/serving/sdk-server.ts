@@ -21,7 +21,7 @@ import type {
 } from '@modelcontextprotocol/server'
 import { adoptSource } from '../../runtime/number-source.ts'
 import type { CallContext } from '../../runtime/types.ts'
-import type { Log } from './logging.ts'
+import type { Log } from '../base/logging.ts'
 import {
   requestsToClient,
   directAsk,
@@ -38,13 +38,15 @@ import { promptResult } from '../primitives/prompts.ts'
 import { readResult } from '../primitives/resources.ts'
 import { failureText, sendable } from '../tools/sendable.ts'
 import { serveSubscriptions } from '../primitives/subscriptions.ts'
-import { unknownToolError, type ListKind, type ServerState, type StateBinding } from './server-state.ts'
+import type { ListKind } from '../base/list-kind.ts'
+import { unknownToolError, type ServerState, type StateBinding } from './server-state.ts'
 import { TaskableCall } from '../tasks/task-call.ts'
 import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from '../tasks/task-methods.ts'
 import { TASKS_EXTENSION, taskView } from '../tasks/tasks.ts'
 import type { CallResult, ToolEntry } from '../tools/tool-set.ts'
 import { serveRequest } from '../operate/operate.ts'
 import { endSession, sdkRequest } from '../operate/sdk-request.ts'
+import { MODERN_REVISION } from '../../contract/protocol.ts'
 
 export type { ListedTool } from '../tools/tool-set.ts'
 export { unknownToolError } from './server-state.ts'
@@ -73,9 +75,6 @@ const CAPABILITIES = {
   completions: {},
   extensions: { [TASKS_EXTENSION]: {} },
 }
-
-/** The first revision of the per-request era (its versions compare as dates). */
-const MODERN_REVISION = '2026-07-28'
 
 /** How a tools/call that became a task answers past the SDK's result check (caught in ProtoSdkServer._wrapHandler). */
 class TaskCreated {
@@ -367,7 +366,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     const matched = entry === undefined ? matchTemplate(state.templates, uri) : undefined
     if (entry === undefined && matched === undefined) throw new ResourceNotFoundError(uri)
     return (await inRounds(state, ctx, `resources/read:${uri}`, async (options) => {
-      const context = { ...callContext(state, uri, ctx, { ...options, server }), state: state.state }
+      const context = { ...callContext(state, uri, ctx, { ...options, server }), state: state.appState }
       if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context))
       const { entry: template, variables } = matched!
       const shown =
@@ -378,7 +377,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     })) as never
   })
   server.setRequestHandler('completion/complete', async (request, ctx) => {
-    const context = { ...callContext(state, 'completion/complete', ctx, { server }), state: state.state }
+    const context = { ...callContext(state, 'completion/complete', ctx, { server }), state: state.appState }
     return (await complete(request.params as CompleteParams, state, context)) as never
   })
   server.setRequestHandler('prompts/list', (request) =>
@@ -399,7 +398,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
       }
     }
     return (await inRounds(state, ctx, `prompts/get:${name}`, async (options) => {
-      const context = { ...callContext(state, name, ctx, { ...options, server }), state: state.state }
+      const context = { ...callContext(state, name, ctx, { ...options, server }), state: state.appState }
       return promptResult(entry.prompt, await entry.get(args as Record<string, string>, context))
     })) as never
   })

@@ -8,7 +8,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
 import type { ToolTable } from '../../runtime/tool-table.ts'
 import type { CallContext } from '../../runtime/types.ts'
-import { Log, type LoggingOptions } from './logging.ts'
+import { Log, type LoggingOptions } from '../base/logging.ts'
 import { RequestStateSeal, type StateBinding } from './request-state.ts'
 import type { PromptEntry } from '../primitives/prompts.ts'
 import type { ResourceEntry } from '../primitives/resources.ts'
@@ -29,8 +29,7 @@ import {
 
 export type { StateBinding } from './request-state.ts'
 
-/** Which list changed. */
-export type ListKind = 'tools' | 'resources' | 'prompts'
+import type { ListKind } from '../base/list-kind.ts'
 
 /** Re-applies one service's backend to a tool table that has the service (lenient: a table without it is skipped). */
 export type Binder = (table: ToolTable) => void
@@ -51,7 +50,7 @@ export interface ServerStateParts {
   /** Items per page of the list methods. @default every item on one page */
   pageSize?: number
   features?: readonly string[]
-  state?: unknown
+  appState?: unknown
   requestStateKey?: Uint8Array | string
   /** Seconds a sealed requestState stays valid. @default 600 */
   requestStateTtlSeconds?: number
@@ -68,7 +67,7 @@ export class ServerState {
   readonly info: { name: string; version: string }
   /** Swapped whole (by `replaceAll`), never changed in place. */
   features: ReadonlySet<string>
-  state: unknown
+  appState: unknown
   tools: ToolSet
   resources: ReadonlyMap<string, ResourceEntry>
   prompts: ReadonlyMap<string, PromptEntry>
@@ -95,7 +94,7 @@ export class ServerState {
   constructor(parts: ServerStateParts) {
     this.info = { name: parts.name, version: parts.version }
     this.features = new Set(parts.features ?? [])
-    this.state = parts.state
+    this.appState = parts.appState
     this.tools = toolSet(parts.tools)
     this.resources = new Map((parts.resources ?? []).map((r) => [r.resource.uri, r]))
     this.prompts = new Map((parts.prompts ?? []).map((p) => [p.prompt.name, p]))

@@ -12,7 +12,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { CallContext } from '../../runtime/types.ts'
 import type { Ask, InputRequest, Rounds } from '../primitives/requests-to-client.ts'
 import { fromStore } from './store-errors.ts'
-import type { StoredTask } from './task-store.ts'
+import type { StoredTask } from '../cluster/task-store.ts'
 import { isLimitError, type TaskManager } from './tasks.ts'
 
 type Progress = NonNullable<CallContext['progress']>

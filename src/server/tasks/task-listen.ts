@@ -8,12 +8,12 @@
  * here; any other goes to the SDK.
  */
 import { MissingRequiredClientCapabilityError, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server'
-import { principalOf } from '../serving/principal.ts'
-import type { ListKind, ServerState } from '../serving/server-state.ts'
-import { onResourceUpdated } from '../primitives/subscriptions.ts'
-import type { StoredTask } from './task-store.ts'
+import { principalOf } from '../base/principal.ts'
+import type { ListKind } from '../base/list-kind.ts'
+import { onResourceUpdated, type ResourceHost } from '../primitives/subscriptions.ts'
+import type { StoredTask } from '../cluster/task-store.ts'
 import { fromStore } from './store-errors.ts'
-import { TASKS_EXTENSION, taskView } from './tasks.ts'
+import { TASKS_EXTENSION, taskView, type TaskHost } from './tasks.ts'
 
 /** How often an idle stream says it is alive (an SSE comment), as the SDK's listen streams do. */
 const KEEP_ALIVE_MS = 15_000
@@ -24,6 +24,11 @@ const LIST_BITS: Record<ListKind, 'toolsListChanged' | 'resourcesListChanged' | 
   prompts: 'promptsListChanged',
 }
 
+/** What a listen stream reads of the server state (`ServerState` is one): its tasks, resource updates and list changes. */
+export interface ListenHost extends TaskHost, ResourceHost {
+  onChange(listener: (kind: ListKind) => void): () => void
+}
+
 type Message = { id?: unknown; method?: unknown; params?: { notifications?: Record<string, unknown>; _meta?: Record<string, unknown> } }
 
 /**
@@ -31,7 +36,7 @@ type Message = { id?: unknown; method?: unknown; params?: { notifications?: Reco
  * notifications: `-32021` (HTTP 400) without the Tasks extension, else the
  * stream. `undefined` for any other message (the SDK serves it).
  */
-export async function taskListen(state: ServerState, message: unknown, request: Request, authInfo: unknown): Promise<Response | undefined> {
+export async function taskListen(state: ListenHost, message: unknown, request: Request, authInfo: unknown): Promise<Response | undefined> {
   const m = message as Message | null
   if (m === null || typeof m !== 'object' || m.method !== 'subscriptions/listen') return undefined
   const wanted = m.params?.notifications?.taskIds
@@ -82,7 +87,7 @@ export async function taskListen(state: ServerState, message: unknown, request: 
 
 /** The SSE stream: the acknowledgment first, then the notifications its filter asks for, each tagged with the subscription id. */
 function listenStream(
-  state: ServerState,
+  state: ListenHost,
   id: string | number | null,
   honored: Record<string, unknown>,
   taskIds: readonly string[],
@@ -140,7 +145,7 @@ function listenStream(
 }
 
 /** Calls `seen` with each new state of a task: through the store's `watch`, else read every `pollIntervalMs`. */
-function watchTask(state: ServerState, taskId: string, seen: (task: StoredTask) => void): () => void {
+function watchTask(state: TaskHost, taskId: string, seen: (task: StoredTask) => void): () => void {
   const store = state.tasks.store
   if (store.watch) return store.watch(taskId, seen)
   let last = 0

@@ -11,11 +11,10 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server'
 import type { Server as SdkServer, ServerContext, StandardSchemaV1 } from '@modelcontextprotocol/server'
-import { principalOf } from '../serving/principal.ts'
-import type { ServerState } from '../serving/server-state.ts'
-import type { StoredTask } from './task-store.ts'
+import { principalOf } from '../base/principal.ts'
+import type { StoredTask } from '../cluster/task-store.ts'
 import { fromStore } from './store-errors.ts'
-import { answerChange, cancelChange, TASKS_EXTENSION, taskView } from './tasks.ts'
+import { answerChange, cancelChange, TASKS_EXTENSION, taskView, type TaskHost } from './tasks.ts'
 
 /** Whether a 2026-07-28 request declared the Tasks extension in its client capabilities. */
 export function declaresTasks(ctx: ServerContext): boolean {
@@ -33,7 +32,7 @@ export function missingTasksCapability(what: string): MissingRequiredClientCapab
   )
 }
 
-/** Who owns the tasks a request creates or reads (server/serving/principal.ts). */
+/** Who owns the tasks a request creates or reads (server/base/principal.ts). */
 export function ownerOf(ctx: ServerContext): string {
   return principalOf(ctx.http?.authInfo, ctx.http?.req?.headers.get('authorization'))
 }
@@ -52,7 +51,7 @@ const ANY_PARAMS: StandardSchemaV1<unknown, Record<string, unknown>> = {
 const notFound = (): ProtocolError => new ProtocolError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found')
 
 /** The task `params.taskId` if the caller of `ctx` owns it; throws `-32021` to a request without the extension, `-32602` when not found. */
-async function ownTask(state: ServerState, ctx: ServerContext, method: string, params: Record<string, unknown>): Promise<StoredTask> {
+async function ownTask(state: TaskHost, ctx: ServerContext, method: string, params: Record<string, unknown>): Promise<StoredTask> {
   // The extension exists on 2026-07-28 only (SEP-2663): an initialize-era session has no such method.
   if (ctx.mcpReq.envelope === undefined) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found')
   if (!declaresTasks(ctx)) throw missingTasksCapability(method)
@@ -65,7 +64,7 @@ async function ownTask(state: ServerState, ctx: ServerContext, method: string, p
 }
 
 /** Registers `tasks/get`, `tasks/update` and `tasks/cancel` on one SDK instance. */
-export function serveTaskMethods(server: SdkServer, state: ServerState): void {
+export function serveTaskMethods(server: SdkServer, state: TaskHost): void {
   server.setRequestHandler('tasks/get', { params: ANY_PARAMS }, async (params, ctx) => {
     return taskView(await ownTask(state, ctx, 'tasks/get', params), true) as never
   })

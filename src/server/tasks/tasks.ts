@@ -10,17 +10,17 @@
  */
 import { checkOptions, integerRule, type OptionRule } from '../../runtime/check-options.ts'
 import { isAnswerOf, type InputRequest, type QuestionMethod } from '../primitives/requests-to-client.ts'
-import { toBase64url } from '../serving/base64url.ts'
+import { toBase64url } from '../base/base64url.ts'
 import { noteTaskCreated, noteTaskEnded } from '../operate/telemetry.ts'
 import {
-  DEFAULT_MAX_TASK_BYTES,
+  DEFAULT_MAX_BYTES_ALL_TASKS,
   DEFAULT_MAX_TASKS,
   isTerminal,
   MemoryTaskStore,
   type StoredTask,
   type TaskError,
   type TaskStore,
-} from './task-store.ts'
+} from '../cluster/task-store.ts'
 
 /** The extension's identifier, as clients and servers declare it under `capabilities.extensions`. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
@@ -72,7 +72,7 @@ export const TASK_OPTION_RULES: Record<keyof TaskOptions, OptionRule> = {
   pollIntervalMs: { ...integerRule(1), default: DEFAULT_POLL_INTERVAL_MS },
   startAfterMs: { ...integerRule(0), default: DEFAULT_START_AFTER_MS },
   maxTasks: { ...integerRule(1), default: DEFAULT_MAX_TASKS },
-  maxBytes: { ...integerRule(1024), default: DEFAULT_MAX_TASK_BYTES },
+  maxBytes: { ...integerRule(1024), default: DEFAULT_MAX_BYTES_ALL_TASKS },
   maxTasksPerPrincipal: { ...integerRule(1), default: DEFAULT_MAX_TASKS_PER_PRINCIPAL },
   maxListenTaskIds: { ...integerRule(1), default: DEFAULT_MAX_LISTEN_TASK_IDS },
 }
@@ -216,6 +216,11 @@ interface Live {
 /** A task this server cannot create (its store is full), or a change its store cannot hold. */
 export function isLimitError(error: unknown): boolean {
   return (error as { name?: unknown } | null)?.name === 'TaskLimitError'
+}
+
+/** What the task methods read of the server state (`ServerState` is one): its tasks, read at each use (joining a fleet replaces them). */
+export interface TaskHost {
+  readonly tasks: TaskManager
 }
 
 /**

@@ -18,6 +18,7 @@ import {
 } from '../../contract/discovery.ts'
 import { toolError } from '../../runtime/result.ts'
 import { nearestNames } from '../../contract/nearest.ts'
+import { isRecord } from '../../contract/is-record.ts'
 import { runtimeError } from '../../runtime/errors.ts'
 import { showValue } from '../../runtime/check-options.ts'
 import type { CallContext } from '../../runtime/types.ts'
@@ -170,7 +171,7 @@ function jsonResult(value: Record<string, unknown>): ToolCallResult {
 /** The object arguments of a meta-tool call, or the tool error saying what they were. */
 function argumentsOf(tool: string, args: unknown): Record<string, unknown> | ToolCallResult {
   if (args === undefined || args === null) return {}
-  if (typeof args === 'object' && !Array.isArray(args)) return args as Record<string, unknown>
+  if (isRecord(args)) return args
   return toolError(`${tool}: arguments must be an object, got ${showValue(args)}`)
 }
 
@@ -287,7 +288,7 @@ export function unwrapCall(source: DiscoverySource, args: unknown, authInfo: unk
       }
     }
   }
-  if (inner !== undefined && inner !== null && (typeof inner !== 'object' || Array.isArray(inner))) {
+  if (inner !== undefined && inner !== null && !isRecord(inner)) {
     return { error: toolError(`${names.call}: arguments must be an object of "${name}"'s arguments, got ${showValue(inner)}`) }
   }
   return { name, args: inner ?? {} }

@@ -10,9 +10,10 @@ import { runtimeError } from '../../runtime/errors.ts'
 import type { CallContext, JsonSchema, ValidationError } from '../../runtime/types.ts'
 import { renderValidationErrors } from '../../runtime/validation-text.ts'
 import { loadAjv } from '../validation/ajv-engine.ts'
-import { scanHeaderParams } from '../http/param-headers.ts'
+import { scanHeaderParams } from './header-params.ts'
 import type { TaskSupport } from '../tasks/tasks.ts'
 import type { CallResult, ListedTool, ToolEntry, ToolRequirements } from './tool-set.ts'
+import { isRecord } from '../../contract/is-record.ts'
 
 /** A hand-written tool's definition: what `tools/list` shows, plus who may see it. */
 export interface ToolDefinition {
@@ -101,13 +102,13 @@ function schemaErrors(errors: readonly { instancePath: string; message?: string 
  * `BAD_SPEC` runtime error naming the tool and the schema path when the
  * schema is not a valid 2020-12 document or does not compile.
  */
-export function handWrittenToolEntry<State>(tool: ToolDefinition, handler: ToolHandler<State>, state: () => State): ToolEntry {
+export function handWrittenToolEntry<State>(tool: ToolDefinition, handler: ToolHandler<State>, appState: () => State): ToolEntry {
   if (typeof tool?.name !== 'string' || !NAME_RE.test(tool.name)) {
     throw runtimeError('BAD_SPEC', `tool name ${JSON.stringify(tool?.name)} is invalid: use 1 to 128 letters, digits, "_", "-" or "."`)
   }
   if (typeof handler !== 'function') throw runtimeError('BAD_SPEC', `tool "${tool.name}" has no handler function`)
   const schema = tool.inputSchema
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
+  if (!isRecord(schema)) {
     throw runtimeError('BAD_SPEC', `tool "${tool.name}": inputSchema must be a JSON Schema object`)
   }
   checker ??= newAjv()
@@ -151,7 +152,7 @@ export function handWrittenToolEntry<State>(tool: ToolDefinition, handler: ToolH
     if (!valid)
       return toolError(renderValidationErrors((validate.errors ?? []).filter((e) => e.keyword !== 'if') as ValidationError[], input))
     try {
-      const result = await handler(input, { ...context, state: state() })
+      const result = await handler(input, { ...context, state: appState() })
       if (result === null || typeof result !== 'object') {
         return toolError(`tool "${tool.name}" returned ${result === null ? 'null' : typeof result}, not a result object`)
       }

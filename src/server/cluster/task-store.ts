@@ -35,7 +35,7 @@ export interface TaskError {
 export interface StoredTask {
   /** Unguessable (128 random bits): it is the only handle a client has. */
   taskId: string
-  /** The principal of the caller that created it (server/serving/principal.ts); only it sees the task. */
+  /** The principal of the caller that created it (server/base/principal.ts); only it sees the task. */
   owner: string
   /** What runs: the tool's name. */
   tool: string
@@ -137,7 +137,8 @@ export interface MemoryTaskStoreOptions {
 
 /** The defaults of {@link MemoryTaskStore}, defined once. */
 export const DEFAULT_MAX_TASKS = 1000
-export const DEFAULT_MAX_TASK_BYTES = 64 * 1024 * 1024
+/** Bytes of all tasks' JSON a memory store keeps together (64 MiB); a Postgres store bounds each task instead (postgres-cluster.ts). */
+export const DEFAULT_MAX_BYTES_ALL_TASKS = 64 * 1024 * 1024
 
 interface Kept {
   /** The task's JSON text: what is stored is a copy, never an object a caller holds. */
@@ -182,7 +183,7 @@ export class MemoryTaskStore implements TaskStore {
 
   constructor(options: MemoryTaskStoreOptions = {}) {
     this.#maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS
-    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_TASK_BYTES
+    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES_ALL_TASKS
     const sweepMs = options.sweepMs ?? 60_000
     this.#sweep = setInterval(() => this.#dropExpired(Date.now()), sweepMs)
     ;(this.#sweep as { unref?: () => void }).unref?.()

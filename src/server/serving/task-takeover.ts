@@ -11,10 +11,10 @@
 import { followOperation } from '../../runtime/long-running.ts'
 import type { CallContext } from '../../runtime/types.ts'
 import type { Cluster } from '../cluster/cluster.ts'
-import { createSdkServer, taskResult } from '../serving/sdk-server.ts'
-import type { ServerState } from '../serving/server-state.ts'
-import { isTerminal, type StoredTask } from './task-store.ts'
-import { claimChange, failChange, runnerOnly, type TaskManager } from './tasks.ts'
+import { createSdkServer, taskResult } from './sdk-server.ts'
+import type { ServerState } from './server-state.ts'
+import { isTerminal, type StoredTask } from '../cluster/task-store.ts'
+import { claimChange, failChange, runnerOnly, type TaskManager } from '../tasks/tasks.ts'
 
 /** Tasks claimed per look: the rest wait for the next. */
 const CLAIMS_PER_LOOK = 16
