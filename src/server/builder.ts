@@ -206,7 +206,7 @@ export class ServerBuilder<State = undefined, Built = unknown> {
       for (const entry of adoptEntries(state.tools.byName.values())) this.#tools.push({ entry, from })
       this.#typeResources.push(...typeResources(state.resources.values()).map((r) => this.#from(from, r)))
       // Handlers of the included server read its own state, as its tools do.
-      const own = <C extends { state: unknown }>(context: C): C => ({ ...context, state: state.state })
+      const own = <C extends { state: unknown }>(context: C): C => ({ ...context, state: state.appState })
       const completers = (complete: Readonly<Record<string, Completer<unknown>>> | undefined) =>
         complete &&
         Object.fromEntries(
