@@ -17,6 +17,7 @@ import type {
   Result,
   ServerCapabilities,
   ServerContext,
+  Transport,
   jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
 import { adoptSource } from '../../runtime/number-source.ts'
@@ -222,6 +223,26 @@ function wrapCall(method: string, wrapped: RequestHandler): RequestHandler {
 class ProtoSdkServer extends SdkServer {
   /** The state and log its requests are traced, limited and audited for (operate/operate.ts); set once created. */
   served?: { state: ServerState; log: Log }
+  /** Ids of initialize-era `resources/read`s that matched no resource: answered `-32002` ({@link resourceNotFound}). */
+  readonly notFound = new Set<string | number>()
+
+  /**
+   * The SDK writes every resource-not-found as `-32602` (the 2026-07-28
+   * revision's code, SEP-2164); the revisions before it say `-32002`. The
+   * answers to the reads {@link resourceNotFound} noted get that code back
+   * on their way out, with the same message and `data.uri`.
+   */
+  override async connect(transport: Transport): Promise<void> {
+    const send = transport.send.bind(transport)
+    transport.send = (message, options) => {
+      const id = (message as { id?: string | number }).id
+      if (id !== undefined && 'error' in message && this.notFound.delete(id)) {
+        return send({ ...message, error: { ...message.error, code: RESOURCE_NOT_FOUND_LEGACY } }, options)
+      }
+      return send(message, options)
+    }
+    return super.connect(transport)
+  }
 
   protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
     const serve = wrapCall(method, super._wrapHandler(method, handler))
@@ -239,6 +260,20 @@ class ProtoSdkServer extends SdkServer {
     const { extensions: _tasks, ...legacy } = capabilities
     return legacy
   }
+}
+
+/** Resource not found before the 2026-07-28 revision (its spec's "Error Handling" of resources). */
+const RESOURCE_NOT_FOUND_LEGACY = -32002
+
+/**
+ * The error of a `resources/read` matching no resource or template: the
+ * SDK's `ResourceNotFoundError` (`-32602`, `data.uri`), which an
+ * initialize-era request gets as `-32002`, the code its revision says
+ * (noted here, rewritten by {@link ProtoSdkServer.connect}).
+ */
+function resourceNotFound(server: ProtoSdkServer, ctx: ServerContext, uri: string): ResourceNotFoundError {
+  if (ctx.mcpReq.envelope === undefined) server.notFound.add(ctx.mcpReq.id)
+  return new ResourceNotFoundError(uri)
 }
 
 /** Sends one list_changed notification on a connected SDK instance (initialize era: unsolicited; 2026-07-28 stdio: to its listen subscriptions). */
@@ -365,7 +400,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     const entry = state.resources.get(uri)
     // A listed resource wins over a template that also matches its URI.
     const matched = entry === undefined ? matchTemplate(state.templates, uri) : undefined
-    if (entry === undefined && matched === undefined) throw new ResourceNotFoundError(uri)
+    if (entry === undefined && matched === undefined) throw resourceNotFound(server, ctx, uri)
     return (await inRounds(state, ctx, `resources/read:${uri}`, async (options) => {
       const context = { ...callContext(state, uri, ctx, { ...options, server }), state: state.state }
       if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context))
