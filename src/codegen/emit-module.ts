@@ -35,6 +35,8 @@ export interface EmitModuleOptions {
   types?: unknown
   /** Tool discovery, when the build was given it (`ProtoServerSpec.discovery`). */
   discovery?: unknown
+  /** Resource templates from `google.api.resource` (`ProtoServerSpec.resources`), when there are some. */
+  resources?: unknown
 }
 
 /** The result of {@link emitModule}. */
@@ -192,10 +194,18 @@ export function emitModuleWithWarnings(
     ...(options.types === undefined
       ? []
       : ['// The type tool: the schemas of the messages the token budget cut, by name.', `const types = ${json(options.types)}`, '']),
+    ...(options.resources === undefined
+      ? []
+      : [
+          "// Resource templates from google.api.resource: read through their Get RPC's tool, completed through their List RPC's.",
+          `const resources = ${json(options.resources)}`,
+          '',
+        ]),
     emitDefaultExport(
       `${CREATE_SERVER}({ name: ${JSON.stringify(options.name)}, version: ${JSON.stringify(version)}, ` +
         `profile: ${JSON.stringify(profile)}, descriptor, tools, services${options.lenient === undefined ? '' : ', lenient'}` +
-        `${options.types === undefined ? '' : ', types'}${options.discovery === undefined ? '' : `, discovery: ${json(options.discovery)}`} })`,
+        `${options.types === undefined ? '' : ', types'}${options.discovery === undefined ? '' : `, discovery: ${json(options.discovery)}`}` +
+        `${options.resources === undefined ? '' : ', resources'} })`,
       options.hmr ?? false,
     ),
     '',

@@ -5,6 +5,7 @@
  * casts the other's.
  */
 import type { DiscoverySpec } from './discovery.ts'
+import type { ProtoResourcesSpec } from './resource-options.ts'
 import type { JsonSchema, Profile, ToolSpec } from './tool-spec.ts'
 
 /** One error object of an Ajv validator (the fields the runtime reads). */
@@ -113,6 +114,8 @@ export interface ProtoServerSpec {
   types?: TypeDetailSpec
   /** Tool discovery (the `discovery` option), when not the default `auto` with the default names. */
   discovery?: DiscoverySpec
+  /** Resource templates from `google.api.resource` (docs/guide/resources.md), read and completed through the tools; when there are some. */
+  resources?: ProtoResourcesSpec
 }
 
 /** The spec's `services` of a model's services: each full name with its RPC names in declaration order, keys sorted. */

@@ -34,3 +34,5 @@ export { checkClientRules, CLIENT_DIALECT_NAMES, REQUEST_TOOL } from './client-r
 export type { CheckedTool, ClientRulesOptions, ClientRuleViolation, DialectReport, RuleSeverity } from './client-rules.ts'
 export { CLIENT_DIALECTS, draft2020Problem } from './client-dialects.ts'
 export type { ClientDialect, ClientRule } from './define-client-rules.ts'
+export { protoResources } from './proto-resources.ts'
+export type { ProtoResourceOptions } from './proto-resources.ts'

@@ -16,6 +16,7 @@ import {
   type TemplateEntry,
   type TemplateReader,
 } from './primitives/resource-templates.ts'
+import { protoTemplates } from './primitives/proto-resources.ts'
 import { checkPrompt, type PromptDefinition, type PromptEntry, type PromptGetter, type PromptOptions } from './primitives/prompts.ts'
 import { checkResource, type ResourceDefinition, type ResourceEntry, type ResourceReader } from './primitives/resources.ts'
 import { ServerState, type Binder } from './serving/server-state.ts'
@@ -195,6 +196,8 @@ export class ServerBuilder<State = undefined, Built = unknown> {
       const from = `include(${state.info.name})`
       for (const entry of adoptEntries(state.tools.byName.values())) this.#tools.push({ entry, from })
       this.#typeResources.push(...typeResources(state.resources.values()))
+      // The templates of its proto's resource model read through its tools, which come along (docs/guide/resources.md).
+      this.#templates.push(...protoTemplates(state.templates.values()))
       for (const [service, bind] of state.bindings) if (!this.#bindings.has(service)) this.#bindings.set(service, bind)
       if (!this.#discovery.given && state.discovery.given) this.#discovery = state.discovery
     }

@@ -11,6 +11,7 @@ import {
   type ResourceTemplateOptions,
   type TemplateReader,
 } from './primitives/resource-templates.ts'
+import { protoTemplates } from './primitives/proto-resources.ts'
 import { checkResource, withEntry, withoutEntry, type ResourceDefinition, type ResourceReader } from './primitives/resources.ts'
 import { checkPrompt, type PromptDefinition, type PromptGetter, type PromptOptions } from './primitives/prompts.ts'
 import { announceResourceUpdated } from './primitives/subscriptions.ts'
@@ -97,6 +98,7 @@ export class ServerHandle<State = unknown> {
    * The type-detail resources go with the type tool (docs/profiles.md §Token
    * budget): this server's are replaced by the other server's (by none,
    * for a list of tools), and the resources list is announced when either has some.
+   * The resource templates of the proto's resource model (docs/guide/resources.md) go with the tools the same way.
    */
   replaceTools(source: object | readonly ToolWithHandler<State>[]): this {
     const state = this.#state
@@ -112,6 +114,9 @@ export class ServerHandle<State = unknown> {
     const set = toolSet(entries)
     const before = typeResources(state.resources.values())
     const after = other === undefined ? [] : typeResources(other.resources.values())
+    // The templates of a proto's resource model go with its tools, as the type resources do.
+    const templatesBefore = protoTemplates(state.templates.values())
+    const templatesAfter = other === undefined ? [] : protoTemplates(other.templates.values())
     checkDiscoveryNames(state.discovery, set)
     rebind(state, entries, other === state ? undefined : other)
     // One synchronous swap, as replaceAll's: a request sees the old tool and resources or the new ones.
@@ -122,8 +127,14 @@ export class ServerHandle<State = unknown> {
       for (const r of after) if (!next.has(r.resource.uri)) next.set(r.resource.uri, r)
       state.resources = next
     }
+    if (templatesBefore.length + templatesAfter.length > 0) {
+      const next = new Map([...state.templates].filter(([, t]) => !t.proto))
+      // A template added by hand keeps its URI template.
+      for (const t of templatesAfter) if (!next.has(t.template.uriTemplate)) next.set(t.template.uriTemplate, t)
+      state.templates = next
+    }
     state.announce('tools')
-    if (before.length + after.length > 0) state.announce('resources')
+    if (before.length + after.length + templatesBefore.length + templatesAfter.length > 0) state.announce('resources')
     return this
   }
 

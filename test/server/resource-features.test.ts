@@ -112,10 +112,11 @@ describe('resource templates', () => {
     await client.connect(transport as HttpV2 & HttpV1)
     closers.push(() => client.close())
     const errors: unknown[] = []
-    const onmessage = transport.onmessage!
-    transport.onmessage = (message, extra) => {
+    const wire = transport as unknown as { onmessage: (message: Record<string, unknown>, extra?: unknown) => void }
+    const onmessage = wire.onmessage.bind(wire)
+    wire.onmessage = (message, extra) => {
       if ('error' in message) errors.push(message.error)
-      onmessage(message as never, extra as never)
+      onmessage(message, extra)
     }
     const read = client.readResource({ uri: 'other://x' })
     if (kind === 'v1') await expect(read).rejects.toMatchObject({ code, data: { uri: 'other://x' } })

@@ -34,7 +34,7 @@ import {
 } from '../primitives/requests-to-client.ts'
 import { complete, type CompleteParams } from '../primitives/completions.ts'
 import { page } from '../primitives/pagination.ts'
-import { matchTemplate } from '../primitives/resource-templates.ts'
+import { matchTemplate, SERVED_CALL, type ServedCall } from '../primitives/resource-templates.ts'
 import { promptResult } from '../primitives/prompts.ts'
 import { readResult } from '../primitives/resources.ts'
 import { failureText, sendable } from '../tools/sendable.ts'
@@ -262,6 +262,11 @@ class ProtoSdkServer extends SdkServer {
   }
 }
 
+/** `context` with the tool call of its request ({@link SERVED_CALL}): templates of the proto's resources read through tools. */
+function served<C extends CallContext>(state: ServerState, context: C): C & { [SERVED_CALL]: ServedCall } {
+  return { ...context, [SERVED_CALL]: (tool: string, args: unknown) => state.dispatch(tool, args, { ...context, tool }) }
+}
+
 /** Resource not found before the 2026-07-28 revision (its spec's "Error Handling" of resources). */
 const RESOURCE_NOT_FOUND_LEGACY = -32002
 
@@ -379,13 +384,15 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     }
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
   })
-  server.setRequestHandler('resources/list', (request) => {
-    return listPage(
-      'resources',
-      [...state.resources.values()].map((r) => r.resource),
-      request.params?.cursor,
-      state.pageSize,
-    )
+  server.setRequestHandler('resources/list', async (request, ctx) => {
+    const resources: unknown[] = [...state.resources.values()].map((r) => r.resource)
+    // Templates that list their resources (the proto's, when listResources asks: each page calls their List RPCs again).
+    for (const template of state.templates.values()) {
+      if (template.list === undefined) continue
+      const context = served(state, callContext(state, 'resources/list', ctx, { server }))
+      resources.push(...(await template.list(context)))
+    }
+    return listPage('resources', resources, request.params?.cursor, state.pageSize)
   })
   server.setRequestHandler('resources/templates/list', (request) => {
     return listPage(
@@ -402,7 +409,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     const matched = entry === undefined ? matchTemplate(state.templates, uri) : undefined
     if (entry === undefined && matched === undefined) throw resourceNotFound(server, ctx, uri)
     return (await inRounds(state, ctx, `resources/read:${uri}`, async (options) => {
-      const context = { ...callContext(state, uri, ctx, { ...options, server }), state: state.state }
+      const context = served(state, { ...callContext(state, uri, ctx, { ...options, server }), state: state.state })
       if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context))
       const { entry: template, variables } = matched!
       const shown =
@@ -413,7 +420,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     })) as never
   })
   server.setRequestHandler('completion/complete', async (request, ctx) => {
-    const context = { ...callContext(state, 'completion/complete', ctx, { server }), state: state.state }
+    const context = served(state, { ...callContext(state, 'completion/complete', ctx, { server }), state: state.state })
     return (await complete(request.params as CompleteParams, state, context)) as never
   })
   server.setRequestHandler('prompts/list', (request) =>
