@@ -11,7 +11,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { HttpHandle } from '../../src/entries/runtime.ts'
+import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { Closer } from '../helpers/closer.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
 import { loadMcpModule } from '../helpers/load-module.ts'
@@ -45,7 +45,10 @@ const calls: string[] = []
 beforeAll(async () => {
   oidc = await startOidcProvider()
   const file = join(writeProtos({ 'library.proto': PROTO }), 'library.proto')
-  const { server } = await loadMcpModule(file, { methodScopes: { 'shelf.v1.Library.GetBook': 'notes.write' }, listResources: true })
+  const { server } = await loadMcpModule(file, {
+    methodScopes: { 'shelf.v1.Library.GetBook': 'notes.write', 'shelf.v1.Library.ListBooks': 'notes.write' },
+    listResources: { under: ['shelves/s1', 'projects/p1'] },
+  })
   server.logging({ logger: false }).implement('shelf.v1.Library', {
     GetBook: (request: { name: string }) => {
       calls.push(`GetBook ${request.name}`)
@@ -108,16 +111,66 @@ describe.each(['v1', 'v2 legacy', 'v2 2026'] as const)('%s', (kind) => {
 
   it('a caller without it cannot read (the tool is hidden from it), and the backend is never called', async () => {
     const client = await connect(kind, 'reader')
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['ListBooks'])
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([])
     calls.length = 0
     await expect(client.readResource({ uri: 'library://shelves/s1/books/dune' })).rejects.toThrow(/GetBook/)
+    // Nor list: the List tool is hidden from it too, so its listing is empty and the rest of the answer stands.
+    expect((await client.listResources()).resources.filter((r) => r.uri.startsWith('library://'))).toEqual([])
     expect(calls).toEqual([])
   })
 })
 
-it('listResources: true lists nothing of a pattern whose List RPC needs a parent none was given for', async () => {
+it("listResources lists under the parents of the pattern's shape only (projects/p1 is none of a book's)", async () => {
   const client = await connect('v2 2026', 'service')
   calls.length = 0
-  expect((await client.listResources()).resources.filter((r) => r.uri.startsWith('library://'))).toEqual([])
-  expect(calls).toEqual([])
+  expect((await client.listResources()).resources.filter((r) => r.uri.startsWith('library://'))).toEqual([
+    { uri: 'library://shelves/s1/books/dune', name: 'shelves/s1/books/dune', title: 'Book', mimeType: 'application/json' },
+    { uri: 'library://shelves/s1/books/emma', name: 'shelves/s1/books/emma', title: 'Book', mimeType: 'application/json' },
+  ])
+  expect(calls).toEqual(['ListBooks shelves/s1'])
+})
+
+describe('the templates go with the tools', () => {
+  const file = () => join(writeProtos({ 'library.proto': PROTO }), 'library.proto')
+  const impl = {
+    GetBook: (request: { name: string }) => ({ name: request.name, title: 'T' }),
+    ListBooks: () => ({ books: [{ name: 'shelves/s1/books/dune' }] }),
+  }
+  async function v2(url: string): Promise<ClientV2> {
+    const client = new ClientV2({ name: 'carry', version: '1.0.0' })
+    await client.connect(new HttpV2(new URL(url)))
+    closers.push(() => client.close())
+    return client
+  }
+
+  it('include() carries them, reading through the included tools', async () => {
+    const { server: library } = await loadMcpModule(file())
+    library.implement('shelf.v1.Library', impl)
+    const outer = Server.builder('outer').include(library).build()
+    const served = await outer.logging({ logger: false }).serveHttp({ port: 0 })
+    closers.push(() => served.close())
+    const client = await v2(served.url)
+    expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      'library://shelves/{shelf}/books/{book}',
+    ])
+    const read = await client.readResource({ uri: 'library://shelves/s1/books/dune' })
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual({ name: 'shelves/s1/books/dune', title: 'T' })
+  })
+
+  it('replaceTools() swaps them with the tools (hot reload), a template added by hand stays', async () => {
+    const { server } = await loadMcpModule(file())
+    server.implement('shelf.v1.Library', impl)
+    server.handle().addResourceTemplate({ uriTemplate: 'notes://{id}', name: 'note' }, (_uri, { id }) => `note ${String(id)}`)
+    const served = await server.logging({ logger: false }).serveHttp({ port: 0 })
+    closers.push(() => served.close())
+    const { server: next } = await loadMcpModule(file(), { resourceScheme: 'books' })
+    server.handle().replaceTools(next)
+    const client = await v2(served.url)
+    expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+      'books://shelves/{shelf}/books/{book}',
+      'notes://{id}',
+    ])
+    const read = await client.readResource({ uri: 'books://shelves/s1/books/dune' })
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual({ name: 'shelves/s1/books/dune', title: 'T' })
+  })
 })

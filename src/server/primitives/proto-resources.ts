@@ -45,13 +45,14 @@ function isParentOf(pattern: string, parent: string): boolean {
   return head.length === given.length && head.every((s, i) => (s.startsWith('{') ? given[i] !== '' : s === given[i]))
 }
 
-/** The resource names of one List call's reply (at most `max`). */
+/** The resource names of one List call's reply (`max` asked for as its page size); none when the call fails. */
 async function listNames(call: ServedCall, list: NonNullable<ProtoResourceSpec['list']>, parent: string | undefined, max: number) {
   const args: Record<string, unknown> = {}
   if (list.parentField !== undefined) args[list.parentField] = parent
   if (list.pageSizeField !== undefined) args[list.pageSizeField] = max
-  const result = await call(list.tool, args)
-  if (result.isError) return []
+  // A List the caller may not call (a hidden tool) or that fails lists nothing: the read of a resource still works.
+  const result = await call(list.tool, args).catch(() => undefined)
+  if (result === undefined || result.isError) return []
   const reply = JSON.parse(replyText(result, list.tool)) as Record<string, unknown>
   const items = (reply[list.itemsField] as Array<Record<string, unknown>> | undefined) ?? []
   return items.map((item) => String(item[list.nameField] ?? '')).filter((name) => name !== '')

@@ -13,9 +13,10 @@ import type { ResourceContents, ResourceDefinition } from './resources.ts'
  * The key of the context of a template's read, completion and listing
  * holding a call of the tools of the server serving the request, as its
  * caller (the templates of the proto's resource model read through their
- * Get RPC's tool: proto-resources.ts). Not part of the public context.
+ * Get RPC's tool: proto-resources.ts). Not part of the public context; a
+ * registered symbol, so two runtime copies (a module bundled apart) agree on it.
  */
-export const SERVED_CALL = Symbol('unplugin-proto-mcp.served-call')
+export const SERVED_CALL = Symbol.for('unplugin-proto-mcp.served-call')
 
 /** A tool call on the serving server, as the request's caller: what {@link SERVED_CALL} holds. */
 export type ServedCall = (tool: string, args: unknown) => Promise<{ isError?: boolean; content?: unknown[] }>
