@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CLI_OPTIONS, parseCli, type ServeCommand } from '../src/cli/args.ts'
+import { DEFAULT_LIST_RESOURCES_MAX } from '../src/contract/resource-options.ts'
 import { AUTH_RULES } from '../src/contract/auth-options.ts'
 import { POSTGRES_CLUSTER_RULES } from '../src/postgres/postgres-cluster.ts'
 import { GRPC_RULES } from '../src/grpc/grpc-backend.ts'
@@ -147,6 +148,10 @@ const CLI_DEFAULTS: Record<keyof typeof CLI_OPTIONS, unknown> = {
   'exclude-method': undefined,
   'tool-token-budget': bare.toolTokenBudget ?? PLUGIN_RULES.toolTokenBudget.default,
   discovery: bare.discovery ?? PLUGIN_RULES.discovery.default,
+  'resource-scheme': undefined,
+  'list-resources': undefined,
+  'list-resources-under': undefined,
+  'list-resources-max': DEFAULT_LIST_RESOURCES_MAX,
   verbose: undefined,
   deadline: bare.deadlineMs,
   'stream-cap': bare.streamCap ?? GRPC_RULES.streamCap.default,

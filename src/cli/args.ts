@@ -10,6 +10,12 @@ import { DEFAULT_DEADLINE_MS, DEFAULT_FORWARDED_HEADERS } from '../runtime/backe
 import type { Profile } from '../schema/index.ts'
 import { DEFAULT_PROFILE, PROFILES } from '../schema/types.ts'
 import { DISCOVERY_MODES, type DiscoveryMode } from '../contract/discovery.ts'
+import {
+  DEFAULT_LIST_RESOURCES_MAX,
+  isUriScheme,
+  type ListResourcesOption,
+  type ResourceSchemeOption,
+} from '../contract/resource-options.ts'
 import type { RateLimitOptions } from '../server/operate/rate-limit.ts'
 import { rateLimitFlags } from './operate-flags.ts'
 
@@ -65,6 +71,10 @@ export interface ServeCommand {
   streamByteCap?: number
   /** The longest stdio line read, in bytes. @default 10485760 */
   maxLineBytes?: number
+  /** The resource templates' URI scheme, or schemes by the default one (`--resource-scheme`). @default the resource type's service name */
+  resourceScheme?: ResourceSchemeOption
+  /** What `resources/list` lists through the List RPCs (`--list-resources`, `--list-resources-under`, `--list-resources-max`). @default nothing */
+  listResources?: ListResourcesOption
   /** Rate limits of tool calls (`--rate-limit`). @default none */
   rateLimit?: RateLimitOptions
   /** The audit line per tool call (`--audit`, `--audit-arguments`). @default false */
@@ -118,6 +128,16 @@ Options:
   --discovery <mode>         tools (list every tool), search (list search_tools, describe_tool
                              and call_tool instead) or auto (tools up to 40 tools and 30,000
                              tokens, else search) (default: auto)
+  --resource-scheme <scheme> the URI scheme of the resource templates from google.api.resource
+                             (default: the resource type's service name, pubsub of
+                             pubsub.googleapis.com/Topic); <default>=<scheme> renames one
+                             (pubsub=gcp-pubsub); repeatable
+  --list-resources           resources/list lists resources through the List RPCs: those needing
+                             no parent (each list calls the backend: listing an API is not free)
+  --list-resources-under <parent>
+                             also list the resources under this parent (projects/p1); repeatable;
+                             implies --list-resources
+  --list-resources-max <n>   the most resources one resources/list holds (default ${DEFAULT_LIST_RESOURCES_MAX})
   --deadline <ms>            deadline of each gRPC call in milliseconds (default 30000)
   --forward-header <name>    MCP request header forwarded as gRPC metadata; repeatable
                              (default: authorization and traceparent; with --auth-issuer,
@@ -190,6 +210,10 @@ export const CLI_OPTIONS = {
   'exclude-method': { type: 'string', multiple: true },
   'tool-token-budget': { type: 'string' },
   discovery: { type: 'string' },
+  'resource-scheme': { type: 'string', multiple: true },
+  'list-resources': { type: 'boolean' },
+  'list-resources-under': { type: 'string', multiple: true },
+  'list-resources-max': { type: 'string' },
   verbose: { type: 'boolean' },
   deadline: { type: 'string' },
   'forward-header': { type: 'string', multiple: true },
@@ -290,6 +314,8 @@ export function parseCli(argv: readonly string[]): CliCommand {
     throw new UsageError(`--discovery must be one of ${DISCOVERY_MODES.join(', ')}, got "${discovery}"`)
   const { auth, methodScopes, principalMetadata, forwardHeaders } = authFlags(values, values.http !== undefined)
   const rateLimit = rateLimitFlags(values['rate-limit'], (message) => new UsageError(message))
+  const resourceScheme = schemeFlags(values['resource-scheme'])
+  const listResources = listFlags(values['list-resources'], values['list-resources-under'], values['list-resources-max'])
   return {
     command: 'serve',
     ...(file === undefined ? {} : { file }),
@@ -326,8 +352,52 @@ export function parseCli(argv: readonly string[]): CliCommand {
       ? {}
       : { streamByteCap: integerIn('--stream-byte-cap', values['stream-byte-cap'], 1, 2 ** 31 - 1) }),
     ...(values['max-line'] === undefined ? {} : { maxLineBytes: integerIn('--max-line', values['max-line'], 1024, 2 ** 31 - 1) }),
+    ...(resourceScheme === undefined ? {} : { resourceScheme }),
+    ...(listResources === undefined ? {} : { listResources }),
     ...(rateLimit === undefined ? {} : { rateLimit }),
     audit: values['audit-arguments'] ? { arguments: true } : (values.audit ?? false),
+  }
+}
+
+const SCHEME_RULE = 'a URI scheme (a letter, then letters, digits, "+", "-" or ".")'
+
+/** `--resource-scheme`: one scheme for every template, or `default=scheme` pairs. */
+function schemeFlags(values: readonly string[] | undefined): ResourceSchemeOption | undefined {
+  if (values === undefined) return undefined
+  const check = (scheme: string, given: string): string => {
+    if (!isUriScheme(scheme))
+      throw new UsageError(`--resource-scheme must be ${SCHEME_RULE} or <default>=<scheme>, got ${JSON.stringify(given)}`)
+    return scheme
+  }
+  if (values.length === 1 && !values[0]!.includes('=')) return check(values[0]!, values[0]!)
+  const renamed: Record<string, string> = {}
+  for (const value of values) {
+    if (!value.includes('='))
+      throw new UsageError(`--resource-scheme given more than once must be <default>=<scheme> each time, got ${JSON.stringify(value)}`)
+    const [from, to] = pairs('--resource-scheme', '<default>=<scheme> (pubsub=gcp-pubsub)', [value])[0]!
+    renamed[check(from, value)] = check(to, value)
+  }
+  return renamed
+}
+
+/** `--list-resources`, `--list-resources-under` and `--list-resources-max` as the build's `listResources`. */
+function listFlags(
+  on: boolean | undefined,
+  under: readonly string[] | undefined,
+  max: string | undefined,
+): ListResourcesOption | undefined {
+  for (const parent of under ?? []) {
+    if (parent.trim() === '' || parent.includes('://') || parent.startsWith('/') || parent.endsWith('/'))
+      throw new UsageError(
+        `--list-resources-under must be a parent's name as the API writes it (projects/p1), got ${JSON.stringify(parent)}`,
+      )
+  }
+  if (max !== undefined && !on && under === undefined)
+    throw new UsageError('--list-resources-max needs --list-resources or --list-resources-under: nothing is listed without them')
+  if (!on && under === undefined) return undefined
+  return {
+    ...(under === undefined ? {} : { under: [...under] }),
+    ...(max === undefined ? {} : { max: integerIn('--list-resources-max', max, 1, 10_000) }),
   }
 }
 

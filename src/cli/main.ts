@@ -16,7 +16,6 @@ import { costNote } from '../codegen/index.ts'
 import type { DiscoveryMode } from '../contract/discovery.ts'
 import { DISCOVERY_META_KEY } from '../server/tools/discovery.ts'
 import { reflectSpec, watchReflection } from '../gateway/reflect-server.ts'
-import { protoResources, withProtoResources } from '../gateway/proto-resources.ts'
 
 const log = (line: string): void => {
   process.stderr.write(`proto-mcp: ${line}\n`)
@@ -48,13 +47,17 @@ export function cliWarning(warning: BuildWarning): BuildWarning {
   return fix === undefined ? warning : withFix(warning, fix)
 }
 
-/** The command's budget and method options, as the build takes them (unset ones left out). */
+/** The command's budget, method and resource options, as the build takes them (unset ones left out). */
 function budgetOptions(options: ServeCommand): {
   toolTokenBudget?: number | false
   methods?: ServeCommand['methods']
   discovery?: { mode: DiscoveryMode }
+  resourceScheme?: ServeCommand['resourceScheme']
+  listResources?: ServeCommand['listResources']
 } {
   return {
+    ...(options.resourceScheme === undefined ? {} : { resourceScheme: options.resourceScheme }),
+    ...(options.listResources === undefined ? {} : { listResources: options.listResources }),
     ...(options.toolTokenBudget === undefined ? {} : { toolTokenBudget: options.toolTokenBudget }),
     ...(options.discovery === undefined ? {} : { discovery: { mode: options.discovery } }),
     ...(options.methods.include || options.methods.exclude ? { methods: options.methods } : {}),
@@ -165,11 +168,8 @@ async function serve(options: ServeCommand): Promise<number> {
     ...(Object.keys(options.principalMetadata).length > 0 ? { principalMetadata: options.principalMetadata } : {}),
   })
   for (const service of Object.keys(spec.services ?? {})) server.forward(service, backend)
-  // Resource templates from google.api.resource (docs/guide/resources.md), reading through the tools above.
-  const templates = protoResources(built.model, spec)
-  for (const warning of templates.warnings) warn(warning)
-  const served =
-    templates.resources.length === 0 ? server : withProtoResources(server, templates.resources).logging({ logger: serverLogger })
+  // Resource templates from google.api.resource (docs/guide/resources.md) are the spec's: they read through the tools above.
+  const served = server
   const summary = `${count(spec.tools.length)} from ${source}, forwarding to ${options.grpc}`
   const unwatch =
     options.watchIntervalS === undefined

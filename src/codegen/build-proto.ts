@@ -11,15 +11,19 @@ import { basename } from 'node:path'
 import { isDescriptorSetFile, loadDescriptorSet, loadProto } from '../proto/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { DEFAULT_PROFILE } from '../contract/index.ts'
-import { buildPrompts, buildTools } from '../schema/index.ts'
+import { buildPrompts, buildTools, protoResources } from '../schema/index.ts'
 import type { BuildToolsOptions, Profile, ToolCost, ToolSchema, TypeDetailSpec } from '../schema/index.ts'
 import {
+  resourceListing,
   serviceMethods,
   type DiscoverySpec,
   type LenientPlan,
+  type ListResourcesOption,
   type PromptSpec,
+  type ProtoResourcesSpec,
   type ProtoServerSpec,
   type ProtoToolSpec,
+  type ResourceSchemeOption,
 } from '../contract/index.ts'
 import { compileValidatorsInProcess } from './compile-validators.ts'
 import { emitModuleDeclarations } from './emit-dts.ts'
@@ -40,8 +44,16 @@ export type ToolBuildOptions = Pick<
   | 'discovery'
 >
 
+/** How the resources from `google.api.resource` are built: the plugin's options of the same names (docs/guide/resources.md). */
+export interface ResourceBuildOptions {
+  /** The templates' URI scheme, or schemes by the default one. @default the resource type's service name (`pubsub`) */
+  resourceScheme?: ResourceSchemeOption
+  /** What `resources/list` lists of them, through the List RPCs. @default false (nothing) */
+  listResources?: ListResourcesOption
+}
+
 /** Options of {@link buildProtoTools}. */
-export interface ProtoToolsOptions extends ToolBuildOptions {
+export interface ProtoToolsOptions extends ToolBuildOptions, ResourceBuildOptions {
   /** Absolute directories searched for imports (a file source only). @default [] */
   importPaths?: string[]
 }
@@ -75,6 +87,8 @@ export interface ProtoTools {
   discovery?: DiscoverySpec
   /** Prompts from `(proto_mcp.prompt)` options, when the file has some (the spec carries them). */
   prompts?: PromptSpec[]
+  /** Resource templates from `google.api.resource`, when the served RPCs give some (the spec carries them). */
+  resources?: ProtoResourcesSpec
 }
 
 /** The server name of a `.proto` or a descriptor set: its base name without `.proto` (`.binpb`, `.pb`, `.desc`, `.json`). */
@@ -114,18 +128,23 @@ export function buildProtoTools(source: string | ModelSource, options: ProtoTool
     typeof source === 'string' ? { model: loadSource(source, options.importPaths ?? []), name: serverName(source) } : source
   const built = buildTools(model, { ...toolOptions(options), profile, serverName: name })
   const prompts = buildPrompts(model, options.methods === undefined ? {} : { methods: options.methods })
+  const resources = protoResources(model, built.tools, options.resourceScheme === undefined ? {} : { scheme: options.resourceScheme })
+  const listing = resourceListing(options.listResources)
   return {
     model,
     name,
     profile,
     tools: built.tools,
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
-    warnings: [...model.warnings, ...built.warnings],
+    warnings: [...model.warnings, ...built.warnings, ...resources.warnings],
     notes: built.notes,
     ...(built.types === undefined ? {} : { types: built.types }),
     costs: built.costs,
     ...(options.discovery === undefined ? {} : { discovery: options.discovery }),
     ...(prompts.length === 0 ? {} : { prompts }),
+    ...(resources.resources.length === 0
+      ? {}
+      : { resources: { templates: resources.resources, ...(listing === undefined ? {} : { list: listing }) } }),
   }
 }
 
@@ -163,6 +182,7 @@ export function emitModuleSource(built: ProtoTools, options: ModuleSourceOptions
     ...(built.types ? { types: built.types } : {}),
     ...(built.discovery ? { discovery: built.discovery } : {}),
     ...(built.prompts ? { prompts: built.prompts } : {}),
+    ...(built.resources ? { resources: built.resources } : {}),
   })
   return {
     code: emitted.code,
@@ -213,6 +233,7 @@ export function compileInProcess(built: ProtoTools): InProcessSpec {
     ...(built.types === undefined ? {} : { types: built.types }),
     ...(built.discovery === undefined ? {} : { discovery: built.discovery }),
     ...(built.prompts === undefined ? {} : { prompts: built.prompts }),
+    ...(built.resources === undefined ? {} : { resources: built.resources }),
   }
   return { spec, warnings: [...built.warnings, ...compiled.warnings], notes: built.notes, costs: built.costs }
 }

@@ -37,6 +37,8 @@ export interface EmitModuleOptions {
   discovery?: unknown
   /** Prompts from `(proto_mcp.prompt)` options (`ProtoServerSpec.prompts`), when the file has some. */
   prompts?: unknown
+  /** Resource templates from `google.api.resource` (`ProtoServerSpec.resources`), when there are some. */
+  resources?: unknown
 }
 
 /** The result of {@link emitModule}. */
@@ -194,11 +196,19 @@ export function emitModuleWithWarnings(
     ...(options.types === undefined
       ? []
       : ['// The type tool: the schemas of the messages the token budget cut, by name.', `const types = ${json(options.types)}`, '']),
+    ...(options.resources === undefined
+      ? []
+      : [
+          "// Resource templates from google.api.resource: read through their Get RPC's tool, completed through their List RPC's.",
+          `const resources = ${json(options.resources)}`,
+          '',
+        ]),
     emitDefaultExport(
       `${CREATE_SERVER}({ name: ${JSON.stringify(options.name)}, version: ${JSON.stringify(version)}, ` +
         `profile: ${JSON.stringify(profile)}, descriptor, tools, services${options.lenient === undefined ? '' : ', lenient'}` +
         `${options.types === undefined ? '' : ', types'}${options.discovery === undefined ? '' : `, discovery: ${json(options.discovery)}`}` +
-        `${options.prompts === undefined ? '' : `, prompts: ${json(options.prompts)}`} })`,
+        `${options.prompts === undefined ? '' : `, prompts: ${json(options.prompts)}`}` +
+        `${options.resources === undefined ? '' : ', resources'} })`,
       options.hmr ?? false,
     ),
     '',

@@ -11,6 +11,7 @@ export type {
   ModuleSourceOptions,
   ProtoTools,
   ProtoToolsOptions,
+  ResourceBuildOptions,
   ToolBuildOptions,
 } from './build-proto.ts'
 export { emitModule, emitModuleWithWarnings } from './emit-module.ts'

@@ -68,3 +68,19 @@ export { jsonRpcErrorBody } from './json-rpc-error.ts'
 export { GENERATED_VALIDATOR_OPTIONS, HAND_TOOL_VALIDATOR_OPTIONS, VALIDATOR_OPTIONS } from './validator-options.ts'
 export { WRAPPER_NAMES, WRAPPER_SCALARS } from './wrappers.ts'
 export { HEADER_NAME_RE, HEADER_PARAM_TYPES, X_MCP_HEADER } from './header-params.ts'
+export {
+  DEFAULT_LIST_RESOURCES_MAX,
+  isListResources,
+  isResourceScheme,
+  isUriScheme,
+  LIST_RESOURCES_ACCEPTS,
+  RESOURCE_SCHEME_ACCEPTS,
+  resourceListing,
+} from './resource-options.ts'
+export type {
+  ListResourcesOption,
+  ProtoResourceListing,
+  ProtoResourceSpec,
+  ProtoResourcesSpec,
+  ResourceSchemeOption,
+} from './resource-options.ts'

@@ -6,6 +6,7 @@
  */
 import type { DiscoverySpec } from './discovery.ts'
 import type { PromptSpec } from './prompt-template.ts'
+import type { ProtoResourcesSpec } from './resource-options.ts'
 import type { JsonSchema, Profile, ToolSpec } from './tool-spec.ts'
 
 /** One error object of an Ajv validator (the fields the runtime reads). */
@@ -116,6 +117,8 @@ export interface ProtoServerSpec {
   discovery?: DiscoverySpec
   /** Prompts from `(proto_mcp.prompt)` options, when the proto has some. */
   prompts?: PromptSpec[]
+  /** Resource templates from `google.api.resource` (docs/guide/resources.md), read and completed through the tools; when there are some. */
+  resources?: ProtoResourcesSpec
 }
 
 /** The spec's `services` of a model's services: each full name with its RPC names in declaration order, keys sorted. */

@@ -3,16 +3,16 @@
  * in-process output (codegen's `compileInProcess`: validators compiled with the
  * code generator's Ajv), as the spec `createProtoServer` takes.
  */
-import { buildProtoTools, compileInProcess, type ToolBuildOptions } from '../codegen/index.ts'
+import { buildProtoTools, compileInProcess, type ResourceBuildOptions, type ToolBuildOptions } from '../codegen/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import type { ProtoServerSpec } from '../runtime/types.ts'
 import type { ToolCost } from '../schema/index.ts'
 
 /** Options of {@link buildServerSpec}: the plugin's options of the same names. */
-export interface BuildSpecOptions extends Pick<
-  ToolBuildOptions,
-  'profile' | 'toolNames' | 'toolTokenBudget' | 'typeTool' | 'methods' | 'methodScopes' | 'discovery'
-> {
+export interface BuildSpecOptions
+  extends
+    Pick<ToolBuildOptions, 'profile' | 'toolNames' | 'toolTokenBudget' | 'typeTool' | 'methods' | 'methodScopes' | 'discovery'>,
+    ResourceBuildOptions {
   /** Directories searched for imports (resolved against the working directory). @default [] */
   importPaths?: string[]
 }
@@ -24,7 +24,7 @@ export interface BuiltSpec {
   notes: string[]
   /** Each listed tool's token count and the client rule sets that reject it (counted when asked). */
   costs: () => ToolCost[]
-  /** The model the spec was built from (its messages' resource options: gateway/proto-resources.ts). */
+  /** The model the spec was built from. */
   model: ProtoModel
 }
 

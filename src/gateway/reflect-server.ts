@@ -21,6 +21,7 @@ import type { Backend } from '../runtime/backend.ts'
 import type { MethodFilter, Profile, ToolNames } from '../schema/index.ts'
 import { createProtoServer, type Server } from '../server/index.ts'
 import type { DiscoverySpec } from '../contract/discovery.ts'
+import type { ListResourcesOption, ResourceSchemeOption } from '../contract/resource-options.ts'
 import { specFromModel, type BuiltSpec } from './build-spec.ts'
 
 /** Options of {@link reflectSpec} and {@link reflectServer}. */
@@ -43,6 +44,10 @@ export interface ReflectOptions {
   methodScopes?: Readonly<Record<string, string | readonly string[]>>
   /** Tool discovery, as the plugin's `discovery` option (docs/guide/big-apis.md). @default { mode: 'auto' } */
   discovery?: DiscoverySpec
+  /** The resource templates' URI scheme, as the plugin's `resourceScheme` option (docs/guide/resources.md). @default the resource type's service name */
+  resourceScheme?: ResourceSchemeOption
+  /** What `resources/list` lists of them, as the plugin's `listResources` option. @default false */
+  listResources?: ListResourcesOption
   /** The server's name (`serverInfo.name`, and the name budget's server part). @default the first service's file name without `.proto` */
   name?: string
   /** How the reflection call is made (credentials, metadata, deadline). @default {} */
@@ -130,6 +135,8 @@ export async function reflectSpec(target: string, options: ReflectOptions = {}):
     ...(options.methods ? { methods: options.methods } : {}),
     ...(options.methodScopes ? { methodScopes: options.methodScopes } : {}),
     ...(options.discovery ? { discovery: options.discovery } : {}),
+    ...(options.resourceScheme === undefined ? {} : { resourceScheme: options.resourceScheme }),
+    ...(options.listResources === undefined ? {} : { listResources: options.listResources }),
   })
   const buildMs = performance.now() - started
   const digest = createHash('sha256')

@@ -7,6 +7,7 @@
 import { DEFAULT_DISCOVERY_NAMES, DISCOVERY_MODES } from '../contract/discovery.ts'
 import { authOptionsProblem, isScopeToken as isScope } from '../contract/auth-options.ts'
 import { checkOptions, type OptionRule } from '../contract/check-options.ts'
+import { isListResources, isResourceScheme, LIST_RESOURCES_ACCEPTS, RESOURCE_SCHEME_ACCEPTS } from '../contract/resource-options.ts'
 import { DEFAULT_LOAD_TIMEOUT_MS, DEFAULT_MCP_PATH, DEFAULT_PROFILE } from '../contract/defaults.ts'
 import {
   DEFAULT_RECURSION_DEPTH,
@@ -95,6 +96,8 @@ export const PLUGIN_RULES: Record<keyof Options, OptionRule> = {
       Object.entries(v).every(([glob, s]) => glob !== '' && (isScope(s) || (Array.isArray(s) && s.length > 0 && s.every(isScope)))),
     default: {},
   },
+  resourceScheme: { accepts: RESOURCE_SCHEME_ACCEPTS, test: isResourceScheme },
+  listResources: { accepts: LIST_RESOURCES_ACCEPTS, test: isListResources, default: false },
   include: {
     accepts: 'a glob, a RegExp or an array of them',
     test: (v) => v === null || isPattern(v) || (Array.isArray(v) && v.every(isPattern)),

@@ -4,6 +4,7 @@
 import type { DiscoveryMode, DiscoveryNames } from '../contract/discovery.ts'
 import type { FilterPattern } from '@rollup/pluginutils'
 import type { AuthOptions } from '../contract/auth-options.ts'
+import type { ListResourcesOption, ResourceSchemeOption } from '../contract/resource-options.ts'
 import type { Profile } from '../codegen/index.ts'
 import type { MethodFilter, ToolNames } from '../schema/index.ts'
 
@@ -102,6 +103,21 @@ export interface Options {
    * @default { search: 'search_tools', describe: 'describe_tool', call: 'call_tool' }
    */
   discoveryNames?: Partial<DiscoveryNames>
+  /**
+   * The URI scheme of the resource templates built from `google.api.resource`
+   * (docs/guide/resources.md): one for every template, or schemes by the
+   * default one (`{ pubsub: 'gcp-pubsub' }`).
+   * @default undefined (the resource type's service name: `pubsub` of `pubsub.googleapis.com/Topic`)
+   */
+  resourceScheme?: ResourceSchemeOption
+  /**
+   * What `resources/list` lists of those resources, through their List RPCs:
+   * `true`, the List RPCs needing no parent; `{ under, max }`, also those
+   * under each parent of `under` (`projects/p1`), `max` (100) at most per
+   * answer. Every `resources/list` calls the backend: listing an API is not free.
+   * @default false
+   */
+  listResources?: ListResourcesOption
   /**
    * Also print the build's verbose report as warnings: what the schemas
    * leave out (e.g. `buf.validate` CEL rules, which the backend must check).

@@ -217,6 +217,8 @@ export const unpluginProtoMcp: ProtoMcpUnplugin = createUnplugin<Options | undef
           buildModuleSource(file, {
             ...toolOptions({ ...options, discovery: undefined }),
             ...discoveryOption(options),
+            ...(options.resourceScheme === undefined ? {} : { resourceScheme: options.resourceScheme }),
+            ...(options.listResources === undefined ? {} : { listResources: options.listResources }),
             importPaths: importPaths(),
             profile: options.profile ?? DEFAULT_PROFILE,
             hmr,

@@ -81,6 +81,18 @@ export function scanDeclarations(source: string): ScannedFile {
     }
     return -1
   }
+  /** Whether the statement whose `=` is at `eq` goes on into a `{` body (a proto2 group) rather than ending at `;`. */
+  const opensBodyAfter = (eq: number): boolean => {
+    let depth = 0
+    for (let k = eq + 1; k < tokens.length; k++) {
+      const t = tokens[k]!.text
+      if (t === '[') depth++
+      else if (t === ']') depth--
+      else if (depth === 0 && (t === ';' || t === '}')) return false
+      else if (depth === 0 && t === '{') return true
+    }
+    return false
+  }
   /** Reads `{ ... }` with `member` called at each statement start. */
   const body = (member: () => void): void => {
     while (i < tokens.length && at() !== '{') i++
@@ -127,7 +139,8 @@ export function scanDeclarations(source: string): ScannedFile {
     const eq = equalsIndex()
     if (eq < 1) return skipStatement()
     const name = tokens[eq - 1]!.text
-    const isGroup = tokens.slice(i, eq).some((t) => t.text === 'group')
+    // `group` before the name and a body after the number: a field named `group` (`repeated Group group = 3;`) is not one.
+    const isGroup = tokens.slice(i, eq - 1).some((t) => t.text === 'group') && opensBodyAfter(eq)
     if (isGroup) {
       // proto2 group: a nested message `Name` and a field named as protobufjs names it (first letter lowered).
       record(declarationKey('field', fullName, name.charAt(0).toLowerCase() + name.slice(1)), start)

@@ -6,7 +6,7 @@
 
 /** Every build warning's code, and when a stage reports it. */
 export const BUILD_WARNING_CODES = {
-  /** gateway/: a `google.api.resource` pattern no URI template can spell (`{path=**}`), so it gets no resource template. */
+  /** schema/: a `google.api.resource` pattern no URI template can spell (`{path=**}`), so it gets no resource template. */
   RESOURCE_PATTERN: 'a resource pattern cannot be a URI template',
   /** proto/: the file declares no service, so it builds no tools (an empty file too). */
   NO_SERVICE: 'the file declares no service',

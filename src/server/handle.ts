@@ -11,6 +11,7 @@ import {
   type ResourceTemplateOptions,
   type TemplateReader,
 } from './primitives/resource-templates.ts'
+import { protoTemplates } from './primitives/proto-resources.ts'
 import { checkResource, withEntry, withoutEntry, type ResourceDefinition, type ResourceReader } from './primitives/resources.ts'
 import { checkPrompt, type PromptDefinition, type PromptGetter, type PromptOptions } from './primitives/prompts.ts'
 import { announceResourceUpdated } from './primitives/subscriptions.ts'
@@ -99,6 +100,7 @@ export class ServerHandle<State = unknown> {
    * for a list of tools), and the resources list is announced when either has some.
    * The prompts of the proto (`(proto_mcp.prompt)`) go with the tools the
    * same way; a prompt added by hand keeps its name.
+   * The resource templates of the proto's resource model (docs/guide/resources.md) go with the tools the same way.
    */
   replaceTools(source: object | readonly ToolWithHandler<State>[]): this {
     const state = this.#state
@@ -116,6 +118,9 @@ export class ServerHandle<State = unknown> {
     const after = other === undefined ? [] : typeResources(other.resources.values())
     const promptsBefore = [...state.prompts.values()].filter((p) => p.fromProto)
     const promptsAfter = other === undefined ? [] : [...other.prompts.values()].filter((p) => p.fromProto)
+    // The templates of a proto's resource model go with its tools, as the type resources do.
+    const templatesBefore = protoTemplates(state.templates.values())
+    const templatesAfter = other === undefined ? [] : protoTemplates(other.templates.values())
     checkDiscoveryNames(state.discovery, set)
     rebind(state, entries, other === state ? undefined : other)
     // One synchronous swap, as replaceAll's: a request sees the old tool and resources or the new ones.
@@ -132,8 +137,14 @@ export class ServerHandle<State = unknown> {
       for (const p of promptsAfter) if (!next.has(p.prompt.name)) next.set(p.prompt.name, p)
       state.prompts = next
     }
+    if (templatesBefore.length + templatesAfter.length > 0) {
+      const next = new Map([...state.templates].filter(([, t]) => !t.proto))
+      // A template added by hand keeps its URI template.
+      for (const t of templatesAfter) if (!next.has(t.template.uriTemplate)) next.set(t.template.uriTemplate, t)
+      state.templates = next
+    }
     state.announce('tools')
-    if (before.length + after.length > 0) state.announce('resources')
+    if (before.length + after.length + templatesBefore.length + templatesAfter.length > 0) state.announce('resources')
     if (prompts) state.announce('prompts')
     return this
   }

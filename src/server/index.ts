@@ -28,6 +28,7 @@ import { ServerState } from './serving/server-state.ts'
 import type { ServeReport, ServeStdioOptions } from './stdio/stdio.ts'
 import { protoEntries, type ListedTool } from './tools/tool-set.ts'
 import { typeDetailEntries } from './tools/type-detail.ts'
+import { protoTemplateEntries } from './primitives/proto-resources.ts'
 import { jsonRpcErrorBody } from '../contract/json-rpc-error.ts'
 import { discoverySettings } from './tools/discovery.ts'
 import { protoPromptEntries } from './primitives/prompts.ts'
@@ -416,6 +417,7 @@ export function createProtoServer<S extends Record<string, object> = Record<stri
       tools: detail === undefined ? tools : [...tools, detail.tool],
       ...(detail === undefined ? {} : { resources: detail.resources }),
       ...(spec.prompts === undefined ? {} : { prompts: protoPromptEntries(spec.prompts) }),
+      ...(spec.resources === undefined ? {} : { templates: protoTemplateEntries(spec.resources) }),
       discovery: discoverySettings(spec.discovery, `server "${spec.name}"`),
     }),
   )

@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest'
 import { buildProtoTools, compileInProcess, emitModuleSource, type ProtoTools } from '../../src/codegen/index.ts'
 import { BUILD_WARNING_CODES, type BuildWarning, type BuildWarningCode } from '../../src/proto/index.ts'
 import { undescribedWarnings } from '../../src/gateway/reflect-server.ts'
-import { protoResources } from '../../src/gateway/proto-resources.ts'
 import { compile, writeProtos } from '../helpers/inline-proto.ts'
 
 const fromFile = (source: string, options: Parameters<typeof buildProtoTools>[1] = {}): ProtoTools =>
@@ -34,13 +33,13 @@ const MANY_FIELDS = 'abcdefghijklmnopqrstuvwx'
 /** For each code, a build that reports it. */
 const CASES: Record<BuildWarningCode, () => BuildWarning[]> = {
   NO_SERVICE: () => outputWarnings(fromFile('message M {}')),
-  RESOURCE_PATTERN: () => {
-    const built = fromFile(
-      'import "google/api/resource.proto";\nmessage Doc { option (google.api.resource) = { type: "docs.example.com/Doc" pattern: "docs/{path=**}" }; string name = 1; }\n' +
-        'message GetDocRequest { string name = 1; }\nservice S { rpc GetDoc(GetDocRequest) returns (Doc); }',
-    )
-    return protoResources(built.model, compileInProcess(built).spec).warnings
-  },
+  RESOURCE_PATTERN: () =>
+    outputWarnings(
+      fromFile(
+        'import "google/api/resource.proto";\nmessage Doc { option (google.api.resource) = { type: "docs.example.com/Doc" pattern: "docs/{path=**}" }; string name = 1; }\n' +
+          'message GetDocRequest { string name = 1; }\nservice S { rpc GetDoc(GetDocRequest) returns (Doc); }',
+      ),
+    ),
   STREAMING_RPC_SKIPPED: () => outputWarnings(fromFile('message M {}\nservice S { rpc Up(stream M) returns (M); }')),
   TOOL_NAME_SHORTENED: () =>
     outputWarnings(fromFile('message M {}\nservice S { rpc R(M) returns (M); }', { toolNames: (rpc) => `get-${rpc.method}` })),

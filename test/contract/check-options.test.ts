@@ -38,6 +38,23 @@ describe('the option checker', () => {
     expect(() => checkOptions('f()', { port: undefined, quiet: true }, rules)).not.toThrow()
   })
 
+  it('the resource options: a bad scheme or listing names its option', () => {
+    expect(() => checkPluginOptions('unplugin-proto-mcp', { resourceScheme: 'pub sub' })).toThrow(
+      'unplugin-proto-mcp: option "resourceScheme" must be a URI scheme (a letter, then letters, digits, "+", "-" or ".") or an object of schemes by default scheme, got "pub sub"',
+    )
+    expect(() => checkPluginOptions('unplugin-proto-mcp', { resourceScheme: { pubsub: '9x' } })).toThrow('option "resourceScheme"')
+    expect(() => checkPluginOptions('unplugin-proto-mcp', { listResources: { under: ['pubsub://projects/p1'] } })).toThrow(
+      'option "listResources" must be true, false or an object { under?: parent names, max?: a whole number from 1 to 10000 }',
+    )
+    expect(() => checkPluginOptions('unplugin-proto-mcp', { listResources: { max: 0 } })).toThrow('option "listResources"')
+    expect(() =>
+      checkPluginOptions('unplugin-proto-mcp', {
+        resourceScheme: { pubsub: 'gcp-pubsub' },
+        listResources: { under: ['projects/p1'], max: 5 },
+      }),
+    ).not.toThrow()
+  })
+
   it('the plugin throws plain Errors, a RegExp shown as written', () => {
     const error = thrown(() => checkPluginOptions('unplugin-proto-mcp', { include: [/x/, 3] }))
     expect(isRuntimeError(error)).toBe(false)

@@ -4,13 +4,15 @@
  * from Google's protos, read through their Get RPCs on a grpc-js server on
  * loopback, completed through their List RPCs, to SDK v1 and v2 clients
  * over stdio and HTTP in both eras; a URI no template matches is the server's resource-not-found error.
+ * `--resource-scheme` names the scheme, `--list-resources-under` lists through the List RPC.
  */
 import { join } from 'node:path'
 import * as grpcJs from '@grpc/grpc-js'
 import * as protoLoader from '@grpc/proto-loader'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client as ClientV2, ResourceNotFoundError } from '@modelcontextprotocol/client'
 import { CLIENTS } from '../bundlers/mcp-clients.ts'
-import { builtCli } from '../helpers/cli.ts'
+import { builtCli, runCli } from '../helpers/cli.ts'
 import { GOOGLE_PROTOS } from '../corpus/corpus.ts'
 import { startGrpcServer, type GrpcTestServer } from '../grpc/grpc-server.ts'
 import { httpSession, serveHttp, stdioSession } from './set-helpers.ts'
@@ -128,9 +130,13 @@ async function check(client: AnyClient, c: (typeof CASES)[number]): Promise<void
     context: { arguments: { project: c.complete.project } },
   })
   expect(completed.completion.values).toEqual(c.complete.values)
-  // The server's answer to a URI no resource or template matches, as the SDK words it (-32602 since the SDK's
-  // ResourceNotFoundError; the issue asked for -32002: see the report).
-  await expect(client.readResource({ uri: 'nowhere://projects/p1/things/x' })).rejects.toMatchObject({ code: -32602 })
+  // A URI no resource or template matches: -32002 to an initialize-era client (SDK v1 shows the code), -32602 from
+  // 2026-07-28 (SEP-2164); SDK v2 makes either its ResourceNotFoundError (test/server/resource-features.test.ts reads the wire).
+  const nowhere = 'nowhere://projects/p1/things/x'
+  if (client instanceof ClientV2) {
+    await expect(client.readResource({ uri: nowhere })).rejects.toBeInstanceOf(ResourceNotFoundError)
+    await expect(client.readResource({ uri: nowhere })).rejects.toMatchObject({ uri: nowhere })
+  } else await expect(client.readResource({ uri: nowhere })).rejects.toMatchObject({ code: -32002, data: { uri: nowhere } })
   await expect(client.readResource({ uri: c.uri.replace(/[^/]+$/, 'missing') })).rejects.toThrow(/NOT_FOUND|no such resource/)
 }
 
@@ -158,4 +164,71 @@ describe.each(CASES)('$api resource types as resource templates', (c) => {
       expect(await served.stop()).toBe(0)
     }, 60_000)
   }
+})
+
+const LISTED = () => [
+  PUBSUB,
+  '-I',
+  GOOGLE_PROTOS,
+  '--grpc',
+  backend.address,
+  '--include-method',
+  'google.pubsub.v1.Publisher.*Topic*',
+  '--resource-scheme',
+  'pubsub=gcp-pubsub',
+  '--list-resources-under',
+  'projects/p1',
+  '--list-resources-under',
+  'organizations/o1',
+]
+
+describe('--resource-scheme and --list-resources-under', () => {
+  async function listedCheck(client: AnyClient): Promise<void> {
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)
+    expect(templates).toContain('gcp-pubsub://projects/{project}/topics/{topic}')
+    expect(templates.some((t) => t.startsWith('pubsub://'))).toBe(false)
+    // The topics of p1 only (organizations/o1 is no parent of a topic), through ListTopics as the caller.
+    const listed = (await client.listResources()).resources.filter((r) => r.uri.startsWith('gcp-pubsub://'))
+    expect(listed).toEqual([
+      { uri: 'gcp-pubsub://projects/p1/topics/orders', name: 'projects/p1/topics/orders', title: 'Topic', mimeType: 'application/json' },
+      { uri: 'gcp-pubsub://projects/p1/topics/outbox', name: 'projects/p1/topics/outbox', title: 'Topic', mimeType: 'application/json' },
+    ])
+    const read = await client.readResource({ uri: listed[1]!.uri })
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual({
+      name: 'projects/p1/topics/outbox',
+      labels: { team: 'billing' },
+    })
+  }
+
+  for (const flavour of CLIENTS) {
+    it(`over stdio with ${flavour}`, async () => {
+      const { client } = await stdioSession(flavour, cli, LISTED())
+      try {
+        await listedCheck(client)
+      } finally {
+        await client.close()
+      }
+    }, 60_000)
+  }
+
+  it('over HTTP with sdk-v2-2026, --list-resources-max capping the answer', async () => {
+    const served = await serveHttp(cli, [...LISTED(), '--list-resources-max', '1'])
+    const { client } = await httpSession('sdk-v2-2026', served.url)
+    try {
+      const listed = (await client.listResources()).resources.filter((r) => r.uri.startsWith('gcp-pubsub://'))
+      expect(listed.map((r) => r.uri)).toEqual(['gcp-pubsub://projects/p1/topics/orders'])
+    } finally {
+      await client.close()
+    }
+    expect(await served.stop()).toBe(0)
+  }, 60_000)
+
+  it('a bad scheme is a usage error naming the flag', async () => {
+    const run = await runCli(cli, ['serve', PUBSUB, '-I', GOOGLE_PROTOS, '--grpc', '127.0.0.1:1', '--resource-scheme', '9pubsub'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('--resource-scheme must be a URI scheme')
+    const max = await runCli(cli, ['serve', PUBSUB, '-I', GOOGLE_PROTOS, '--grpc', '127.0.0.1:1', '--list-resources-max', '5'])
+    expect(max.code).toBe(2)
+    expect(max.stderr).toContain('--list-resources-max needs --list-resources')
+  }, 60_000)
 })

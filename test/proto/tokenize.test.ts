@@ -93,4 +93,32 @@ enum enum { A = 0; }
       'value:p.enum#A',
     ])
   })
+
+  it('tells a field named group from a proto2 group (spanner location.proto: repeated Group group = 3)', () => {
+    const { declarations } = scanDeclarations(`syntax = "proto2";
+package p;
+message M {
+  // The groups.
+  repeated Group group = 3;
+  // After the groups.
+  optional string after = 4;
+  // A real group.
+  optional group Result = 5 [deprecated = true] {
+    // Inside it.
+    optional string url = 1;
+  }
+}
+message Group { optional string id = 1; }
+`)
+    expect([...declarations].map(([key, d]) => [key, d.comment?.trim()])).toEqual([
+      ['message:p.M', undefined],
+      ['field:p.M#group', 'The groups.'],
+      ['field:p.M#after', 'After the groups.'],
+      ['field:p.M#result', 'A real group.'],
+      ['message:p.M.Result', 'A real group.'],
+      ['field:p.M.Result#url', 'Inside it.'],
+      ['message:p.Group', undefined],
+      ['field:p.Group#id', undefined],
+    ])
+  })
 })

@@ -11,7 +11,6 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client'
 import { describe, expect, it, vi } from 'vitest'
 import { buildProtoTools, compileInProcess } from '../../src/codegen/build-proto.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
-import { withProtoResources } from '../../src/gateway/proto-resources.ts'
 import { Server } from '../../src/entries/runtime.ts'
 import { REPO } from '../helpers/repo.ts'
 
@@ -71,15 +70,21 @@ describe('include() merges resources, templates and prompts', () => {
     await client.close()
   })
 
-  it("keeps the proto's prompts in the gateway's server with resource templates (withProtoResources includes it)", async () => {
-    const served = withProtoResources(vibes(), [
-      {
-        template: { uriTemplate: 'vibes://regions/{region}', name: 'Region' },
-        type: 'vibes.example/Region',
-        pattern: 'regions/{region}',
-        get: { tool: 'SetVibe', field: 'region' },
+  it("serves the proto's prompts beside its resource templates (one spec carrying both, as the command's)", async () => {
+    const { spec } = compileInProcess(buildProtoTools(VIBES))
+    const served = createProtoServer({
+      ...spec,
+      resources: {
+        templates: [
+          {
+            template: { uriTemplate: 'vibes://regions/{region}', name: 'Region', title: 'Region', mimeType: 'application/json' },
+            type: 'vibes.example/Region',
+            pattern: 'regions/{region}',
+            get: { tool: 'SetVibe', field: 'region' },
+          },
+        ],
       },
-    ])
+    })
     const client = await connect(served)
     expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['vibes://regions/{region}'])
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['vibe_report', 'set_vibe', 'explain_vibe'])

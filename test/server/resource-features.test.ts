@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
+import { Client as ClientV2, ResourceNotFoundError, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { isRuntimeError, Server, type HttpHandle, type ServerHandle } from '../../src/entries/runtime.ts'
 import { Closer } from '../helpers/closer.ts'
 
@@ -94,10 +94,39 @@ describe('resource templates', () => {
     ])
   })
 
-  it('a listed resource wins over a template matching its URI; an unmatched URI is resource-not-found (-32602)', async () => {
+  it('a listed resource wins over a template matching its URI', async () => {
     const client = await v1()
     expect((await client.readResource({ uri: 'notes://fixed/data' })).contents[0]).toMatchObject({ text: 'the listed resource' })
-    await expect(client.readResource({ uri: 'other://x' })).rejects.toMatchObject({ code: -32602 })
+  })
+
+  // Resource not found is -32002 before the 2026-07-28 revision and -32602 from it (SEP-2164), data.uri in both.
+  // SDK v2 clients make either code a ResourceNotFoundError (its code -32602): the wire shows which was sent.
+  it.each([
+    ['v1', -32002],
+    ['v2 legacy', -32002],
+    ['v2 auto', -32602],
+  ] as const)('%s: an unmatched URI is resource-not-found, %i on the wire', async (kind, code) => {
+    const transport = kind === 'v1' ? new HttpV1(new URL(http.url)) : new HttpV2(new URL(http.url))
+    const client =
+      kind === 'v1' ? new ClientV1(info) : new ClientV2(info, kind === 'v2 auto' ? { versionNegotiation: { mode: 'auto' } } : {})
+    await client.connect(transport as HttpV2 & HttpV1)
+    closers.push(() => client.close())
+    const errors: unknown[] = []
+    const wire = transport as unknown as { onmessage: (message: Record<string, unknown>, extra?: unknown) => void }
+    const onmessage = wire.onmessage.bind(wire)
+    wire.onmessage = (message, extra) => {
+      if ('error' in message) errors.push(message.error)
+      onmessage(message, extra)
+    }
+    const read = client.readResource({ uri: 'other://x' })
+    if (kind === 'v1') await expect(read).rejects.toMatchObject({ code, data: { uri: 'other://x' } })
+    else await expect(read).rejects.toBeInstanceOf(ResourceNotFoundError)
+    // The next error of the same connection keeps its code: only the not-found answer changed.
+    await expect(client.getPrompt({ name: 'nope', arguments: {} })).rejects.toMatchObject({ code: -32602 })
+    expect(errors).toEqual([
+      { code, message: 'Resource not found: other://x', data: { uri: 'other://x' } },
+      expect.objectContaining({ code: -32602 }),
+    ])
   })
 
   it('a handle adds and removes templates, announcing the resource list', async () => {
@@ -113,7 +142,7 @@ describe('resource templates', () => {
     expect(handle.removeResourceTemplate('late://{x}')).toBe(true)
     expect(handle.removeResourceTemplate('late://{x}')).toBe(false)
     await vi.waitFor(() => expect(changed).toBe(2))
-    await expect(client.readResource({ uri: 'late://1' })).rejects.toMatchObject({ code: -32602 })
+    await expect(client.readResource({ uri: 'late://1' })).rejects.toMatchObject({ code: -32002 })
   })
 
   it('a bad template or a completer of a variable it lacks fails where it is added', () => {

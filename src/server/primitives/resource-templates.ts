@@ -7,7 +7,19 @@ import { UriTemplate } from '@modelcontextprotocol/server'
 import { runtimeError } from '../../runtime/errors.ts'
 import type { CallContext } from '../../runtime/types.ts'
 import type { Completer } from './completer.ts'
-import type { ResourceContents } from './resources.ts'
+import type { ResourceContents, ResourceDefinition } from './resources.ts'
+
+/**
+ * The key of the context of a template's read, completion and listing
+ * holding a call of the tools of the server serving the request, as its
+ * caller (the templates of the proto's resource model read through their
+ * Get RPC's tool: proto-resources.ts). Not part of the public context; a
+ * registered symbol, so two runtime copies (a module bundled apart) agree on it.
+ */
+export const SERVED_CALL = Symbol.for('unplugin-proto-mcp.served-call')
+
+/** A tool call on the serving server, as the request's caller: what {@link SERVED_CALL} holds. */
+export type ServedCall = (tool: string, args: unknown) => Promise<{ isError?: boolean; content?: unknown[] }>
 
 /** A resource template as `resources/templates/list` shows it. */
 export interface ResourceTemplateDefinition {
@@ -47,6 +59,10 @@ export interface TemplateEntry {
   readonly read: TemplateReader<any>
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- readers and completers of every state type share one table
   readonly complete: Readonly<Record<string, Completer<any>>>
+  /** The resources of the template `resources/list` lists (the proto's, when `listResources` asks). */
+  readonly list?: (context: CallContext & { [SERVED_CALL]?: ServedCall }) => Promise<ResourceDefinition[]>
+  /** A template of a `?mcp` server's resource model: it comes and goes with its server's tools (proto-resources.ts). */
+  readonly proto?: true
 }
 
 /** Checks and compiles a resource template before it is added. */

@@ -17,6 +17,7 @@ import type {
   Result,
   ServerCapabilities,
   ServerContext,
+  Transport,
   jsonSchemaValidator,
 } from '@modelcontextprotocol/server'
 import { adoptSource } from '../../runtime/number-source.ts'
@@ -33,7 +34,7 @@ import {
 } from '../primitives/requests-to-client.ts'
 import { complete, type CompleteParams } from '../primitives/completions.ts'
 import { page } from '../primitives/pagination.ts'
-import { matchTemplate } from '../primitives/resource-templates.ts'
+import { matchTemplate, SERVED_CALL, type ServedCall } from '../primitives/resource-templates.ts'
 import { promptResult } from '../primitives/prompts.ts'
 import { readResult } from '../primitives/resources.ts'
 import { failureText, sendable } from '../tools/sendable.ts'
@@ -221,6 +222,26 @@ function wrapCall(method: string, wrapped: RequestHandler): RequestHandler {
 class ProtoSdkServer extends SdkServer {
   /** The state and log its requests are traced, limited and audited for (operate/operate.ts); set once created. */
   served?: { state: ServerState; log: Log }
+  /** Ids of initialize-era `resources/read`s that matched no resource: answered `-32002` ({@link resourceNotFound}). */
+  readonly notFound = new Set<string | number>()
+
+  /**
+   * The SDK writes every resource-not-found as `-32602` (the 2026-07-28
+   * revision's code, SEP-2164); the revisions before it say `-32002`. The
+   * answers to the reads {@link resourceNotFound} noted get that code back
+   * on their way out, with the same message and `data.uri`.
+   */
+  override async connect(transport: Transport): Promise<void> {
+    const send = transport.send.bind(transport)
+    transport.send = (message, options) => {
+      const id = (message as { id?: string | number }).id
+      if (id !== undefined && 'error' in message && this.notFound.delete(id)) {
+        return send({ ...message, error: { ...message.error, code: RESOURCE_NOT_FOUND_LEGACY } }, options)
+      }
+      return send(message, options)
+    }
+    return super.connect(transport)
+  }
 
   protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
     const serve = wrapCall(method, super._wrapHandler(method, handler))
@@ -238,6 +259,25 @@ class ProtoSdkServer extends SdkServer {
     const { extensions: _tasks, ...legacy } = capabilities
     return legacy
   }
+}
+
+/** `context` with the tool call of its request ({@link SERVED_CALL}): templates of the proto's resources read through tools. */
+function served<C extends CallContext>(state: ServerState, context: C): C & { [SERVED_CALL]: ServedCall } {
+  return { ...context, [SERVED_CALL]: (tool: string, args: unknown) => state.dispatch(tool, args, { ...context, tool }) }
+}
+
+/** Resource not found before the 2026-07-28 revision (its spec's "Error Handling" of resources). */
+const RESOURCE_NOT_FOUND_LEGACY = -32002
+
+/**
+ * The error of a `resources/read` matching no resource or template: the
+ * SDK's `ResourceNotFoundError` (`-32602`, `data.uri`), which an
+ * initialize-era request gets as `-32002`, the code its revision says
+ * (noted here, rewritten by {@link ProtoSdkServer.connect}).
+ */
+function resourceNotFound(server: ProtoSdkServer, ctx: ServerContext, uri: string): ResourceNotFoundError {
+  if (ctx.mcpReq.envelope === undefined) server.notFound.add(ctx.mcpReq.id)
+  return new ResourceNotFoundError(uri)
 }
 
 /** Sends one list_changed notification on a connected SDK instance (initialize era: unsolicited; 2026-07-28 stdio: to its listen subscriptions). */
@@ -343,13 +383,15 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     }
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
   })
-  server.setRequestHandler('resources/list', (request) => {
-    return listPage(
-      'resources',
-      [...state.resources.values()].map((r) => r.resource),
-      request.params?.cursor,
-      state.pageSize,
-    )
+  server.setRequestHandler('resources/list', async (request, ctx) => {
+    const resources: unknown[] = [...state.resources.values()].map((r) => r.resource)
+    // Templates that list their resources (the proto's, when listResources asks: each page calls their List RPCs again).
+    for (const template of state.templates.values()) {
+      if (template.list === undefined) continue
+      const context = served(state, callContext(state, 'resources/list', ctx, { server }))
+      resources.push(...(await template.list(context)))
+    }
+    return listPage('resources', resources, request.params?.cursor, state.pageSize)
   })
   server.setRequestHandler('resources/templates/list', (request) => {
     return listPage(
@@ -364,9 +406,9 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     const entry = state.resources.get(uri)
     // A listed resource wins over a template that also matches its URI.
     const matched = entry === undefined ? matchTemplate(state.templates, uri) : undefined
-    if (entry === undefined && matched === undefined) throw new ResourceNotFoundError(uri)
+    if (entry === undefined && matched === undefined) throw resourceNotFound(server, ctx, uri)
     return (await inRounds(state, ctx, `resources/read:${uri}`, async (options) => {
-      const context = { ...callContext(state, uri, ctx, { ...options, server }), state: state.appState }
+      const context = served(state, { ...callContext(state, uri, ctx, { ...options, server }), state: state.appState })
       if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context))
       const { entry: template, variables } = matched!
       const shown =
@@ -377,7 +419,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     })) as never
   })
   server.setRequestHandler('completion/complete', async (request, ctx) => {
-    const context = { ...callContext(state, 'completion/complete', ctx, { server }), state: state.appState }
+    const context = served(state, { ...callContext(state, 'completion/complete', ctx, { server }), state: state.appState })
     return (await complete(request.params as CompleteParams, state, context)) as never
   })
   server.setRequestHandler('prompts/list', (request) =>
