@@ -16,7 +16,6 @@ import {
   type TemplateEntry,
   type TemplateReader,
 } from './primitives/resource-templates.ts'
-import { protoTemplates } from './primitives/proto-resources.ts'
 import { checkPrompt, type PromptDefinition, type PromptEntry, type PromptGetter, type PromptOptions } from './primitives/prompts.ts'
 import { checkResource, type ResourceDefinition, type ResourceEntry, type ResourceReader } from './primitives/resources.ts'
 import type { Completer } from './primitives/completer.ts'
