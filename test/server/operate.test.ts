@@ -16,6 +16,11 @@ import { JSON_RPC_HEADERS, openSession } from '../helpers/http-session.ts'
 import { Closer } from '../helpers/closer.ts'
 
 const spec = specFromProto(EXAMPLE_PROTO)
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'operate', version: '0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+}
 const closers = new Closer()
 afterEach(() => closers.close())
 
@@ -67,6 +72,52 @@ describe('rate limits', () => {
     expect(body.error.data.retryAfterMs).toBeLessThanOrEqual(2000)
     // Other methods are not limited.
     expect((await modernRequest(handle.url, 'tools/list')).status).toBe(200)
+  })
+
+  it('fetch(): the call past the burst is 429 with Retry-After before the SDK sees it; a verified principal is a caller of its own', async () => {
+    const server = inProcess().rateLimit({ perCaller: { rate: 0.5, burst: 2 } })
+    const call = (vibe: string, authInfo?: unknown) =>
+      server.fetch(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'SetVibe' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: vibe,
+            method: 'tools/call',
+            params: { name: 'SetVibe', arguments: { vibe }, _meta: MODERN_META },
+          }),
+        }),
+        authInfo === undefined ? undefined : { authInfo },
+      )
+    expect((await call('a')).status).toBe(200)
+    expect((await call('b')).status).toBe(200)
+    const refused = await call('c')
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('2')
+    expect(await refused.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 'c',
+      error: {
+        code: -32029,
+        message: 'rate limit exceeded (perCaller): retry after 2 s',
+        data: { limit: 'perCaller', retryAfterMs: expect.any(Number) },
+      },
+    })
+    // A verified principal is a caller of its own: its bucket is full.
+    const alice = { token: 't', clientId: 'app', scopes: [], extra: { iss: 'https://issuer.example', sub: 'alice' } }
+    const answered = await call('d', alice)
+    expect(answered.status).toBe(200)
+    expect(JSON.stringify(await answered.json())).toContain('"vibe":"d"')
+    // Other methods are not limited.
+    const list = await server.fetch(
+      new Request('http://localhost/mcp', {
+        method: 'POST',
+        headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: MODERN_META } }),
+      }),
+    )
+    expect(list.status).toBe(200)
   })
 
   it('over stdio, a JSON-RPC error with the retry time', async () => {

@@ -301,4 +301,49 @@ describe('metrics', () => {
     expect(by('validation')).toBeGreaterThanOrEqual(1)
     expect(by('size')).toBeGreaterThanOrEqual(1)
   })
+
+  it("fetch()'s 429s count as rate_limit refusals", async () => {
+    const rateLimited = async () => {
+      const points = metric((await reader.collect()).resourceMetrics, 'proto_mcp.server.rejected_requests')?.dataPoints ?? []
+      return Number(points.find((p) => p.attributes['proto_mcp.reject.reason'] === 'rate_limit')?.value ?? 0)
+    }
+    const before = await rateLimited()
+    const server = createProtoServer(spec)
+      .implement('VibeService', { SetVibe: (request: { vibe: string }) => ({ vibe: request.vibe }) })
+      .logging({ logger: false })
+      .rateLimit({ global: { rate: 0.1, burst: 1 } })
+    const statuses = []
+    for (const vibe of ['a', 'b', 'c']) {
+      const response = await server.fetch(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'SetVibe',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: vibe,
+            method: 'tools/call',
+            params: {
+              name: 'SetVibe',
+              arguments: { vibe },
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientInfo': { name: 'telemetry', version: '0' },
+                'io.modelcontextprotocol/clientCapabilities': {},
+              },
+            },
+          }),
+        }),
+      )
+      statuses.push(response.status)
+      await response.text()
+    }
+    expect(statuses).toEqual([200, 429, 429])
+    expect((await rateLimited()) - before).toBe(2)
+  })
 })
