@@ -14,6 +14,9 @@ import { streamPair } from '../grpc/stream-transport.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
 import { JSON_RPC_HEADERS, openSession } from '../helpers/http-session.ts'
 import { Closer } from '../helpers/closer.ts'
+import { serveRequest } from '../../src/server/operate/operate.ts'
+import { setRateLimit } from '../../src/server/operate/rate-limit.ts'
+import { Log } from '../../src/server/serving/logging.ts'
 
 const spec = specFromProto(EXAMPLE_PROTO)
 const MODERN_META = {
@@ -181,6 +184,30 @@ describe('rate limits', () => {
     console.log(
       `rate limit: others' p99 ${p99(baseline).toFixed(2)} ms alone, ${p99(withAbuser).toFixed(2)} ms with the abuser (${refused} 429s)`,
     )
+  })
+})
+
+describe('serveRequest without an SDK', () => {
+  it('builds nothing for a request unless limits or the audit need its facts (no SDK is registered in this file)', async () => {
+    const state = {}
+    const asked: string[] = []
+    const facts = (method: string) => () => (
+      asked.push(method),
+      { method, params: { name: 'SetVibe' }, id: 1, transport: 'pipe' as const, checkRate: true }
+    )
+    expect(await serveRequest(state, new Log({ logger: false }), 'tools/call', facts('plain'), async () => 'ran')).toBe('ran')
+    expect(await serveRequest(state, new Log({ logger: false }), 'tools/list', facts('list'), async () => 'listed')).toBe('listed')
+    expect(asked).toEqual([])
+    const lines: unknown[] = []
+    const audited = new Log({ logger: { info: (_message: string, record?: unknown) => lines.push(record) }, audit: true })
+    await serveRequest(state, audited, 'tools/call', facts('audited'), async () => ({ content: [] }))
+    setRateLimit(state, { perTool: { rate: 1, burst: 1 } })
+    await serveRequest(state, new Log({ logger: false }), 'tools/call', facts('limited'), async () => 'ran')
+    await expect(serveRequest(state, new Log({ logger: false }), 'tools/call', facts('refused'), async () => 'ran')).rejects.toMatchObject({
+      code: -32029,
+    })
+    expect(asked).toEqual(['audited', 'limited', 'refused'])
+    expect(lines).toEqual([expect.objectContaining({ tool: 'SetVibe', outcome: 'ok' })])
   })
 })
 

@@ -302,6 +302,31 @@ describe('metrics', () => {
     expect(by('size')).toBeGreaterThanOrEqual(1)
   })
 
+  it('a meter without a tracer provider: the duration is recorded, no span is started', async () => {
+    const server = createProtoServer(spec)
+      .implement('VibeService', { GetVibe: () => ({ vibe: 'untraced' }) })
+      .logging({ logger: false })
+    const handle = await server.serveHttp({ port: 0 })
+    closers.push(() => handle.close())
+    const count = async () => {
+      const duration = metric((await reader.collect()).resourceMetrics, 'mcp.server.operation.duration')
+      const point = duration?.dataPoints.find((p) => p.attributes['gen_ai.tool.name'] === 'GetVibe')
+      return (point?.value as { count?: number } | undefined)?.count ?? 0
+    }
+    const before = await count()
+    trace.disable()
+    try {
+      expect((await modernRequest(handle.url, 'tools/call', { name: 'GetVibe', arguments: {} })).status).toBe(200)
+    } finally {
+      provider.register()
+    }
+    expect(await count()).toBe(before + 1)
+    expect(spans()).toEqual([])
+    // And with the tracer back, the same call has its span.
+    expect((await modernRequest(handle.url, 'tools/call', { name: 'GetVibe', arguments: {} })).status).toBe(200)
+    expect(serverSpans('tools/call GetVibe')).toHaveLength(1)
+  })
+
   it("fetch()'s 429s count as rate_limit refusals", async () => {
     const rateLimited = async () => {
       const points = metric((await reader.collect()).resourceMetrics, 'proto_mcp.server.rejected_requests')?.dataPoints ?? []
