@@ -302,7 +302,7 @@ describe('metrics', () => {
     expect(by('size')).toBeGreaterThanOrEqual(1)
   })
 
-  it('a meter without a tracer provider: the duration is recorded, no span is started', async () => {
+  it('a meter without a tracer provider records the duration and starts no span; a tracer without a meter, the span alone', async () => {
     const server = createProtoServer(spec)
       .implement('VibeService', { GetVibe: () => ({ vibe: 'untraced' }) })
       .logging({ logger: false })
@@ -325,6 +325,16 @@ describe('metrics', () => {
     // And with the tracer back, the same call has its span.
     expect((await modernRequest(handle.url, 'tools/call', { name: 'GetVibe', arguments: {} })).status).toBe(200)
     expect(serverSpans('tools/call GetVibe')).toHaveLength(1)
+    expect(await count()).toBe(before + 2)
+    // A tracer without a meter provider: the span, no duration.
+    metrics.disable()
+    try {
+      expect((await modernRequest(handle.url, 'tools/call', { name: 'GetVibe', arguments: {} })).status).toBe(200)
+    } finally {
+      metrics.setGlobalMeterProvider(meterProvider)
+    }
+    expect(serverSpans('tools/call GetVibe')).toHaveLength(2)
+    expect(await count()).toBe(before + 2)
   })
 
   it("fetch()'s 429s count as rate_limit refusals", async () => {
