@@ -2,7 +2,12 @@
  * OpenTelemetry's cost per call (docs/guide/production.md): a 2026-07-28
  * `tools/call` (SetVibeDetails, the medium request) POSTed over loopback
  * HTTP to `serveHttp()`, one call at a time, CPU time of the process
- * (client and server both run in it) per call, same run, ABBA rounds.
+ * (client and server both run in it) per call, same run, ABBA rounds of
+ * 150 calls (24 rounds after 3 warm-up rounds). Between its batches,
+ * untimed, the SDK side's spans are flushed, counted and dropped, so the
+ * heap does not grow through the run. (A full gc() between batches was
+ * tried: it made every call 2.5 times dearer, every side alike, and hid
+ * the differences.)
  *
  * - `otel-overhead`: with the OpenTelemetry SDK registered (NodeTracerProvider,
  *   a BatchSpanProcessor into an InMemorySpanExporter, a MeterProvider with a
@@ -11,10 +16,16 @@
  *   before the instrumentation came (BASE_COMMIT, built once into
  *   .tmp/bench/otel-base/ with tsdown), serving the same generated module.
  *   Target ≤ 1.02×.
+ * - `otel-overhead-async-context` (reported): no OpenTelemetry at all, one
+ *   AsyncLocalStorage enabled vs none: the part of `otel-overhead` that is
+ *   Node 20's async context (promise hooks on every promise of the process,
+ *   the client's too), paid by the SDK's context manager once any span is
+ *   made active.
  */
 import { execFileSync, execSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { backend, CASES, EXAMPLE_PROTO, modernCall } from './lib/example.mjs'
 import { median, record } from './lib/measure.mjs'
 import { REPO, writeModule } from './lib/module.mjs'
@@ -56,7 +67,6 @@ async function registerSdk() {
   const tracer = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 200 })] })
   const meter = new MeterProvider({ readers: [new Reader()] })
   return {
-    exporter,
     on() {
       tracer.register()
       api.metrics.setGlobalMeterProvider(meter)
@@ -67,6 +77,13 @@ async function registerSdk() {
       api.context.disable()
       api.propagation.disable()
     },
+    /** Exports what the processor holds; the SERVER spans named `name` among them; empties the exporter. */
+    async flush(name) {
+      await tracer.forceFlush()
+      const count = exporter.getFinishedSpans().filter((s) => s.name === name).length
+      exporter.reset()
+      return count
+    },
     async close() {
       await tracer.shutdown()
       await meter.shutdown()
@@ -76,7 +93,7 @@ async function registerSdk() {
 
 export default {
   name: 'otel-overhead',
-  ids: ['otel-overhead', 'otel-overhead-no-sdk'],
+  ids: ['otel-overhead', 'otel-overhead-no-sdk', 'otel-overhead-async-context'],
   async run() {
     const file = await writeModule(EXAMPLE_PROTO, 'example-otel')
     const { default: server } = await import(file)
@@ -103,32 +120,42 @@ export default {
       return text
     }
     try {
-      const ops = 200
+      // Many short batches, each side in turn (ABBA), so that the load of other jobs on the cores falls on every side alike.
+      const ops = 150
+      const rounds = 24
       const sides = {
         sdk: () => call(ours.url),
         none: () => call(ours.url),
+        context: () => call(ours.url),
         ...(base ? { base: () => call(base.url) } : {}),
       }
       const names = Object.keys(sides)
       const cpu = Object.fromEntries(names.map((n) => [n, []]))
+      let spans = 0
+      let context
       const batch = async (side) => {
         if (side === 'sdk') sdk.on()
+        if (side === 'context') (context = new AsyncLocalStorage()).enterWith({})
         const cpuStart = process.cpuUsage()
         for (let i = 0; i < ops; i++) await sides[side]()
         const used = process.cpuUsage(cpuStart)
-        if (side === 'sdk') sdk.off()
+        if (side === 'context') context.disable()
+        if (side === 'sdk') {
+          sdk.off()
+          // Untimed: the batch's spans leave the processor, are counted, and the exporter lets them go (as an
+          // exporter sending them away would), so the heap does not grow through the run for every side to pay.
+          spans += await sdk.flush(`tools/call ${tool}`)
+        }
         return (used.user + used.system) / ops
       }
-      for (let round = -3; round < 14; round++) {
+      for (let round = -3; round < rounds; round++) {
         for (const side of round % 2 === 0 ? names : [...names].reverse()) {
           const c = await batch(side)
           if (round >= 0) cpu[side].push(c)
         }
       }
       // The SDK side really traced: each of its calls ended a SERVER span.
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      const spans = sdk.exporter.getFinishedSpans().filter((s) => s.name === `tools/call ${tool}`).length
-      if (spans < ops) throw new Error(`otel-overhead: the SDK side exported ${spans} spans`)
+      if (spans < (rounds + 3) * ops) throw new Error(`otel-overhead: the SDK side exported ${spans} spans for ${(rounds + 3) * ops} calls`)
       const records = [
         record({
           id: 'otel-overhead',
@@ -141,6 +168,18 @@ export default {
             `vs the same server with no SDK, CPU time of client and server per call; ${spans} spans exported`,
         }),
       ]
+      records.push(
+        record({
+          id: 'otel-overhead-async-context',
+          samples: { ours: cpu.context, baseline: cpu.none },
+          unit: 'CPU µs/call',
+          higherIsBetter: false,
+          target: null,
+          note:
+            "what the SDK side pays for Node 20's AsyncLocalStorage alone (its context manager keeps the active span in one): " +
+            'the same server with no SDK and no OpenTelemetry at all, one AsyncLocalStorage enabled (enterWith) vs none; reported',
+        }),
+      )
       if (base) {
         records.push(
           record({

@@ -18,6 +18,7 @@ import lean from './lean.mjs'
 import memory from './memory.mjs'
 import otelOverhead from './otel-overhead.mjs'
 import pipeline from './pipeline.mjs'
+import rateLimit from './rate-limit.mjs'
 import startupBig from './startup-big.mjs'
 import tokens from './tokens.mjs'
 import toolsListBytes from './tools-list-bytes.mjs'
@@ -38,6 +39,7 @@ export const groups = [
   grpcOverhead,
   authOverhead,
   otelOverhead,
+  rateLimit,
   memory,
   cluster,
 ]

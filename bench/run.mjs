@@ -4,43 +4,17 @@
  * markdown table and writes .tmp/bench/results.json (git-ignored):
  * `{"benchmarks":[{"id","ours","baseline","unit","ratio","higherIsBetter","target","met","runs","spread"}]}`.
  *
- *   node bench/run.mjs [--only id-or-group,...] [--save | --merge]
+ *   node bench/run.mjs [--only id-or-group,...] [--save]
  *
- * `--save` writes the tracked bench/results.json instead; `--only` runs a
- * part and writes nothing, unless `--merge` puts its records in place of
- * those of the same ids in bench/results.json (the others stay).
+ * `--save` writes the tracked bench/results.json instead. `--only` runs a
+ * part and writes nothing, unless `--save` (or its older name `--merge`)
+ * puts its records in place of those of the same ids in bench/results.json
+ * (the others stay, in their order; a new id is appended).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { groups } from './registry.mjs'
 import { requireDist } from './lib/module.mjs'
-
-const RESULTS = fileURLToPath(new URL('./results.json', import.meta.url))
-/** Where a full run writes unless asked to save: a run on a busy machine must not rewrite the tracked figures. */
-const SCRATCH = fileURLToPath(new URL('../.tmp/bench/results.json', import.meta.url))
-/** The keys of a results.json record, in order: the file holds these and nothing else (notes are printed). */
-const KEYS = ['id', 'ours', 'baseline', 'unit', 'ratio', 'higherIsBetter', 'target', 'met', 'runs', 'spread']
-
-/** A record as results.json holds it: exactly {@link KEYS}. */
-export function resultOf(record) {
-  const missing = KEYS.filter((key) => !(key in record))
-  if (missing.length > 0) throw new Error(`bench record "${record.id}" lacks ${missing.join(', ')}`)
-  return Object.fromEntries(KEYS.map((key) => [key, record[key]]))
-}
-
-function parseOnly(argv) {
-  const at = argv.indexOf('--only')
-  return at >= 0 && argv[at + 1] ? new Set(argv[at + 1].split(',')) : undefined
-}
-
-/** `previous` with each of `fresh` replacing the record of its id in place, or appended when new. */
-export function mergeResults(previous, fresh) {
-  const byId = new Map(fresh.map((r) => [r.id, r]))
-  const merged = previous.map((r) => byId.get(r.id) ?? r)
-  for (const r of fresh) if (!previous.some((p) => p.id === r.id)) merged.push(r)
-  return merged
-}
+import { parseOnly, RESULTS, writeResults } from './lib/results.mjs'
 
 /** The markdown table of benchmark records. */
 export function markdownTable(records) {
@@ -61,7 +35,20 @@ export function markdownNotes(records) {
     .join('\n')
 }
 
+const HELP = `node bench/run.mjs [--only id-or-group,...] [--save]
+
+  (no option)   every group; writes .tmp/bench/results.json
+  --save        a full run writes bench/results.json; with --only, its rows replace
+                those of the same ids in bench/results.json (--merge: the same)
+  --only a,b    only these groups or ids; prints the table, writes nothing unless --save
+
+groups: ${groups.map((g) => `${g.name} (${g.ids.join(', ')})`).join('; ')}`
+
 async function main() {
+  if (process.argv.includes('--help')) {
+    console.log(HELP)
+    return
+  }
   requireDist()
   const only = parseOnly(process.argv)
   const started = performance.now()
@@ -75,21 +62,11 @@ async function main() {
     records.push(...out.filter((r) => !only || only.has(group.name) || only.has(r.id)))
   }
   const seconds = (performance.now() - started) / 1000
-  // A partial run (--only) prints its table but leaves the full results file alone, unless told to merge.
-  const merge = only && process.argv.includes('--merge')
-  const target = process.argv.includes('--save') ? RESULTS : SCRATCH
-  if (!only) {
-    mkdirSync(dirname(target), { recursive: true })
-    writeFileSync(target, `${JSON.stringify({ benchmarks: records.map(resultOf) }, null, 2)}\n`)
-  } else if (merge)
-    writeFileSync(
-      RESULTS,
-      `${JSON.stringify({ benchmarks: mergeResults(JSON.parse(readFileSync(RESULTS, 'utf8')).benchmarks, records.map(resultOf)) }, null, 2)}\n`,
-    )
+  const written = writeResults(records, process.argv)
   console.log(markdownTable(records))
   console.log(`\n${markdownNotes(records)}`)
   console.log(
-    `\n${records.length} benchmarks in ${seconds.toFixed(0)} s on Node ${process.versions.node}; ratios: ours vs a baseline measured in the same run.${!only ? ` Written to ${target === RESULTS ? 'bench/results.json' : '.tmp/bench/results.json (--save writes bench/results.json)'}.` : merge ? ' Merged into bench/results.json.' : ''}`,
+    `\n${records.length} benchmarks in ${seconds.toFixed(0)} s on Node ${process.versions.node}; ratios: ours vs a baseline measured in the same run.${written === undefined ? ' Nothing written (--save merges these rows into bench/results.json).' : written.merged ? ' Merged into bench/results.json.' : ` Written to ${written.file === RESULTS ? 'bench/results.json' : '.tmp/bench/results.json (--save writes bench/results.json)'}.`}`,
   )
 }
 

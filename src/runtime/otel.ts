@@ -18,11 +18,25 @@ const API_KEY = Symbol.for('opentelemetry.js.api.1')
 let api: OtelApi | undefined
 let loading: Promise<OtelApi | undefined> | undefined
 
-/** Whether an application registered an OpenTelemetry SDK (a tracer, meter or propagator provider). */
+/** The API's global object, where a registered SDK's providers are (`undefined` before anything registered). */
+const registered = (): { trace?: unknown; metrics?: unknown } | undefined =>
+  (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[API_KEY]
+
+/** Whether an application registered an OpenTelemetry SDK (a tracer or a meter provider). */
 export function otelRegistered(): boolean {
   // The API keeps its global object when an SDK is disabled (`trace.disable()`): what counts is a registered provider.
-  const global = (globalThis as Record<symbol, { trace?: unknown; metrics?: unknown } | undefined>)[API_KEY]
+  const global = registered()
   return global !== undefined && (global.trace !== undefined || global.metrics !== undefined)
+}
+
+/** Whether a tracer provider is registered: without one, the API's tracer is a no-op and no span is worth starting. */
+export function tracingRegistered(): boolean {
+  return registered()?.trace !== undefined
+}
+
+/** Whether a meter provider is registered: without one, the API's instruments record nothing. */
+export function meteringRegistered(): boolean {
+  return registered()?.metrics !== undefined
 }
 
 /** The API when it is loaded and an SDK is registered, else `undefined` (never loads it). */

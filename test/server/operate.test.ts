@@ -14,8 +14,16 @@ import { streamPair } from '../grpc/stream-transport.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
 import { JSON_RPC_HEADERS, openSession } from '../helpers/http-session.ts'
 import { Closer } from '../helpers/closer.ts'
+import { serveRequest } from '../../src/server/operate/operate.ts'
+import { setRateLimit } from '../../src/server/operate/rate-limit.ts'
+import { Log } from '../../src/server/base/logging.ts'
 
 const spec = specFromProto(EXAMPLE_PROTO)
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'operate', version: '0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+}
 const closers = new Closer()
 afterEach(() => closers.close())
 
@@ -67,6 +75,52 @@ describe('rate limits', () => {
     expect(body.error.data.retryAfterMs).toBeLessThanOrEqual(2000)
     // Other methods are not limited.
     expect((await modernRequest(handle.url, 'tools/list')).status).toBe(200)
+  })
+
+  it('fetch(): the call past the burst is 429 with Retry-After before the SDK sees it; a verified principal is a caller of its own', async () => {
+    const server = inProcess().rateLimit({ perCaller: { rate: 0.5, burst: 2 } })
+    const call = (vibe: string, authInfo?: unknown) =>
+      server.fetch(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'SetVibe' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: vibe,
+            method: 'tools/call',
+            params: { name: 'SetVibe', arguments: { vibe }, _meta: MODERN_META },
+          }),
+        }),
+        authInfo === undefined ? undefined : { authInfo },
+      )
+    expect((await call('a')).status).toBe(200)
+    expect((await call('b')).status).toBe(200)
+    const refused = await call('c')
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('2')
+    expect(await refused.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 'c',
+      error: {
+        code: -32029,
+        message: 'rate limit exceeded (perCaller): retry after 2 s',
+        data: { limit: 'perCaller', retryAfterMs: expect.any(Number) },
+      },
+    })
+    // A verified principal is a caller of its own: its bucket is full.
+    const alice = { token: 't', clientId: 'app', scopes: [], extra: { iss: 'https://issuer.example', sub: 'alice' } }
+    const answered = await call('d', alice)
+    expect(answered.status).toBe(200)
+    expect(JSON.stringify(await answered.json())).toContain('"vibe":"d"')
+    // Other methods are not limited.
+    const list = await server.fetch(
+      new Request('http://localhost/mcp', {
+        method: 'POST',
+        headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: MODERN_META } }),
+      }),
+    )
+    expect(list.status).toBe(200)
   })
 
   it('over stdio, a JSON-RPC error with the retry time', async () => {
@@ -130,6 +184,30 @@ describe('rate limits', () => {
     console.log(
       `rate limit: others' p99 ${p99(baseline).toFixed(2)} ms alone, ${p99(withAbuser).toFixed(2)} ms with the abuser (${refused} 429s)`,
     )
+  })
+})
+
+describe('serveRequest without an SDK', () => {
+  it('builds nothing for a request unless limits or the audit need its facts (no SDK is registered in this file)', async () => {
+    const state = {}
+    const asked: string[] = []
+    const facts = (method: string) => () => (
+      asked.push(method),
+      { method, params: { name: 'SetVibe' }, id: 1, transport: 'pipe' as const, checkRate: true }
+    )
+    expect(await serveRequest(state, new Log({ logger: false }), 'tools/call', facts('plain'), async () => 'ran')).toBe('ran')
+    expect(await serveRequest(state, new Log({ logger: false }), 'tools/list', facts('list'), async () => 'listed')).toBe('listed')
+    expect(asked).toEqual([])
+    const lines: unknown[] = []
+    const audited = new Log({ logger: { info: (_message: string, record?: unknown) => lines.push(record) }, audit: true })
+    await serveRequest(state, audited, 'tools/call', facts('audited'), async () => ({ content: [] }))
+    setRateLimit(state, { perTool: { rate: 1, burst: 1 } })
+    await serveRequest(state, new Log({ logger: false }), 'tools/call', facts('limited'), async () => 'ran')
+    await expect(serveRequest(state, new Log({ logger: false }), 'tools/call', facts('refused'), async () => 'ran')).rejects.toMatchObject({
+      code: -32029,
+    })
+    expect(asked).toEqual(['audited', 'limited', 'refused'])
+    expect(lines).toEqual([expect.objectContaining({ tool: 'SetVibe', outcome: 'ok' })])
   })
 })
 

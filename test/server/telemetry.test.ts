@@ -301,4 +301,84 @@ describe('metrics', () => {
     expect(by('validation')).toBeGreaterThanOrEqual(1)
     expect(by('size')).toBeGreaterThanOrEqual(1)
   })
+
+  it('a meter without a tracer provider records the duration and starts no span; a tracer without a meter, the span alone', async () => {
+    const server = createProtoServer(spec)
+      .implement('VibeService', { GetVibe: () => ({ vibe: 'untraced' }) })
+      .logging({ logger: false })
+    const handle = await server.serveHttp({ port: 0 })
+    closers.push(() => handle.close())
+    const count = async () => {
+      const duration = metric((await reader.collect()).resourceMetrics, 'mcp.server.operation.duration')
+      const point = duration?.dataPoints.find((p) => p.attributes['gen_ai.tool.name'] === 'GetVibe')
+      return (point?.value as { count?: number } | undefined)?.count ?? 0
+    }
+    const before = await count()
+    trace.disable()
+    try {
+      expect((await modernRequest(handle.url, 'tools/call', { name: 'GetVibe', arguments: {} })).status).toBe(200)
+    } finally {
+      provider.register()
+    }
+    expect(await count()).toBe(before + 1)
+    expect(spans()).toEqual([])
+    // And with the tracer back, the same call has its span.
+    expect((await modernRequest(handle.url, 'tools/call', { name: 'GetVibe', arguments: {} })).status).toBe(200)
+    expect(serverSpans('tools/call GetVibe')).toHaveLength(1)
+    expect(await count()).toBe(before + 2)
+    // A tracer without a meter provider: the span, no duration.
+    metrics.disable()
+    try {
+      expect((await modernRequest(handle.url, 'tools/call', { name: 'GetVibe', arguments: {} })).status).toBe(200)
+    } finally {
+      metrics.setGlobalMeterProvider(meterProvider)
+    }
+    expect(serverSpans('tools/call GetVibe')).toHaveLength(2)
+    expect(await count()).toBe(before + 2)
+  })
+
+  it("fetch()'s 429s count as rate_limit refusals", async () => {
+    const rateLimited = async () => {
+      const points = metric((await reader.collect()).resourceMetrics, 'proto_mcp.server.rejected_requests')?.dataPoints ?? []
+      return Number(points.find((p) => p.attributes['proto_mcp.reject.reason'] === 'rate_limit')?.value ?? 0)
+    }
+    const before = await rateLimited()
+    const server = createProtoServer(spec)
+      .implement('VibeService', { SetVibe: (request: { vibe: string }) => ({ vibe: request.vibe }) })
+      .logging({ logger: false })
+      .rateLimit({ global: { rate: 0.1, burst: 1 } })
+    const statuses = []
+    for (const vibe of ['a', 'b', 'c']) {
+      const response = await server.fetch(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'SetVibe',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: vibe,
+            method: 'tools/call',
+            params: {
+              name: 'SetVibe',
+              arguments: { vibe },
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientInfo': { name: 'telemetry', version: '0' },
+                'io.modelcontextprotocol/clientCapabilities': {},
+              },
+            },
+          }),
+        }),
+      )
+      statuses.push(response.status)
+      await response.text()
+    }
+    expect(statuses).toEqual([200, 429, 429])
+    expect((await rateLimited()) - before).toBe(2)
+  })
 })

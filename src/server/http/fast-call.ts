@@ -192,7 +192,13 @@ export async function serveFastCall(
     const args = call.params.arguments
     // The body's text goes with the arguments, for exact 64-bit numbers (as the SDK path does).
     if (args !== null && typeof args === 'object') rememberSource(args, text)
-    result = (await serveRequest(state, log, fastRequest(call, req, authInfo), () => entry.call(args, context))) as Record<string, unknown>
+    result = (await serveRequest(
+      state,
+      log,
+      'tools/call',
+      () => fastRequest(call, req, authInfo),
+      () => entry.call(args, context),
+    )) as Record<string, unknown>
   } catch (error) {
     // As the SDK answers a handler's throw: its JSON-RPC code, else an internal error.
     const e = error as { code?: unknown; message?: unknown; data?: unknown }

@@ -8,12 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Cluster } from '../cluster/cluster.ts'
 import { healthAnswer, HEALTH_PATH, READY_PATH } from '../operate/health.ts'
 import { callerKey } from '../operate/operate.ts'
-import { RATE_LIMITED, rateLimiterOf, rateLimitText } from '../operate/rate-limit.ts'
+import { rateLimitAnswer, rateLimiterOf } from '../operate/rate-limit.ts'
 import type { ServerState } from '../serving/server-state.ts'
 import { jsonBodyOf, replayed } from './fast-call.ts'
-
-const isCall = (m: unknown): m is { id?: unknown; method: 'tools/call'; params?: { name?: unknown } } =>
-  m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call'
 
 /**
  * With rate limits, reads a POST's body and takes each `tools/call` in it
@@ -25,29 +22,14 @@ export async function rateLimited(state: ServerState, req: IncomingMessage, res:
   const limiter = rateLimiterOf(state)
   if (limiter === undefined || req.method !== 'POST') return req
   const { chunks, message } = await jsonBodyOf(req)
-  const calls = (Array.isArray(message) ? message : [message]).filter(isCall)
-  if (calls.length > 0) {
+  const answer = rateLimitAnswer(limiter, message, () => {
     const session = req.headers['mcp-session-id']
-    const caller = callerKey((req as { auth?: unknown }).auth, typeof session === 'string' ? session : undefined, req.socket?.remoteAddress)
-    for (const call of calls) {
-      const refusal = limiter.take(caller, String(call.params?.name ?? ''))
-      if (refusal === undefined) continue
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(Math.ceil(refusal.retryAfterMs / 1000)) })
-      res.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: typeof call.id === 'string' || typeof call.id === 'number' ? call.id : null,
-          error: {
-            code: RATE_LIMITED,
-            message: rateLimitText(refusal),
-            data: { limit: refusal.limit, retryAfterMs: refusal.retryAfterMs },
-          },
-        }),
-      )
-      return false
-    }
-  }
-  return replayed(req, chunks)
+    return callerKey((req as { auth?: unknown }).auth, typeof session === 'string' ? session : undefined, req.socket?.remoteAddress)
+  })
+  if (answer === undefined) return replayed(req, chunks)
+  res.writeHead(answer.status, answer.headers)
+  res.end(answer.body)
+  return false
 }
 
 /** Answers `GET`/`HEAD` of `/healthz` and `/readyz` (true), or leaves the request (false). */

@@ -9,6 +9,8 @@ import type { ClusterOptions } from '../cluster/cluster-options.ts'
 import { linkFetch, type FetchLinks } from '../cluster/fleet.ts'
 import { memoryCluster } from '../cluster/memory-cluster.ts'
 import { onResourceUpdated } from '../primitives/subscriptions.ts'
+import { callerKey } from '../operate/operate.ts'
+import { rateLimitAnswer, rateLimiterOf } from '../operate/rate-limit.ts'
 import { MAX_BODY_BYTES } from '../serving/limits.ts'
 import { Log, type LoggingOptions } from '../base/logging.ts'
 import { sdkServerFactory } from '../serving/sdk-server.ts'
@@ -46,6 +48,8 @@ export function createFetchHandler(state: ServerState, links?: FetchLinks): Fetc
     // Read here as for serveHttp: one wording for a body too large or not JSON, and the text kept for exact 64-bit numbers.
     const body = await readBody(request)
     if (body instanceof Response) return body
+    const limited = rateLimitedFetch(state, body.parsed, request, options?.authInfo)
+    if (limited !== undefined) return limited
     const stepUp = stepUpRejection(state, body.parsed, options?.authInfo)
     if (stepUp !== undefined) return stepUp
     // A 2026-07-28 request names its method in Mcp-Method: those answered before the SDK are answered here.
@@ -55,6 +59,20 @@ export function createFetchHandler(state: ServerState, links?: FetchLinks): Fetc
     }
     return mcp.fetch(request, { ...authInfo, parsedBody: body.parsed })
   }
+}
+
+/**
+ * The `429` of a request whose `tools/call` is over a rate limit (as
+ * serveHttp() answers it, before the SDK sees the body), else `undefined`.
+ * The caller is the verified principal, else the session the request names;
+ * a web `Request` carries no client address, so anonymous callers share one
+ * bucket (docs/guide/production.md).
+ */
+function rateLimitedFetch(state: ServerState, message: unknown, request: Request, authInfo: unknown): Response | undefined {
+  const limiter = rateLimiterOf(state)
+  if (limiter === undefined) return undefined
+  const answer = rateLimitAnswer(limiter, message, () => callerKey(authInfo, request.headers.get('mcp-session-id') ?? undefined, undefined))
+  return answer === undefined ? undefined : new Response(answer.body, { status: answer.status, headers: answer.headers })
 }
 
 /** The links of a `fetchHandler()` to its cluster (`fetch()` has none: no one else hears it). */

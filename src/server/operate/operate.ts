@@ -5,6 +5,7 @@
  * them before: stdio) and the audit line.
  */
 import { verifiedPrincipal } from '../../runtime/backend.ts'
+import { otelRegistered } from '../../runtime/otel.ts'
 import type { Log } from '../base/logging.ts'
 import { RATE_LIMITED, rateLimitError, rateLimiterOf } from './rate-limit.ts'
 import { traceRequest, type RequestFacts } from './telemetry.ts'
@@ -27,11 +28,19 @@ export function callerKey(authInfo: unknown, sessionId: string | undefined, addr
   return `address ${address ?? 'local'}`
 }
 
-/** Runs one MCP request under its span, its rate limits and its audit line. */
-export function serveRequest<R>(state: object, log: Log, request: ServedRequest, run: () => Promise<R>): Promise<R> {
-  if (request.method !== 'tools/call') return traceRequest(state, request, run)
-  const limiter = request.checkRate ? rateLimiterOf(state) : undefined
-  const auditing = log.auditing
+/**
+ * Runs one MCP request (`method`) under its span, its rate limits and its
+ * audit line. `factsOf` says what the transport knows of it; it is asked
+ * only when something needs it, so with no SDK registered, no limits and
+ * no audit a request is `run()` itself, nothing built for it.
+ */
+export function serveRequest<R>(state: object, log: Log, method: string, factsOf: () => ServedRequest, run: () => Promise<R>): Promise<R> {
+  const call = method === 'tools/call'
+  const limits = call ? rateLimiterOf(state) : undefined
+  const auditing = call ? log.auditing : undefined
+  if (limits === undefined && auditing === undefined) return otelRegistered() ? traceRequest(state, factsOf(), run) : run()
+  const request = factsOf()
+  const limiter = request.checkRate ? limits : undefined
   if (limiter === undefined && auditing === undefined) return traceRequest(state, request, run)
   const tool = String(request.params?.name ?? '')
   const limited = (): Promise<R> => {

@@ -162,6 +162,46 @@ export function rateLimitText(refusal: RateRefusal): string {
   return `rate limit exceeded (${refusal.limit}): retry after ${Math.ceil(refusal.retryAfterMs / 1000)} s`
 }
 
+/** The `tools/call`s of a JSON-RPC message or batch. */
+function callsOf(message: unknown): Array<{ id?: unknown; params?: { name?: unknown } }> {
+  const isCall = (m: unknown): m is { id?: unknown; method: 'tools/call'; params?: { name?: unknown } } =>
+    m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call'
+  return (Array.isArray(message) ? message : [message]).filter(isCall)
+}
+
+/** The HTTP answer to a request over a limit: `429`, `Retry-After` (seconds) and the JSON-RPC error as the body. */
+export interface RateLimitAnswer {
+  readonly status: 429
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+
+/**
+ * Takes each `tools/call` of an HTTP request's body (a message or a batch)
+ * for `caller` from the buckets: the `429` answer once one is over a limit
+ * (those after it are not taken), else `undefined`. Node HTTP and `fetch()`
+ * both answer with it.
+ */
+export function rateLimitAnswer(limiter: RateLimiter, message: unknown, caller: () => string): RateLimitAnswer | undefined {
+  const calls = callsOf(message)
+  if (calls.length === 0) return undefined
+  const key = caller()
+  for (const call of calls) {
+    const refusal = limiter.take(key, String(call.params?.name ?? ''))
+    if (refusal === undefined) continue
+    return {
+      status: 429,
+      headers: { 'content-type': 'application/json', 'retry-after': String(Math.ceil(refusal.retryAfterMs / 1000)) },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: typeof call.id === 'string' || typeof call.id === 'number' ? call.id : null,
+        error: { code: RATE_LIMITED, message: rateLimitText(refusal), data: { limit: refusal.limit, retryAfterMs: refusal.retryAfterMs } },
+      }),
+    }
+  }
+  return undefined
+}
+
 /** The JSON-RPC error of a refused call (stdio): its retry time in `data`. */
 export function rateLimitError(refusal: RateRefusal): ProtocolError {
   return new ProtocolError(RATE_LIMITED, rateLimitText(refusal), { limit: refusal.limit, retryAfterMs: refusal.retryAfterMs })

@@ -19,13 +19,17 @@ function headersOf(req: Request | undefined): Record<string, string> | undefined
 /** How each SDK instance was reached, seen on its first request (its session's duration says it). */
 const transports = new WeakMap<SdkServer, 'pipe' | 'tcp'>()
 
+/** Notes how `server` is reached, on each request (what its session's duration says when it ends). */
+export function sawRequest(server: SdkServer, ctx: ServerContext): void {
+  if (!transports.has(server)) transports.set(server, ctx.http === undefined ? 'pipe' : 'tcp')
+}
+
 /** The facts of `request` as `server` serves it in `ctx`. */
 export function sdkRequest(server: SdkServer, request: JSONRPCRequest, ctx: ServerContext): ServedRequest {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined
   const version = envelope?.[PROTOCOL_VERSION_META_KEY]
   const protocolVersion = typeof version === 'string' ? version : server.getNegotiatedProtocolVersion()
   const http = ctx.http
-  if (!transports.has(server)) transports.set(server, http === undefined ? 'pipe' : 'tcp')
   const facts: ServedRequest = {
     method: request.method,
     params: request.params as Record<string, unknown> | undefined,

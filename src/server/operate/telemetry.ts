@@ -7,7 +7,7 @@
  * registered, {@link traceRequest} runs the request as it is.
  */
 import { booleanRule, type OptionRule } from '../../runtime/check-options.ts'
-import { INSTRUMENTATION_SCOPE, otel, otelNow, type OtelApi } from '../../runtime/otel.ts'
+import { INSTRUMENTATION_SCOPE, meteringRegistered, otel, otelNow, tracingRegistered, type OtelApi } from '../../runtime/otel.ts'
 import type { Attributes, Context, Histogram, Link, Span, SpanContext } from '../../runtime/otel.ts'
 
 /** What the instrumentation records beyond the conventions' defaults (`Server.telemetry()`). */
@@ -172,21 +172,39 @@ export function recordSession(startedAt: number, attributes: Attributes): void {
   instrumentsOf(api).session.record((performance.now() - startedAt) / 1000, attributes)
 }
 
-/** What a request's outcome says for its span and duration. */
-function settle(api: OtelApi, span: Span, attributes: Attributes, outcome: { result?: unknown; error?: unknown }, record: boolean): void {
+/**
+ * What a request's outcome adds to its attributes (`error.type`, and
+ * `rpc.response.status_code` for a JSON-RPC error; shared by the span and
+ * the duration) and to its span's status.
+ */
+function settle(
+  api: OtelApi,
+  span: Span | undefined,
+  attributes: Attributes,
+  outcome: { result?: unknown; error?: unknown },
+  record: boolean,
+): void {
   const { result, error } = outcome
+  let type: string | undefined
+  let status: string | undefined
   if (error !== undefined) {
     const code = (error as { code?: unknown })?.code
-    const type = typeof code === 'number' ? String(code) : ((error as Error)?.name ?? 'Error')
-    attributes['error.type'] = type
-    if (typeof code === 'number') attributes['rpc.response.status_code'] = String(code)
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message: (error as Error)?.message ?? String(error) })
+    type = typeof code === 'number' ? String(code) : ((error as Error)?.name ?? 'Error')
+    if (typeof code === 'number') status = type
+    span?.setStatus({ code: api.SpanStatusCode.ERROR, message: (error as Error)?.message ?? String(error) })
   } else if ((result as { isError?: unknown } | undefined)?.isError === true) {
-    attributes['error.type'] = 'tool_error'
-    span.setStatus({ code: api.SpanStatusCode.ERROR })
+    type = 'tool_error'
+    span?.setStatus({ code: api.SpanStatusCode.ERROR })
   }
-  if (record && result !== undefined && error === undefined) span.setAttribute('gen_ai.tool.call.result', safeJson(result))
-  span.setAttributes(attributes)
+  if (type !== undefined) {
+    attributes['error.type'] = type
+    span?.setAttribute('error.type', type)
+  }
+  if (status !== undefined) {
+    attributes['rpc.response.status_code'] = status
+    span?.setAttribute('rpc.response.status_code', status)
+  }
+  if (record && result !== undefined && error === undefined) span?.setAttribute('gen_ai.tool.call.result', safeJson(result))
 }
 
 function safeJson(value: unknown): string {
@@ -216,10 +234,15 @@ export function traceRequest<R>(state: object, facts: RequestFacts, run: () => P
   return traced(api, state, facts, run)
 }
 
-async function traced<R>(api: OtelApi, state: object, facts: RequestFacts, run: () => Promise<R>): Promise<R> {
-  const started = performance.now()
-  const options = telemetries.get(state)?.options ?? {}
-  const attributes = attributesOf(facts)
+const NO_OPTIONS: TelemetryOptions = {}
+
+/**
+ * The request's SERVER span, started with every attribute known before it
+ * runs (the shared ones of `attributes` and the span's own), and the
+ * context it runs in.
+ */
+function startServerSpan(api: OtelApi, state: object, facts: RequestFacts, attributes: Attributes): { span: Span; context: Context } {
+  const options = telemetries.get(state)?.options ?? NO_OPTIONS
   const target = targetOf(facts)
   const spanAttributes: Attributes = { ...attributes, 'jsonrpc.protocol.version': '2.0' }
   if (facts.id !== undefined) spanAttributes['jsonrpc.request.id'] = String(facts.id)
@@ -238,16 +261,29 @@ async function traced<R>(api: OtelApi, state: object, facts: RequestFacts, run: 
       { kind: api.SpanKind.SERVER, attributes: spanAttributes, ...(links ? { links } : {}) },
       parent,
     )
+  return { span, context: api.trace.setSpan(parent, span) }
+}
+
+/**
+ * One request in its SERVER span (when a tracer provider is registered)
+ * with its duration recorded (when a meter provider is): each half costs
+ * nothing without its provider.
+ */
+async function traced<R>(api: OtelApi, state: object, facts: RequestFacts, run: () => Promise<R>): Promise<R> {
+  const started = performance.now()
+  const attributes = attributesOf(facts)
+  const server = tracingRegistered() ? startServerSpan(api, state, facts, attributes) : undefined
   const outcome: { result?: unknown; error?: unknown } = {}
   try {
-    outcome.result = await api.context.with(api.trace.setSpan(parent, span), run)
+    outcome.result = await (server === undefined ? run() : api.context.with(server.context, run))
     return outcome.result as R
   } catch (error) {
     outcome.error = error ?? new Error('rejected')
     throw error
   } finally {
-    settle(api, span, attributes, outcome, options.recordResults === true && facts.method === 'tools/call')
-    span.end()
-    instrumentsOf(api).operation.record((performance.now() - started) / 1000, attributes)
+    const record = server !== undefined && facts.method === 'tools/call' && telemetries.get(state)?.options.recordResults === true
+    settle(api, server?.span, attributes, outcome, record)
+    server?.span.end()
+    if (meteringRegistered()) instrumentsOf(api).operation.record((performance.now() - started) / 1000, attributes)
   }
 }

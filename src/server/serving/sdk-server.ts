@@ -46,7 +46,7 @@ import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from
 import { TASKS_EXTENSION, taskView } from '../tasks/tasks.ts'
 import type { CallResult, ToolEntry } from '../tools/tool-set.ts'
 import { serveRequest } from '../operate/operate.ts'
-import { endSession, sdkRequest } from '../operate/sdk-request.ts'
+import { endSession, sawRequest, sdkRequest } from '../operate/sdk-request.ts'
 import { MODERN_REVISION } from '../../contract/protocol.ts'
 
 export type { ListedTool } from '../tools/tool-set.ts'
@@ -245,10 +245,17 @@ class ProtoSdkServer extends SdkServer {
 
   protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
     const serve = wrapCall(method, super._wrapHandler(method, handler))
-    return (request, ctx) =>
-      this.served === undefined
-        ? serve(request, ctx)
-        : serveRequest(this.served.state, this.served.log, sdkRequest(this, request, ctx), () => serve(request, ctx))
+    return (request, ctx) => {
+      if (this.served === undefined) return serve(request, ctx)
+      sawRequest(this, ctx)
+      return serveRequest(
+        this.served.state,
+        this.served.log,
+        request.method,
+        () => sdkRequest(this, request, ctx),
+        () => serve(request, ctx),
+      )
+    }
   }
 
   /** The Tasks extension exists on 2026-07-28 only (SEP-2663): an initialize-era client is not told of it. */
