@@ -2,19 +2,19 @@
  * The fast path of a `tools/call` POSTed in an initialize-era session over
  * Node HTTP (docs/serving.md §2). It skips what costs most on the way to
  * the session's SDK instance: the web `Request` with its body, the SDK
- * entry's classification, the transport's POST handling and the web
+ * entry's classification, the transport's web POST handling and the web
  * `Response` piped back. It skips nothing of the session itself: the
- * request is handed to the session's transport (`onmessage`: the SDK's own
- * dispatch, validation, progress, log level, questions to the client,
- * cancellation) with its response stream registered in the transport as the
- * transport registers its own, so every message back goes through the
- * transport's `send`: stored in the session's event store with its id (a
- * GET with `Last-Event-ID` replays it, here or on another instance) and
- * written as SSE. A response that is complete before the stream's first
- * flush goes out in one write. A notification POSTed in the session
- * (`initialized`, `cancelled`) is handed to the transport and answered 202,
- * as the transport does. Anything it does not handle as the transport
- * would (another protocol version, a batch, another request, a response, a
+ * request is handed to the session's transport (session-transport.ts,
+ * `serveCall`: the SDK's own dispatch, validation, progress, log level,
+ * questions to the client, cancellation) on a stream the transport
+ * registers as its own, written straight onto the Node response, so every
+ * message back is stored in the session's event store with its id (a GET
+ * with `Last-Event-ID` replays it, here or on another instance) and written
+ * as SSE. A response that is complete before the stream's first flush goes
+ * out in one write. A notification POSTed in the session (`initialized`,
+ * `cancelled`) is handed to the transport and answered 202, as the
+ * transport does. Anything it does not handle as the transport would
+ * (another protocol version, a batch, another request, a response, a
  * session to rebuild from the fleet) goes to the SDK path, its body replayed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -24,17 +24,16 @@ import {
   type AuthInfo,
   type JSONRPCMessage,
   type Server as SdkServer,
-  type WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import { rememberSource } from '../../runtime/number-source.ts'
 import { jsonBodyOf, replayed } from './fast-call.ts'
 import { principalOf } from '../serving/principal.ts'
-import { writePostFailed } from './post-failure.ts'
+import type { SessionTransport } from './session-transport.ts'
 
 /** What session-handler.ts lends this path of one of its sessions. */
 export interface SessionLink {
   readonly server: SdkServer
-  readonly transport: WebStandardStreamableHTTPServerTransport
+  readonly transport: SessionTransport
   /** Counts a response stream of the session as open (it keeps the session from going idle); returns its end. */
   opened(): () => void
 }
@@ -52,55 +51,6 @@ export type FindSession = (
   message: unknown,
   authInfo?: AuthInfo,
 ) => Promise<SessionLink | undefined>
-
-/** One stream of the transport's `_streamMapping`, as the transport makes its own. */
-interface Stream {
-  controller: { enqueue(chunk: string): void; close(): void }
-  encoder: { encode(text: string): string }
-  cleanup(): void
-}
-
-/*
- * What this path uses of the SDK transport beyond its public API: the maps
- * that route a request's messages to its stream (fleet.ts reads them too),
- * and the steps of its own POST handling. test/server/session-fast-call.test.ts
- * fails if an SDK update moves them.
- */
-interface TransportInternals {
-  _closed: boolean
-  _scopeChallengeResolver: unknown
-  _streamMapping: Map<string, Stream>
-  _requestToStreamMapping: Map<string | number, string>
-  supportsEmptySSEData(protocolVersion: string): boolean
-  writePrimingEvent(controller: Stream['controller'], encoder: Stream['encoder'], streamId: string, protocolVersion: string): Promise<void>
-  startKeepAlive(controller: Stream['controller'], encoder: Stream['encoder']): ReturnType<typeof setInterval> | undefined
-}
-
-/**
- * The transport's private members this path uses, or undefined when this SDK
- * version does not have them as expected: then every request takes the SDK's
- * own path (slower, never wrong). test/cluster/transport-internals.test.ts
- * fails when an SDK update moves them.
- */
-export function internals(transport: WebStandardStreamableHTTPServerTransport): TransportInternals | undefined {
-  const open = transport as unknown as Partial<Record<keyof TransportInternals, unknown>>
-  const fits =
-    typeof open._closed === 'boolean' &&
-    open._streamMapping instanceof Map &&
-    open._requestToStreamMapping instanceof Map &&
-    typeof open.supportsEmptySSEData === 'function' &&
-    typeof open.writePrimingEvent === 'function' &&
-    typeof open.startKeepAlive === 'function'
-  return fits ? (transport as unknown as TransportInternals) : undefined
-}
-
-/** The response headers of a POST's SSE stream, as the transport writes them. */
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-}
 
 /** Whether the headers say this may be a `tools/call` or a notification in an initialize-era session (the body and the session decide). */
 export function mayBeSessionCall(req: IncomingMessage): boolean {
@@ -175,121 +125,39 @@ export async function serveSessionCall(
   const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth
   const url = `http://${h.host ?? 'localhost'}${req.url ?? '/'}`
   const session = await find(id, principalOf(authInfo, h.authorization), url, message, authInfo)
-  const transport = session?.transport
-  const open = transport && internals(transport)
-  // The transport's checks, narrowed: its session, open, and the version it negotiated (any other goes to the SDK's check).
-  if (
-    session === undefined ||
-    open === undefined ||
-    open._closed ||
-    open._scopeChallengeResolver !== undefined ||
-    transport!.sessionId !== id ||
-    version !== session.server.getNegotiatedProtocolVersion() ||
-    !open.supportsEmptySSEData(version)
-  ) {
-    return next(replayed(req, chunks))
-  }
-  if (kind === 'call') return streamCall(session, open, req, res, message as Call, url, authInfo, text)
-  // A notification (initialized, cancelled, progress): delivered, and 202 with no body, as the transport answers it.
-  const request = requestOf(req, url, new AbortController().signal)
-  transport!.onmessage?.(message as Notification as JSONRPCMessage, { ...(authInfo === undefined ? {} : { authInfo }), request })
-  res.writeHead(202)
-  res.end()
-}
-
-/** Serves `message` on a new SSE stream of `session`'s transport, as its POST handling would. */
-function streamCall(
-  session: SessionLink,
-  open: TransportInternals,
-  req: IncomingMessage,
-  res: ServerResponse,
-  message: { id: string | number },
-  url: string,
-  authInfo: AuthInfo | undefined,
-  text: string,
-): void {
+  // The session's checks, narrowed: open here, and the version it negotiated (any other goes to the transport's check).
+  if (session === undefined || session.transport.closed || session.transport.sessionId !== id) return next(replayed(req, chunks))
+  if (version !== session.server.getNegotiatedProtocolVersion()) return next(replayed(req, chunks))
   const { transport } = session
-  const streamId = globalThis.crypto.randomUUID()
-  const headers = { ...SSE_HEADERS, 'mcp-session-id': transport.sessionId! }
-  // Chunks held until the stream is flushed: a response complete by then goes out in one write, with its length.
-  let held: string[] | undefined = []
-  let ended = false
-  let keepAlive: ReturnType<typeof setInterval> | undefined
-  const done = session.opened()
+  if (kind === 'notification') {
+    // Delivered, and 202 with no body, as the transport answers it.
+    const request = requestOf(req, url, new AbortController().signal)
+    transport.receive(message as Notification as JSONRPCMessage, { ...(authInfo === undefined ? {} : { authInfo }), request })
+    res.writeHead(202)
+    res.end()
+    return
+  }
+  // A version without priming events: the transport's web path (which answers it without them).
+  if (!transport.supportsEmptySSEData(version)) return next(replayed(req, chunks))
   const abort = new AbortController()
-  const finish = (): void => {
-    ended = true
-    if (keepAlive !== undefined) clearInterval(keepAlive)
-    done()
-  }
-  const controller: Stream['controller'] = {
-    enqueue(chunk) {
-      if (ended) throw new TypeError('the stream is closed')
-      if (held) held.push(chunk)
-      else res.write(chunk)
-    },
-    close() {
-      if (ended) throw new TypeError('the stream is closed')
-      finish()
-      if (held === undefined) return void res.end()
-      const body = held.join('')
-      res.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(body) })
-      res.end(body)
-    },
-  }
-  const encoder: Stream['encoder'] = { encode: (chunk) => chunk }
-  const flush = (): void => {
-    if (held === undefined || ended) return
-    res.writeHead(200, headers)
-    res.flushHeaders()
-    for (const chunk of held) res.write(chunk)
-    held = undefined
-    keepAlive = open.startKeepAlive(controller, encoder)
-  }
-  // The client gone: as the transport's stream cancelled, the request runs on and its answer is stored for a resume.
-  res.once('close', () => {
-    if (ended) return
-    abort.abort()
-    finish()
-    if (open._streamMapping.get(streamId)?.controller === controller) open._streamMapping.delete(streamId)
-  })
-  open._streamMapping.set(streamId, {
-    controller,
-    encoder,
-    cleanup: () => {
-      if (keepAlive !== undefined) clearInterval(keepAlive)
-      open._streamMapping.delete(streamId)
-      try {
-        controller.close()
-      } catch {
-        // Closed already.
-      }
-    },
-  })
-  open._requestToStreamMapping.set(message.id, streamId)
   const request = requestOf(req, url, abort.signal)
   // The body's text goes with the request, for exact 64-bit numbers (as the SDK path's readBody does).
   rememberSource(request, text)
-  const version = req.headers['mcp-protocol-version'] as string
-  open
-    .writePrimingEvent(controller, encoder, streamId, version)
-    .then(() => {
-      transport.onmessage?.(message as JSONRPCMessage, {
-        ...(authInfo === undefined ? {} : { authInfo }),
-        request,
-        closeSSEStream: () => transport.closeSSEStream(message.id),
-        closeStandaloneSSEStream: () => transport.closeStandaloneSSEStream(),
-      })
-      // Still open after the turn the handler started in: the headers and what is held go now, then as it comes.
-      if (!ended) setImmediate(flush)
-    })
-    .catch((error: unknown) => {
-      // As the transport answers a failure of its POST handling (the store unreachable for the priming event, say).
-      transport.onerror?.(error as Error)
-      open._requestToStreamMapping.delete(message.id)
-      open._streamMapping.delete(streamId)
-      if (ended) return
-      finish()
-      writePostFailed(res)
-    })
+  const done = session.opened()
+  const served = transport.serveCall({
+    message: message as Call as JSONRPCMessage & { id: string | number },
+    res,
+    request,
+    ...(authInfo === undefined ? {} : { authInfo }),
+    version,
+    ended(gone) {
+      // The client gone: as for the web path's stream, the request runs on and its answer is stored for a resume.
+      if (gone) abort.abort()
+      done()
+    },
+  })
+  if (!served) {
+    done()
+    return next(replayed(req, chunks))
+  }
 }

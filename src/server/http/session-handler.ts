@@ -1,8 +1,8 @@
 /**
  * The sessionful handler of `serveHttp()` and `nodeHandler()`:
  * 2026-07-28 requests through the SDK's `createMcpHandler`, initialize-era
- * ones (`isLegacyRequest`) to a map of sessions on the SDK's sessionful
- * transport (one SDK instance per session, idle timeout, DELETE, resumable
+ * ones (`isLegacyRequest`) to a map of sessions, each on its own
+ * transport (session-transport.ts; one SDK instance per session, idle timeout, DELETE, resumable
  * SSE, touched in the fleet), the rest statelessly; held streams counted
  * per caller, and a session lent to the fast path of a call in it
  * (`sessionCall`, session-fast-call.ts).
@@ -12,8 +12,8 @@ import {
   isInitializeRequest,
   isLegacyRequest,
   legacyStatelessFallback,
-  WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
+  type JSONRPCMessage,
   type Server as SdkServer,
 } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../../contract/defaults.ts'
@@ -21,12 +21,12 @@ import type { ClusterMessage, SessionRecord } from '../cluster/cluster.ts'
 import type { ClusterOptions } from '../cluster/cluster-options.ts'
 import {
   FleetBus,
+  fleetRouting,
   LIST_EVENTS,
   listKindOf,
   noteMethods,
   replayInitialize,
   resumeElsewhere,
-  routeResponses,
   sessionEvents,
   type SessionEvents,
 } from '../cluster/fleet.ts'
@@ -41,7 +41,7 @@ import { joinFleetTasks } from '../tasks/task-takeover.ts'
 import { answerBeforeSdk } from './before-sdk.ts'
 import { jsonRpcError, notifyModern, readBody, report } from './handler-common.ts'
 import type { FindSession } from './session-fast-call.ts'
-import { plainPostFailures } from './post-failure.ts'
+import { SessionTransport } from './session-transport.ts'
 import { stepUpRejection } from './step-up.ts'
 
 /** Session options of HTTP serving. */
@@ -87,7 +87,7 @@ export interface SessionHandler {
 
 interface Session {
   readonly server: SdkServer
-  readonly transport: WebStandardStreamableHTTPServerTransport
+  readonly transport: SessionTransport
   readonly events: SessionEvents
   /** Who opened it (see principal.ts): a request of anyone else is answered as for an unknown session. */
   readonly principal: string
@@ -155,24 +155,6 @@ function watchStream(request: Request, response: Response, end: () => void): Res
     },
   })
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
-}
-
-/**
- * Ends the SSE stream of a request its client cancelled: the SDK aborts the
- * handler and, as the spec says, sends no response, so the transport would
- * keep the POST's stream open (and the connection) for the session's life.
- */
-function endCancelledStreams(transport: WebStandardStreamableHTTPServerTransport): void {
-  const deliver = transport.onmessage
-  if (deliver === undefined) return
-  transport.onmessage = (message, extra) => {
-    deliver.call(transport, message, extra)
-    if (!('method' in message) || message.method !== 'notifications/cancelled') return
-    const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId
-    if (typeof requestId !== 'string' && typeof requestId !== 'number') return
-    // After the abort has run, so a handler that answers anyway is not cut mid-write.
-    setImmediate(() => transport.closeSSEStream(requestId))
-  }
 }
 
 /** Creates the sessionful handler of `serveHttp()` and `nodeHandler()`; its messages go to `log`. */
@@ -340,8 +322,8 @@ export function createSessionHandler(state: ServerState, options: SessionOptions
     const id = record?.id ?? globalThis.crypto.randomUUID()
     // The store reads the transport's streams when it stores, after the transport exists.
     const events = sessionEvents(cluster.events(id, limits), () => transport, fleet, onerror)
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
+    const transport = new SessionTransport({
+      sessionId: id,
       eventStore: events,
       maxRequestBodySize: MAX_BODY_BYTES,
       onsessioninitialized: async () => {
@@ -364,12 +346,11 @@ export function createSessionHandler(state: ServerState, options: SessionOptions
         return cluster.endSession(id).catch(onerror)
       },
     })
-    plainPostFailures(transport)
+    if (fleet) transport.routing = fleetRouting(cluster, id, onerror)
     const server = createSdkServer(state, { log })
     const session: Session = { server, transport, events, principal, lastSeen: Date.now(), touched: Date.now(), streams: 0 }
     await server.connect(transport)
-    endCancelledStreams(transport)
-    if (fleet) session.deliver = routeResponses(transport, cluster, id, onerror)
+    if (fleet) session.deliver = (message) => transport.receive(message as unknown as JSONRPCMessage)
     return session
   }
 
