@@ -257,6 +257,44 @@ describe('no import circles', () => {
   })
 })
 
+/**
+ * What a line of code does with a dependency's private (underscore) members:
+ * reads or writes one (`x._streamMapping`, `x['_closed']`), or overrides one
+ * (`override _wrapHandler`). `_meta` is the protocol's own field name.
+ */
+const PRIVATE_MEMBER_RE = [/\.\s*_(?!meta\b)[A-Za-z]\w*/, /\[\s*['"`]_(?!meta\b)\w+['"`]\s*\]/, /\boverride\s+_\w+/]
+
+/** The lines of `text` touching a private member, as `line: text`. */
+function privateMemberUses(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line, index) => ({ line, index }))
+    .filter(({ line }) => PRIVATE_MEMBER_RE.some((re) => re.test(line)))
+    .map(({ line, index }) => `${index + 1}: ${line.trim()}`)
+}
+
+describe('no private members of the MCP SDK', () => {
+  // server/ is the only folder importing the SDK (above): its objects live there.
+  it('no file of server/ reads, writes or overrides an underscore member (`_meta`, the protocol field, aside)', () => {
+    const uses = filesUnder(join(src, 'server')).flatMap((file) =>
+      privateMemberUses(readFileSync(file, 'utf8')).map((use) => `${relative(src, file)}:${use}`),
+    )
+    expect(uses).toEqual([])
+  })
+
+  it('the check can fail: it finds a read, a write, a bracket read and an override, and lets _meta through', () => {
+    const sample = [
+      'const open = transport._streamMapping.get(id)',
+      'transport._closed = true',
+      "const r = transport['_scopeChallengeResolver']",
+      'protected override _wrapHandler(method: string) {}',
+      'const meta = params._meta',
+      'const m = ctx.mcpReq._meta as object',
+    ].join('\n')
+    expect(privateMemberUses(sample).map((use) => Number(use.split(':')[0]))).toEqual([1, 2, 3, 4])
+  })
+})
+
 describe('one home per concept', () => {
   /** Code lines (comments left out) of every file under src/ but `except`, that match `re`, as `file: line`. */
   const linesMatching = (re: RegExp, except: readonly string[]): string[] =>
