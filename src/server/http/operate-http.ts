@@ -10,7 +10,7 @@ import { healthAnswer, HEALTH_PATH, READY_PATH } from '../operate/health.ts'
 import { callerKey } from '../operate/operate.ts'
 import { RATE_LIMITED, rateLimiterOf, rateLimitText } from '../operate/rate-limit.ts'
 import type { ServerState } from '../serving/server-state.ts'
-import { jsonBodyOf, replayed } from './fast-call.ts'
+import { jsonBodyOf, replayed } from './modern-tool-call.ts'
 
 const isCall = (m: unknown): m is { id?: unknown; method: 'tools/call'; params?: { name?: unknown } } =>
   m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call'

@@ -5,7 +5,7 @@
  * transport (session-transport.ts; one SDK instance per session, idle timeout, DELETE, resumable
  * SSE, touched in the fleet), the rest statelessly; held streams counted
  * per caller, and a session lent to the fast path of a call in it
- * (`sessionCall`, session-fast-call.ts).
+ * (`sessionCall`, session-tool-call.ts).
  */
 import {
   createMcpHandler,
@@ -38,9 +38,9 @@ import { principalOf } from '../serving/principal.ts'
 import { createSdkServer, notifyInstance, sdkServerFactory } from '../serving/sdk-server.ts'
 import type { ListKind, ServerState } from '../serving/server-state.ts'
 import { joinFleetTasks } from '../tasks/task-takeover.ts'
-import { answerBeforeSdk } from './before-sdk.ts'
-import { jsonRpcError, notifyModern, readBody, report } from './handler-common.ts'
-import type { FindSession } from './session-fast-call.ts'
+import { answerExtensions } from './extension-answers.ts'
+import { jsonRpcError, notifyModern, readBody, report } from './handler-io.ts'
+import type { FindSession } from './session-tool-call.ts'
 import { SessionTransport } from './session-transport.ts'
 import { stepUpRejection } from './step-up.ts'
 
@@ -77,7 +77,7 @@ export interface SessionHandler {
   fetch(request: Request, options?: { authInfo?: unknown; parsedBody?: unknown }): Promise<Response>
   /** Initialize-era sessions open now. */
   readonly sessionCount: number
-  /** A session of this instance for the fast path of a call in it (session-fast-call.ts). */
+  /** A session of this instance for the fast path of a call in it (session-tool-call.ts). */
   readonly sessionCall: FindSession
   /** Resolves once the cluster listens (rejects when it cannot be reached). */
   ready(): Promise<void>
@@ -425,7 +425,7 @@ export function createSessionHandler(state: ServerState, options: SessionOptions
   const route = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
     const legacy = await isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })
     const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
-    if (!legacy) return (await answerBeforeSdk(state, parsed, request, authInfo)) ?? modern.fetch(request, handled)
+    if (!legacy) return (await answerExtensions(state, parsed, request, authInfo)) ?? modern.fetch(request, handled)
     const id = request.headers.get('mcp-session-id')
     if (id !== null) {
       await attached

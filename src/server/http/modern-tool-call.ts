@@ -7,7 +7,7 @@
  * the JSON response, with the fields the SDK's encoder would add
  * (`resultType`, the server's identity in `_meta`). Anything else, and any
  * call whose handler asks a question, goes to the SDK: what this path
- * answers is byte for byte what the SDK answers (test/server/fast-call.test.ts).
+ * answers is byte for byte what the SDK answers (test/server/modern-tool-call.test.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'

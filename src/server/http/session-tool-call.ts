@@ -26,7 +26,7 @@ import {
   type Server as SdkServer,
 } from '@modelcontextprotocol/server'
 import { rememberSource } from '../../runtime/number-source.ts'
-import { jsonBodyOf, replayed } from './fast-call.ts'
+import { jsonBodyOf, replayed } from './modern-tool-call.ts'
 import { principalOf } from '../serving/principal.ts'
 import type { SessionTransport } from './session-transport.ts'
 
