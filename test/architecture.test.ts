@@ -273,13 +273,35 @@ function privateMemberUses(text: string): string[] {
     .map(({ line, index }) => `${index + 1}: ${line.trim()}`)
 }
 
+/**
+ * The one underscore member still used, and why: `_wrapHandler`, the SDK
+ * `Server`'s subclass hook (declared `protected` in its types and documented
+ * as the hook for wrapping registered handlers, unlike the transport's
+ * `private` maps the session transport replaced). serving/sdk-server.ts
+ * overrides it to see a raw `tools/call` before the SDK's own checks (null
+ * arguments, a task as the answer) and to put `serveRequest` around every
+ * handler. No other public hook does both; issue 33 keeps it open.
+ */
+const PROTECTED_HOOK = { file: join('server', 'serving', 'sdk-server.ts'), member: '_wrapHandler' }
+
 describe('no private members of the MCP SDK', () => {
   // server/ is the only folder importing the SDK (above): its objects live there.
   it('no file of server/ reads, writes or overrides an underscore member (`_meta`, the protocol field, aside)', () => {
     const uses = filesUnder(join(src, 'server')).flatMap((file) =>
-      privateMemberUses(readFileSync(file, 'utf8')).map((use) => `${relative(src, file)}:${use}`),
+      privateMemberUses(readFileSync(file, 'utf8'))
+        .filter((use) => !(relative(src, file) === PROTECTED_HOOK.file && use.includes(PROTECTED_HOOK.member)))
+        .map((use) => `${relative(src, file)}:${use}`),
     )
     expect(uses).toEqual([])
+  })
+
+  it('the protected hook is used where the exception says, and only there', () => {
+    const text = readFileSync(join(src, PROTECTED_HOOK.file), 'utf8')
+    expect(privateMemberUses(text).length).toBeGreaterThan(0)
+    const elsewhere = filesUnder(join(src, 'server'))
+      .filter((file) => relative(src, file) !== PROTECTED_HOOK.file)
+      .filter((file) => readFileSync(file, 'utf8').includes(PROTECTED_HOOK.member))
+    expect(elsewhere).toEqual([])
   })
 
   it('the check can fail: it finds a read, a write, a bracket read and an override, and lets _meta through', () => {
