@@ -23,9 +23,14 @@ afterEach(async () => {
 })
 
 /** An initialized session on a SessionTransport; `tool` answers tools/call, `progress` counts the notifications sent. */
-async function session(tool: (ctx: { notify(n: unknown): Promise<void> }) => Promise<void>) {
+async function session(tool: (ctx: { notify(n: unknown): Promise<void> }) => Promise<void>, keepAliveMs?: number) {
   const events = new MemoryEventStore()
-  const transport = new SessionTransport({ sessionId: 'session', eventStore: events, maxRequestBodySize: 1 << 20 })
+  const transport = new SessionTransport({
+    sessionId: 'session',
+    eventStore: events,
+    maxRequestBodySize: 1 << 20,
+    ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
+  })
   const server = new SdkServer({ name: 'transport', version: '0' }, { capabilities: { tools: {} } })
   server.setRequestHandler('tools/call', async (_request, ctx) => {
     await tool({ notify: (n) => ctx.mcpReq.notify(n as never) })
@@ -82,6 +87,20 @@ describe('the session transport', () => {
     expect(get.status).toBe(200)
     expect(transport.holdsStandaloneStream()).toBe(true)
     await get.body!.cancel()
+    expect(transport.holdsStandaloneStream()).toBe(false)
+  })
+
+  it('an open stream gets keep-alive comments; a stream that ended gets none', async () => {
+    const { transport } = await session(async () => {}, 40)
+    const get = await transport.handleRequest(
+      new Request('http://localhost/mcp', { method: 'GET', headers: { accept: 'text/event-stream', ...SESSION } }),
+    )
+    const reader = get.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    while (!text.includes(': keepalive\n\n')) text += decoder.decode((await reader.read()).value, { stream: true })
+    transport.closeStandaloneSSEStream()
+    while (!(await reader.read()).done);
     expect(transport.holdsStandaloneStream()).toBe(false)
   })
 
