@@ -31,19 +31,19 @@ const EAGER_CHUNKS = [
   },
   {
     name: 'serving',
-    test: /[\\/]src[\\/](?:runtime|server)[\\/](?!http[\\/](?:http|stateless-handler|session-handler|handler-common|http-auth)\.ts$|cluster[\\/]fleet\.ts$|protobufjs\.cjs$)/,
+    test: /[\\/]src[\\/](?:runtime|server)[\\/](?!http[\\/](?:http|stateless-handler|session-handler|session-map|session-transport|handler-io|http-auth)\.ts$|cluster[\\/]fleet\.ts$|protobufjs\.cjs$)/,
   },
 ]
 
 /**
  * The HTTP handlers (stateless-handler.ts for `fetch()`, session-handler.ts
- * for `serveHttp()`), what they share and the fleet's routing: one chunk
+ * for `serveHttp()` with session-map.ts and session-transport.ts), what they share and the fleet's routing: one chunk
  * loaded on first use, as when they were one file (each chunk Node loads
  * costs a start).
  */
 const HANDLERS_CHUNK = {
   name: 'handlers',
-  test: /[\\/]src[\\/]server[\\/](?:http[\\/](?:stateless-handler|session-handler|handler-common)\.ts|cluster[\\/]fleet\.ts)$/,
+  test: /[\\/]src[\\/]server[\\/](?:http[\\/](?:stateless-handler|session-handler|session-map|session-transport|handler-io)\.ts|cluster[\\/]fleet\.ts)$/,
 }
 
 const PROTOBUF_FS_RE = /[\\/]protobufjs[\\/]src[\\/]util[\\/]fs\.js$/

@@ -73,7 +73,7 @@ const modern = (url: string, method: string, params: Record<string, unknown>, to
     }),
   })
 
-/** The initialize era's last version: its sessions' calls take the session fast path (session-fast-call.ts). */
+/** The initialize era's last version: its sessions' calls take the session fast path (session-tool-call.ts). */
 const LEGACY = '2025-11-25'
 const session = (url: string, token: string): Promise<string> =>
   openSession(url, { protocolVersion: LEGACY, headers: { authorization: `Bearer ${token}` } })

@@ -9,18 +9,12 @@
  * cluster (exactly one server's state).
  */
 import { InMemoryServerEventBus, isJSONRPCRequest } from '@modelcontextprotocol/server'
-import type {
-  EventStore,
-  JSONRPCMessage,
-  ServerEvent,
-  ServerEventBus,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server'
+import type { EventStore, JSONRPCMessage, ServerEvent, ServerEventBus } from '@modelcontextprotocol/server'
 import type { Cluster, ClusterEventStore, ClusterMessage, FleetEvent, SessionRecord, StreamRequest, StreamTail } from './cluster.ts'
 import type { Log } from '../base/logging.ts'
 import type { ListKind } from '../base/list-kind.ts'
 
-/** The stream id the SDK's transport gives a session's GET stream. */
+/** The stream id of a session's GET stream (the SDK's transport named it so: stored events keep it). */
 export const STANDALONE_STREAM = '_GET_stream'
 
 /** The event of a list change. */
@@ -71,33 +65,25 @@ export class FleetBus implements ServerEventBus {
   }
 }
 
-/*
- * What the SDK's transport keeps private and a fleet must read: which
- * stream answers which request, and whether the GET stream is open here.
- * test/cluster/transport-internals.test.ts fails if an SDK update moves them.
+/**
+ * What a fleet reads of a session's streams (http/session-transport.ts
+ * implements it): which stream answers which request, and whether the
+ * session's GET stream is open here.
  */
-interface TransportInternals {
-  _requestToStreamMapping: Map<string | number, string>
-  _streamMapping: Map<string, unknown>
-}
-const internals = (transport: WebStandardStreamableHTTPServerTransport): TransportInternals => transport as unknown as TransportInternals
-
-/** Whether a request of `streamId` runs in this transport (its responses are written here). */
-export function runsHere(transport: WebStandardStreamableHTTPServerTransport, streamId: string): boolean {
-  for (const stream of internals(transport)._requestToStreamMapping.values()) if (stream === streamId) return true
-  return false
+export interface SessionStreams {
+  /** Whether a request of `streamId` runs here (its responses are written here). */
+  runs(streamId: string): boolean
+  /** Whether the session's GET stream is open here. */
+  holdsStandaloneStream(): boolean
+  /** The ids of the requests `streamId` answers here. */
+  requestsOf(streamId: string): Array<string | number>
 }
 
-/** Whether the session's GET stream is open on this transport. */
-export function holdsGetStream(transport: WebStandardStreamableHTTPServerTransport): boolean {
-  return internals(transport)._streamMapping.has(STANDALONE_STREAM)
-}
-
-/** The ids of the requests `streamId` answers in this transport. */
-function requestIdsOf(transport: WebStandardStreamableHTTPServerTransport, streamId: string): Array<string | number> {
-  const ids: Array<string | number> = []
-  for (const [id, stream] of internals(transport)._requestToStreamMapping) if (stream === streamId) ids.push(id)
-  return ids
+/** In a fleet, what a session's transport rewrites on the way out and in (see {@link fleetRouting}). */
+export interface MessageRouting {
+  outgoing(message: JSONRPCMessage): JSONRPCMessage
+  /** The message to deliver here, or `undefined` when it was handed to another instance. */
+  incoming(message: JSONRPCMessage): JSONRPCMessage | undefined
 }
 
 /** Per session: what the SDK event store adapter needs to know beyond the cluster's store. */
@@ -119,7 +105,7 @@ export interface SessionEvents extends EventStore {
  */
 export function sessionEvents(
   store: ClusterEventStore,
-  transport: () => WebStandardStreamableHTTPServerTransport,
+  streams: () => SessionStreams,
   fleet: boolean,
   onerror: (error: Error) => void,
 ): SessionEvents {
@@ -141,10 +127,12 @@ export function sessionEvents(
     muted: false,
     store,
     async storeEvent(streamId, message) {
-      if (events.muted || (fleet && streamId === STANDALONE_STREAM && !holdsGetStream(transport()))) return `unstored-${++unstored}`
+      if (events.muted || (fleet && streamId === STANDALONE_STREAM && !streams().holdsStandaloneStream())) return `unstored-${++unstored}`
       let requests: StreamRequest[] | undefined
       if (fleet && !('jsonrpc' in message) && streamId !== STANDALONE_STREAM) {
-        requests = requestIdsOf(transport(), streamId).map((id) => ({ id, method: events.methods.get(id) ?? '' }))
+        requests = streams()
+          .requestsOf(streamId)
+          .map((id) => ({ id, method: events.methods.get(id) ?? '' }))
       }
       try {
         return await store.append(streamId, message as unknown as ClusterMessage, requests)
@@ -184,34 +172,34 @@ const FLEET_ID = /^([^:]+):(\d+)$/
 /**
  * In a fleet, gives the requests this session's SDK instance sends to the
  * client (elicitation, sampling) ids that name this instance, and hands a
- * response that names another instance to that one. Returns the function
- * that delivers a response routed here.
+ * response that names another instance to that one: the session
+ * transport's {@link MessageRouting}.
  */
-export function routeResponses(
-  transport: WebStandardStreamableHTTPServerTransport,
-  cluster: Cluster,
-  sessionId: string,
-  onerror: (error: Error) => void,
-): (message: ClusterMessage) => void {
+export function fleetRouting(cluster: Cluster, sessionId: string, onerror: (error: Error) => void): MessageRouting {
   const self = cluster.instanceId
-  const send = transport.send.bind(transport)
-  transport.send = (message, options) => {
-    if (isJSONRPCRequest(message) && typeof message.id === 'number') return send({ ...message, id: `${self}:${message.id}` }, options)
-    if ('method' in message && message.method === 'notifications/cancelled' && typeof message.params?.requestId === 'number') {
-      return send({ ...message, params: { ...message.params, requestId: `${self}:${message.params.requestId}` } }, options)
-    }
-    return send(message, options)
+  return {
+    outgoing(message) {
+      if (isJSONRPCRequest(message) && typeof message.id === 'number') return { ...message, id: `${self}:${message.id}` }
+      if ('method' in message && message.method === 'notifications/cancelled' && typeof message.params?.requestId === 'number') {
+        return { ...message, params: { ...message.params, requestId: `${self}:${message.params.requestId}` } }
+      }
+      return message
+    },
+    incoming(message) {
+      const id = 'method' in message ? undefined : (message as { id?: unknown }).id
+      const match = typeof id === 'string' ? FLEET_ID.exec(id) : null
+      if (match === null) return message
+      if (match[1] === self) return { ...message, id: Number(match[2]) } as JSONRPCMessage
+      cluster.sendResponse(match[1]!, sessionId, message as unknown as ClusterMessage).catch(onerror)
+      return undefined
+    },
   }
-  const deliver = transport.onmessage
-  const receive = (message: JSONRPCMessage, extra?: Parameters<NonNullable<typeof deliver>>[1]): void => {
-    const id = 'method' in message ? undefined : (message as { id?: unknown }).id
-    const match = typeof id === 'string' ? FLEET_ID.exec(id) : null
-    if (match === null) return deliver?.call(transport, message, extra)
-    if (match[1] === self) return deliver?.call(transport, { ...message, id: Number(match[2]) } as JSONRPCMessage, extra)
-    cluster.sendResponse(match[1]!, sessionId, message as unknown as ClusterMessage).catch(onerror)
-  }
-  transport.onmessage = receive
-  return (message) => receive(message as unknown as JSONRPCMessage)
+}
+
+/** What a session is rebuilt on: its transport's web path. */
+interface RebuiltTransport {
+  readonly sessionId?: string
+  handleRequest(request: Request, options?: { parsedBody?: unknown }): Promise<Response>
 }
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
@@ -221,11 +209,7 @@ const HEADERS = { 'content-type': 'application/json', accept: 'application/json,
  * `initialize` and `notifications/initialized` again (nothing stored, the
  * answers dropped), so the SDK instance knows the client as it was.
  */
-export async function replayInitialize(
-  transport: WebStandardStreamableHTTPServerTransport,
-  record: SessionRecord,
-  url: string,
-): Promise<boolean> {
+export async function replayInitialize(transport: RebuiltTransport, record: SessionRecord, url: string): Promise<boolean> {
   const init = await transport.handleRequest(
     new Request(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(record.initialize) }),
     {
@@ -342,7 +326,7 @@ export function followStream(lastEventId: string, tail: StreamTail, headers: Rec
  */
 export async function resumeElsewhere(
   request: Request,
-  transport: WebStandardStreamableHTTPServerTransport,
+  transport: SessionStreams & { readonly sessionId?: string },
   events: SessionEvents,
   cluster: Cluster,
   open: () => boolean,
@@ -352,7 +336,7 @@ export async function resumeElsewhere(
   const tail = await events.store.tail(lastEventId)
   if (tail === undefined) return undefined
   if (tail.streamId === STANDALONE_STREAM) return 'announce'
-  if (runsHere(transport, tail.streamId)) return undefined
+  if (transport.runs(tail.streamId)) return undefined
   const headers: Record<string, string> = transport.sessionId === undefined ? {} : { 'mcp-session-id': transport.sessionId }
   return followStream(lastEventId, tail, headers, { cluster, store: events.store, open })
 }

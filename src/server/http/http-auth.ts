@@ -158,6 +158,52 @@ function callerOf(iss: string, claims: Record<string, unknown>, clientId: string
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined)
 
+/** Per issuer: its JWKS once discovered; a failed discovery is tried again by a later request. */
+function issuerKeys(cooldownDuration: number): (issuer: string) => Promise<JWTVerifyGetKey | undefined> {
+  const keys = new Map<string, Promise<JWTVerifyGetKey | undefined>>()
+  return (issuer) => {
+    let found = keys.get(issuer)
+    if (found === undefined) {
+      found = discover(issuer).then((doc) => {
+        const jwksUri = doc.jwks_uri
+        if (jwksUri === undefined) return undefined
+        const problem = secureUrlProblem(jwksUri, true)
+        if (problem !== undefined) throw new Error(`the jwks_uri of issuer ${issuer} is ${problem}`)
+        return createRemoteJWKSet(new URL(jwksUri as string), {
+          cooldownDuration,
+          cacheMaxAge: JWKS_MAX_AGE_MS,
+          timeoutDuration: FETCH_TIMEOUT_MS,
+        })
+      })
+      keys.set(issuer, found)
+      found.catch(() => keys.delete(issuer))
+    }
+    return found
+  }
+}
+
+/** Tokens verified lately, oldest first: a signature check costs more than the rest of a call's auth. */
+function verifiedTokens(clockTolerance: number): {
+  remembered(token: string): AuthInfo | undefined
+  remember(token: string, info: AuthInfo): AuthInfo
+} {
+  const verified = new Map<string, { info: AuthInfo; until: number }>()
+  const remembered = (token: string): AuthInfo | undefined => {
+    const hit = verified.get(token)
+    if (hit === undefined) return undefined
+    // A copy: a handler changing its auth info changes no other request's.
+    if (Date.now() < hit.until) return { ...hit.info, scopes: [...hit.info.scopes] }
+    verified.delete(token)
+    return undefined
+  }
+  const remember = (token: string, info: AuthInfo): AuthInfo => {
+    if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!)
+    verified.set(token, { info, until: Math.min(Date.now() + VERIFIED_TTL_MS, (info.expiresAt! + clockTolerance) * 1000) })
+    return info
+  }
+  return { remembered, remember }
+}
+
 /**
  * The gate of `auth` for `state`. `fallbackResource` is the URL the
  * transport serves at, for an `auth` without `resource`.
@@ -185,43 +231,8 @@ export function createAuthGate(state: ServerState, auth: AuthOptions, log: Log, 
     return resolved
   }
 
-  // Per issuer: its JWKS once discovered; a failed discovery is tried again by a later request.
-  const keys = new Map<string, Promise<JWTVerifyGetKey | undefined>>()
-  const keysOf = (issuer: string): Promise<JWTVerifyGetKey | undefined> => {
-    let found = keys.get(issuer)
-    if (found === undefined) {
-      found = discover(issuer).then((doc) => {
-        const jwksUri = doc.jwks_uri
-        if (jwksUri === undefined) return undefined
-        const problem = secureUrlProblem(jwksUri, true)
-        if (problem !== undefined) throw new Error(`the jwks_uri of issuer ${issuer} is ${problem}`)
-        return createRemoteJWKSet(new URL(jwksUri as string), {
-          cooldownDuration,
-          cacheMaxAge: JWKS_MAX_AGE_MS,
-          timeoutDuration: FETCH_TIMEOUT_MS,
-        })
-      })
-      keys.set(issuer, found)
-      found.catch(() => keys.delete(issuer))
-    }
-    return found
-  }
-
-  // Tokens verified lately, oldest first: a signature check costs more than the rest of a call's auth.
-  const verified = new Map<string, { info: AuthInfo; until: number }>()
-  const remembered = (token: string): AuthInfo | undefined => {
-    const hit = verified.get(token)
-    if (hit === undefined) return undefined
-    // A copy: a handler changing its auth info changes no other request's.
-    if (Date.now() < hit.until) return { ...hit.info, scopes: [...hit.info.scopes] }
-    verified.delete(token)
-    return undefined
-  }
-  const remember = (token: string, info: AuthInfo): AuthInfo => {
-    if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!)
-    verified.set(token, { info, until: Math.min(Date.now() + VERIFIED_TTL_MS, (info.expiresAt! + clockTolerance) * 1000) })
-    return info
-  }
+  const keysOf = issuerKeys(cooldownDuration)
+  const { remembered, remember } = verifiedTokens(clockTolerance)
 
   const verifyJwt = async (token: string): Promise<AuthInfo> => {
     const known = remembered(token)

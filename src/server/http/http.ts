@@ -15,8 +15,8 @@ import {
 import type { AuthOptions } from '../../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST, isLoopbackHost, loopbackHostNames } from '../../contract/index.ts'
 import { runtimeError } from '../../runtime/errors.ts'
-import { mayBeFastCall, serveFastCall } from './fast-call.ts'
-import { mayBeSessionCall, serveSessionCall } from './session-fast-call.ts'
+import { mayBeFastCall, serveFastCall } from './modern-tool-call.ts'
+import { mayBeSessionCall, serveSessionCall } from './session-tool-call.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createSessionHandler, type SessionOptions } from './session-handler.ts'
 import { Log, type LoggingOptions } from '../base/logging.ts'
@@ -230,8 +230,8 @@ export function createNodeHandler(
     else res.end()
   }
   /**
-   * A plain 2026-07-28 tools/call is answered without the SDK's request machinery (fast-call.ts), a tools/call in an
-   * initialize-era session goes straight to its transport (session-fast-call.ts); the rest goes to the SDK.
+   * A plain 2026-07-28 tools/call is answered without the SDK's request machinery (modern-tool-call.ts), a tools/call in an
+   * initialize-era session goes straight to its transport (session-tool-call.ts); the rest goes to the SDK.
    * A body in chunks is read here first, so that past the limit it gets the same 413 as a declared length (and goes to the SDK).
    */
   const pass = (req: IncomingMessage, res: ServerResponse): void => {

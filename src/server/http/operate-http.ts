@@ -10,7 +10,7 @@ import { healthAnswer, HEALTH_PATH, READY_PATH } from '../operate/health.ts'
 import { callerKey } from '../operate/operate.ts'
 import { rateLimitAnswer, rateLimiterOf } from '../operate/rate-limit.ts'
 import type { ServerState } from '../serving/server-state.ts'
-import { jsonBodyOf, replayed } from './fast-call.ts'
+import { jsonBodyOf, replayed } from './modern-tool-call.ts'
 
 /**
  * With rate limits, reads a POST's body and takes each `tools/call` in it

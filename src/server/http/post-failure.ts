@@ -1,14 +1,13 @@
 /**
  * A POST the server failed to handle after reading it (its store
  * unreachable: a database restarting, docs/cluster.md): the SDK's
- * transport answers such a failure as HTTP 400 `-32700 Parse error` with
- * the error's text as `data`, which names the database's address and the
- * driver's `ECONNREFUSED`. Here it is a `503` with `Retry-After` and a
- * JSON-RPC internal error in plain words; the cause goes to the server's
- * log (the transport's `onerror`).
+ * transport would answer such a failure as HTTP 400 `-32700 Parse error`
+ * with the error's text as `data`, which names the database's address and
+ * the driver's `ECONNREFUSED`. The session transport (session-transport.ts)
+ * answers a `503` with `Retry-After` and a JSON-RPC internal error in plain
+ * words; the cause goes to the server's log (the transport's `onerror`).
  */
 import type { ServerResponse } from 'node:http'
-import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
 
 /** The text of a request the server could not handle for a failure of its own. */
@@ -27,14 +26,4 @@ export function postFailed(): Response {
 export function writePostFailed(res: ServerResponse): void {
   res.writeHead(503, { 'content-type': 'application/json', 'retry-after': RETRY_AFTER_SECONDS })
   res.end(JSON.stringify(jsonRpcErrorBody(-32603, POST_FAILED)))
-}
-
-type ErrorResponder = (status: number, code: number, message: string, options?: { data?: unknown }) => Response
-
-/** Makes `transport` answer a failed POST with {@link postFailed} (its own refusals stay as they are). */
-export function plainPostFailures(transport: WebStandardStreamableHTTPServerTransport): void {
-  const target = transport as unknown as { createJsonErrorResponse: ErrorResponder }
-  const own = target.createJsonErrorResponse.bind(transport)
-  target.createJsonErrorResponse = (status, code, message, options) =>
-    code === -32700 && message === 'Parse error' && options?.data !== undefined ? postFailed() : own(status, code, message, options)
 }

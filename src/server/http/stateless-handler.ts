@@ -16,8 +16,8 @@ import { Log, type LoggingOptions } from '../base/logging.ts'
 import { sdkServerFactory } from '../serving/sdk-server.ts'
 import type { ServerState } from '../serving/server-state.ts'
 import { joinFleetTasks } from '../serving/task-takeover.ts'
-import { answerBeforeSdk, METHODS_BEFORE_SDK } from './before-sdk.ts'
-import { notifyModern, readBody, report } from './handler-common.ts'
+import { answerExtensions, EXTENSION_METHODS } from './extension-answers.ts'
+import { notifyModern, readBody, report } from './handler-io.ts'
 import { stepUpRejection } from './step-up.ts'
 
 /** A web-standard handler: one request in, one response out. */
@@ -53,8 +53,8 @@ export function createFetchHandler(state: ServerState, links?: FetchLinks): Fetc
     const stepUp = stepUpRejection(state, body.parsed, options?.authInfo)
     if (stepUp !== undefined) return stepUp
     // A 2026-07-28 request names its method in Mcp-Method: those answered before the SDK are answered here.
-    if (METHODS_BEFORE_SDK.has(request.headers.get('mcp-method') ?? '')) {
-      const answered = await answerBeforeSdk(state, body.parsed, request, options?.authInfo)
+    if (EXTENSION_METHODS.has(request.headers.get('mcp-method') ?? '')) {
+      const answered = await answerExtensions(state, body.parsed, request, options?.authInfo)
       if (answered) return answered
     }
     return mcp.fetch(request, { ...authInfo, parsedBody: body.parsed })

@@ -7,7 +7,7 @@
  * the JSON response, with the fields the SDK's encoder would add
  * (`resultType`, the server's identity in `_meta`). Anything else, and any
  * call whose handler asks a question, goes to the SDK: what this path
- * answers is byte for byte what the SDK answers (test/server/fast-call.test.ts).
+ * answers is byte for byte what the SDK answers (test/server/modern-tool-call.test.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
@@ -23,8 +23,9 @@ import { isVisible, scopesOf, type CallResult } from '../tools/tool-set.ts'
 import type { Log } from '../base/logging.ts'
 import { failureText, sendable } from '../tools/sendable.ts'
 import { serveRequest, type ServedRequest } from '../operate/operate.ts'
+import { isRecord } from '../../contract/is-record.ts'
+import { MODERN_REVISION } from '../../contract/protocol.ts'
 
-const REVISION = '2026-07-28'
 const PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo'
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'
@@ -32,15 +33,13 @@ const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION, CLIENT_INFO, CLIENT_CAPABILITIE
 const PARAM_KEYS = new Set(['name', 'arguments', '_meta'])
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo'
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
-
 /** Whether the headers say this may be a plain 2026-07-28 `tools/call` (the body decides). */
 export function mayBeFastCall(req: IncomingMessage): boolean {
   const h = req.headers
   return (
     req.method === 'POST' &&
     h['mcp-method'] === 'tools/call' &&
-    h['mcp-protocol-version'] === REVISION &&
+    h['mcp-protocol-version'] === MODERN_REVISION &&
     typeof h['mcp-name'] === 'string' &&
     !h['mcp-name'].startsWith('=?') &&
     (h['content-type'] ?? '').startsWith('application/json') &&
@@ -103,16 +102,16 @@ function plainCall(
   message: unknown,
   name: string,
 ): { id: string | number; params: Record<string, unknown>; meta: Record<string, unknown> } | undefined {
-  if (!isObject(message) || message.jsonrpc !== '2.0' || message.method !== 'tools/call') return undefined
+  if (!isRecord(message) || message.jsonrpc !== '2.0' || message.method !== 'tools/call') return undefined
   const { id, params } = message
-  if ((typeof id !== 'string' && typeof id !== 'number') || !isObject(params) || params.name !== name) return undefined
+  if ((typeof id !== 'string' && typeof id !== 'number') || !isRecord(params) || params.name !== name) return undefined
   for (const key of Object.keys(params)) if (!PARAM_KEYS.has(key)) return undefined
-  if (params.arguments !== undefined && !isObject(params.arguments)) return undefined
+  if (params.arguments !== undefined && !isRecord(params.arguments)) return undefined
   const meta = params._meta
-  if (!isObject(meta) || meta[PROTOCOL_VERSION] !== REVISION) return undefined
+  if (!isRecord(meta) || meta[PROTOCOL_VERSION] !== MODERN_REVISION) return undefined
   for (const key of Object.keys(meta)) if (!ENVELOPE_KEYS.has(key)) return undefined
   const info = meta[CLIENT_INFO]
-  if (!isObject(info) || typeof info.name !== 'string' || typeof info.version !== 'string' || !isObject(meta[CLIENT_CAPABILITIES]))
+  if (!isRecord(info) || typeof info.name !== 'string' || typeof info.version !== 'string' || !isRecord(meta[CLIENT_CAPABILITIES]))
     return undefined
   return { id, params, meta }
 }
@@ -252,7 +251,7 @@ function fastRequest(
     params: call.params,
     id: call.id,
     transport: 'tcp',
-    protocolVersion: REVISION,
+    protocolVersion: MODERN_REVISION,
     headers: req.headers,
     authInfo,
     ...(req.socket?.remoteAddress === undefined ? {} : { clientAddress: req.socket.remoteAddress }),
@@ -265,7 +264,7 @@ const FOREIGN = ['task', 'inputRequests', 'requestState']
 /** SEP-2106 §4.3: non-object `structuredContent` without a text item gets its JSON as text (as both SDK codecs do). */
 function projected(result: Record<string, unknown>): Record<string, unknown> {
   const sc = result.structuredContent
-  if (sc === undefined || (typeof sc === 'object' && sc !== null && !Array.isArray(sc))) return result
+  if (sc === undefined || isRecord(sc)) return result
   const content = (result.content ?? []) as Array<{ type?: unknown }>
   if (content.some((c) => c.type === 'text')) return result
   return { ...result, content: [...content, { type: 'text', text: JSON.stringify(sc) }] }
@@ -274,7 +273,7 @@ function projected(result: Record<string, unknown>): Record<string, unknown> {
 /** The capabilities a question needs that the request did not declare (as the SDK reads them), or `undefined`. */
 function missingCapabilities(request: InputRequest, declared: Record<string, unknown>): Record<string, unknown> | undefined {
   const has = (key: string): Record<string, unknown> | undefined =>
-    isObject(declared[key]) ? (declared[key] as Record<string, unknown>) : undefined
+    isRecord(declared[key]) ? (declared[key] as Record<string, unknown>) : undefined
   if (request.method === 'elicitation/create') {
     const elicitation = has('elicitation')
     const mode = request.params.mode === 'url' ? 'url' : 'form'

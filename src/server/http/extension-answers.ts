@@ -1,18 +1,19 @@
 /**
- * What the HTTP handlers answer themselves before a 2026-07-28 request
- * reaches the SDK's `createMcpHandler`: a `tools/call` whose `Mcp-Param-*`
- * headers disagree with its arguments (param-headers.ts), and a
- * `subscriptions/listen` asking for task notifications (task-listen.ts).
+ * What the HTTP handlers answer themselves of the extensions the SDK does
+ * not serve, before a 2026-07-28 request reaches its `createMcpHandler`: a
+ * `tools/call` whose `Mcp-Param-*` headers disagree with its arguments
+ * (SEP-2243, param-headers.ts), and a `subscriptions/listen` asking for
+ * task notifications (the Tasks extension, task-listen.ts).
  */
 import { paramHeaderRejection } from './param-headers.ts'
 import type { ServerState } from '../serving/server-state.ts'
 import { taskListen } from '../tasks/task-listen.ts'
 
 /** The methods answered here: only their bodies need reading (a 2026-07-28 request names its method in `Mcp-Method`). */
-export const METHODS_BEFORE_SDK: ReadonlySet<string> = new Set(['tools/call', 'subscriptions/listen'])
+export const EXTENSION_METHODS: ReadonlySet<string> = new Set(['tools/call', 'subscriptions/listen'])
 
 /** The answer to a parsed 2026-07-28 `message`, or `undefined` to leave it to the SDK. */
-export async function answerBeforeSdk(
+export async function answerExtensions(
   state: ServerState,
   message: unknown,
   request: Request,

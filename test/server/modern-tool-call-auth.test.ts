@@ -8,14 +8,14 @@
 import type { IncomingMessage } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Server, verifiedPrincipal, type CallContext, type HttpHandle } from '../../src/entries/runtime.ts'
-import { mayBeFastCall } from '../../src/server/http/fast-call.ts'
+import { mayBeFastCall } from '../../src/server/http/modern-tool-call.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 
 // Counts the requests the fast path was handed (http.ts imports it from here).
 const fastPath = vi.hoisted(() => ({ taken: 0 }))
-vi.mock('../../src/server/http/fast-call.ts', async (original) => {
-  const actual = await original<typeof import('../../src/server/http/fast-call.ts')>()
+vi.mock('../../src/server/http/modern-tool-call.ts', async (original) => {
+  const actual = await original<typeof import('../../src/server/http/modern-tool-call.ts')>()
   return {
     ...actual,
     serveFastCall: (...args: Parameters<typeof actual.serveFastCall>) => {

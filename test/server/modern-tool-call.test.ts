@@ -1,6 +1,6 @@
 /**
  * The fast path of plain 2026-07-28 `tools/call`s on Node HTTP
- * (src/server/http/fast-call.ts) answers exactly what the SDK's path answers:
+ * (src/server/http/modern-tool-call.ts) answers exactly what the SDK's path answers:
  * each request is sent to `serveHttp()` (fast path) and to the same
  * server's `fetch()` (the SDK's `createMcpHandler`, no fast path), and the
  * two answers compared (status and JSON; a sealed requestState is random,

@@ -1,6 +1,6 @@
 /**
  * The fast path of a tools/call (and a notification) in an initialize-era
- * session (src/server/http/session-fast-call.ts) keeps what the session path
+ * session (src/server/http/session-tool-call.ts) keeps what the session path
  * guarantees: its answer is stored and a resume replays it (also while the
  * call still runs), another caller is refused before any tool runs, 64-bit
  * numbers keep their digits, progress, the session's log level,
@@ -18,8 +18,8 @@ import type { CallContext } from '../../src/runtime/types.ts'
 
 /** Requests the fast path took, and those it handed to the SDK path. */
 const paths = vi.hoisted(() => ({ taken: 0, handedOn: 0 }))
-vi.mock('../../src/server/http/session-fast-call.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../src/server/http/session-fast-call.ts')>()
+vi.mock('../../src/server/http/session-tool-call.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/server/http/session-tool-call.ts')>()
   return {
     ...actual,
     serveSessionCall: (...[find, req, res, next]: Parameters<typeof actual.serveSessionCall>) => {
