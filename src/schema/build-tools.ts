@@ -7,7 +7,7 @@ import type { JsonSchema, Profile } from './types.ts'
 import type { ProtoModel } from '../proto/model.ts'
 import { longRunningOf } from './long-running.ts'
 import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
-import { descriptionAt, describeComment, DESCRIPTION_LEVELS, splitName } from './descriptions.ts'
+import { descriptionAt, describeComment, DESCRIPTION_LEVELS, levelSchemas, splitName } from './descriptions.ts'
 import type { DescriptionLevel } from './descriptions.ts'
 import { advertise, stripNotes } from './advertise.ts'
 import { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels } from './budget.ts'
@@ -18,7 +18,7 @@ import { buildTypeDetail } from './type-detail.ts'
 import type { DetailedTool, TypeDetailSpec } from './type-detail.ts'
 import { lenientPlan } from './lenient-plan.ts'
 import type { LenientPlan } from './lenient-plan.ts'
-import { DEFAULT_RECURSION_DEPTH, messageSchema } from './message-schema.ts'
+import { DEFAULT_RECURSION_DEPTH, messageSchema, messageSchemaWithin, type MessageSchemaOptions } from './message-schema.ts'
 import { isPortable } from './scalar-schema.ts'
 import { sortKeys } from './sort-keys.ts'
 import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
@@ -242,13 +242,22 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       // Whole comments while the whole schema fits; long comments are the first thing cut.
       const firstLevel: DescriptionLevel = 'full'
       let usedDepth = depth
-      let shape = messageSchema(model, method.requestType, { profile, mode: 'input', note, recursionDepth: depth, ...marked(firstLevel) })
+      // The comments the request's schema is described from: a level that describes each as the one before gives its schema again.
+      const comments = new Set<string>()
+      const first = (d: number, more: Partial<MessageSchemaOptions>): JsonSchema | undefined =>
+        messageSchemaWithin(model, method.requestType, { profile, mode: 'input', recursionDepth: d, ...marked(firstLevel), ...more })
+      // Unsorted until kept: most of a schema too big to inline is its copy with sorted keys.
+      let shape = first(depth, { note, comments, sorted: false })!
+      let objects = portable ? objectCount(shape) : 0
       // Inlining grows as (recursive fields)^depth: a message that recurses through many fields gets a shallower depth.
-      for (let d = depth - 1; portable && d >= 1 && objectCount(shape) > MAX_INLINED_OBJECTS; d--) {
-        shape = messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: d, ...marked(firstLevel) })
+      for (let d = depth - 1; portable && d >= 1 && objects > MAX_INLINED_OBJECTS; d--) {
+        // Above depth 1 a build gives up past the limit: each object it makes is one of the finished schema's.
+        const within = first(d, { sorted: false, ...(d === 1 ? {} : { maxObjects: MAX_INLINED_OBJECTS }) })
+        objects = within === undefined ? MAX_INLINED_OBJECTS + 1 : objectCount(within)
+        if (within !== undefined) shape = within
         usedDepth = d
         depths.set(method.requestType, d)
-        if (d === 1 || objectCount(shape) <= MAX_INLINED_OBJECTS) {
+        if (d === 1 || objects <= MAX_INLINED_OBJECTS) {
           warnings.push(
             buildWarning(
               'RECURSION_SHALLOWER',
@@ -258,6 +267,7 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
           )
         }
       }
+      shape = sortKeys(shape)
       const wholeDescription = describeComment(method.comment) ?? splitName(rpcName)
       const describeAt = (level: DescriptionLevel): string =>
         method.comment === null ? wholeDescription : (descriptionAt(method.comment, level) ?? '')
@@ -267,13 +277,12 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       if (tokenBudget !== undefined) {
         const fitted = fitLevels(
           DESCRIPTION_LEVELS.slice(DESCRIPTION_LEVELS.indexOf(firstLevel)),
-          (level) =>
-            level === firstLevel
-              ? inputSchema
-              : advertise(
-                  messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level) }),
-                  profile,
-                ),
+          levelSchemas(firstLevel, inputSchema, comments, (level) =>
+            advertise(
+              messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level) }),
+              profile,
+            ),
+          ),
           (level) => ({
             budget: tokenBudget,
             typeTool,
@@ -399,7 +408,8 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
   }
   const discovery = options.discovery ?? { mode: 'auto' }
   checkMetaToolNames(model, tools, discovery)
-  const searching = autoSearchWarning(listed, () => costs().reduce((sum, c) => sum + c.tokens, 0), discovery)
+  // The counts alone: the client rules costs() adds are the verbose report's.
+  const searching = autoSearchWarning(listed, () => listed.reduce((sum, t) => sum + toolTokens(t), 0), discovery)
   if (searching !== undefined) warnings.push(searching)
   // A token is at least a byte: a list of fewer bytes needs no count.
   const bytes = listed.reduce((sum, t) => sum + Buffer.byteLength(toolText(t)), 0)

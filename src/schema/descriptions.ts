@@ -114,3 +114,31 @@ function describeAtLevel(raw: string, level: DescriptionLevel): string | undefin
 export function oneofNote(oneof: string): string {
   return `Part of the "${oneof}" oneof: at most one of its fields may be set.`
 }
+
+/**
+ * The schema of each description level, for `fitLevels`: `first` at
+ * `firstLevel`; at a later level, the schema of the level asked before it
+ * when every comment in `comments` (the raw comments the schema is
+ * described from) reads the same at both, since then nothing in it
+ * differs; else `build(level)`. Levels are asked in order.
+ */
+export function levelSchemas<S>(
+  firstLevel: DescriptionLevel,
+  first: S,
+  comments: ReadonlySet<string>,
+  build: (level: DescriptionLevel) => S,
+): (level: DescriptionLevel) => S {
+  let last = { level: firstLevel, schema: first }
+  return (level) => {
+    if (level === firstLevel) return first
+    let alike = true
+    for (const raw of comments) {
+      if (descriptionAt(raw, level) !== descriptionAt(raw, last.level)) {
+        alike = false
+        break
+      }
+    }
+    last = { level, schema: alike ? last.schema : build(level) }
+    return last.schema
+  }
+}
