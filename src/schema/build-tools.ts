@@ -18,7 +18,7 @@ import { buildTypeDetail } from './type-detail.ts'
 import type { DetailedTool, TypeDetailSpec } from './type-detail.ts'
 import { lenientPlan } from './lenient-plan.ts'
 import type { LenientPlan } from './lenient-plan.ts'
-import { DEFAULT_RECURSION_DEPTH, messageSchema, messageSchemaWithin, type MessageSchemaOptions } from './message-schema.ts'
+import { DEFAULT_RECURSION_DEPTH, mayNote, messageSchema, messageSchemaWithin, type MessageSchemaOptions } from './message-schema.ts'
 import { isPortable } from './scalar-schema.ts'
 import { sortKeys } from './sort-keys.ts'
 import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
@@ -242,17 +242,20 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       // Whole comments while the whole schema fits; long comments are the first thing cut.
       const firstLevel: DescriptionLevel = 'full'
       let usedDepth = depth
-      // The comments the request's schema is described from: a level that describes each as the one before gives its schema again.
+      // The comments the request's schema is described from (every build adds its own, the kept one among them):
+      // a level that describes each as the one before gives its schema again.
       const comments = new Set<string>()
       const first = (d: number, more: Partial<MessageSchemaOptions>): JsonSchema | undefined =>
         messageSchemaWithin(model, method.requestType, { profile, mode: 'input', recursionDepth: d, ...marked(firstLevel), ...more })
-      // Unsorted until kept: most of a schema too big to inline is its copy with sorted keys.
-      let shape = first(depth, { note, comments, sorted: false })!
-      let objects = portable ? objectCount(shape) : 0
+      // Unsorted until kept: most of a schema too big to inline is its copy with sorted keys. It gives up past
+      // the limit too, unless a note could come late in it (the notes keep the order of the whole build).
+      const cap = portable && depth > 1 && !mayNote(model, method.requestType) ? { maxObjects: MAX_INLINED_OBJECTS } : {}
+      let shape = first(depth, { note, comments, sorted: false, ...cap })
+      let objects = shape === undefined ? MAX_INLINED_OBJECTS + 1 : portable ? objectCount(shape) : 0
       // Inlining grows as (recursive fields)^depth: a message that recurses through many fields gets a shallower depth.
       for (let d = depth - 1; portable && d >= 1 && objects > MAX_INLINED_OBJECTS; d--) {
         // Above depth 1 a build gives up past the limit: each object it makes is one of the finished schema's.
-        const within = first(d, { sorted: false, ...(d === 1 ? {} : { maxObjects: MAX_INLINED_OBJECTS }) })
+        const within = first(d, { comments, sorted: false, ...(d === 1 ? {} : { maxObjects: MAX_INLINED_OBJECTS }) })
         objects = within === undefined ? MAX_INLINED_OBJECTS + 1 : objectCount(within)
         if (within !== undefined) shape = within
         usedDepth = d
@@ -267,7 +270,7 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
           )
         }
       }
-      shape = sortKeys(shape)
+      shape = sortKeys(shape!)
       const wholeDescription = describeComment(method.comment) ?? splitName(rpcName)
       const describeAt = (level: DescriptionLevel): string =>
         method.comment === null ? wholeDescription : (descriptionAt(method.comment, level) ?? '')

@@ -8,7 +8,7 @@ import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { FieldModel, MessageModel, ProtoModel, ValueType } from '../proto/model.ts'
 import { descriptionAt, oneofNote } from './descriptions.ts'
 import type { DescriptionLevel } from './descriptions.ts'
-import { applyFieldRules, isOutputOnly, isRequiredField, VALIDATE_MESSAGE, VALIDATE_ONEOF } from './field-rules.ts'
+import { applyFieldRules, isOutputOnly, isRequiredField, VALIDATE_FIELD, VALIDATE_MESSAGE, VALIDATE_ONEOF } from './field-rules.ts'
 import { withHeaderParam } from './header-param.ts'
 import { isPortable, NOTE, scalarSchema, TYPE_MARK } from './scalar-schema.ts'
 import { setOwn, sortKeys } from './sort-keys.ts'
@@ -259,4 +259,27 @@ function noteMessageRules(message: MessageModel, note: (text: string) => void): 
       note(`${message.fullName}.${oneof.name}: (buf.validate.oneof).${key} is left out of the input schema (JSON Schema cannot say it)`)
     }
   }
+}
+
+/**
+ * Whether a schema of `fullName` could report a note: some message it
+ * reaches has `buf.validate` rules (on itself, a oneof or a field). When
+ * none does, a build may stop early without losing one.
+ */
+export function mayNote(model: ProtoModel, fullName: string): boolean {
+  const seen = new Set<string>()
+  const queue = [fullName]
+  while (queue.length > 0) {
+    const name = queue.pop()!
+    const message = model.messages.get(name)
+    if (seen.has(name) || message === undefined) continue
+    seen.add(name)
+    if (message.customOptions?.[VALIDATE_MESSAGE] !== undefined) return true
+    if (message.oneofs.some((o) => o.customOptions?.[VALIDATE_ONEOF] !== undefined)) return true
+    for (const field of message.fields) {
+      if (field.customOptions[VALIDATE_FIELD] !== undefined) return true
+      if (field.type.kind === 'message') queue.push(field.type.typeName)
+    }
+  }
+  return false
 }
