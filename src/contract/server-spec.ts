@@ -107,6 +107,12 @@ export interface ProtoServerSpec {
    * Built by {@link serviceMethods}.
    */
   services: Record<string, string[]>
+  /**
+   * The normalised leading comment of each service that has one (full name,
+   * no leading dot), once per service, not per tool: `search_tools` finds a
+   * service's tools by it (docs/guide/big-apis.md).
+   */
+  serviceComments?: Record<string, string>
   /** The lenient pass's table: every spelling protobuf JSON reads is accepted (every profile but `topeka`). */
   lenient?: LenientPlan
   /** The type tool, when the token budget cut a tool's schema. */

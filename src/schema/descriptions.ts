@@ -142,3 +142,23 @@ export function levelSchemas<S>(
     return last.schema
   }
 }
+
+/** A spec's `serviceComments`: each service's normalised comment, keys sorted; undefined when none has one. */
+export function serviceComments(
+  services: ReadonlyArray<{ readonly fullName: string; readonly comment: string | null }>,
+): Record<string, string> | undefined {
+  const out: Record<string, string> = {}
+  for (const service of [...services].sort((a, b) => (a.fullName < b.fullName ? -1 : a.fullName > b.fullName ? 1 : 0))) {
+    const text = descriptionOf(service.comment)
+    if (text !== undefined) out[service.fullName] = text
+  }
+  return Object.keys(out).length > 0 ? out : undefined
+}
+
+/** `{ serviceComments }` for a spec, or nothing when no service has a comment. */
+export function serviceCommentsKey(services: ReadonlyArray<{ readonly fullName: string; readonly comment: string | null }>): {
+  serviceComments?: Record<string, string>
+} {
+  const comments = serviceComments(services)
+  return comments === undefined ? {} : { serviceComments: comments }
+}

@@ -23,6 +23,7 @@ import { catalogTools } from '../../fixtures/scripts/server/discovery-tools.ts'
 import { bundleServerFixture } from '../helpers/bundle-server.ts'
 import { httpDispatch } from '../helpers/raw-dispatch.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
+import { loadMcpModule } from '../helpers/load-module.ts'
 import { text } from '../helpers/result.ts'
 import { Closer } from '../helpers/closer.ts'
 import { checkClientRules } from '../../src/schema/client-rules.ts'
@@ -130,6 +131,40 @@ describe('search mode, in process', () => {
       .build()
     expect(hitNames(await search(words, 'notes'))[0]).toBe('NoteNotes')
     expect(hitNames(await search(words, 'note'))[0]).toBe('Note')
+  })
+
+  it("a query matching only a service's comment finds that service's RPCs, from the spec and from a generated module", async () => {
+    const source = `syntax = "proto3";
+package ledger.v1;
+message Entry { string id = 1; }
+message Empty {}
+// Keeps the general ledger: journal postings, reconciliation and audit trails.
+service Books {
+  // Reads one entry.
+  rpc GetEntry(Entry) returns (Entry);
+  // Writes one entry.
+  rpc PutEntry(Entry) returns (Empty);
+}
+service Other {
+  // Reads one entry of another kind.
+  rpc GetOther(Entry) returns (Entry);
+}
+`
+    const built = shopSpec({ discovery: { mode: 'search' } }, source)
+    expect(built.spec.serviceComments).toEqual({
+      'ledger.v1.Books': 'Keeps the general ledger: journal postings, reconciliation and audit trails.',
+    })
+    const fromSpec = createProtoServer(built.spec)
+    const file = join(writeProtos({ 'ledger.proto': source }), 'ledger.proto')
+    const { server: fromModule, code } = await loadMcpModule(file, { discovery: { mode: 'search' } })
+    expect(code).toContain('const serviceComments = ')
+    for (const server of [fromSpec, fromModule]) {
+      // No tool's name, comment, fields or messages say "reconciliation" or "journal".
+      expect(hitNames(await search(server, 'reconciliation journal')).sort()).toEqual(['GetEntry', 'PutEntry'])
+      expect(hitNames(await search(server, 'entry of another kind'))[0]).toBe('GetOther')
+    }
+    // Without a comment nothing is written for it.
+    expect(shopSpec({}, source.replace(/\/\/ Keeps the general[^\n]*\n/, '')).spec).not.toHaveProperty('serviceComments')
   })
 
   it('describe_tool answers the whole definition as structured content', async () => {
