@@ -89,6 +89,8 @@ export interface TypeDetailSpec {
   tool: TypeToolListing
   /** Answer texts (compact JSON, keys sorted) by message full name or tool name. */
   answers: Record<string, string>
+  /** The type tool's listing's o200k tokens, as {@link ToolSpec.tokens}. */
+  toolTokens?: number
 }
 
 /** Everything a generated module hands to `createProtoServer`. */

@@ -412,12 +412,17 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
   const discovery = options.discovery ?? { mode: 'auto' }
   checkMetaToolNames(model, tools, discovery)
   // The counts alone: the client rules costs() adds are the verbose report's.
-  const searching = autoSearchWarning(listed, () => listed.reduce((sum, t) => sum + toolTokens(t), 0), discovery)
+  let listCounted = false
+  const listTokens = (): number => {
+    listCounted = true
+    return listed.reduce((sum, t) => sum + toolTokens(t), 0)
+  }
+  const searching = autoSearchWarning(listed, listTokens, discovery)
   if (searching !== undefined) warnings.push(searching)
   // A token is at least a byte: a list of fewer bytes needs no count.
   const bytes = listed.reduce((sum, t) => sum + Buffer.byteLength(toolText(t)), 0)
   // The counts alone (cached: each tool's text was counted as it was fitted), not the client rules costs() adds.
-  const total = extended && bytes > LIST_TOKEN_WARNING ? listed.reduce((sum, t) => sum + toolTokens(t), 0) : 0
+  const total = extended && bytes > LIST_TOKEN_WARNING ? listTokens() : 0
   if (total > LIST_TOKEN_WARNING) {
     warnings.push(
       buildWarning(
@@ -428,6 +433,11 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
           : "choose the RPCs with methods.include or methods.exclude, or use profile 'portable' (a token budget per tool)",
       ),
     )
+  }
+  // Each tool's exact count where it is already made (cached: fitted to a budget, or the list counted above), for search_tools and auto.
+  if (tokenBudget !== undefined || listCounted) {
+    for (const tool of tools) tool.tokens = toolTokens(tool)
+    if (types !== undefined) types.toolTokens = toolTokens(types.tool)
   }
   const lenient = lenientPlan(
     model,

@@ -259,6 +259,36 @@ describe('names, collisions and auto', () => {
     expect(() => Server.builder('z').discovery('lots' as never)).toThrow(/discovery must be one of auto, tools, search, got "lots"/)
   })
 
+  it("a hit's token cost is the build's exact count; auto decides on the counts a spec carries, estimating only without one", async () => {
+    const built = shopSpec({ discovery: { mode: 'search' } })
+    const exact = new Map(built.costs().map((c) => [c.name, c.tokens]))
+    const server = createProtoServer(built.spec)
+    const hits = (await search(server, 'order')).structuredContent as { tools: Array<{ name: string; tokens: number }> }
+    expect(hits.tools.length).toBeGreaterThan(2)
+    for (const hit of hits.tools) expect(hit.tokens, hit.name).toBe(exact.get(hit.name))
+    const described = await server.call('describe_tool', { name: 'GetOrder' })
+    expect((described.structuredContent as { tokens: number }).tokens).toBe(exact.get('GetOrder'))
+    // Four characters a token would say otherwise for at least one of them (the estimate is not what is shown).
+    const estimate = (t: { name: string; description?: string; inputSchema: unknown }) =>
+      Math.ceil(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }).length / 4)
+    expect(built.spec.tools.some((t) => estimate(t) !== t.tokens)).toBe(true)
+    // auto: four tools (three visible without orders.write) whose counts pass 30,000 tokens list the meta-tools; without counts (full, a small list) the estimate decides.
+    const auto = shopSpec({})
+    expect(createProtoServer(auto.spec).listTools()).toHaveLength(3)
+    const heavy = { ...auto.spec, tools: auto.spec.tools.map((t) => ({ ...t, tokens: 8_000 })) }
+    expect(
+      createProtoServer(heavy)
+        .listTools()
+        .map((t) => t.name),
+    ).toEqual(META)
+    const full = shopSpec({ profile: 'full' })
+    expect(full.spec.tools.every((t) => t.tokens === undefined)).toBe(true)
+    expect(createProtoServer(full.spec).listTools()).toHaveLength(3)
+    const hit = (await search(createProtoServer(shopSpec({ profile: 'full', discovery: { mode: 'search' } }).spec), 'GetOrder'))
+      .structuredContent as { tools: Array<{ tokens: number }> }
+    expect(hit.tools[0]!.tokens).toBe(estimate(full.spec.tools.find((t) => t.name === 'GetOrder')!))
+  })
+
   it('auto lists tools up to 40 and the meta-tools above, with a build warning naming the option', () => {
     const many = (n: number) =>
       `syntax = "proto3"; package m.v1; message M {}\nservice S { ${Array.from({ length: n }, (_, i) => `rpc R${i}(M) returns (M);`).join(' ')} }`

@@ -78,6 +78,22 @@ export function estimatedTokens(listed: ListedTool): number {
   return Math.ceil(JSON.stringify({ name: listed.name, description: listed.description, inputSchema: listed.inputSchema }).length / 4)
 }
 
+/**
+ * What a tool costs a model: the exact o200k count the build made (a proto
+ * tool's `tokens`, the type tool's `toolTokens`) while its listing is the
+ * one counted, else {@link estimatedTokens}. Generated modules count nothing.
+ */
+export function toolTokens(entry: ToolEntry): number {
+  const { listed } = entry
+  const counted = (tool: { name: string; description?: string; inputSchema: unknown }): boolean =>
+    listed.name === tool.name && listed.description === tool.description && listed.inputSchema === tool.inputSchema
+  const spec = entry.proto?.tool.spec
+  if (spec?.tokens !== undefined && counted(spec)) return spec.tokens
+  const detail = entry.types?.length === 1 ? entry.types[0]!.detail : undefined
+  if (detail?.toolTokens !== undefined && counted(detail.tool)) return detail.toolTokens
+  return estimatedTokens(listed)
+}
+
 /** What `auto` resolved to for each snapshot. */
 const resolved = new WeakMap<ToolSet, 'tools' | 'search'>()
 
@@ -86,7 +102,8 @@ export function searchMode(settings: DiscoverySettings, set: ToolSet): boolean {
   if (settings.mode !== 'auto') return settings.mode === 'search'
   let mode = resolved.get(set)
   if (mode === undefined) {
-    const tokens = set.listed.reduce((sum, t) => sum + estimatedTokens(t), 0)
+    let tokens = 0
+    for (const entry of set.byName.values()) tokens += toolTokens(entry)
     resolved.set(set, (mode = autoMode(set.listed.length, tokens)))
   }
   return mode === 'search'
@@ -223,12 +240,13 @@ async function searchTools(source: DiscoverySource, args: unknown, context: Call
     .rank(query, visible)
     .slice(0, limit)
     .map((name) => {
-      const listed = set.byName.get(name)!.listed
+      const entry = set.byName.get(name)!
+      const { listed } = entry
       const hit: Record<string, unknown> = { name }
       if (typeof listed.title === 'string') hit.title = listed.title
       hit.summary = firstSentence(listed.description)
       if (listed.annotations !== undefined) hit.annotations = listed.annotations
-      hit.tokens = estimatedTokens(listed)
+      hit.tokens = toolTokens(entry)
       return hit
     })
   return jsonResult({ tools: hits })
@@ -245,7 +263,7 @@ function describeTool(source: DiscoverySource, args: unknown, context: CallConte
   if (entry === undefined || !source.visible(entry, context.authInfo)) {
     return unknownName(names.describe, name, visibleNames(source, context.authInfo), names)
   }
-  return jsonResult({ ...entry.listed, tokens: estimatedTokens(entry.listed) })
+  return jsonResult({ ...entry.listed, tokens: toolTokens(entry) })
 }
 
 /** The two meta-tools that answer themselves (call_tool is unwrapped by {@link unwrapCall} instead). */
