@@ -50,6 +50,8 @@ export interface ToolTable {
   readonly services: ReadonlyMap<string, readonly string[]>
   /** Each service's comment (the spec's `serviceComments`), by full name: what search_tools reads besides the tools. */
   readonly serviceComments: ReadonlyMap<string, string>
+  /** The spec's profile: a server of `strict` tables only lists its meta-tools in OpenAI's strict shape too. */
+  readonly profile: ProtoServerSpec['profile']
 }
 
 const stripDot = (name: string): string => (name.startsWith('.') ? name.slice(1) : name)
@@ -91,7 +93,7 @@ export function compileToolTable(spec: ProtoServerSpec): ToolTable {
   if (spec.tools.some((t) => t.longRunning !== undefined) && !services.has(OPERATIONS_SERVICE))
     services.set(OPERATIONS_SERVICE, [...OPERATIONS_METHODS])
   const serviceComments = new Map(Object.entries(spec.serviceComments ?? {}).map(([name, text]) => [stripDot(name), text] as const))
-  const table = { tools, byName, services, serviceComments } as Omit<ToolTable, 'root'> as ToolTable
+  const table = { tools, byName, services, serviceComments, profile: spec.profile } as Omit<ToolTable, 'root'> as ToolTable
   Object.defineProperty(table, 'root', { get: getRoot, enumerable: true, configurable: true })
   return table
 }

@@ -108,6 +108,29 @@ describe('search mode, in process', () => {
     expect(rejecting).toEqual(['openai-strict', 'anthropic-strict'])
   })
 
+  it("a strict server's meta-tools pass OpenAI's and Anthropic's strict sets; call_tool takes arguments as JSON text or an object", async () => {
+    const strict = createProtoServer(shopSpec({ profile: 'strict', discovery: { mode: 'search' } }).spec)
+    strict.implement('shop.v1.Orders', { GetOrder: (req: { orderId: string }) => ({ id: req.orderId, quantity: 2, sku: 'tea' }) })
+    const listed = strict.listTools()
+    expect(listed.map((t) => t.name)).toEqual(META)
+    const reports = checkClientRules(listed as never, { server: 'shop' })
+    const rejecting = reports.filter((r) => r.violations.some((v) => v.sev === 'reject')).map((r) => r.name)
+    expect(reports.map((r) => r.name)).toEqual(expect.arrayContaining(['openai-strict', 'anthropic-strict']))
+    // The one set the strict shape fails is Gemini's `parameters`, which refuses additionalProperties: as the strict tools themselves do.
+    const own = checkClientRules(shopSpec({ profile: 'strict' }).spec.tools as never, { server: 'shop' })
+      .filter((r) => r.violations.some((v) => v.sev === 'reject'))
+      .map((r) => r.name)
+    expect(rejecting).toEqual(['gemini-legacy'])
+    expect(own).toContain('gemini-legacy')
+    // What a strict-mode model sends: every argument, null for an unset limit, the arguments as JSON text.
+    expect(hitNames(await strict.call('search_tools', { query: 'order id', limit: null }))).toContain('GetOrder')
+    const viaText = await strict.call('call_tool', { name: 'GetOrder', arguments: '{"orderId":"a"}' })
+    const viaObject = await strict.call('call_tool', { name: 'GetOrder', arguments: { orderId: 'a' } })
+    expect(viaText).toEqual(viaObject)
+    expect(JSON.parse(text(viaText))).toEqual({ id: 'a', quantity: 2, sku: 'tea' })
+    expect(text(await strict.call('call_tool', { name: 'GetOrder', arguments: '{"orderId":' }))).toMatch(/text that is not JSON/)
+  })
+
   it('search_tools ranks by the comments, gives summaries, annotations and token costs; an exact name ranks first', async () => {
     const found = await search(server, 'which shipments leave a warehouse')
     expect(found.isError).toBe(false)

@@ -116,19 +116,50 @@ export const DISCOVERY_META_KEY = 'io.github.unplugin-proto-mcp/discovery'
 const listings = new Map<string, readonly ListedTool[]>()
 
 /** The meta-tools' listings for `names`. */
-export function metaListings(names: DiscoveryNames): readonly ListedTool[] {
-  const key = `${names.search}\n${names.describe}\n${names.call}`
+export function metaListings(names: DiscoveryNames, strict = false): readonly ListedTool[] {
+  const key = `${names.search}\n${names.describe}\n${names.call}\n${strict}`
   let listed = listings.get(key)
   if (listed === undefined) {
     const roles = ['search', 'describe', 'call']
-    listed = Object.freeze(makeListings(names).map((tool, i) => ({ ...tool, _meta: { [DISCOVERY_META_KEY]: roles[i] } })))
+    listed = Object.freeze(makeListings(names, strict).map((tool, i) => ({ ...tool, _meta: { [DISCOVERY_META_KEY]: roles[i] } })))
     listings.set(key, listed)
   }
   return listed
 }
 
-function makeListings(names: DiscoveryNames): ListedTool[] {
+/**
+ * Whether `set` lists the meta-tools in the strict shape: all its proto
+ * tools are of `strict` tables (OpenAI's strict mode: every object closed,
+ * every property required, an optional one nullable, no open object).
+ * One shape cannot pass every client: the strict sets need
+ * `additionalProperties: false`, Gemini's `parameters` refuses the keyword,
+ * so the meta-tools follow the profile the server's tools chose.
+ */
+export function strictMeta(set: ToolSet): boolean {
+  return set.tables.length > 0 && set.tables.every((table) => table.profile === 'strict')
+}
+
+function makeListings(names: DiscoveryNames, strict: boolean): ListedTool[] {
   const nameProperty = { type: 'string', description: `A tool name ${names.search} answered` }
+  if (strict) {
+    const closed = (properties: Record<string, unknown>) => ({
+      type: 'object',
+      properties,
+      required: Object.keys(properties),
+      additionalProperties: false,
+    })
+    return makeListings(names, false).map((tool) => {
+      const properties = { ...(tool.inputSchema.properties as Record<string, Record<string, unknown>>) }
+      if (properties.limit) properties.limit = { ...properties.limit, type: ['integer', 'null'] }
+      if (properties.arguments) {
+        properties.arguments = {
+          type: 'string',
+          description: `The tool's arguments as the JSON text of an object, e.g. '{"id":"a"}' ('{}' for none)`,
+        }
+      }
+      return { ...tool, inputSchema: closed(properties) }
+    })
+  }
   return [
     {
       name: names.search,
@@ -225,7 +256,9 @@ async function searchTools(source: DiscoverySource, args: unknown, context: Call
   const tool = names.search
   const checked = argumentsOf(tool, args)
   if ('content' in checked) return checked as ToolCallResult
-  const { query, limit = DEFAULT_LIMIT } = checked
+  // null is how a strict-mode client leaves out an optional argument.
+  const { query } = checked
+  const limit = checked.limit ?? DEFAULT_LIMIT
   if (typeof query !== 'string') return toolError(`${tool}: query must be a string, got ${query === undefined ? 'none' : showValue(query)}`)
   if (query.trim() === '') return toolError(`${tool}: query is empty: say in words what the tool should do (e.g. "list documents")`)
   if (query.length > MAX_QUERY_CHARS) {
@@ -268,7 +301,7 @@ function describeTool(source: DiscoverySource, args: unknown, context: CallConte
 
 /** The two meta-tools that answer themselves (call_tool is unwrapped by {@link unwrapCall} instead). */
 export function metaEntries(source: DiscoverySource): Map<string, ToolEntry> {
-  const [search, describe] = metaListings(source.discovery.names)
+  const [search, describe] = metaListings(source.discovery.names, strictMeta(source.tools))
   return new Map([
     [search!.name, { listed: search!, call: (args, context) => searchTools(source, args, context) }],
     [describe!.name, { listed: describe!, call: (args, context) => Promise.resolve(describeTool(source, args, context)) }],
