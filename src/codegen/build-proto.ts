@@ -11,7 +11,7 @@ import { basename } from 'node:path'
 import { isDescriptorSetFile, loadDescriptorSet, loadProto } from '../proto/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { DEFAULT_PROFILE } from '../contract/index.ts'
-import { buildPrompts, buildTools, protoResources } from '../schema/index.ts'
+import { buildPrompts, buildTools, protoResources, serviceCommentsKey } from '../schema/index.ts'
 import type { BuildToolsOptions, Profile, ToolCost, ToolSchema, TypeDetailSpec } from '../schema/index.ts'
 import {
   resourceListing,
@@ -229,6 +229,7 @@ export function compileInProcess(built: ProtoTools): InProcessSpec {
     descriptor: built.model.descriptor,
     tools,
     services: serviceMethods(built.model.services),
+    ...serviceCommentsKey(built.model.services),
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
     ...(built.types === undefined ? {} : { types: built.types }),
     ...(built.discovery === undefined ? {} : { discovery: built.discovery }),

@@ -6,7 +6,7 @@ import { DEFAULT_PROFILE, DEFAULT_SERVER_VERSION } from '../contract/defaults.ts
 import { basename } from 'node:path'
 import { codegenImports, CODEGEN_MODULE, CREATE_SERVER, serviceMethods, TOOL_SPEC_KEYS, type Profile } from '../contract/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
-import { sortKeys } from '../schema/index.ts'
+import { serviceComments, sortKeys } from '../schema/index.ts'
 import type { ToolSchema } from '../schema/index.ts'
 import { compileValidators } from './compile-validators.ts'
 import { emitCodecs } from './emit-codec.ts'
@@ -161,6 +161,7 @@ export function emitModuleWithWarnings(
   const file = basename(model.file).replace(/[\r\n]/g, ' ')
   const version = options.version ?? DEFAULT_SERVER_VERSION
   const picked = tools.map((tool, i) => pickTool({ ...tool, inputSchema: inputSchemas[i]! }))
+  const comments = serviceComments(model.services)
   const shared = new SharedSchemas()
   for (const tool of picked) for (const key of SCHEMA_KEYS) shared.count(tool[key])
   const entries = picked.map((tool, i) => protectProtoKeys(emitTool(tool, shared, validators.names[i]!, codecs.tools[i])))
@@ -186,6 +187,9 @@ export function emitModuleWithWarnings(
     '',
     `const services = ${emitServices(model.services)}`,
     '',
+    ...(comments === undefined
+      ? []
+      : ["// What search_tools finds a service's tools by.", `const serviceComments = ${json(comments)}`, '']),
     ...(options.lenient === undefined
       ? []
       : [
@@ -205,7 +209,8 @@ export function emitModuleWithWarnings(
         ]),
     emitDefaultExport(
       `${CREATE_SERVER}({ name: ${JSON.stringify(options.name)}, version: ${JSON.stringify(version)}, ` +
-        `profile: ${JSON.stringify(profile)}, descriptor, tools, services${options.lenient === undefined ? '' : ', lenient'}` +
+        `profile: ${JSON.stringify(profile)}, descriptor, tools, services${comments === undefined ? '' : ', serviceComments'}` +
+        `${options.lenient === undefined ? '' : ', lenient'}` +
         `${options.types === undefined ? '' : ', types'}${options.discovery === undefined ? '' : `, discovery: ${json(options.discovery)}`}` +
         `${options.prompts === undefined ? '' : `, prompts: ${json(options.prompts)}`}` +
         `${options.resources === undefined ? '' : ', resources'} })`,

@@ -91,6 +91,8 @@ export interface TypeDetailSpec {
   tool: TypeToolListing
   /** Answer texts (compact JSON, keys sorted) by message full name or tool name. */
   answers: Record<string, string>
+  /** The type tool's listing's o200k tokens, as {@link ToolSpec.tokens}. */
+  toolTokens?: number
 }
 
 /** Everything a generated module hands to `createProtoServer`. */
@@ -109,6 +111,12 @@ export interface ProtoServerSpec {
    * Built by {@link serviceMethods}.
    */
   services: Record<string, string[]>
+  /**
+   * The normalised leading comment of each service that has one (full name,
+   * no leading dot), once per service, not per tool: `search_tools` finds a
+   * service's tools by it (docs/guide/big-apis.md).
+   */
+  serviceComments?: Record<string, string>
   /** The lenient pass's table: every spelling protobuf JSON reads is accepted (every profile but `topeka`). */
   lenient?: LenientPlan
   /** The type tool, when the token budget cut a tool's schema. */

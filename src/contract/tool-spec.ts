@@ -76,6 +76,13 @@ export interface ToolSpec {
    * server polls the operation, and `outputSchema` is the response type's.
    */
   longRunning?: LongRunning
+  /**
+   * The o200k tokens a client spends on the tool (its name, description and
+   * input schema as compact JSON), counted at build time where the build
+   * counted them anyway (a token budget, or a list big enough to count):
+   * `search_tools` and `auto` read it; absent, they estimate.
+   */
+  tokens?: number
 }
 
 /** The types a long-running RPC's `google.longrunning.operation_info` names, resolved to full names. */
@@ -106,6 +113,7 @@ export const TOOL_SPEC_KEYS = [
   'cuts',
   'scopes',
   'longRunning',
+  'tokens',
 ] as const satisfies readonly (keyof ToolSpec)[]
 
 // A key added to ToolSpec but not to TOOL_SPEC_KEYS fails to compile here.

@@ -48,6 +48,10 @@ export interface ToolTable {
   readonly byName: ReadonlyMap<string, CompiledTool>
   /** Every service of the proto with all its RPC names (the spec's `services`). */
   readonly services: ReadonlyMap<string, readonly string[]>
+  /** Each service's comment (the spec's `serviceComments`), by full name: what search_tools reads besides the tools. */
+  readonly serviceComments: ReadonlyMap<string, string>
+  /** The spec's profile: a server of `strict` tables only lists its meta-tools in OpenAI's strict shape too. */
+  readonly profile: ProtoServerSpec['profile']
 }
 
 const stripDot = (name: string): string => (name.startsWith('.') ? name.slice(1) : name)
@@ -88,7 +92,8 @@ export function compileToolTable(spec: ProtoServerSpec): ToolTable {
   // Long-running tools are followed with google.longrunning.Operations: implement() and forward() take it too.
   if (spec.tools.some((t) => t.longRunning !== undefined) && !services.has(OPERATIONS_SERVICE))
     services.set(OPERATIONS_SERVICE, [...OPERATIONS_METHODS])
-  const table = { tools, byName, services } as Omit<ToolTable, 'root'> as ToolTable
+  const serviceComments = new Map(Object.entries(spec.serviceComments ?? {}).map(([name, text]) => [stripDot(name), text] as const))
+  const table = { tools, byName, services, serviceComments, profile: spec.profile } as Omit<ToolTable, 'root'> as ToolTable
   Object.defineProperty(table, 'root', { get: getRoot, enumerable: true, configurable: true })
   return table
 }

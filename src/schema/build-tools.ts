@@ -7,7 +7,7 @@ import type { JsonSchema, Profile } from './types.ts'
 import type { MethodModel, ProtoModel, ServiceModel } from '../proto/model.ts'
 import { longRunningOf } from './long-running.ts'
 import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
-import { descriptionAt, describeComment, DESCRIPTION_LEVELS, splitName } from './descriptions.ts'
+import { descriptionAt, describeComment, DESCRIPTION_LEVELS, levelSchemas, splitName } from './descriptions.ts'
 import type { DescriptionLevel } from './descriptions.ts'
 import { advertise, stripNotes } from './advertise.ts'
 import { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels } from './budget.ts'
@@ -18,7 +18,7 @@ import { buildTypeDetail } from './type-detail.ts'
 import type { DetailedTool, TypeDetailSpec } from './type-detail.ts'
 import { lenientPlan } from './lenient-plan.ts'
 import type { LenientPlan } from './lenient-plan.ts'
-import { DEFAULT_RECURSION_DEPTH, messageSchema } from './message-schema.ts'
+import { DEFAULT_RECURSION_DEPTH, mayNote, messageSchema, messageSchemaWithin, type MessageSchemaOptions } from './message-schema.ts'
 import { isPortable } from './scalar-schema.ts'
 import { sortKeys } from './sort-keys.ts'
 import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
@@ -218,7 +218,12 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
   const listed = [...tools, ...(types ? [types.tool] : [])]
   let counted: ToolCost[] | undefined
   const costs = (): ToolCost[] => (counted ??= toolCosts(listed, run.serverName))
-  listWarnings(run, tools, listed, costs)
+  const listCounted = listWarnings(run, tools, listed)
+  // Each tool's exact count where it is already made (cached: fitted to a budget, or the list counted above), for search_tools and auto.
+  if (run.tokenBudget !== undefined || listCounted) {
+    for (const tool of tools) tool.tokens = toolTokens(tool)
+    if (types !== undefined) types.toolTokens = toolTokens(types.tool)
+  }
   const lenient = lenientPlan(
     model,
     tools.map((t) => t.requestType),
@@ -374,7 +379,10 @@ function toolInput(run: BuildRun, name: string, method: MethodModel, rpcName: st
   })
   // Whole comments while the whole schema fits; long comments are the first thing cut.
   const firstLevel: DescriptionLevel = 'full'
-  const { shape, usedDepth } = requestShape(run, name, method, marked(firstLevel))
+  // The comments the request's schema is described from (every build adds its own, the kept one among them):
+  // a level that describes each as the one before gives its schema again.
+  const comments = new Set<string>()
+  const { shape, usedDepth } = requestShape(run, name, method, marked(firstLevel), comments)
   const wholeDescription = describeComment(method.comment) ?? splitName(rpcName)
   const describeAt = (level: DescriptionLevel): string =>
     method.comment === null ? wholeDescription : (descriptionAt(method.comment, level) ?? '')
@@ -384,13 +392,12 @@ function toolInput(run: BuildRun, name: string, method: MethodModel, rpcName: st
   if (tokenBudget !== undefined) {
     const fitted = fitLevels(
       DESCRIPTION_LEVELS.slice(DESCRIPTION_LEVELS.indexOf(firstLevel)),
-      (level) =>
-        level === firstLevel
-          ? inputSchema
-          : advertise(
-              messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level) }),
-              profile,
-            ),
+      levelSchemas(firstLevel, inputSchema, comments, (level) =>
+        advertise(
+          messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level) }),
+          profile,
+        ),
+      ),
       (level) => ({
         budget: tokenBudget,
         typeTool,
@@ -428,16 +435,26 @@ function requestShape(
   name: string,
   method: MethodModel,
   marks: { marks: boolean; descriptions: DescriptionLevel; trimmed: () => void },
+  comments: Set<string>,
 ): { shape: JsonSchema; usedDepth: number } {
   const { model, profile, portable } = run
   const depth = run.options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
   let usedDepth = depth
-  let shape = messageSchema(model, method.requestType, { profile, mode: 'input', note: run.note, recursionDepth: depth, ...marks })
-  for (let d = depth - 1; portable && d >= 1 && objectCount(shape) > MAX_INLINED_OBJECTS; d--) {
-    shape = messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: d, ...marks })
+  const first = (d: number, more: Partial<MessageSchemaOptions>): JsonSchema | undefined =>
+    messageSchemaWithin(model, method.requestType, { profile, mode: 'input', recursionDepth: d, ...marks, ...more })
+  // Unsorted until kept: most of a schema too big to inline is its copy with sorted keys. It gives up past
+  // the limit too, unless a note could come late in it (the notes keep the order of the whole build).
+  const cap = portable && depth > 1 && !mayNote(model, method.requestType) ? { maxObjects: MAX_INLINED_OBJECTS } : {}
+  let shape = first(depth, { note: run.note, comments, sorted: false, ...cap })
+  let objects = shape === undefined ? MAX_INLINED_OBJECTS + 1 : portable ? objectCount(shape) : 0
+  for (let d = depth - 1; portable && d >= 1 && objects > MAX_INLINED_OBJECTS; d--) {
+    // Above depth 1 a build gives up past the limit: each object it makes is one of the finished schema's.
+    const within = first(d, { comments, sorted: false, ...(d === 1 ? {} : { maxObjects: MAX_INLINED_OBJECTS }) })
+    objects = within === undefined ? MAX_INLINED_OBJECTS + 1 : objectCount(within)
+    if (within !== undefined) shape = within
     usedDepth = d
     run.depths.set(method.requestType, d)
-    if (d === 1 || objectCount(shape) <= MAX_INLINED_OBJECTS) {
+    if (d === 1 || objects <= MAX_INLINED_OBJECTS) {
       run.warnings.push(
         buildWarning(
           'RECURSION_SHALLOWER',
@@ -447,7 +464,7 @@ function requestShape(
       )
     }
   }
-  return { shape, usedDepth }
+  return { shape: sortKeys(shape!), usedDepth }
 }
 
 /** Adds `tool` at the end; an earlier tool of the same name leaves, with a warning naming both services. */
@@ -502,13 +519,11 @@ function typeDetailOf(run: BuildRun, tools: readonly ToolSchema[]): TypeDetailSp
   return types
 }
 
-/** The warnings about the listing as a whole: too many tools, discovery (a meta-tool's name is an error), too many tokens. */
-function listWarnings(
-  run: BuildRun,
-  tools: readonly ToolSchema[],
-  listed: readonly (ToolSchema | TypeToolListing)[],
-  costs: () => ToolCost[],
-): void {
+/**
+ * The warnings about the listing as a whole: too many tools, discovery (a meta-tool's name is an error), too many tokens;
+ * whether the list's tokens were counted for them.
+ */
+function listWarnings(run: BuildRun, tools: readonly ToolSchema[], listed: readonly (ToolSchema | TypeToolListing)[]): boolean {
   const { warnings, extended, portable } = run
   if (listed.length > MAX_LISTED_TOOLS) {
     warnings.push(
@@ -521,12 +536,18 @@ function listWarnings(
   }
   const discovery = run.options.discovery ?? { mode: 'auto' }
   checkMetaToolNames(run.model, tools, discovery)
-  const searching = autoSearchWarning(listed, () => costs().reduce((sum, c) => sum + c.tokens, 0), discovery)
+  // The counts alone: the client rules costs() adds are the verbose report's.
+  let listCounted = false
+  const listTokens = (): number => {
+    listCounted = true
+    return listed.reduce((sum, t) => sum + toolTokens(t), 0)
+  }
+  const searching = autoSearchWarning(listed, listTokens, discovery)
   if (searching !== undefined) warnings.push(searching)
   // A token is at least a byte: a list of fewer bytes needs no count.
   const bytes = listed.reduce((sum, t) => sum + Buffer.byteLength(toolText(t)), 0)
   // The counts alone (cached: each tool's text was counted as it was fitted), not the client rules costs() adds.
-  const total = extended && bytes > LIST_TOKEN_WARNING ? listed.reduce((sum, t) => sum + toolTokens(t), 0) : 0
+  const total = extended && bytes > LIST_TOKEN_WARNING ? listTokens() : 0
   if (total > LIST_TOKEN_WARNING) {
     warnings.push(
       buildWarning(
@@ -538,6 +559,7 @@ function listWarnings(
       ),
     )
   }
+  return listCounted
 }
 
 /** The full names of the messages `roots` reach through their fields (well-known types left out), roots first. */

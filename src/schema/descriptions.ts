@@ -114,3 +114,51 @@ function describeAtLevel(raw: string, level: DescriptionLevel): string | undefin
 export function oneofNote(oneof: string): string {
   return `Part of the "${oneof}" oneof: at most one of its fields may be set.`
 }
+
+/**
+ * The schema of each description level, for `fitLevels`: `first` at
+ * `firstLevel`; at a later level, the schema of the level asked before it
+ * when every comment in `comments` (the raw comments the schema is
+ * described from) reads the same at both, since then nothing in it
+ * differs; else `build(level)`. Levels are asked in order.
+ */
+export function levelSchemas<S>(
+  firstLevel: DescriptionLevel,
+  first: S,
+  comments: ReadonlySet<string>,
+  build: (level: DescriptionLevel) => S,
+): (level: DescriptionLevel) => S {
+  let last = { level: firstLevel, schema: first }
+  return (level) => {
+    if (level === firstLevel) return first
+    let alike = true
+    for (const raw of comments) {
+      if (descriptionAt(raw, level) !== descriptionAt(raw, last.level)) {
+        alike = false
+        break
+      }
+    }
+    last = { level, schema: alike ? last.schema : build(level) }
+    return last.schema
+  }
+}
+
+/** A spec's `serviceComments`: each service's normalised comment, keys sorted; undefined when none has one. */
+export function serviceComments(
+  services: ReadonlyArray<{ readonly fullName: string; readonly comment: string | null }>,
+): Record<string, string> | undefined {
+  const out: Record<string, string> = {}
+  for (const service of [...services].sort((a, b) => (a.fullName < b.fullName ? -1 : a.fullName > b.fullName ? 1 : 0))) {
+    const text = descriptionOf(service.comment)
+    if (text !== undefined) out[service.fullName] = text
+  }
+  return Object.keys(out).length > 0 ? out : undefined
+}
+
+/** `{ serviceComments }` for a spec, or nothing when no service has a comment. */
+export function serviceCommentsKey(services: ReadonlyArray<{ readonly fullName: string; readonly comment: string | null }>): {
+  serviceComments?: Record<string, string>
+} {
+  const comments = serviceComments(services)
+  return comments === undefined ? {} : { serviceComments: comments }
+}

@@ -8,7 +8,7 @@ import type { JsonSchema, Profile, SchemaMode } from './types.ts'
 import type { FieldModel, MessageModel, ProtoModel, ValueType } from '../proto/model.ts'
 import { descriptionAt, oneofNote } from './descriptions.ts'
 import type { DescriptionLevel } from './descriptions.ts'
-import { applyFieldRules, isOutputOnly, isRequiredField, VALIDATE_MESSAGE, VALIDATE_ONEOF } from './field-rules.ts'
+import { applyFieldRules, isOutputOnly, isRequiredField, VALIDATE_FIELD, VALIDATE_MESSAGE, VALIDATE_ONEOF } from './field-rules.ts'
 import { withHeaderParam } from './header-param.ts'
 import { isPortable, NOTE, scalarSchema, TYPE_MARK } from './scalar-schema.ts'
 import { setOwn, sortKeys } from './sort-keys.ts'
@@ -50,7 +50,20 @@ export interface MessageSchemaOptions {
   descriptions?: DescriptionLevel
   /** Called when a `first-paragraph` description left some of its comment out. */
   trimmed?: () => void
+  /** Receives every raw comment the schema's descriptions are made from (a level that describes each alike gives the same schema). */
+  comments?: Set<string>
+  /**
+   * Gives up (returns undefined from {@link messageSchemaWithin}) past this
+   * many object schemas: each one is a node with `properties`, so the
+   * finished schema would count more.
+   */
+  maxObjects?: number
+  /** Keys sorted at every depth. @default true */
+  sorted?: boolean
 }
+
+/** Thrown inside {@link messageSchemaWithin} when the object count passes `maxObjects`. */
+const OVER_OBJECTS = Symbol('over maxObjects')
 
 /** The `$ref` of a message in the root's `$defs`: keyed by full name without the leading dot. */
 export function defsRef(fullName: string): string {
@@ -63,6 +76,20 @@ export function defsRef(fullName: string): string {
  * for the messages found in a cycle. Keys sorted.
  */
 export function messageSchema(model: ProtoModel, fullName: string, options: MessageSchemaOptions = {}): JsonSchema {
+  return buildMessageSchema(model, fullName, options)
+}
+
+/** {@link messageSchema}, or undefined once it holds more than `options.maxObjects` object schemas (not built to its end). */
+export function messageSchemaWithin(model: ProtoModel, fullName: string, options: MessageSchemaOptions): JsonSchema | undefined {
+  try {
+    return buildMessageSchema(model, fullName, options)
+  } catch (error) {
+    if (error === OVER_OBJECTS) return undefined
+    throw error
+  }
+}
+
+function buildMessageSchema(model: ProtoModel, fullName: string, options: MessageSchemaOptions): JsonSchema {
   const profile = options.profile ?? DEFAULT_PROFILE
   const mode = options.mode ?? 'input'
   const defs = new Map<string, JsonSchema>()
@@ -75,7 +102,11 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
   const portable = isPortable(profile) && mode === 'input'
   const strict = profile === 'strict' && mode === 'input'
   const depth = options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
+  const comments = options.comments
+  const maxObjects = options.maxObjects ?? Infinity
+  let objects = 0
   const describe = (raw: string | null): string | undefined => {
+    if (raw !== null) comments?.add(raw)
     const whole = descriptionAt(raw, 'full')
     const level = options.descriptions ?? 'full'
     if (level === 'full') return whole
@@ -87,6 +118,7 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
   const objectSchema = (name: string): JsonSchema => {
     const message = model.messages.get(name)
     if (!message) throw new Error(`unknown message "${name}"`)
+    if (++objects > maxObjects) throw OVER_OBJECTS
     building.push(name)
     const properties: Record<string, JsonSchema> = {}
     const required: string[] = []
@@ -183,7 +215,7 @@ export function messageSchema(model: ProtoModel, fullName: string, options: Mess
   if (recursive.has(fullName)) defs.set(fullName, root)
   const result: JsonSchema = { ...root }
   if (defs.size > 0) result.$defs = Object.fromEntries(defs)
-  return sortKeys(result)
+  return options.sorted === false ? result : sortKeys(result)
 }
 
 /**
@@ -227,4 +259,27 @@ function noteMessageRules(message: MessageModel, note: (text: string) => void): 
       note(`${message.fullName}.${oneof.name}: (buf.validate.oneof).${key} is left out of the input schema (JSON Schema cannot say it)`)
     }
   }
+}
+
+/**
+ * Whether a schema of `fullName` could report a note: some message it
+ * reaches has `buf.validate` rules (on itself, a oneof or a field). When
+ * none does, a build may stop early without losing one.
+ */
+export function mayNote(model: ProtoModel, fullName: string): boolean {
+  const seen = new Set<string>()
+  const queue = [fullName]
+  while (queue.length > 0) {
+    const name = queue.pop()!
+    const message = model.messages.get(name)
+    if (seen.has(name) || message === undefined) continue
+    seen.add(name)
+    if (message.customOptions?.[VALIDATE_MESSAGE] !== undefined) return true
+    if (message.oneofs.some((o) => o.customOptions?.[VALIDATE_ONEOF] !== undefined)) return true
+    for (const field of message.fields) {
+      if (field.customOptions[VALIDATE_FIELD] !== undefined) return true
+      if (field.type.kind === 'message') queue.push(field.type.typeName)
+    }
+  }
+  return false
 }

@@ -12,7 +12,7 @@ import type { ProtoModel } from '../proto/model.ts'
 import { advertise } from './advertise.ts'
 import { fitLevels } from './budget.ts'
 import type { Cut, Fitted } from './budget.ts'
-import { descriptionAt, DESCRIPTION_LEVELS } from './descriptions.ts'
+import { descriptionAt, DESCRIPTION_LEVELS, levelSchemas } from './descriptions.ts'
 import type { DescriptionLevel } from './descriptions.ts'
 import { messageSchema } from './message-schema.ts'
 import { sortKeys } from './sort-keys.ts'
@@ -73,14 +73,23 @@ export function buildTypeDetail(
   options: TypeDetailOptions,
 ): TypeDetailSpec {
   const { profile, budget, toolName } = options
-  const fit = (type: string, frame: (schema: JsonSchema, level: DescriptionLevel) => string): Fitted & { level: DescriptionLevel } =>
-    fitLevels(
+  // Inlined once: the budget never opens a message inside itself.
+  const schemaAt = (type: string, descriptions: DescriptionLevel, comments?: Set<string>): JsonSchema =>
+    advertise(messageSchema(model, type, { profile, mode: 'input', marks: true, descriptions, recursionDepth: 1, comments }), profile)
+  // Each message's schema at the first level, once: a tool's answer and its request's answer start from the same one.
+  const whole = new Map<string, { schema: JsonSchema; comments: Set<string> }>()
+  const fit = (type: string, frame: (schema: JsonSchema, level: DescriptionLevel) => string): Fitted & { level: DescriptionLevel } => {
+    let first = whole.get(type)
+    if (first === undefined) {
+      const comments = new Set<string>()
+      whole.set(type, (first = { schema: schemaAt(type, DESCRIPTION_LEVELS[0]!, comments), comments }))
+    }
+    return fitLevels(
       DESCRIPTION_LEVELS,
-      // Inlined once: the budget never opens a message inside itself.
-      (descriptions) =>
-        advertise(messageSchema(model, type, { profile, mode: 'input', marks: true, descriptions, recursionDepth: 1 }), profile),
+      levelSchemas(DESCRIPTION_LEVELS[0]!, first.schema, first.comments, (level) => schemaAt(type, level)),
       (level) => ({ budget, typeTool: toolName, frame: (schema) => frame(schema, level) }),
     )
+  }
   const answers: Record<string, string> = {}
   const queue = [...seeds]
   const follow = (cuts: readonly Cut[]): void => {

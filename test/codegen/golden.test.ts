@@ -52,7 +52,7 @@ describe.each(['full', 'portable'] as const)('golden: fixtures/golden/example.%s
     expect(code).toMatch(/^export const descriptor = \{/m)
     expect(code).toMatch(/^export const tools = \[/m)
     expect(code).toContain(
-      `export default createProtoServer({ name: "example", version: "0.0.0", profile: "${profile}", descriptor, tools, services, lenient })`,
+      `export default createProtoServer({ name: "example", version: "0.0.0", profile: "${profile}", descriptor, tools, services, serviceComments, lenient })`,
     )
     expect(code).toContain('const services = {"examples.v1.VibeService":["SetVibe",')
   })

@@ -34,6 +34,9 @@ describe('token counts', () => {
       }
       const costs = built.costs()
       expect(costs.map((c) => c.tokens)).toEqual(listed.map((t) => referenceCount(toolText(t))))
+      // The counts a spec carries for search_tools and auto (portable: every tool was fitted, so counted).
+      expect(built.tools.map((t) => t.tokens)).toEqual(built.tools.map((t) => referenceCount(toolText(t))))
+      if (built.types) expect(built.types.toolTokens).toBe(referenceCount(toolText(built.types.tool)))
     }
     expect(texts).toBeGreaterThan(1000)
   })
@@ -71,6 +74,25 @@ function requests(): { type: string; level: (typeof DESCRIPTION_LEVELS)[number];
   }
   return out
 }
+
+describe('counts in the spec', () => {
+  it('full carries them only where the build counted the list (auto over 30,000 characters, the list warning over 60,000 bytes), and then exact', () => {
+    let carried = 0
+    for (const proto of CORPUS.slice(0, 12)) {
+      const { built } = buildCorpusProto(proto, { profile: 'full' })
+      const chars = built.tools.reduce((sum, t) => sum + toolText(t).length, 0)
+      const bytes = built.tools.reduce((sum, t) => sum + Buffer.byteLength(toolText(t)), 0)
+      // What auto (at most 40 tools) and the list warning count.
+      const counted = (built.tools.length <= 40 && chars > 30_000) || bytes > 60_000
+      for (const tool of built.tools) {
+        if (!counted) expect(tool.tokens, `${proto} ${tool.name}`).toBeUndefined()
+        else expect(tool.tokens).toBe(referenceCount(toolText(tool)))
+      }
+      if (built.tools[0]?.tokens !== undefined) carried++
+    }
+    expect(carried).toBeGreaterThan(0)
+  })
+})
 
 describe('keyFloor', () => {
   it('never passes the o200k count of the whole schema (every request of the corpus, every level)', () => {

@@ -23,6 +23,7 @@ import { catalogTools } from '../../fixtures/scripts/server/discovery-tools.ts'
 import { bundleServerFixture } from '../helpers/bundle-server.ts'
 import { httpDispatch } from '../helpers/raw-dispatch.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
+import { loadMcpModule } from '../helpers/load-module.ts'
 import { text } from '../helpers/result.ts'
 import { Closer } from '../helpers/closer.ts'
 import { checkClientRules } from '../../src/schema/client-rules.ts'
@@ -107,6 +108,29 @@ describe('search mode, in process', () => {
     expect(rejecting).toEqual(['openai-strict', 'anthropic-strict'])
   })
 
+  it("a strict server's meta-tools pass OpenAI's and Anthropic's strict sets; call_tool takes arguments as JSON text or an object", async () => {
+    const strict = createProtoServer(shopSpec({ profile: 'strict', discovery: { mode: 'search' } }).spec)
+    strict.implement('shop.v1.Orders', { GetOrder: (req: { orderId: string }) => ({ id: req.orderId, quantity: 2, sku: 'tea' }) })
+    const listed = strict.listTools()
+    expect(listed.map((t) => t.name)).toEqual(META)
+    const reports = checkClientRules(listed as never, { server: 'shop' })
+    const rejecting = reports.filter((r) => r.violations.some((v) => v.sev === 'reject')).map((r) => r.name)
+    expect(reports.map((r) => r.name)).toEqual(expect.arrayContaining(['openai-strict', 'anthropic-strict']))
+    // The one set the strict shape fails is Gemini's `parameters`, which refuses additionalProperties: as the strict tools themselves do.
+    const own = checkClientRules(shopSpec({ profile: 'strict' }).spec.tools as never, { server: 'shop' })
+      .filter((r) => r.violations.some((v) => v.sev === 'reject'))
+      .map((r) => r.name)
+    expect(rejecting).toEqual(['gemini-legacy'])
+    expect(own).toContain('gemini-legacy')
+    // What a strict-mode model sends: every argument, null for an unset limit, the arguments as JSON text.
+    expect(hitNames(await strict.call('search_tools', { query: 'order id', limit: null }))).toContain('GetOrder')
+    const viaText = await strict.call('call_tool', { name: 'GetOrder', arguments: '{"orderId":"a"}' })
+    const viaObject = await strict.call('call_tool', { name: 'GetOrder', arguments: { orderId: 'a' } })
+    expect(viaText).toEqual(viaObject)
+    expect(JSON.parse(text(viaText))).toEqual({ id: 'a', quantity: 2, sku: 'tea' })
+    expect(text(await strict.call('call_tool', { name: 'GetOrder', arguments: '{"orderId":' }))).toMatch(/text that is not JSON/)
+  })
+
   it('search_tools ranks by the comments, gives summaries, annotations and token costs; an exact name ranks first', async () => {
     const found = await search(server, 'which shipments leave a warehouse')
     expect(found.isError).toBe(false)
@@ -130,6 +154,40 @@ describe('search mode, in process', () => {
       .build()
     expect(hitNames(await search(words, 'notes'))[0]).toBe('NoteNotes')
     expect(hitNames(await search(words, 'note'))[0]).toBe('Note')
+  })
+
+  it("a query matching only a service's comment finds that service's RPCs, from the spec and from a generated module", async () => {
+    const source = `syntax = "proto3";
+package ledger.v1;
+message Entry { string id = 1; }
+message Empty {}
+// Keeps the general ledger: journal postings, reconciliation and audit trails.
+service Books {
+  // Reads one entry.
+  rpc GetEntry(Entry) returns (Entry);
+  // Writes one entry.
+  rpc PutEntry(Entry) returns (Empty);
+}
+service Other {
+  // Reads one entry of another kind.
+  rpc GetOther(Entry) returns (Entry);
+}
+`
+    const built = shopSpec({ discovery: { mode: 'search' } }, source)
+    expect(built.spec.serviceComments).toEqual({
+      'ledger.v1.Books': 'Keeps the general ledger: journal postings, reconciliation and audit trails.',
+    })
+    const fromSpec = createProtoServer(built.spec)
+    const file = join(writeProtos({ 'ledger.proto': source }), 'ledger.proto')
+    const { server: fromModule, code } = await loadMcpModule(file, { discovery: { mode: 'search' } })
+    expect(code).toContain('const serviceComments = ')
+    for (const server of [fromSpec, fromModule]) {
+      // No tool's name, comment, fields or messages say "reconciliation" or "journal".
+      expect(hitNames(await search(server, 'reconciliation journal')).sort()).toEqual(['GetEntry', 'PutEntry'])
+      expect(hitNames(await search(server, 'entry of another kind'))[0]).toBe('GetOther')
+    }
+    // Without a comment nothing is written for it.
+    expect(shopSpec({}, source.replace(/\/\/ Keeps the general[^\n]*\n/, '')).spec).not.toHaveProperty('serviceComments')
   })
 
   it('describe_tool answers the whole definition as structured content', async () => {
@@ -222,6 +280,36 @@ describe('names, collisions and auto', () => {
     )
     expect(() => Server.builder('z').discovery('search', { call: 'search_tools' })).toThrow(/the three discoveryNames must differ/)
     expect(() => Server.builder('z').discovery('lots' as never)).toThrow(/discovery must be one of auto, tools, search, got "lots"/)
+  })
+
+  it("a hit's token cost is the build's exact count; auto decides on the counts a spec carries, estimating only without one", async () => {
+    const built = shopSpec({ discovery: { mode: 'search' } })
+    const exact = new Map(built.costs().map((c) => [c.name, c.tokens]))
+    const server = createProtoServer(built.spec)
+    const hits = (await search(server, 'order')).structuredContent as { tools: Array<{ name: string; tokens: number }> }
+    expect(hits.tools.length).toBeGreaterThan(2)
+    for (const hit of hits.tools) expect(hit.tokens, hit.name).toBe(exact.get(hit.name))
+    const described = await server.call('describe_tool', { name: 'GetOrder' })
+    expect((described.structuredContent as { tokens: number }).tokens).toBe(exact.get('GetOrder'))
+    // Four characters a token would say otherwise for at least one of them (the estimate is not what is shown).
+    const estimate = (t: { name: string; description?: string; inputSchema: unknown }) =>
+      Math.ceil(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }).length / 4)
+    expect(built.spec.tools.some((t) => estimate(t) !== t.tokens)).toBe(true)
+    // auto: four tools (three visible without orders.write) whose counts pass 30,000 tokens list the meta-tools; without counts (full, a small list) the estimate decides.
+    const auto = shopSpec({})
+    expect(createProtoServer(auto.spec).listTools()).toHaveLength(3)
+    const heavy = { ...auto.spec, tools: auto.spec.tools.map((t) => ({ ...t, tokens: 8_000 })) }
+    expect(
+      createProtoServer(heavy)
+        .listTools()
+        .map((t) => t.name),
+    ).toEqual(META)
+    const full = shopSpec({ profile: 'full' })
+    expect(full.spec.tools.every((t) => t.tokens === undefined)).toBe(true)
+    expect(createProtoServer(full.spec).listTools()).toHaveLength(3)
+    const hit = (await search(createProtoServer(shopSpec({ profile: 'full', discovery: { mode: 'search' } }).spec), 'GetOrder'))
+      .structuredContent as { tools: Array<{ tokens: number }> }
+    expect(hit.tools[0]!.tokens).toBe(estimate(full.spec.tools.find((t) => t.name === 'GetOrder')!))
   })
 
   it('auto lists tools up to 40 and the meta-tools above, with a build warning naming the option', () => {

@@ -22,6 +22,7 @@ import {
   metaEntries,
   metaListings,
   searchMode,
+  strictMeta,
   unwrapCall,
   type DiscoverySettings,
   type Unwrapped,
@@ -186,7 +187,7 @@ export class ServerState {
 
   /** The `tools/list` answer for this caller, from one snapshot (wholly old or wholly new). */
   listTools(authInfo: unknown): readonly ListedTool[] {
-    if (this.searching) return metaListings(this.#discovery.names)
+    if (this.searching) return metaListings(this.#discovery.names, strictMeta(this.tools))
     const set = this.tools
     if (!set.gated) return set.listed
     const scopes = scopesOf(authInfo)

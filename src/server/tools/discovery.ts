@@ -79,6 +79,22 @@ export function estimatedTokens(listed: ListedTool): number {
   return Math.ceil(JSON.stringify({ name: listed.name, description: listed.description, inputSchema: listed.inputSchema }).length / 4)
 }
 
+/**
+ * What a tool costs a model: the exact o200k count the build made (a proto
+ * tool's `tokens`, the type tool's `toolTokens`) while its listing is the
+ * one counted, else {@link estimatedTokens}. Generated modules count nothing.
+ */
+export function toolTokens(entry: ToolEntry): number {
+  const { listed } = entry
+  const counted = (tool: { name: string; description?: string; inputSchema: unknown }): boolean =>
+    listed.name === tool.name && listed.description === tool.description && listed.inputSchema === tool.inputSchema
+  const spec = entry.proto?.tool.spec
+  if (spec?.tokens !== undefined && counted(spec)) return spec.tokens
+  const detail = entry.types?.length === 1 ? entry.types[0]!.detail : undefined
+  if (detail?.toolTokens !== undefined && counted(detail.tool)) return detail.toolTokens
+  return estimatedTokens(listed)
+}
+
 /** What `auto` resolved to for each snapshot. */
 const resolved = new WeakMap<ToolSet, 'tools' | 'search'>()
 
@@ -87,7 +103,8 @@ export function searchMode(settings: DiscoverySettings, set: ToolSet): boolean {
   if (settings.mode !== 'auto') return settings.mode === 'search'
   let mode = resolved.get(set)
   if (mode === undefined) {
-    const tokens = set.listed.reduce((sum, t) => sum + estimatedTokens(t), 0)
+    let tokens = 0
+    for (const entry of set.byName.values()) tokens += toolTokens(entry)
     resolved.set(set, (mode = autoMode(set.listed.length, tokens)))
   }
   return mode === 'search'
@@ -100,19 +117,50 @@ export const DISCOVERY_META_KEY = 'io.github.unplugin-proto-mcp/discovery'
 const listings = new Map<string, readonly ListedTool[]>()
 
 /** The meta-tools' listings for `names`. */
-export function metaListings(names: DiscoveryNames): readonly ListedTool[] {
-  const key = `${names.search}\n${names.describe}\n${names.call}`
+export function metaListings(names: DiscoveryNames, strict = false): readonly ListedTool[] {
+  const key = `${names.search}\n${names.describe}\n${names.call}\n${strict}`
   let listed = listings.get(key)
   if (listed === undefined) {
     const roles = ['search', 'describe', 'call']
-    listed = Object.freeze(makeListings(names).map((tool, i) => ({ ...tool, _meta: { [DISCOVERY_META_KEY]: roles[i] } })))
+    listed = Object.freeze(makeListings(names, strict).map((tool, i) => ({ ...tool, _meta: { [DISCOVERY_META_KEY]: roles[i] } })))
     listings.set(key, listed)
   }
   return listed
 }
 
-function makeListings(names: DiscoveryNames): ListedTool[] {
+/**
+ * Whether `set` lists the meta-tools in the strict shape: all its proto
+ * tools are of `strict` tables (OpenAI's strict mode: every object closed,
+ * every property required, an optional one nullable, no open object).
+ * One shape cannot pass every client: the strict sets need
+ * `additionalProperties: false`, Gemini's `parameters` refuses the keyword,
+ * so the meta-tools follow the profile the server's tools chose.
+ */
+export function strictMeta(set: ToolSet): boolean {
+  return set.tables.length > 0 && set.tables.every((table) => table.profile === 'strict')
+}
+
+function makeListings(names: DiscoveryNames, strict: boolean): ListedTool[] {
   const nameProperty = { type: 'string', description: `A tool name ${names.search} answered` }
+  if (strict) {
+    const closed = (properties: Record<string, unknown>) => ({
+      type: 'object',
+      properties,
+      required: Object.keys(properties),
+      additionalProperties: false,
+    })
+    return makeListings(names, false).map((tool) => {
+      const properties = { ...(tool.inputSchema.properties as Record<string, Record<string, unknown>>) }
+      if (properties.limit) properties.limit = { ...properties.limit, type: ['integer', 'null'] }
+      if (properties.arguments) {
+        properties.arguments = {
+          type: 'string',
+          description: `The tool's arguments as the JSON text of an object, e.g. '{"id":"a"}' ('{}' for none)`,
+        }
+      }
+      return { ...tool, inputSchema: closed(properties) }
+    })
+  }
   return [
     {
       name: names.search,
@@ -209,7 +257,9 @@ async function searchTools(source: DiscoverySource, args: unknown, context: Call
   const tool = names.search
   const checked = argumentsOf(tool, args)
   if ('content' in checked) return checked as ToolCallResult
-  const { query, limit = DEFAULT_LIMIT } = checked
+  // null is how a strict-mode client leaves out an optional argument.
+  const { query } = checked
+  const limit = checked.limit ?? DEFAULT_LIMIT
   if (typeof query !== 'string') return toolError(`${tool}: query must be a string, got ${query === undefined ? 'none' : showValue(query)}`)
   if (query.trim() === '') return toolError(`${tool}: query is empty: say in words what the tool should do (e.g. "list documents")`)
   if (query.length > MAX_QUERY_CHARS) {
@@ -224,12 +274,13 @@ async function searchTools(source: DiscoverySource, args: unknown, context: Call
     .rank(query, visible)
     .slice(0, limit)
     .map((name) => {
-      const listed = set.byName.get(name)!.listed
+      const entry = set.byName.get(name)!
+      const { listed } = entry
       const hit: Record<string, unknown> = { name }
       if (typeof listed.title === 'string') hit.title = listed.title
       hit.summary = firstSentence(listed.description)
       if (listed.annotations !== undefined) hit.annotations = listed.annotations
-      hit.tokens = estimatedTokens(listed)
+      hit.tokens = toolTokens(entry)
       return hit
     })
   return jsonResult({ tools: hits })
@@ -246,12 +297,12 @@ function describeTool(source: DiscoverySource, args: unknown, context: CallConte
   if (entry === undefined || !source.visible(entry, context.authInfo)) {
     return unknownName(names.describe, name, visibleNames(source, context.authInfo), names)
   }
-  return jsonResult({ ...entry.listed, tokens: estimatedTokens(entry.listed) })
+  return jsonResult({ ...entry.listed, tokens: toolTokens(entry) })
 }
 
 /** The two meta-tools that answer themselves (call_tool is unwrapped by {@link unwrapCall} instead). */
 export function metaEntries(source: DiscoverySource): Map<string, ToolEntry> {
-  const [search, describe] = metaListings(source.discovery.names)
+  const [search, describe] = metaListings(source.discovery.names, strictMeta(source.tools))
   return new Map([
     [search!.name, { listed: search!, call: (args, context) => searchTools(source, args, context) }],
     [describe!.name, { listed: describe!, call: (args, context) => Promise.resolve(describeTool(source, args, context)) }],

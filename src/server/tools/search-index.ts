@@ -69,6 +69,8 @@ interface ToolDocument {
   title: string
   description: string
   rpc: string
+  /** The comment of the proto service the tool's RPC belongs to. */
+  service: string
   fields: string
   messages: string
 }
@@ -83,13 +85,15 @@ function documentOf(entry: ToolEntry): ToolDocument {
     title: typeof listed.title === 'string' ? listed.title : '',
     description: listed.description,
     rpc: spec === undefined ? '' : `${spec.service} ${spec.method}`,
+    // A table of an older module has no comments (`?.`).
+    service: spec === undefined ? '' : (entry.proto?.table.serviceComments?.get(spec.service) ?? ''),
     fields: [...propertyNames(listed.inputSchema, new Set())].join(' '),
     messages: spec === undefined ? '' : `${shortName(spec.requestType)} ${shortName(spec.responseType)}`,
   }
 }
 
 /** How much a match in each field counts (a name match most). */
-const BOOST = { name: 3, title: 2, description: 1, rpc: 1.5, fields: 0.5, messages: 1 }
+const BOOST = { name: 3, title: 2, description: 1, rpc: 1.5, service: 0.5, fields: 0.5, messages: 1 }
 
 /** A tool set's index: the tool names ranked for a query. */
 export class ToolIndex {

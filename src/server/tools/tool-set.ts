@@ -125,7 +125,10 @@ export function copyTable(table: ToolTable): ToolTable {
     byName.set(copy.name, copy)
     return copy
   })
-  const copy = { tools, byName, services: table.services } as Omit<ToolTable, 'root'> as ToolTable
+  const copy = { tools, byName, services: table.services, serviceComments: table.serviceComments, profile: table.profile } as Omit<
+    ToolTable,
+    'root'
+  > as ToolTable
   return Object.defineProperty(copy, 'root', { get: () => table.root, enumerable: true, configurable: true })
 }
 
