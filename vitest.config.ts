@@ -51,6 +51,20 @@ const SOURCE_ENTRIES = {
  */
 const UNIT_ON_FORKS = ['test/runtime/backend-types.test.ts', 'test/runtime/pipeline-failures.test.ts']
 
+/**
+ * Server files that cannot share a process with others: the global
+ * OpenTelemetry providers they register (telemetry.test.ts), a module
+ * wrapped by `vi.mock`, which holds only where the module graph loads
+ * afresh (fast-call-auth.test.ts, session-fast-call.test.ts), runtime copies
+ * evaluated afresh by `vi.resetModules` (two-runtime-copies.test.ts).
+ */
+const SERVER_ON_FORKS = [
+  'test/server/telemetry.test.ts',
+  'test/server/fast-call-auth.test.ts',
+  'test/server/session-fast-call.test.ts',
+  'test/server/two-runtime-copies.test.ts',
+]
+
 const shared = {
   testTimeout: 60_000,
   hookTimeout: 120_000,
@@ -88,6 +102,18 @@ export default defineConfig({
           ...shared,
           name: 'server',
           include: SERVER,
+          exclude: SERVER_ON_FORKS,
+          // Each worker process runs many files, paying vitest's start and the imports once.
+          pool: 'forks',
+          isolate: false,
+          globalSetup: ['test/helpers/setup-build.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'server-forks',
+          include: SERVER_ON_FORKS,
           pool: 'forks',
           globalSetup: ['test/helpers/setup-build.ts'],
         },
