@@ -29,6 +29,16 @@ const SYSTEM = [
 ]
 
 /**
+ * System files that share their worker processes (the `system-shared` project,
+ * `isolate: false`): they run the built command, dist/ and tsc, in child
+ * processes or in the test's own, and leave no global behind. The rest of
+ * the system tier runs a file per process: Vite's dev server and the `?mcp`
+ * modules' hot-reload globals (dev/, reliability/), bundlers loading the
+ * plugin (bundlers/), Chromium, the fleet on Postgres, other runtimes.
+ */
+const SYSTEM_SHARED = ['test/{cli,contract,corpus,descriptors,types}/**/*.test.ts', ...UNIT_FOLDERS_ON_THE_BUILD]
+
+/**
  * They run after the rest, one at a time: fleet.test.ts stops and starts the shared Postgres, and
  * outage.test.ts and soak.test.ts measure a server on it through an outage of their own.
  */
@@ -123,9 +133,19 @@ export default defineConfig({
           ...shared,
           name: 'system',
           include: SYSTEM,
-          exclude: AFTER_THE_FLEET,
+          exclude: [...AFTER_THE_FLEET, ...SYSTEM_SHARED],
           pool: 'forks',
           globalSetup: ['test/helpers/setup-build.ts', 'test/helpers/setup-postgres.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'system-shared',
+          include: SYSTEM_SHARED,
+          pool: 'forks',
+          isolate: false,
+          globalSetup: ['test/helpers/setup-build.ts'],
         },
       },
       {
