@@ -29,6 +29,16 @@ const SYSTEM = [
 ]
 
 /**
+ * System files that share their worker processes (the `system-shared` project,
+ * `isolate: false`): they run the built command, dist/ and tsc, in child
+ * processes or in the test's own, and leave no global behind. The rest of
+ * the system tier runs a file per process: Vite's dev server and the `?mcp`
+ * modules' hot-reload globals (dev/, reliability/), bundlers loading the
+ * plugin (bundlers/), Chromium, the fleet on Postgres, other runtimes.
+ */
+const SYSTEM_SHARED = ['test/{cli,contract,corpus,descriptors,types}/**/*.test.ts', ...UNIT_FOLDERS_ON_THE_BUILD]
+
+/**
  * They run after the rest, one at a time: fleet.test.ts stops and starts the shared Postgres, and
  * outage.test.ts and soak.test.ts measure a server on it through an outage of their own.
  */
@@ -50,6 +60,20 @@ const SOURCE_ENTRIES = {
  * stack size (pipeline-failures.test.ts).
  */
 const UNIT_ON_FORKS = ['test/runtime/backend-types.test.ts', 'test/runtime/pipeline-failures.test.ts']
+
+/**
+ * Server files that cannot share a process with others: the global
+ * OpenTelemetry providers they register (telemetry.test.ts), a module
+ * wrapped by `vi.mock`, which holds only where the module graph loads
+ * afresh (modern-tool-call-auth.test.ts, session-tool-call.test.ts), runtime copies
+ * evaluated afresh by `vi.resetModules` (two-runtime-copies.test.ts).
+ */
+const SERVER_ON_FORKS = [
+  'test/server/telemetry.test.ts',
+  'test/server/modern-tool-call-auth.test.ts',
+  'test/server/session-tool-call.test.ts',
+  'test/server/two-runtime-copies.test.ts',
+]
 
 const shared = {
   testTimeout: 60_000,
@@ -88,6 +112,18 @@ export default defineConfig({
           ...shared,
           name: 'server',
           include: SERVER,
+          exclude: SERVER_ON_FORKS,
+          // Each worker process runs many files, paying vitest's start and the imports once.
+          pool: 'forks',
+          isolate: false,
+          globalSetup: ['test/helpers/setup-build.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'server-forks',
+          include: SERVER_ON_FORKS,
           pool: 'forks',
           globalSetup: ['test/helpers/setup-build.ts'],
         },
@@ -97,9 +133,19 @@ export default defineConfig({
           ...shared,
           name: 'system',
           include: SYSTEM,
-          exclude: AFTER_THE_FLEET,
+          exclude: [...AFTER_THE_FLEET, ...SYSTEM_SHARED],
           pool: 'forks',
           globalSetup: ['test/helpers/setup-build.ts', 'test/helpers/setup-postgres.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'system-shared',
+          include: SYSTEM_SHARED,
+          pool: 'forks',
+          isolate: false,
+          globalSetup: ['test/helpers/setup-build.ts'],
         },
       },
       {

@@ -53,7 +53,7 @@ describe('the test tiers', () => {
 
   it('the check can fail: a test file in a folder no project names runs nowhere', () => {
     expect(projectsOf('test/somewhere-new/a.test.ts')).toEqual([])
-    expect(projectsOf('test/proto/nesting.test.ts')).toEqual(['system'])
+    expect(projectsOf('test/proto/nesting.test.ts')).toEqual(['system-shared'])
   })
 
   it('no test file builds the package: the global setup does, once per run', () => {

@@ -153,14 +153,22 @@ describe('proto-mcp serve: --discovery', () => {
     const dir = writeProtos({
       'two.proto': 'syntax = "proto3";\npackage one.v1;\nmessage M { string s = 1; }\nservice A { rpc Ping(M) returns (M); }\n',
     })
-    const verbose = await runCli(cli, ['serve', join(dir, 'two.proto'), '--grpc', grpcServer.address, '--verbose', '--discovery', 'search'])
-    expect(verbose.stderr).toContain(
-      'proto-mcp: note: discovery search: search (lists search_tools, describe_tool, call_tool instead of the 1 tools)\n',
-    )
     const plain = await runCli(cli, ['serve', join(dir, 'two.proto'), '--grpc', grpcServer.address, '--verbose'])
     expect(plain.stderr).toContain('proto-mcp: note: discovery auto: tools (lists all 1 tools)\n')
-    const { client } = await stdioClient([join(dir, 'two.proto'), '--grpc', grpcServer.address, '--discovery', 'search'])
+    // One server for the verbose note and the calls: the note is printed before it serves.
+    const { client, stderr } = await stdioClient([
+      join(dir, 'two.proto'),
+      '--grpc',
+      grpcServer.address,
+      '--verbose',
+      '--discovery',
+      'search',
+    ])
     try {
+      await vi.waitFor(() => expect(stderr()).toContain('proto-mcp: serving'))
+      expect(stderr()).toContain(
+        'proto-mcp: note: discovery search: search (lists search_tools, describe_tool, call_tool instead of the 1 tools)\n',
+      )
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['search_tools', 'describe_tool', 'call_tool'])
       const found = await client.callTool({ name: 'search_tools', arguments: { query: 'ping' } })
       expect((found.structuredContent as { tools: Array<{ name: string }> }).tools[0]!.name).toBe('Ping')
