@@ -351,6 +351,36 @@ describe('task status notifications (subscriptions/listen with taskIds, HTTP)', 
     stream.close()
   })
 
+  it('a change between the read for the acknowledgment and the watch still reaches the stream', async () => {
+    // The listen's read of the task returns its state, then holds until the task has changed: the change falls in the gap.
+    let stall = false
+    class Stalled extends MemoryTaskStore {
+      override async get(taskId: string) {
+        const read = await super.get(taskId)
+        if (!stall || read === undefined) return read
+        stall = false
+        for (let i = 0; i < 200 && (await super.get(taskId))?.status === read.status; i++) await sleep(10)
+        return read
+      }
+    }
+    const stalled = await serve({ store: new Stalled() })
+    const started = await modernRequest(
+      stalled.url,
+      'tools/call',
+      { name: 'Export', arguments: { table: 'gap' } },
+      { capabilities: { ...TASKS, elicitation: {} } },
+    )
+    const task = started.body.result!
+    const before = (await modernRequest(stalled.url, 'tasks/get', { taskId: task.taskId }, { capabilities: TASKS })).body.result!
+    expect(before.status).toBe('working')
+    stall = true
+    const stream = await listen(stalled.url, { taskIds: [task.taskId] })
+    expect((await stream.next()).params.notifications).toEqual({ taskIds: [task.taskId] })
+    const note = await stream.next()
+    expect(note).toMatchObject({ method: 'notifications/tasks', params: { taskId: task.taskId, status: 'input_required' } })
+    stream.close()
+  })
+
   it('without the extension: -32021, HTTP 400; another caller’s task is not acknowledged', async () => {
     const refused = await listen(http.url, { taskIds: ['x'] }, { capabilities: {} })
     expect(refused.response.status).toBe(400)

@@ -67,6 +67,7 @@ export async function taskListen(state: ListenHost, message: unknown, request: R
     return Response.json({ jsonrpc: '2.0', id, error: { code: -32603, message: (error as Error).message } }, { status: 503 })
   }
   const taskIds = distinct.filter((_, i) => found[i] !== undefined && found[i]!.owner === owner)
+  const readAt = new Map(found.flatMap((task) => (task === undefined ? [] : [[task.taskId, task.lastUpdatedAt] as const])))
   const asked = m.params?.notifications ?? {}
   const honored: Record<string, unknown> = { taskIds }
   for (const bit of Object.values(LIST_BITS)) if (asked[bit] === true) honored[bit] = true
@@ -74,7 +75,7 @@ export async function taskListen(state: ListenHost, message: unknown, request: R
     ? asked.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
     : []
   if (uris.length > 0) honored.resourceSubscriptions = uris
-  return new Response(listenStream(state, id, honored, taskIds, uris, request.signal), {
+  return new Response(listenStream(state, id, honored, taskIds, readAt, uris, request.signal), {
     status: 200,
     headers: {
       'content-type': 'text/event-stream',
@@ -91,6 +92,7 @@ function listenStream(
   id: string | number | null,
   honored: Record<string, unknown>,
   taskIds: readonly string[],
+  readAt: ReadonlyMap<string, number>,
   uris: readonly string[],
   signal: AbortSignal,
 ): ReadableStream<Uint8Array> {
@@ -120,6 +122,33 @@ function listenStream(
       // Already closed by the client going away.
     }
   }
+  /**
+   * Each change of a task from the state read for the acknowledgment on. A change between that read
+   * and the watch (a task reaching input_required meanwhile) is sent once from a second read, unless
+   * the watch has sent a state by then; a state is never sent twice in a row.
+   */
+  const watchFromRead = (taskId: string): void => {
+    let lastSent: string | undefined
+    let watched = false
+    const notify = (task: StoredTask): void => {
+      const key = `${task.status}@${task.lastUpdatedAt}`
+      if (key === lastSent) return
+      lastSent = key
+      send('notifications/tasks', taskView(task, true))
+    }
+    stops.push(
+      watchTask(state, taskId, (task) => {
+        watched = true
+        notify(task)
+      }),
+    )
+    state.tasks.store.get(taskId).then(
+      (task) => {
+        if (!watched && !closed && task !== undefined && task.lastUpdatedAt !== readAt.get(taskId)) notify(task)
+      },
+      () => {},
+    )
+  }
   return new ReadableStream<Uint8Array>({
     start(c) {
       controller = c
@@ -131,7 +160,7 @@ function listenStream(
       )
       if (uris.length > 0)
         stops.push(onResourceUpdated(state, (uri) => uris.includes(uri) && send('notifications/resources/updated', { uri })))
-      for (const taskId of taskIds) stops.push(watchTask(state, taskId, (task) => send('notifications/tasks', taskView(task, true))))
+      for (const taskId of taskIds) watchFromRead(taskId)
       const alive = setInterval(() => write(': keepalive\n\n'), KEEP_ALIVE_MS)
       ;(alive as { unref?: () => void }).unref?.()
       stops.push(() => clearInterval(alive))
