@@ -12,7 +12,7 @@ import { isDescriptorSetFile, loadDescriptorSet, loadProto } from '../proto/inde
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { DEFAULT_PROFILE } from '../contract/index.ts'
 import { buildPrompts, buildTools, protoResources, serviceCommentsKey } from '../schema/index.ts'
-import type { BuildToolsOptions, Profile, ToolCost, ToolSchema, TypeDetailSpec } from '../schema/index.ts'
+import type { BuildToolsOptions, JsonSchema, Profile, ToolCost, ToolSchema, TypeDetailSpec } from '../schema/index.ts'
 import {
   resourceListing,
   serviceMethods,
@@ -75,6 +75,8 @@ export interface ProtoTools {
   tools: ToolSchema[]
   /** What the run-time lenient pass reads; absent in `topeka`. */
   lenient?: LenientPlan
+  /** `portable`/`strict`: the `full` validation schemas of the recursive messages (`buildTools`'s `deep`). */
+  deep?: Record<string, JsonSchema>
   /** The proto and schema stages' warnings, in stage order. */
   warnings: BuildWarning[]
   /** The verbose report: what the schemas leave out (e.g. `buf.validate` CEL rules). */
@@ -136,6 +138,7 @@ export function buildProtoTools(source: string | ModelSource, options: ProtoTool
     profile,
     tools: built.tools,
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
+    ...(built.deep === undefined ? {} : { deep: built.deep }),
     warnings: [...model.warnings, ...built.warnings, ...resources.warnings],
     notes: built.notes,
     ...(built.types === undefined ? {} : { types: built.types }),
@@ -179,6 +182,7 @@ export function emitModuleSource(built: ProtoTools, options: ModuleSourceOptions
     profile: built.profile,
     hmr: options.hmr ?? false,
     ...(built.lenient ? { lenient: built.lenient } : {}),
+    ...(built.deep ? { deep: built.deep } : {}),
     ...(built.types ? { types: built.types } : {}),
     ...(built.discovery ? { discovery: built.discovery } : {}),
     ...(built.prompts ? { prompts: built.prompts } : {}),
@@ -216,9 +220,11 @@ export function costNote(cost: ToolCost): string {
  */
 export function compileInProcess(built: ProtoTools): InProcessSpec {
   // The validator checks the exact schema where the advertised one says less (portable, strict).
+  // The recursive messages' `full` validators after the tools' (one Ajv: shared schemas compiled once).
+  const deep = Object.entries(built.deep ?? {})
   const compiled = compileValidatorsInProcess(
-    built.tools.map((tool) => tool.validationSchema ?? tool.inputSchema),
-    built.tools.map((tool) => tool.name),
+    [...built.tools.map((tool) => tool.validationSchema ?? tool.inputSchema), ...deep.map(([, schema]) => schema)],
+    [...built.tools.map((tool) => tool.name), ...deep.map(([type]) => `(deep ${type})`)],
   )
   // Ajv's own warnings (an unknown format) join the build's instead of going to the console.
   const tools = built.tools.map(({ validationSchema: _, ...tool }, i): ProtoToolSpec => ({ ...tool, validate: compiled.validators[i]! }))
@@ -231,6 +237,9 @@ export function compileInProcess(built: ProtoTools): InProcessSpec {
     services: serviceMethods(built.model.services),
     ...serviceCommentsKey(built.model.services),
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
+    ...(deep.length === 0
+      ? {}
+      : { deep: Object.fromEntries(deep.map(([type], i) => [type, compiled.validators[built.tools.length + i]!] as const)) }),
     ...(built.types === undefined ? {} : { types: built.types }),
     ...(built.discovery === undefined ? {} : { discovery: built.discovery }),
     ...(built.prompts === undefined ? {} : { prompts: built.prompts }),

@@ -7,7 +7,7 @@ import { basename } from 'node:path'
 import { codegenImports, CODEGEN_MODULE, CREATE_SERVER, serviceMethods, TOOL_SPEC_KEYS, type Profile } from '../contract/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { serviceComments, sortKeys } from '../schema/index.ts'
-import type { ToolSchema } from '../schema/index.ts'
+import type { JsonSchema, ToolSchema } from '../schema/index.ts'
 import { compileValidators } from './compile-validators.ts'
 import { emitCodecs } from './emit-codec.ts'
 import { emitDefaultExport } from './emit-hmr.ts'
@@ -31,6 +31,8 @@ export interface EmitModuleOptions {
   hmr?: boolean
   /** The lenient pass's table (`buildTools`'s `lenient`): every spelling protobuf JSON reads is accepted. */
   lenient?: unknown
+  /** The `full` validation schemas of the recursive messages (`buildTools`'s `deep`), compiled as `deep` of the spec. */
+  deep?: Record<string, JsonSchema>
   /** The type tool and its answers (`buildTools`'s `types`), when the token budget cut something. */
   types?: unknown
   /** Tool discovery, when the build was given it (`ProtoServerSpec.discovery`). */
@@ -152,9 +154,14 @@ export function emitModuleWithWarnings(
   // Sorted before compiling, so the validator embeds exactly what clients see.
   const inputSchemas = tools.map((tool) => sortKeys(tool.inputSchema))
   // The validator checks the exact schema where the advertised one says less (portable, strict).
+  // The recursive messages' `full` validators come after the tools' (one Ajv: shared schemas emitted once).
+  const deep = Object.entries(options.deep ?? {})
   const validators = compileValidators(
-    tools.map((tool, i) => (tool.validationSchema === undefined ? inputSchemas[i]! : sortKeys(tool.validationSchema))),
-    tools.map((tool) => tool.name),
+    [
+      ...tools.map((tool, i) => (tool.validationSchema === undefined ? inputSchemas[i]! : sortKeys(tool.validationSchema))),
+      ...deep.map(([, schema]) => sortKeys(schema)),
+    ],
+    [...tools.map((tool) => tool.name), ...deep.map(([type]) => `(deep ${type})`)],
   )
   const codecs = emitCodecs(model.descriptor, tools)
   const imports = [CREATE_SERVER, ...validators.helpers, ...codecs.imports].sort()
@@ -197,6 +204,14 @@ export function emitModuleWithWarnings(
           `const lenient = ${json(sortKeys(options.lenient))}`,
           '',
         ]),
+    ...(deep.length === 0
+      ? []
+      : [
+          // Computed keys: a type named `__proto__` stays an own key.
+          '// The full validators of the recursive messages: what a client sends as JSON text past the recursion depth is checked by them.',
+          `const deep = {${deep.map(([type], i) => `[${JSON.stringify(type)}]: ${validators.names[tools.length + i]!}`).join(', ')}}`,
+          '',
+        ]),
     ...(options.types === undefined
       ? []
       : ['// The type tool: the schemas of the messages the token budget cut, by name.', `const types = ${json(options.types)}`, '']),
@@ -210,7 +225,7 @@ export function emitModuleWithWarnings(
     emitDefaultExport(
       `${CREATE_SERVER}({ name: ${JSON.stringify(options.name)}, version: ${JSON.stringify(version)}, ` +
         `profile: ${JSON.stringify(profile)}, descriptor, tools, services${comments === undefined ? '' : ', serviceComments'}` +
-        `${options.lenient === undefined ? '' : ', lenient'}` +
+        `${options.lenient === undefined ? '' : ', lenient'}${deep.length === 0 ? '' : ', deep'}` +
         `${options.types === undefined ? '' : ', types'}${options.discovery === undefined ? '' : `, discovery: ${json(options.discovery)}`}` +
         `${options.prompts === undefined ? '' : `, prompts: ${json(options.prompts)}`}` +
         `${options.resources === undefined ? '' : ', resources'} })`,

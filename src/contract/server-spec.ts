@@ -119,6 +119,12 @@ export interface ProtoServerSpec {
   serviceComments?: Record<string, string>
   /** The lenient pass's table: every spelling protobuf JSON reads is accepted (every profile but `topeka`). */
   lenient?: LenientPlan
+  /**
+   * `portable`/`strict`: for each recursive message the requests reach, the
+   * validator of its `full` schema (recursion as `$ref`), which checks what a
+   * client sent as JSON text past `recursionDepth` (runtime/deep-rules.ts).
+   */
+  deep?: Record<string, ValidateFunction>
   /** The type tool, when the token budget cut a tool's schema. */
   types?: TypeDetailSpec
   /** Tool discovery (the `discovery` option), when not the default `auto` with the default names. */

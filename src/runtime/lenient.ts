@@ -280,16 +280,34 @@ export function needsProtoJson(plan: LenientPlan, type: string): boolean {
   return visit(type)
 }
 
+/** A value sent as JSON text past the recursion depth, parsed: `pointer` is where (in the advertised form), `type` its message. */
+export interface DeepPart {
+  pointer: string
+  type: string
+  value: unknown
+}
+
+const pointerKey = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1')
+
 /**
  * Validated arguments (advertised form) as protobuf JSON: entries become a
  * map object, JSON text is parsed, strict mode's `null`s mean "not set".
- * Throws {@link JsonTextError} for JSON text that does not parse.
+ * Throws {@link JsonTextError} for JSON text that does not parse. Each
+ * message parsed from JSON text past the recursion depth is pushed on
+ * `deep` (when given), for its `full` validator (runtime/pipeline.ts).
  */
-export function toProtoJson(plan: LenientPlan, type: string, args: unknown): unknown {
-  return messageToJson(plan, type, args, [type], '')
+export function toProtoJson(plan: LenientPlan, type: string, args: unknown, deep?: DeepPart[]): unknown {
+  return messageToJson({ plan, deep }, type, args, [type], '', '')
 }
 
-function messageToJson(plan: LenientPlan, type: string, value: unknown, stack: string[], path: string): unknown {
+/** What one protobuf JSON pass reads, and the parts it found past the recursion depth. */
+interface ToJson {
+  plan: LenientPlan
+  deep: DeepPart[] | undefined
+}
+
+function messageToJson(pass: ToJson, type: string, value: unknown, stack: string[], path: string, pointer: string): unknown {
+  const { plan } = pass
   const fields = fieldsOf(plan, type)
   if (!isRecord(value) || fields === undefined) return value
   const out: Obj = {}
@@ -298,6 +316,7 @@ function messageToJson(plan: LenientPlan, type: string, value: unknown, stack: s
     if (!own(out, f.j)) continue
     const v = out[f.j]
     const at = path ? `${path}.${f.j}` : f.j
+    const ptr = `${pointer}/${pointerKey(f.j)}`
     // Strict mode's null is "not set" (a NullValue is set by its name); elsewhere null is NullValue's value.
     if (v === null && (plan.strict || f.k !== 'null')) {
       delete out[f.j]
@@ -305,23 +324,24 @@ function messageToJson(plan: LenientPlan, type: string, value: unknown, stack: s
     }
     if (f.m !== undefined && Array.isArray(v)) {
       const map: Obj = {}
-      for (const entry of v as Obj[]) {
+      ;(v as Obj[]).forEach((entry, i) => {
         const key = String(entry.key)
         // As Go's protojson: a key given twice is an error, not the last one winning.
         if (Object.hasOwn(map, key)) throw new Error(`${at}: duplicate map key ${JSON.stringify(key)}`)
-        setOwn(map, key, valueToJson(plan, f, entry.value, stack, `${at}.${key}`))
-      }
+        setOwn(map, key, valueToJson(pass, f, entry.value, stack, `${at}.${key}`, `${ptr}/${i}/value`))
+      })
       out[f.j] = map
     } else if (f.r && Array.isArray(v)) {
-      out[f.j] = v.map((item, i) => valueToJson(plan, f, item, stack, `${at}.${i}`))
+      out[f.j] = v.map((item, i) => valueToJson(pass, f, item, stack, `${at}.${i}`, `${ptr}/${i}`))
     } else {
-      out[f.j] = valueToJson(plan, f, v, stack, at)
+      out[f.j] = valueToJson(pass, f, v, stack, at, ptr)
     }
   }
   return out
 }
 
-function valueToJson(plan: LenientPlan, f: LenientField, v: unknown, stack: string[], path: string): unknown {
+function valueToJson(pass: ToJson, f: LenientField, v: unknown, stack: string[], path: string, pointer: string): unknown {
+  const { plan } = pass
   const text = (): unknown => {
     try {
       return JSON.parse(v as string)
@@ -333,6 +353,33 @@ function valueToJson(plan: LenientPlan, f: LenientField, v: unknown, stack: stri
   }
   if (f.k === 'json' && typeof v === 'string') return text()
   if (f.k !== 'msg') return v
-  if (typeof v === 'string' && isPlaceholder(plan, f.t!, stack)) return text()
-  return messageToJson(plan, f.t!, v, [...stack, f.t!], path)
+  if (typeof v === 'string' && isPlaceholder(plan, f.t!, stack)) {
+    const value = text()
+    pass.deep?.push({ pointer, type: f.t!, value })
+    return value
+  }
+  return messageToJson(pass, f.t!, v, [...stack, f.t!], path, pointer)
+}
+
+const fullPlans = new WeakMap<LenientPlan, LenientPlan>()
+
+/**
+ * `plan` as `full` reads a request: no JSON text, maps as objects, no
+ * strict nulls; for checking a part parsed from JSON text against its
+ * `full` validator (after {@link coerceArguments} with it).
+ */
+export function fullPlanOf(plan: LenientPlan): LenientPlan {
+  let full = fullPlans.get(plan)
+  if (full === undefined) {
+    const messages: Record<string, LenientField[]> = {}
+    for (const [name, fields] of Object.entries(plan.messages))
+      setOwn(
+        messages,
+        name,
+        fields.map((f) => (f.k === 'json' ? { ...f, k: 'other' as const } : f)),
+      )
+    full = { portable: false, strict: false, depth: plan.depth, messages, enums: plan.enums }
+    fullPlans.set(plan, full)
+  }
+  return full
 }

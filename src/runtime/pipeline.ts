@@ -5,7 +5,7 @@
 import { backendErrorResult } from './backend-error.ts'
 import { decodeRequest } from './codec.ts'
 import { decodeText, encodeReply, messageOf } from './encode-reply.ts'
-import { coerceArguments, toProtoJson } from './lenient.ts'
+import { coerceArguments, fullPlanOf, toProtoJson, type DeepPart } from './lenient.ts'
 import { preloadProtobuf, protobufReady } from './load-protobuf.ts'
 import { sourceOf } from './number-source.ts'
 import { describeFailure, type DecodeFailure } from './protojson.ts'
@@ -14,7 +14,7 @@ import { callLongRunningTool } from './long-running.ts'
 import { callStreamingTool } from './streaming.ts'
 import { countRejected, spanEvent } from './otel.ts'
 import type { CompiledTool } from './tool-table.ts'
-import type { CallContext, ToolResult } from './types.ts'
+import type { CallContext, ToolResult, ValidationError } from './types.ts'
 import { INVALID_ARGUMENTS, renderValidationErrors } from './validation-text.ts'
 
 const EMPTY: Readonly<Record<string, never>> = Object.freeze({})
@@ -35,6 +35,48 @@ function validationFailure(tool: CompiledTool, input: unknown): string | undefin
     return error instanceof RangeError ? NESTED_TOO_DEEPLY : `${INVALID_ARGUMENTS}: ${messageOf(error)}`
   }
   return renderValidationErrors(validate.errors ?? [], input, tool.spec)
+}
+
+/**
+ * The tool error text of the parts sent as JSON text past the recursion
+ * depth that break their message's rules, `undefined` if all keep them:
+ * each part (read as `full` reads it) goes through its message's `full`
+ * validator, and its errors are told at their path in the arguments, as
+ * the tool's own validator tells them (docs/profiles.md).
+ */
+function deepFailure(tool: CompiledTool, parts: readonly DeepPart[]): string | undefined {
+  const plan = fullPlanOf(tool.lenient!)
+  const errors: ValidationError[] = []
+  // The failing parts at their pointers, for the texts that show a value.
+  const data: Record<string, unknown> = {}
+  for (const part of parts) {
+    const validate = Object.hasOwn(tool.deep!, part.type) ? tool.deep![part.type] : undefined
+    if (validate === undefined) continue
+    const value = coerceArguments(plan, part.type, part.value)
+    try {
+      if (validate(value)) continue
+    } catch (error) {
+      return error instanceof RangeError ? NESTED_TOO_DEEPLY : `${INVALID_ARGUMENTS}: ${messageOf(error)}`
+    }
+    placeAt(data, part.pointer, value)
+    for (const error of validate.errors ?? [])
+      errors.push({ ...error, instancePath: part.pointer + error.instancePath, schemaPath: part.pointer + error.schemaPath })
+  }
+  return errors.length === 0 ? undefined : renderValidationErrors(errors, data, tool.spec)
+}
+
+/** Sets `value` at the JSON pointer `pointer` of `data`, making the objects on the way (own keys only). */
+function placeAt(data: Record<string, unknown>, pointer: string, value: unknown): void {
+  const keys = pointer
+    .slice(1)
+    .split('/')
+    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
+  let at = data
+  keys.forEach((key, i) => {
+    const next = i === keys.length - 1 ? value : Object.hasOwn(at, key) ? at[key] : {}
+    Object.defineProperty(at, key, { value: next, enumerable: true, writable: true, configurable: true })
+    at = next as Record<string, unknown>
+  })
 }
 
 /**
@@ -71,10 +113,17 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
   }
   spanEvent('proto_mcp.validate')
   if (tool.rewrites) {
+    // Messages sent as JSON text past the recursion depth: the advertised schema said only "string" of them.
+    const deep: DeepPart[] | undefined = tool.deep === undefined ? undefined : []
     try {
-      input = toProtoJson(tool.lenient!, tool.spec.requestType, input)
+      input = toProtoJson(tool.lenient!, tool.spec.requestType, input, deep)
     } catch (error) {
       return toolError(`decoding arguments: ${messageOf(error)}`)
+    }
+    const broken = deep === undefined || deep.length === 0 ? undefined : deepFailure(tool, deep)
+    if (broken !== undefined) {
+      countRejected('validation')
+      return toolError(broken)
     }
   }
 

@@ -4,7 +4,7 @@
  */
 import type { Root, Type } from 'protobufjs'
 import { loadRoot } from './protojson.ts'
-import type { LenientPlan, ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceImplementation } from './types.ts'
+import type { LenientPlan, ProtoServerSpec, ProtoToolSpec, RpcHandler, ServiceImplementation, ValidateFunction } from './types.ts'
 import { needsProtoJson } from './lenient.ts'
 import { statusText } from './status.ts'
 import { runtimeError } from './errors.ts'
@@ -29,6 +29,8 @@ export interface CompiledTool {
   readonly lenient?: LenientPlan
   /** Whether validated arguments go through `toProtoJson` (map entries, JSON text, strict nulls). */
   readonly rewrites: boolean
+  /** The `full` validators of the recursive messages (the spec's `deep`): JSON text past the recursion depth is checked with them. */
+  readonly deep?: Readonly<Record<string, ValidateFunction>>
   /** A long-running tool's `google.longrunning.Operations` methods (GetOperation, CancelOperation) and their `this`, once bound. */
   operations?: { get?: RpcHandler; cancel?: RpcHandler; target: unknown }
   /** The most messages and bytes a server-streaming call collects (set by the bound backend; runtime/backend.ts has the defaults). */
@@ -78,6 +80,7 @@ export function compileToolTable(spec: ProtoServerSpec): ToolTable {
       ...(spec.lenient === undefined
         ? { rewrites: false }
         : { lenient: spec.lenient, rewrites: needsProtoJson(spec.lenient, tool.requestType) }),
+      ...(spec.deep === undefined ? {} : { deep: spec.deep }),
     } as Omit<CompiledTool, 'requestType' | 'responseType'> as CompiledTool
     let requestType: Type | undefined
     let responseType: Type | undefined

@@ -20,7 +20,7 @@ import { lenientPlan } from './lenient-plan.ts'
 import type { LenientPlan } from './lenient-plan.ts'
 import { DEFAULT_RECURSION_DEPTH, mayNote, messageSchema, messageSchemaWithin, type MessageSchemaOptions } from './message-schema.ts'
 import { isPortable } from './scalar-schema.ts'
-import { sortKeys } from './sort-keys.ts'
+import { setOwn, sortKeys } from './sort-keys.ts'
 import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
 import type { RpcName, ToolNames } from './tool-name.ts'
 import { methodFilter, methodGlobs } from './method-glob.ts'
@@ -149,6 +149,12 @@ export interface BuiltTools {
   notes: string[]
   /** What the run-time lenient pass reads of the tools' requests; absent in `topeka`. */
   lenient?: LenientPlan
+  /**
+   * `portable`/`strict`: the `full` validation schema (recursion as `$defs`)
+   * of each recursive message the requests reach, by full name: what a
+   * client sends as JSON text past `recursionDepth` is checked against it.
+   */
+  deep?: Record<string, JsonSchema>
   /** The type tool and its answers, when the token budget cut something. */
   types?: TypeDetailSpec
   /** Each tool's cost (the type tool's last), in listing order: counted when first asked for. */
@@ -231,11 +237,13 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
     options.recursionDepth,
     run.depths,
   )
+  const deep = run.portable && lenient !== undefined ? deepSchemas(model, lenient) : undefined
   return {
     tools,
     warnings: run.warnings,
     notes: [...run.notes],
     ...(lenient === undefined ? {} : { lenient }),
+    ...(deep === undefined ? {} : { deep }),
     ...(types === undefined ? {} : { types }),
     costs,
   }
@@ -560,6 +568,34 @@ function listWarnings(run: BuildRun, tools: readonly ToolSchema[], listed: reado
     )
   }
   return listCounted
+}
+
+/**
+ * The `full` validation schema of each message of `plan` that reaches itself
+ * (only those can sit past a recursion cut), by full name, sorted;
+ * `undefined` when none recurses.
+ */
+function deepSchemas(model: ProtoModel, plan: LenientPlan): Record<string, JsonSchema> | undefined {
+  const next = (name: string): string[] =>
+    (Object.hasOwn(plan.messages, name) ? plan.messages[name]! : []).filter((f) => f.k === 'msg').map((f) => f.t!)
+  const recursive = Object.keys(plan.messages)
+    .filter((name) => {
+      const seen = new Set<string>()
+      const queue = next(name)
+      while (queue.length > 0) {
+        const at = queue.pop()!
+        if (at === name) return true
+        if (seen.has(at)) continue
+        seen.add(at)
+        queue.push(...next(at))
+      }
+      return false
+    })
+    .sort()
+  if (recursive.length === 0) return undefined
+  const out: Record<string, JsonSchema> = {}
+  for (const name of recursive) setOwn(out, name, stripNotes(messageSchema(model, name, { profile: 'full', mode: 'input' })))
+  return out
 }
 
 /** The full names of the messages `roots` reach through their fields (well-known types left out), roots first. */

@@ -35,6 +35,7 @@ const PROTOS: Record<string, { importPaths?: string[] }> = {
   'fixtures/protos/editions/legacy-required.proto': {},
   'fixtures/protos/editions/reserved-names.proto': {},
   'fixtures/protos/grpc/counter.proto': {},
+  'fixtures/protos/grpc/deep-rules.proto': {},
   'fixtures/protos/grpc/exports.proto': {},
   'fixtures/protos/hardening/not-set.proto': {},
   'fixtures/protos/hardening/prototype-names.proto': {},
@@ -58,6 +59,7 @@ const PROTOS: Record<string, { importPaths?: string[] }> = {
  */
 const RECORDED: Record<'full' | 'topeka', Record<string, number[]>> = {
   full: {
+    'fixtures/protos/grpc/deep-rules.proto': [1, 0, 1, 0, 1, 1, 0, 0, 0, 0, 0],
     'fixtures/protos/hardening/not-set.proto': [2, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0],
     'fixtures/protos/hardening/prototype-names.proto': [3, 0, 3, 0, 3, 3, 0, 0, 0, 0, 0],
     'fixtures/protos/reflection/options.proto': [3, 0, 3, 0, 1, 3, 0, 1, 0, 0, 0],
@@ -89,6 +91,7 @@ const RECORDED: Record<'full' | 'topeka', Record<string, number[]>> = {
     'playground/vibe.proto': [16, 0, 14, 0, 6, 16, 0, 5, 0, 0, 0],
   },
   topeka: {
+    'fixtures/protos/grpc/deep-rules.proto': [1, 0, 1, 0, 1, 1, 0, 0, 0, 0, 0],
     'fixtures/protos/hardening/not-set.proto': [1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0],
     'fixtures/protos/hardening/prototype-names.proto': [3, 0, 3, 0, 3, 3, 0, 0, 0, 0, 0],
     'fixtures/protos/reflection/options.proto': [4, 0, 4, 0, 1, 4, 0, 0, 0, 0, 0],

@@ -5,8 +5,8 @@
  * each answer until the one before it is sent. So, before the fast paths
  * or the SDK see a request:
  * - past `maxRequestsPerConnection` requests in flight on its connection,
- *   or `maxRequestsPerCaller` of its caller, it is answered `429` at once
- *   (no tool runs);
+ *   or (once its token is verified) `maxRequestsPerCaller` of its caller,
+ *   it is answered `429` at once (no tool runs);
  * - a connection holding more than `maxUnsentBytes` of answers its client
  *   has not read is closed, and so is one whose client has read nothing
  *   for `writeTimeoutMs` while answers wait: its requests are cancelled
@@ -16,7 +16,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
-import { principalOf } from '../base/principal.ts'
+import { callerKey } from '../operate/operate.ts'
 import {
   DEFAULT_MAX_REQUESTS_PER_CALLER,
   DEFAULT_MAX_REQUESTS_PER_CONNECTION,
@@ -29,7 +29,10 @@ import type { Log } from '../base/logging.ts'
 export interface ConnectionLimitOptions {
   /** Requests one connection may have in flight (pipelined HTTP/1.1); one more is answered `429`. @default 4 */
   maxRequestsPerConnection?: number
-  /** Requests one caller (its `Authorization` header; callers without one are one caller) may have in flight; one more is answered `429`. @default 64 */
+  /**
+   * Requests one caller may have in flight; one more is answered `429`. The caller is the verified principal
+   * when the server checks tokens (counted after the check), else the session, else the client's address. @default 64
+   */
   maxRequestsPerCaller?: number
   /** Bytes of answers a connection may hold that its client has not read; past them it is closed. @default 16777216 (16 MiB) */
   maxUnsentBytes?: number
@@ -46,14 +49,19 @@ interface Connection {
 }
 
 /**
- * The guard of a Node handler: `admit(req, res)` is `false` when it answered
- * (or closed) the request itself. Counts free themselves as responses end.
+ * The guards of a Node handler, each `false` when it answered (or closed)
+ * the request itself; counts free themselves as responses end.
+ * `connection(req, res)` runs first, before anything reads the request;
+ * `caller(req, res)` once the caller is known (after the auth gate, which
+ * sets `req.auth`): a token is never a caller before it is verified.
  */
-export function connectionLimits(
-  options: ConnectionLimitOptions,
-  log: Log,
-  name: string,
-): (req: IncomingMessage, res: ServerResponse) => boolean {
+export interface ConnectionGuards {
+  connection(req: IncomingMessage, res: ServerResponse): boolean
+  caller(req: IncomingMessage, res: ServerResponse): boolean
+}
+
+/** {@link ConnectionGuards} of `options`. */
+export function connectionLimits(options: ConnectionLimitOptions, log: Log, name: string): ConnectionGuards {
   const perConnection = options.maxRequestsPerConnection ?? DEFAULT_MAX_REQUESTS_PER_CONNECTION
   const perCaller = options.maxRequestsPerCaller ?? DEFAULT_MAX_REQUESTS_PER_CALLER
   const maxUnsent = options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES
@@ -112,7 +120,7 @@ export function connectionLimits(
     return false
   }
 
-  return (req, res) => {
+  const connection = (req: IncomingMessage, res: ServerResponse): boolean => {
     const socket = req.socket
     let connection = connections.get(socket)
     if (connection === undefined) {
@@ -125,23 +133,30 @@ export function connectionLimits(
         `too many requests in flight on this connection: ${perConnection} (maxRequestsPerConnection); wait for their answers`,
       )
     }
-    // The caller as its credentials say, before anything reads them (an auth middleware's `req.auth` is the handler's to read).
-    const caller = principalOf(undefined, req.headers.authorization)
-    const held = callers.get(caller) ?? 0
-    if (held >= perCaller) {
-      return refuse(res, `too many requests in flight for this caller: ${perCaller} (maxRequestsPerCaller); wait for their answers`)
-    }
-    callers.set(caller, held + 1)
     connection.open.add(res)
     const open = connection
     res.once('close', () => {
       open.open.delete(res)
-      const left = (callers.get(caller) ?? 1) - 1
-      if (left > 0) callers.set(caller, left)
-      else callers.delete(caller)
       check(socket, open)
     })
     watchWrites(res, socket, connection)
     return true
   }
+  const caller = (req: IncomingMessage, res: ServerResponse): boolean => {
+    // The verified principal (the auth gate's `req.auth`, or an auth middleware's), else the session, else the address.
+    const session = req.headers['mcp-session-id']
+    const key = callerKey((req as { auth?: unknown }).auth, typeof session === 'string' ? session : undefined, req.socket?.remoteAddress)
+    const held = callers.get(key) ?? 0
+    if (held >= perCaller) {
+      return refuse(res, `too many requests in flight for this caller: ${perCaller} (maxRequestsPerCaller); wait for their answers`)
+    }
+    callers.set(key, held + 1)
+    res.once('close', () => {
+      const left = (callers.get(key) ?? 1) - 1
+      if (left > 0) callers.set(key, left)
+      else callers.delete(key)
+    })
+    return true
+  }
+  return { connection, caller }
 }

@@ -215,7 +215,7 @@ export function createNodeHandler(
   else if (hostCheck) guards.push(localhostHostValidation())
   guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
   const http = createSessionHandler(state, options, log)
-  const admit = connectionLimits(options, log, state.info.name)
+  const limits = connectionLimits(options, log, state.info.name)
   const serve = toNodeHandler(http, {
     maxRequestBodySize: MAX_BODY_BYTES,
     onerror: (error) => {
@@ -235,6 +235,7 @@ export function createNodeHandler(
    * A body in chunks is read here first, so that past the limit it gets the same 413 as a declared length (and goes to the SDK).
    */
   const pass = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!limits.caller(req, res)) return
     if (rateLimiterOf(state) !== undefined) {
       rateLimited(state, req, res).then((read) => read && dispatch(read, res), failed(res))
       return
@@ -276,7 +277,7 @@ export function createNodeHandler(
       res.setHeader('connection', 'close')
       return reply(res, 413, BODY_TOO_LARGE)
     }
-    if (!admit(req, res)) return
+    if (!limits.connection(req, res)) return
     // A POST's stream answers soon (its result); a GET stream may say nothing for long, so its headers go at once.
     if (req.method === 'GET') flushEventStreams(res)
     if (gate === undefined) return pass(req, res)
