@@ -259,9 +259,11 @@ export function fitLevels<L>(
   for (const level of levels) {
     const built = schema(level)
     const counted = options(level)
-    // A level that leaves out nothing more (no comments to cut) fits as the one before did: same schema, same frame around it.
+    // A level that leaves out nothing more (no comments to cut) fits as the one before did: same schema, same frame
+    // around it. Not when the one before had to fit whole and did not: this level may cut, so it is fitted.
     const frame = counted.frame({})
-    if (result !== undefined && previous !== undefined && frame === previous.frame && sameJson(built, previous.schema)) continue
+    const again = result !== undefined && (result.unfitted === undefined || wholeOnly(level))
+    if (again && previous !== undefined && frame === previous.frame && sameJson(built, previous.schema)) continue
     previous = { schema: built, frame, counted }
     result = { ...fitBudget(built, { ...counted, wholeOnly: wholeOnly(level) }), level }
     if (result.unfitted === undefined && accepted(result, level)) break

@@ -30,7 +30,7 @@ describe('plugin options', () => {
     [
       'an unknown key',
       { profiles: 'full' },
-      `${P}: unknown option "profiles" (did you mean "profile"?): the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, toolTokenBudget, typeTool, methods, discovery, discoveryNames, methodScopes, include, exclude, dts, dev`,
+      `${P}: unknown option "profiles" (did you mean "profile"?): the options are importPaths, profile, toolNames, verbose, recursionDepth, toolNameBudget, shortenToolNames, toolTokenBudget, typeTool, methods, discovery, discoveryNames, methodScopes, resourceScheme, listResources, include, exclude, dts, dev`,
     ],
     [
       'toolTokenBudget of 10',

@@ -235,7 +235,14 @@ export function createNodeHandler(
    * A body in chunks is read here first, so that past the limit it gets the same 413 as a declared length (and goes to the SDK).
    */
   const pass = (req: IncomingMessage, res: ServerResponse): void => {
-    if (!limits.caller(req, res)) return
+    // An auth middleware's `req.auth` getter may throw: a 500 and an error for the logger, never an uncaught exception.
+    let admitted: boolean
+    try {
+      admitted = limits.caller(req, res)
+    } catch (error) {
+      return failed(res)(error as Error)
+    }
+    if (!admitted) return
     if (rateLimiterOf(state) !== undefined) {
       rateLimited(state, req, res).then((read) => read && dispatch(read, res), failed(res))
       return
