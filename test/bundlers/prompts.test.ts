@@ -17,6 +17,7 @@ import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/st
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundle, createWorkspace, installRuntimePackage } from './harness.ts'
 import { CLIENTS, type ClientName } from './mcp-clients.ts'
+import { SET_VIBE_PROMPT } from '../helpers/vibes-prompts.ts'
 
 let ws = ''
 let file = ''
@@ -79,15 +80,7 @@ async function httpClient(flavour: ClientName): Promise<PromptClient> {
 async function check(client: PromptClient): Promise<void> {
   const { prompts } = await client.listPrompts()
   expect(prompts.map((p) => p.name)).toEqual(['vibe_report', 'set_vibe', 'explain_vibe', 'greet'])
-  expect(prompts[1]).toEqual({
-    name: 'set_vibe',
-    description: 'Asks the model to set a vibe.',
-    arguments: [
-      { name: 'region', description: 'The region whose vibe changes.', required: true },
-      { name: 'vibe', description: 'The new vibe. One of: CALM, LIVELY.', required: true },
-      { name: 'changeReason', description: 'Why it changes (optional).' },
-    ],
-  })
+  expect(prompts[1]).toEqual(SET_VIBE_PROMPT)
   expect(prompts[0]).toMatchObject({ name: 'vibe_report', title: 'Vibe report' })
   // (2026-07-28 results carry the server's `_meta` too.)
   const { _meta: _, ...got } = (await client.getPrompt({

@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { CLIENTS } from '../bundlers/mcp-clients.ts'
 import { builtCli, runCli } from '../helpers/cli.ts'
 import { REPO } from '../helpers/repo.ts'
+import { SET_VIBE_PROMPT } from '../helpers/vibes-prompts.ts'
 import { bufSet, httpSession, serveHttp, setDir, stdioSession } from '../descriptors/set-helpers.ts'
 
 const VIBES = join(REPO, 'fixtures/apps/prompts/vibes.proto')
@@ -35,20 +36,10 @@ beforeAll(() => {
 
 type AnyClient = Awaited<ReturnType<typeof stdioSession>>['client']
 
-const SET_VIBE = {
-  name: 'set_vibe',
-  description: 'Asks the model to set a vibe.',
-  arguments: [
-    { name: 'region', description: 'The region whose vibe changes.', required: true },
-    { name: 'vibe', description: 'The new vibe. One of: CALM, LIVELY.', required: true },
-    { name: 'changeReason', description: 'Why it changes (optional).' },
-  ],
-}
-
 async function check(client: AnyClient): Promise<void> {
   const { prompts } = await client.listPrompts()
   expect(prompts.map((p) => p.name)).toEqual(['vibe_report', 'set_vibe', 'explain_vibe'])
-  expect(prompts[1]).toEqual(SET_VIBE)
+  expect(prompts[1]).toEqual(SET_VIBE_PROMPT)
   const got = await client.getPrompt({ name: 'explain_vibe', arguments: { vibe: 'LIVELY' } })
   expect(got.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Explain the vibe LIVELY in one sentence.' } }])
   // An enum argument completes to its values.

@@ -11,6 +11,7 @@ import { isProtoError, protoErrorAt, type ProtoError } from '../../src/proto/err
 import { loadProto } from '../../src/proto/load-proto.ts'
 import { buildPrompts } from '../../src/schema/prompts.ts'
 import { REPO } from '../helpers/repo.ts'
+import { SET_VIBE_PROMPT } from '../helpers/vibes-prompts.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
 
 const VIBES = join(REPO, 'fixtures/apps/prompts/vibes.proto')
@@ -30,13 +31,7 @@ describe('prompts from the proto', () => {
         text: 'Write a {{tone}} report on the vibe in {{region}}.',
       },
       {
-        name: 'set_vibe',
-        description: 'Asks the model to set a vibe.',
-        arguments: [
-          { name: 'region', description: 'The region whose vibe changes.', required: true },
-          { name: 'vibe', description: 'The new vibe. One of: CALM, LIVELY.', required: true },
-          { name: 'changeReason', description: 'Why it changes (optional).' },
-        ],
+        ...SET_VIBE_PROMPT,
         // Written `{{ change_reason }}` (the proto name): kept by the argument's name.
         text: 'Set the vibe of {{region}} to {{vibe}}. Reason: {{changeReason}}.',
         // What completion/complete suggests for the enum argument.
