@@ -200,6 +200,29 @@ service Other {
     })
   })
 
+  it('describe_tool answers a message a placeholder names as describe_type does (search mode lists no type tool)', async () => {
+    const deep = `syntax = "proto3";
+package deep.v1;
+// A node of a tree. Each holds a label and children.
+message Node { string label = 1; repeated Node children = 2; Leaf leaf = 3; }
+// A leaf with its weight and a long note about what the weight means for the tree.
+message Leaf { double weight = 1; string note = 2; string unit = 3; string source = 4; }
+message Ack {}
+service Trees {
+  // Plants a whole tree.
+  rpc Plant(Node) returns (Ack);
+}
+`
+    const cut = createProtoServer(shopSpec({ discovery: { mode: 'search' }, toolTokenBudget: 120 }, deep).spec)
+    const listed = JSON.stringify((await cut.call('describe_tool', { name: 'Plant' })).structuredContent)
+    expect(listed).toContain('JSON text of deep.v1.Leaf; schema: describe_type')
+    const direct = await cut.call('describe_type', { type: 'deep.v1.Leaf' })
+    expect(direct.isError).toBe(false)
+    expect(await cut.call('describe_tool', { name: 'deep.v1.Leaf' })).toEqual(direct)
+    expect(await cut.call('describe_tool', { name: '.deep.v1.Leaf' })).toEqual(direct)
+    expect(text(await cut.call('describe_tool', { name: 'deep.v1.Twig' }))).toMatch(/^describe_tool: no tool is named "deep.v1.Twig"/)
+  })
+
   it('call_tool gives the result and error texts of a direct call', async () => {
     const cases: Array<[string, unknown]> = [
       ['GetOrder', { orderId: 'a' }],

@@ -182,7 +182,9 @@ function makeListings(names: DiscoveryNames, strict: boolean): ListedTool[] {
     },
     {
       name: names.describe,
-      description: `The whole definition of one tool: its input schema, output schema and annotations. Call it before ${names.call}.`,
+      description:
+        `The whole definition of one tool: its input schema, output schema and annotations. Call it before ${names.call}. ` +
+        'Given the full name of a message a schema leaves as JSON text (e.g. "pkg.v1.Filter"), that message\'s JSON Schema.',
       inputSchema: { type: 'object', properties: { name: nameProperty }, required: ['name'] },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -286,8 +288,12 @@ async function searchTools(source: DiscoverySource, args: unknown, context: Call
   return jsonResult({ tools: hits })
 }
 
-/** `describe_tool`: the tool's listing whole, or an unknown name's nearest names. */
-function describeTool(source: DiscoverySource, args: unknown, context: CallContext): ToolCallResult {
+/**
+ * `describe_tool`: the tool's listing whole; for the full name of a message
+ * a schema leaves as JSON text, the type tool's answer (search mode lists no
+ * type tool, so its placeholders are read here); else the nearest names.
+ */
+async function describeTool(source: DiscoverySource, args: unknown, context: CallContext): Promise<ToolCallResult> {
   const names = source.discovery.names
   const checked = argumentsOf(names.describe, args)
   if ('content' in checked) return checked as ToolCallResult
@@ -295,9 +301,19 @@ function describeTool(source: DiscoverySource, args: unknown, context: CallConte
   if (typeof name !== 'string') return name
   const entry = source.tools.byName.get(name)
   if (entry === undefined || !source.visible(entry, context.authInfo)) {
+    const types = typeToolOf(source, name.replace(/^\./, ''), context.authInfo)
+    if (types !== undefined) return (await types.call({ type: name }, context)) as ToolCallResult
     return unknownName(names.describe, name, visibleNames(source, context.authInfo), names)
   }
   return jsonResult({ ...entry.listed, tokens: toolTokens(entry) })
+}
+
+/** The visible type tool that knows message `type` (docs/guide/big-apis.md, "The token budget"), if any. */
+function typeToolOf(source: DiscoverySource, type: string, authInfo: unknown): ToolEntry | undefined {
+  for (const entry of source.tools.byName.values()) {
+    if (entry.types?.some(({ detail }) => Object.hasOwn(detail.answers, type)) && source.visible(entry, authInfo)) return entry
+  }
+  return undefined
 }
 
 /** The two meta-tools that answer themselves (call_tool is unwrapped by {@link unwrapCall} instead). */
@@ -305,7 +321,7 @@ export function metaEntries(source: DiscoverySource): Map<string, ToolEntry> {
   const [search, describe] = metaListings(source.discovery.names, strictMeta(source.tools))
   return new Map([
     [search!.name, { listed: search!, call: (args, context) => searchTools(source, args, context) }],
-    [describe!.name, { listed: describe!, call: (args, context) => Promise.resolve(describeTool(source, args, context)) }],
+    [describe!.name, { listed: describe!, call: (args, context) => describeTool(source, args, context) }],
   ])
 }
 
