@@ -33,7 +33,7 @@ const serverLogger: Logger = {
 
 /** Fixes the command says with its own flags instead of the plugin's options, by warning code. */
 export const CLI_FIXES: Partial<Record<BuildWarningCode, string>> = {
-  TOOL_NAME_CLASH: 'pass --tool-names service or qualified to keep both',
+  TOOL_NAME_CLASH: 'pass --tool-names service or qualified to keep every RPC',
   TOOL_OVER_BUDGET: 'raise --tool-token-budget, or leave the RPC out with --exclude-method',
   TOO_MANY_TOOLS: 'choose the RPCs with --include-method or --exclude-method',
   LIST_OVER_TOKENS: 'choose the RPCs with --include-method or --exclude-method, or lower --tool-token-budget',

@@ -212,6 +212,7 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
       if (tool !== undefined) addTool(run, tools, tool)
     }
   }
+  summarizeClashes(run)
   const unmatched = [
     ...filter.unmatched().map((glob) => `methods pattern "${glob}" matches no RPC`),
     // Matched against the RPCs that got a tool: a scope of any other one guards nothing.
@@ -480,17 +481,49 @@ function addTool(run: BuildRun, tools: ToolSchema[], tool: ToolSchema): void {
   const clash = tools.findIndex((t) => t.name === tool.name)
   if (clash >= 0) {
     const other = tools[clash]!
-    const { toolNames } = run.options
     run.warnings.push(
       buildWarning(
         'TOOL_NAME_CLASH',
         `tool "${tool.name}" is declared by both ${other.service} and ${tool.service}; ` + `the one of ${tool.service} wins`,
-        toolNames === undefined || toolNames === 'method' ? "set the toolNames option to 'service' or 'qualified' to keep both" : undefined,
+        clashFix(run),
       ),
     )
     tools.splice(clash, 1)
   }
   tools.push(tool)
+}
+
+/** How a clash is mended, where the naming is the default one (a service's or a qualified name cannot clash across services). */
+function clashFix(run: BuildRun): string | undefined {
+  const { toolNames } = run.options
+  return toolNames === undefined || toolNames === 'method'
+    ? "set the toolNames option to 'service' or 'qualified' to keep every RPC"
+    : undefined
+}
+
+/** Clash warnings past this many are said in one, with their count (Compute's 993 RPCs lose 814 to clashes by method name). */
+const MAX_CLASH_WARNINGS = 5
+
+/**
+ * More clashes than {@link MAX_CLASH_WARNINGS}: one warning in the place of
+ * the first, saying how many RPCs got no tool and naming the first few
+ * names, instead of a line each (docs/guide/tool-names.md, "Clashes").
+ */
+function summarizeClashes(run: BuildRun): void {
+  const clashes = run.warnings.filter((w) => w.code === 'TOOL_NAME_CLASH')
+  if (clashes.length <= MAX_CLASH_WARNINGS) return
+  const names = [...new Set(clashes.map((w) => /^tool "([^"]*)"/.exec(w.message)![1]!))]
+  const shown = names.slice(0, MAX_CLASH_WARNINGS).map((n) => `"${n}"`)
+  const summary = buildWarning(
+    'TOOL_NAME_CLASH',
+    `${clashes.length} RPCs get no tool: each shares its tool name with an RPC of another service declared after it ` +
+      `(${names.length} names: ${shown.join(', ')}${names.length > shown.length ? ', ...' : ''}); the later RPC's tool wins each name`,
+    clashFix(run),
+  )
+  // In place: the run's parts hold the same array.
+  const kept = run.warnings.filter((w) => w.code !== 'TOOL_NAME_CLASH')
+  kept.splice(run.warnings.indexOf(clashes[0]!), 0, summary)
+  run.warnings.splice(0, run.warnings.length, ...kept)
 }
 
 /** The type tool and its answers, when the token budget cut a tool that was kept (and no tool took its name). */
@@ -533,7 +566,17 @@ function typeDetailOf(run: BuildRun, tools: readonly ToolSchema[]): TypeDetailSp
  */
 function listWarnings(run: BuildRun, tools: readonly ToolSchema[], listed: readonly (ToolSchema | TypeToolListing)[]): boolean {
   const { warnings, extended, portable } = run
-  if (listed.length > MAX_LISTED_TOOLS) {
+  const discovery = run.options.discovery ?? { mode: 'auto' }
+  // The counts alone: the client rules costs() adds are the verbose report's.
+  let listCounted = false
+  const listTokens = (): number => {
+    listCounted = true
+    return listed.reduce((sum, t) => sum + toolTokens(t), 0)
+  }
+  // Decided first, said after: the size warnings concern a server that lists its tools, not one listing the meta-tools.
+  const searching = discovery.mode === 'auto' ? autoSearchWarning(listed, listTokens, discovery) : undefined
+  const listsTools = discovery.mode === 'tools' || (discovery.mode === 'auto' && searching === undefined)
+  if (listsTools && listed.length > MAX_LISTED_TOOLS) {
     warnings.push(
       buildWarning(
         'TOO_MANY_TOOLS',
@@ -542,21 +585,13 @@ function listWarnings(run: BuildRun, tools: readonly ToolSchema[], listed: reado
       ),
     )
   }
-  const discovery = run.options.discovery ?? { mode: 'auto' }
   checkMetaToolNames(run.model, tools, discovery)
-  // The counts alone: the client rules costs() adds are the verbose report's.
-  let listCounted = false
-  const listTokens = (): number => {
-    listCounted = true
-    return listed.reduce((sum, t) => sum + toolTokens(t), 0)
-  }
-  const searching = autoSearchWarning(listed, listTokens, discovery)
   if (searching !== undefined) warnings.push(searching)
   // A token is at least a byte: a list of fewer bytes needs no count.
   const bytes = listed.reduce((sum, t) => sum + Buffer.byteLength(toolText(t)), 0)
   // The counts alone (cached: each tool's text was counted as it was fitted), not the client rules costs() adds.
   const total = extended && bytes > LIST_TOKEN_WARNING ? listTokens() : 0
-  if (total > LIST_TOKEN_WARNING) {
+  if (listsTools && total > LIST_TOKEN_WARNING) {
     warnings.push(
       buildWarning(
         'LIST_OVER_TOKENS',

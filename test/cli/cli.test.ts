@@ -116,7 +116,7 @@ describe('proto-mcp serve: naming and the verbose report', () => {
     const dir = writeProtos({ 'two.proto': TWO_SERVICES })
     const plain = await runCli(cli, ['serve', join(dir, 'two.proto'), '--grpc', grpcServer.address])
     expect(plain.stderr).toMatch(
-      /^proto-mcp: warning: tool "Ping" is declared by both two\.v1\.A and two\.v1\.B; .*\(pass --tool-names service or qualified to keep both\)$/m,
+      /^proto-mcp: warning: tool "Ping" is declared by both two\.v1\.A and two\.v1\.B; .*\(pass --tool-names service or qualified to keep every RPC\)$/m,
     )
     const { client, stderr } = await stdioClient([join(dir, 'two.proto'), '--grpc', grpcServer.address, '--tool-names', 'service'])
     try {

@@ -11,7 +11,7 @@ import { writeProtos } from '../helpers/inline-proto.ts'
 
 const TWO_SERVICES =
   'syntax = "proto3";\npackage two.v1;\nmessage M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }\n'
-const PLUGIN_FIX = "set the toolNames option to 'service' or 'qualified' to keep both"
+const PLUGIN_FIX = "set the toolNames option to 'service' or 'qualified' to keep every RPC"
 
 describe('cliWarning', () => {
   it('says the clash warning of a real build with --tool-names, keeping its code', () => {
@@ -22,8 +22,8 @@ describe('cliWarning', () => {
     expect(cliWarning(clash!)).toEqual({
       code: 'TOOL_NAME_CLASH',
       message:
-        'tool "Ping" is declared by both two.v1.A and two.v1.B; the one of two.v1.B wins (pass --tool-names service or qualified to keep both)',
-      fix: 'pass --tool-names service or qualified to keep both',
+        'tool "Ping" is declared by both two.v1.A and two.v1.B; the one of two.v1.B wins (pass --tool-names service or qualified to keep every RPC)',
+      fix: 'pass --tool-names service or qualified to keep every RPC',
     })
   })
 
@@ -34,7 +34,7 @@ describe('cliWarning', () => {
 
   it('keys on the code: a clash worded otherwise still gets the flag', () => {
     const reworded = buildWarning('TOOL_NAME_CLASH', 'two RPCs are named "Ping"', 'use the toolNames option')
-    expect(cliWarning(reworded).message).toBe('two RPCs are named "Ping" (pass --tool-names service or qualified to keep both)')
+    expect(cliWarning(reworded).message).toBe('two RPCs are named "Ping" (pass --tool-names service or qualified to keep every RPC)')
   })
 
   it('leaves a clash with no fix (toolNames already set) as it is', () => {

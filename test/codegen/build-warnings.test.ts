@@ -77,13 +77,18 @@ const CASES: Record<BuildWarningCode, () => BuildWarning[]> = {
     ),
   DISCOVERY_SEARCH: () =>
     outputWarnings(fromFile(`message M {}\nservice S { ${Array.from({ length: 41 }, (_, i) => `rpc R${i}(M) returns (M);`).join(' ')} }`)),
+  // Both concern a server that lists its tools (discovery 'tools'); 'auto' lists the meta-tools past 40 (DISCOVERY_SEARCH).
   TOO_MANY_TOOLS: () =>
-    outputWarnings(fromFile(`message M {}\nservice S { ${Array.from({ length: 129 }, (_, i) => `rpc R${i}(M) returns (M);`).join(' ')} }`)),
+    outputWarnings(
+      fromFile(`message M {}\nservice S { ${Array.from({ length: 129 }, (_, i) => `rpc R${i}(M) returns (M);`).join(' ')} }`, {
+        discovery: { mode: 'tools' },
+      }),
+    ),
   LIST_OVER_TOKENS: () =>
     outputWarnings(
       fromFile(
         `message M { ${MANY_FIELDS.replace(/Expr/g, 'string')} }\nservice S { ${Array.from({ length: 500 }, (_, i) => `rpc R${i}(M) returns (M);`).join(' ')} }`,
-        { profile: 'full' },
+        { profile: 'full', discovery: { mode: 'tools' } },
       ),
     ),
   // Reflection's own (test/reflection/custom-options.test.ts has it from a real gRPC server).
@@ -91,6 +96,13 @@ const CASES: Record<BuildWarningCode, () => BuildWarning[]> = {
 }
 
 describe('build warnings', () => {
+  it("a server 'auto' turns to the meta-tools, or 'search' always, is not told its list is too long", () => {
+    const many = `message M {}\nservice S { ${Array.from({ length: 129 }, (_, i) => `rpc R${i}(M) returns (M);`).join(' ')} }`
+    expect(outputWarnings(fromFile(many)).map((w) => w.code)).toEqual(['DISCOVERY_SEARCH'])
+    expect(outputWarnings(fromFile(many, { discovery: { mode: 'search' } }))).toEqual([])
+    expect(outputWarnings(fromFile(many, { discovery: { mode: 'tools' } })).map((w) => w.code)).toEqual(['TOO_MANY_TOOLS'])
+  })
+
   it('the cases cover the table of codes', () => {
     expect(Object.keys(CASES).sort()).toEqual(Object.keys(BUILD_WARNING_CODES).sort())
   })
@@ -112,7 +124,7 @@ describe('build warnings', () => {
   it('a clash has the toolNames fix only while tools are named by method', () => {
     const source = 'message M {}\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }'
     expect(fromModel(source, 'w').warnings).toEqual([
-      expect.objectContaining({ code: 'TOOL_NAME_CLASH', fix: "set the toolNames option to 'service' or 'qualified' to keep both" }),
+      expect.objectContaining({ code: 'TOOL_NAME_CLASH', fix: "set the toolNames option to 'service' or 'qualified' to keep every RPC" }),
     ])
     const byFunction = fromModel(source, 'w', { toolNames: () => 'Same' }).warnings
     expect(byFunction).toEqual([expect.objectContaining({ code: 'TOOL_NAME_CLASH' })])

@@ -27,8 +27,8 @@ describe('buildTools on fixture.proto', () => {
         code: 'TOOL_NAME_CLASH',
         message:
           'tool "GetVibe" is declared by both mcpgen.VibeFixtureService and mcpgen.OtherFixtureService; the one of mcpgen.OtherFixtureService wins' +
-          " (set the toolNames option to 'service' or 'qualified' to keep both)",
-        fix: "set the toolNames option to 'service' or 'qualified' to keep both",
+          " (set the toolNames option to 'service' or 'qualified' to keep every RPC)",
+        fix: "set the toolNames option to 'service' or 'qualified' to keep every RPC",
       },
     ])
     expect(model.warnings).toEqual([])

@@ -28,10 +28,33 @@ describe('toolNames', () => {
         code: 'TOOL_NAME_CLASH',
         message:
           'tool "Get" is declared by both acme.v1.Users and acme.v1.Groups; the one of acme.v1.Groups wins' +
-          " (set the toolNames option to 'service' or 'qualified' to keep both)",
-        fix: "set the toolNames option to 'service' or 'qualified' to keep both",
+          " (set the toolNames option to 'service' or 'qualified' to keep every RPC)",
+        fix: "set the toolNames option to 'service' or 'qualified' to keep every RPC",
       },
     ])
+  })
+
+  it('more than five clashes are one warning with their count, in the place of the first (Compute loses 814 RPCs so)', () => {
+    const services = ['A', 'B', 'C'].map(
+      (s) => `service ${s} { ${['Get', 'List', 'Put', 'Drop'].map((m) => `rpc ${m}(Q) returns (Q);`).join(' ')} }`,
+    )
+    const source = `syntax = "proto3";\npackage many.v1;\nmessage Q {}\n${services.join('\n')}\nservice D { rpc Get(Q) returns (Q); }`
+    const built = buildTools(compile(source))
+    expect(built.tools.map((t) => `${t.name}=${t.service}`)).toEqual(['List=many.v1.C', 'Put=many.v1.C', 'Drop=many.v1.C', 'Get=many.v1.D'])
+    expect(built.warnings).toEqual([
+      {
+        code: 'TOOL_NAME_CLASH',
+        message:
+          '9 RPCs get no tool: each shares its tool name with an RPC of another service declared after it ' +
+          '(4 names: "Get", "List", "Put", "Drop"); the later RPC\'s tool wins each name' +
+          " (set the toolNames option to 'service' or 'qualified' to keep every RPC)",
+        fix: "set the toolNames option to 'service' or 'qualified' to keep every RPC",
+      },
+    ])
+    // Five are said one by one, as before.
+    const few = `syntax = "proto3";\npackage few.v1;\nmessage Q {}\n${services.slice(0, 2).join('\n')}\nservice E { rpc Get(Q) returns (Q); }`
+    const five = buildTools(compile(few)).warnings
+    expect(five.map((w) => /^tool "(\w+)" is declared by both/.exec(w.message)?.[1])).toEqual(['Get', 'List', 'Put', 'Drop', 'Get'])
   })
 
   it("'service' and 'qualified' keep both", () => {
@@ -267,8 +290,8 @@ service B { rpc GetVibe(Q) returns (Q); }`),
         code: 'TOOL_NAME_CLASH',
         message:
           'tool "GetVibe" is declared by both t.A and t.B; the one of t.B wins' +
-          " (set the toolNames option to 'service' or 'qualified' to keep both)",
-        fix: "set the toolNames option to 'service' or 'qualified' to keep both",
+          " (set the toolNames option to 'service' or 'qualified' to keep every RPC)",
+        fix: "set the toolNames option to 'service' or 'qualified' to keep every RPC",
       },
     ])
   })
