@@ -208,6 +208,50 @@ describe('null arguments over HTTP are {} (docs/calls.md, "The pipeline"), not -
   }
 })
 
+/** Makes the client's `resources/read` go without its uri and its `tools/call` of GetVibe carry text as arguments. */
+function badParams<T extends { send(message: any, options?: any): Promise<void> }>(transport: T): T {
+  const send = transport.send.bind(transport)
+  transport.send = (message, options) => {
+    if (message?.method === 'resources/read') {
+      const { uri: _uri, ...params } = message.params
+      return send({ ...message, params }, options)
+    }
+    if (message?.method === 'tools/call') return send({ ...message, params: { ...message.params, arguments: 'text' } }, options)
+    return send(message, options)
+  }
+  return transport
+}
+
+describe('params the SDK request schema refuses', () => {
+  for (const [label, versionNegotiation] of [
+    ['legacy', undefined],
+    ['auto', { mode: 'auto' as const }],
+  ] as const) {
+    it(`-32602 with each issue on one line, never an internal error with the schema library's dump (${label})`, async () => {
+      const client = new ClientV2({ name: 'v2', version: '0' }, versionNegotiation ? { versionNegotiation } : {})
+      await client.connect(badParams(new HttpV2(new URL(handle.url))))
+      try {
+        const read = await client.readResource({ uri: 'x://y' }).then(
+          () => undefined,
+          (error: { code?: number; message?: string }) => error,
+        )
+        expect(read?.code).toBe(-32602)
+        expect(read?.message).toMatch(/invalid params of resources\/read: \/uri: [^\n]+$/)
+        const call = await client.callTool({ name: 'GetVibe', arguments: {} }).then(
+          () => undefined,
+          (error: { code?: number; message?: string }) => error,
+        )
+        expect(call?.code).toBe(-32602)
+        expect(call?.message).toMatch(/invalid params of tools\/call: \/arguments: [^\n]+$/)
+        // The server still answers.
+        expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+      } finally {
+        await client.close()
+      }
+    })
+  }
+})
+
 describe('serveHttp on a non-loopback address', () => {
   it('refuses to start without an allow-list, warns with allowAnyHost, and checks Host against allowedHosts when given', async () => {
     const server = createProtoServer(specFromProto(EXAMPLE_PROTO))

@@ -48,6 +48,7 @@ import type { CallResult, ToolEntry } from '../tools/tool-set.ts'
 import { serveRequest } from '../operate/operate.ts'
 import { endSession, sawRequest, sdkRequest } from '../operate/sdk-request.ts'
 import { MODERN_REVISION } from '../../contract/protocol.ts'
+import { isRecord } from '../../contract/is-record.ts'
 
 export type { ListedTool } from '../tools/tool-set.ts'
 export { unknownToolError } from './server-state.ts'
@@ -214,6 +215,41 @@ function wrapCall(method: string, wrapped: RequestHandler): RequestHandler {
 }
 
 /**
+ * Params the SDK's request schema refuses: `-32602` with each issue as
+ * `/path: message` on one line. The SDK throws them as a plain error whose
+ * message is the schema library's issue list (an internal error, `-32603`,
+ * except for `tools/call`), as indented JSON.
+ */
+function readableParamsErrors(method: string, serve: RequestHandler): RequestHandler {
+  return (request, ctx) =>
+    serve(request, ctx).catch((error: unknown) => {
+      throw paramsError(method, error) ?? error
+    })
+}
+
+/** The `-32602` of an SDK request-schema failure, or `undefined` for any other error. */
+function paramsError(method: string, error: unknown): ProtocolError | undefined {
+  if (!(error instanceof Error)) return undefined
+  const prefix = `Invalid ${method} request: `
+  const text = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
+  if (!text.startsWith('[')) return undefined
+  let issues: unknown
+  try {
+    issues = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const valid = (issue: unknown): issue is { path: unknown[]; message: string } =>
+    isRecord(issue) && Array.isArray(issue.path) && typeof issue.message === 'string'
+  if (!Array.isArray(issues) || issues.length === 0 || !issues.every(valid)) return undefined
+  const where = (path: unknown[]): string => `/${(path[0] === 'params' ? path.slice(1) : path).join('/')}`
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `invalid params of ${method}: ${issues.map((issue) => `${where(issue.path)}: ${issue.message}`).join('; ')}`,
+  )
+}
+
+/**
  * The SDK server of every transport. `tools/call` requests with
  * `"arguments": null` would fail the SDK's request schema (-32602) before
  * our handler runs; the SDK's `_wrapHandler` hook sees the raw request
@@ -244,7 +280,7 @@ class ProtoSdkServer extends SdkServer {
   }
 
   protected override _wrapHandler(method: string, handler: RequestHandler): RequestHandler {
-    const serve = wrapCall(method, super._wrapHandler(method, handler))
+    const serve = readableParamsErrors(method, wrapCall(method, super._wrapHandler(method, handler)))
     return (request, ctx) => {
       if (this.served === undefined) return serve(request, ctx)
       sawRequest(this, ctx)
