@@ -130,6 +130,23 @@ it("listResources lists under the parents of the pattern's shape only (projects/
   expect(calls).toEqual(['ListBooks shelves/s1'])
 })
 
+it('a URI names its resource percent-decoded; a query, a fragment or a segment with a slash in it names none', async () => {
+  // SDK v1: the initialize era's -32002 as the server wrote it.
+  const client = await connect('v1', 'service')
+  calls.length = 0
+  const read = await client.readResource({ uri: 'library://shelves/s%201/books/du%6Ee' })
+  expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual({ name: 'shelves/s 1/books/dune', title: 'DUNE' })
+  for (const uri of [
+    'library://shelves/s1/books/dune?x=1',
+    'library://shelves/s1/books/dune#frag',
+    'library://shelves/s%2F1/books/dune',
+    'library://shelves/s1/books/%E0%A4%A',
+  ]) {
+    await expect(client.readResource({ uri }), uri).rejects.toMatchObject({ code: -32002 })
+  }
+  expect(calls).toEqual(['GetBook shelves/s 1/books/dune'])
+})
+
 describe('the templates go with the tools', () => {
   const file = () => join(writeProtos({ 'library.proto': PROTO }), 'library.proto')
   const impl = {

@@ -94,8 +94,9 @@ function protoTemplateEntry(resource: ProtoResourceSpec, listing: ProtoResourceL
   }
   const entry = checkTemplate(
     resource.template,
-    async (uri: string, _variables: unknown, context: Served) => {
-      const path = uri.slice(uri.indexOf('://') + 3)
+    async (uri: string, values: Record<string, string>, context: Served) => {
+      // The resource name from the variables (decoded, resource-templates.ts), not the URI's text.
+      const path = resource.pattern.replace(/\{([a-z][a-z0-9_]*)\}/g, (_, name: string) => values[name]!)
       const result = await servedCall(context, uri)(resource.get.tool, { [resource.get.field]: path })
       return { contents: [{ uri, mimeType: 'application/json', text: replyText(result, uri) }] }
     },

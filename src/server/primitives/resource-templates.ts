@@ -107,7 +107,31 @@ export function matchTemplate(
       // A URI too long for the matcher matches no template.
       continue
     }
-    if (variables) return { entry, variables }
+    if (!variables) continue
+    if (!entry.proto) return { entry, variables }
+    const names = resourceNameParts(variables)
+    if (names !== undefined) return { entry, variables: names }
   }
   return undefined
+}
+
+/**
+ * The variables of a proto resource's URI as the segments of its resource
+ * name: percent-decoded, each a whole segment (no `/`), with no query or
+ * fragment after the last; `undefined` when the URI names no resource.
+ */
+function resourceNameParts(variables: TemplateVariables): Record<string, string> | undefined {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(variables)) {
+    if (typeof value !== 'string' || /[?#]/.test(value)) return undefined
+    let decoded: string
+    try {
+      decoded = decodeURIComponent(value)
+    } catch {
+      return undefined
+    }
+    if (decoded === '' || decoded.includes('/')) return undefined
+    out[name] = decoded
+  }
+  return out
 }
