@@ -239,6 +239,38 @@ describe('audit', () => {
   })
 })
 
+describe('audit of refused calls', () => {
+  it('a call the rate limits refuse has its line, rate_limited, over serveHttp() and fetch() as over stdio', async () => {
+    const lines: Array<Record<string, unknown>> = []
+    const logger = { info: (_message: string, record?: Record<string, unknown>) => record && lines.push(record) }
+    const server = inProcess()
+      .logging({ logger, audit: true })
+      .rateLimit({ perCaller: { rate: 0.5, burst: 1 } })
+    const handle = await server.serveHttp({ port: 0 })
+    closers.push(() => handle.close())
+    expect((await modernRequest(handle.url, 'tools/call', { name: 'SetVibe', arguments: { vibe: 'a' } })).status).toBe(200)
+    expect((await modernRequest(handle.url, 'tools/call', { name: 'SetVibe', arguments: { vibe: 'b' } })).status).toBe(429)
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'SetVibe', arguments: { vibe: 'c' }, _meta: MODERN_META },
+    })
+    const fetched = () =>
+      server.fetch(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'SetVibe' },
+          body,
+        }),
+      )
+    expect((await fetched()).status).toBe(200)
+    expect((await fetched()).status).toBe(429)
+    expect(lines.map((l) => `${l.tool} ${l.outcome}`)).toEqual(['SetVibe ok', 'SetVibe rate_limited', 'SetVibe ok', 'SetVibe rate_limited'])
+    expect(lines[1]).toMatchObject({ principal: null, bytesIn: '{"vibe":"b"}'.length, bytesOut: 0 })
+  })
+})
+
 describe('health', () => {
   it('/healthz stays 200 and /readyz turns 503 while the gRPC backend is down, then ready again', async () => {
     const grpcServer = await startGrpcServer([vibeService()])

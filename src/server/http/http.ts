@@ -244,7 +244,7 @@ export function createNodeHandler(
     }
     if (!admitted) return
     if (rateLimiterOf(state) !== undefined) {
-      rateLimited(state, req, res).then((read) => read && dispatch(read, res), failed(res))
+      rateLimited(state, log, req, res).then((read) => read && dispatch(read, res), failed(res))
       return
     }
     dispatch(req, res)

@@ -7,7 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Cluster } from '../cluster/cluster.ts'
 import { healthAnswer, HEALTH_PATH, READY_PATH } from '../operate/health.ts'
-import { callerKey } from '../operate/operate.ts'
+import { audit, callerKey } from '../operate/operate.ts'
+import type { Log } from '../base/logging.ts'
 import { rateLimitAnswer, rateLimiterOf } from '../operate/rate-limit.ts'
 import type { ServerState } from '../serving/server-state.ts'
 import { jsonBodyOf, replayed } from './modern-tool-call.ts'
@@ -16,17 +17,24 @@ import { jsonBodyOf, replayed } from './modern-tool-call.ts'
  * With rate limits, reads a POST's body and takes each `tools/call` in it
  * from the caller's, the tool's and the global bucket: `false` once a call
  * over a limit was answered `429`, else the request with its body replayed
- * (or `req` itself without limits).
+ * (or `req` itself without limits). A refused call has its audit line.
  */
-export async function rateLimited(state: ServerState, req: IncomingMessage, res: ServerResponse): Promise<IncomingMessage | false> {
+export async function rateLimited(
+  state: ServerState,
+  log: Log,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<IncomingMessage | false> {
   const limiter = rateLimiterOf(state)
   if (limiter === undefined || req.method !== 'POST') return req
+  const started = performance.now()
   const { chunks, message } = await jsonBodyOf(req)
-  const answer = rateLimitAnswer(limiter, message, () => {
-    const session = req.headers['mcp-session-id']
-    return callerKey((req as { auth?: unknown }).auth, typeof session === 'string' ? session : undefined, req.socket?.remoteAddress)
-  })
+  const header = req.headers['mcp-session-id']
+  const session = typeof header === 'string' ? header : undefined
+  const authInfo = (req as { auth?: unknown }).auth
+  const answer = rateLimitAnswer(limiter, message, () => callerKey(authInfo, session, req.socket?.remoteAddress))
   if (answer === undefined) return replayed(req, chunks)
+  audit(log, { ...answer.refused, authInfo, sessionId: session }, 'rate_limited', started)
   res.writeHead(answer.status, answer.headers)
   res.end(answer.body)
   return false

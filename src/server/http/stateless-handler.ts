@@ -9,7 +9,7 @@ import type { ClusterOptions } from '../cluster/cluster-options.ts'
 import { linkFetch, type FetchLinks } from '../cluster/fleet.ts'
 import { memoryCluster } from '../cluster/memory-cluster.ts'
 import { onResourceUpdated } from '../primitives/subscriptions.ts'
-import { callerKey } from '../operate/operate.ts'
+import { audit, callerKey } from '../operate/operate.ts'
 import { rateLimitAnswer, rateLimiterOf } from '../operate/rate-limit.ts'
 import { MAX_BODY_BYTES } from '../serving/limits.ts'
 import { Log, type LoggingOptions } from '../base/logging.ts'
@@ -48,7 +48,7 @@ export function createFetchHandler(state: ServerState, links?: FetchLinks): Fetc
     // Read here as for serveHttp: one wording for a body too large or not JSON, and the text kept for exact 64-bit numbers.
     const body = await readBody(request)
     if (body instanceof Response) return body
-    const limited = rateLimitedFetch(state, body.parsed, request, options?.authInfo)
+    const limited = rateLimitedFetch(state, links?.log ?? state.log, body.parsed, request, options?.authInfo)
     if (limited !== undefined) return limited
     const stepUp = stepUpRejection(state, body.parsed, options?.authInfo)
     if (stepUp !== undefined) return stepUp
@@ -68,11 +68,15 @@ export function createFetchHandler(state: ServerState, links?: FetchLinks): Fetc
  * a web `Request` carries no client address, so anonymous callers share one
  * bucket (docs/guide/production.md).
  */
-function rateLimitedFetch(state: ServerState, message: unknown, request: Request, authInfo: unknown): Response | undefined {
+function rateLimitedFetch(state: ServerState, log: Log, message: unknown, request: Request, authInfo: unknown): Response | undefined {
   const limiter = rateLimiterOf(state)
   if (limiter === undefined) return undefined
-  const answer = rateLimitAnswer(limiter, message, () => callerKey(authInfo, request.headers.get('mcp-session-id') ?? undefined, undefined))
-  return answer === undefined ? undefined : new Response(answer.body, { status: answer.status, headers: answer.headers })
+  const started = performance.now()
+  const session = request.headers.get('mcp-session-id') ?? undefined
+  const answer = rateLimitAnswer(limiter, message, () => callerKey(authInfo, session, undefined))
+  if (answer === undefined) return undefined
+  audit(log, { ...answer.refused, authInfo, sessionId: session }, 'rate_limited', started)
+  return new Response(answer.body, { status: answer.status, headers: answer.headers })
 }
 
 /** The links of a `fetchHandler()` to its cluster (`fetch()` has none: no one else hears it). */

@@ -49,21 +49,14 @@ export function serveRequest<R>(state: object, log: Log, method: string, factsOf
   }
   if (auditing === undefined) return traceRequest(state, request, limited)
   const started = performance.now()
-  const record = (outcome: string, result: unknown): void => {
-    const principal = verifiedPrincipal({ tool, authInfo: request.authInfo })
-    const args = request.params?.arguments ?? {}
-    log.audit({
-      time: new Date().toISOString(),
-      principal: principal === undefined ? null : { issuer: principal.issuer, subject: principal.subject, clientId: principal.clientId },
-      ...(request.sessionId === undefined ? {} : { session: request.sessionId }),
-      tool,
+  const record = (outcome: string, result: unknown): void =>
+    audit(
+      log,
+      { tool, authInfo: request.authInfo, sessionId: request.sessionId, arguments: request.params?.arguments },
       outcome,
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      bytesIn: byteLength(args),
-      bytesOut: result === undefined ? 0 : byteLength(result),
-      ...(auditing.arguments ? { arguments: args } : {}),
-    })
-  }
+      started,
+      result,
+    )
   return traceRequest(state, request, limited).then(
     (result) => {
       const r = result as { isError?: unknown; resultType?: unknown }
@@ -76,6 +69,33 @@ export function serveRequest<R>(state: object, log: Log, method: string, factsOf
       throw error
     },
   )
+}
+
+/** A tool call as its audit line names it. */
+export interface AuditedCall {
+  readonly tool: string
+  readonly authInfo: unknown
+  readonly sessionId: string | undefined
+  readonly arguments: unknown
+}
+
+/** Writes the audit line of `call` (when `log` audits): its `outcome`, the time since `started`, the bytes of `result`. */
+export function audit(log: Log, call: AuditedCall, outcome: string, started: number, result?: unknown): void {
+  const auditing = log.auditing
+  if (auditing === undefined) return
+  const principal = verifiedPrincipal({ tool: call.tool, authInfo: call.authInfo })
+  const args = call.arguments ?? {}
+  log.audit({
+    time: new Date().toISOString(),
+    principal: principal === undefined ? null : { issuer: principal.issuer, subject: principal.subject, clientId: principal.clientId },
+    ...(call.sessionId === undefined ? {} : { session: call.sessionId }),
+    tool: call.tool,
+    outcome,
+    durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    bytesIn: byteLength(args),
+    bytesOut: result === undefined ? 0 : byteLength(result),
+    ...(auditing.arguments ? { arguments: args } : {}),
+  })
 }
 
 /** The bytes of `value` as JSON (UTF-8). */

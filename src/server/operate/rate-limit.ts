@@ -163,8 +163,8 @@ export function rateLimitText(refusal: RateRefusal): string {
 }
 
 /** The `tools/call`s of a JSON-RPC message or batch. */
-function callsOf(message: unknown): Array<{ id?: unknown; params?: { name?: unknown } }> {
-  const isCall = (m: unknown): m is { id?: unknown; method: 'tools/call'; params?: { name?: unknown } } =>
+function callsOf(message: unknown): Array<{ id?: unknown; params?: { name?: unknown; arguments?: unknown } }> {
+  const isCall = (m: unknown): m is { id?: unknown; method: 'tools/call'; params?: { name?: unknown; arguments?: unknown } } =>
     m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call'
   return (Array.isArray(message) ? message : [message]).filter(isCall)
 }
@@ -174,6 +174,8 @@ export interface RateLimitAnswer {
   readonly status: 429
   readonly headers: Record<string, string>
   readonly body: string
+  /** The refused call's tool and arguments (its audit line). */
+  readonly refused: { readonly tool: string; readonly arguments: unknown }
 }
 
 /**
@@ -197,6 +199,7 @@ export function rateLimitAnswer(limiter: RateLimiter, message: unknown, caller: 
         id: typeof call.id === 'string' || typeof call.id === 'number' ? call.id : null,
         error: { code: RATE_LIMITED, message: rateLimitText(refusal), data: { limit: refusal.limit, retryAfterMs: refusal.retryAfterMs } },
       }),
+      refused: { tool: String(call.params?.name ?? ''), arguments: call.params?.arguments },
     }
   }
   return undefined
