@@ -65,12 +65,32 @@ class CountingProcessor implements SpanProcessor {
   }
 }
 
-/** An exporter that tells `counting` which spans left the queue. */
-function counted(exporter: SpanExporter, counting: () => CountingProcessor): SpanExporter {
+/** An export's outcome as the SDK's exporters report it (`code` 0 is success). */
+type ExportOutcome = { code: number; error?: Error }
+
+/** Says the first failed export of `what` (spans, metrics) on the log, and the first success after failures. */
+function exportReporter(what: string, log: (line: string) => void): (outcome: ExportOutcome) => void {
+  let failing = false
+  return (outcome) => {
+    if (outcome.code !== 0 && !failing) {
+      failing = true
+      log(`OpenTelemetry: exporting ${what} failed: ${outcome.error?.message ?? 'no reason given'} (said once, until an export succeeds)`)
+    } else if (outcome.code === 0 && failing) {
+      failing = false
+      log(`OpenTelemetry: exporting ${what} works again`)
+    }
+  }
+}
+
+/** An exporter that tells `counting` which spans left the queue, and `report` how each export went. */
+function counted(exporter: SpanExporter, counting: () => CountingProcessor, report: (outcome: ExportOutcome) => void): SpanExporter {
   return {
     export(spans, done) {
       counting().queued = Math.max(0, counting().queued - spans.length)
-      exporter.export(spans, done)
+      exporter.export(spans, (outcome) => {
+        report(outcome)
+        done(outcome)
+      })
     },
     shutdown: () => exporter.shutdown(),
     ...(exporter.forceFlush ? { forceFlush: () => exporter.forceFlush!() } : {}),
@@ -83,6 +103,11 @@ function counted(exporter: SpanExporter, counting: () => CountingProcessor): Spa
  * `undefined` when it asks for nothing. `log` gets one line per problem.
  */
 export async function startOtel(env: Env, log: (line: string) => void): Promise<(() => Promise<void>) | undefined> {
+  for (const variable of ['OTEL_TRACES_EXPORTER', 'OTEL_METRICS_EXPORTER']) {
+    const unsupported = unsupportedExporters(env[variable])
+    if (unsupported.length > 0)
+      log(`OpenTelemetry: ${variable}=${env[variable]}: ${unsupported.join(', ')} is not supported here (otlp is)`)
+  }
   const wanted = otelWanted(env)
   if (wanted === undefined) return undefined
   const json = wanted.protocol === 'http/json'
@@ -101,7 +126,7 @@ export async function startOtel(env: Env, log: (line: string) => void): Promise<
     ])
     const maxQueueSize = intFrom(env.OTEL_BSP_MAX_QUEUE_SIZE, 2048)
     const batch = new node.BatchSpanProcessor(
-      counted(new exporters.OTLPTraceExporter(), () => dropped!),
+      counted(new exporters.OTLPTraceExporter(), () => dropped!, exportReporter('spans', log)),
       {
         maxQueueSize,
         maxExportBatchSize: Math.min(maxQueueSize, intFrom(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 512)),
@@ -124,8 +149,16 @@ export async function startOtel(env: Env, log: (line: string) => void): Promise<
       import('@opentelemetry/sdk-metrics'),
       json ? import('@opentelemetry/exporter-metrics-otlp-http') : import('@opentelemetry/exporter-metrics-otlp-proto'),
     ])
+    const exporter = new exporters.OTLPMetricExporter()
+    const report = exportReporter('metrics', log)
+    const export_ = exporter.export.bind(exporter)
+    exporter.export = (metrics, done) =>
+      export_(metrics, (outcome) => {
+        report(outcome)
+        done(outcome)
+      })
     const reader = new sdk.PeriodicExportingMetricReader({
-      exporter: new exporters.OTLPMetricExporter(),
+      exporter,
       exportIntervalMillis: intFrom(env.OTEL_METRIC_EXPORT_INTERVAL, 60000),
       exportTimeoutMillis: Math.min(intFrom(env.OTEL_METRIC_EXPORT_TIMEOUT, 30000), intFrom(env.OTEL_METRIC_EXPORT_INTERVAL, 60000)),
     })
@@ -139,6 +172,25 @@ export async function startOtel(env: Env, log: (line: string) => void): Promise<
     stops.push(() => provider.shutdown())
   }
   return async () => {
-    await Promise.all(stops.map((stop) => stop().catch(() => {})))
+    // The last export, bounded: a command told to stop does not wait out an endpoint's retries.
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), SHUTDOWN_MS)))
+    const stopped = await Promise.race([Promise.all(stops.map((stop) => stop().catch(() => {}))), late])
+    clearTimeout(timer)
+    if (stopped !== 'late') return
+    log(`OpenTelemetry: the last export did not finish in ${SHUTDOWN_MS / 1000} s: stopping without it`)
+    // Its request still holds the event loop: once the command has set its exit code, the process ends anyway.
+    setTimeout(() => process.exit(), 200).unref()
   }
+}
+
+/** How long the command's stop waits for the last export. */
+const SHUTDOWN_MS = 2000
+
+/** The exporters the variable names that this command has none of (only `otlp`; `none` turns a signal off). */
+function unsupportedExporters(variable: string | undefined): string[] {
+  return (variable ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '' && e !== 'otlp' && e !== 'none')
 }

@@ -170,6 +170,55 @@ describe('the OTEL_* environment', () => {
   })
 })
 
+describe('an OTLP endpoint that fails', () => {
+  it('a refused endpoint: one line saying exports fail; an exporter it does not have: one line naming it', async () => {
+    const closed = await receiver()
+    await new Promise<void>((resolve) => closed.server.close(() => resolve()))
+    const { url, child, exited, stderr } = await serve([], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: closed.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '10',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '300',
+      OTEL_METRICS_EXPORTER: 'otlp,zipkin',
+    })
+    try {
+      const client = new Client({ name: 'otel-refused', version: '0' })
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+      expect(await client.callTool({ name: 'GetVibe', arguments: {} })).toMatchObject({ isError: false })
+      await client.close()
+      for (let i = 0; i < 100 && !stderr().includes('exporting spans failed'); i++) await new Promise((r) => setTimeout(r, 50))
+      const lines = stderr().split('\n')
+      expect(lines.filter((l) => l.includes('OpenTelemetry: exporting spans failed: '))).toHaveLength(1)
+      expect(lines).toContain('proto-mcp: OpenTelemetry: OTEL_METRICS_EXPORTER=otlp,zipkin: zipkin is not supported here (otlp is)')
+    } finally {
+      child.kill('SIGKILL')
+      await exited
+    }
+  })
+
+  it('told to stop, the command waits for the last export 2 s at most, and says so', async () => {
+    const dead = await receiver(true)
+    const { url, child, exited, stderr } = await serve([], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: dead.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '60000',
+      OTEL_METRICS_EXPORTER: 'none',
+    })
+    try {
+      const client = new Client({ name: 'otel-stop', version: '0' })
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+      expect(await client.callTool({ name: 'GetVibe', arguments: {} })).toMatchObject({ isError: false })
+      await client.close()
+      expect(await stop(child, exited)).toBe(0)
+      expect(stderr()).toContain('OpenTelemetry: the last export did not finish in 2 s: stopping without it')
+    } finally {
+      child.kill('SIGKILL')
+      dead.server.closeAllConnections()
+      dead.server.close()
+    }
+  })
+})
+
 describe('health, rate limits and audit of the command', () => {
   it('/healthz, /readyz; --rate-limit answers 429; --audit writes a JSON line per call on stderr', async () => {
     const { url, child, exited, stderr } = await serve(['--rate-limit', 'perCaller=1/2', '--audit'], {})
