@@ -147,6 +147,8 @@ const CLI_DEFAULTS: Record<keyof typeof CLI_OPTIONS, unknown> = {
   'include-method': undefined,
   'exclude-method': undefined,
   'tool-token-budget': bare.toolTokenBudget ?? PLUGIN_RULES.toolTokenBudget.default,
+  'tool-name-budget': bare.toolNameBudget ?? PLUGIN_RULES.toolNameBudget.default,
+  'shorten-tool-names': undefined,
   discovery: bare.discovery ?? PLUGIN_RULES.discovery.default,
   'resource-scheme': undefined,
   'list-resources': undefined,

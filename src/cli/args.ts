@@ -51,6 +51,10 @@ export interface ServeCommand {
   verbose: boolean
   /** The token budget of one tool (`false`: none), as the plugin's `toolTokenBudget`. @default 1500 */
   toolTokenBudget?: number | false
+  /** The characters of server and tool name together (`false`: no budget), as the plugin's `toolNameBudget`. @default 57 */
+  toolNameBudget?: number | false
+  /** Shorten tool names over the name budget, as the plugin's `shortenToolNames`. @default false */
+  shortenToolNames?: boolean
   /** Which RPCs become tools, as the plugin's `methods` option. @default every RPC */
   methods: { include?: string[]; exclude?: string[] }
   /** How tools are listed, as the plugin's `discovery` option (`--discovery`). @default 'auto' */
@@ -118,6 +122,9 @@ Options:
   --profile <name>           schema profile: portable, strict, full or topeka (default: portable)
   --tool-names <mode>        tool names: method (SetVibe), service (VibeService_SetVibe)
                              or qualified (examples_v1_VibeService_SetVibe) (default: method)
+  --tool-name-budget <n>     the most characters of server and tool name together (Claude
+                             Code and Cursor drop a tool past 60) (default 57; "off": no budget)
+  --shorten-tool-names       shorten a tool name over the name budget: a hash, then its end
   --include-method <pattern> only RPCs matching it become tools: a full method name or a glob
                              (* any run of characters but ".", ** any run), e.g.
                              google.firestore.v1.Firestore.Get*; repeatable
@@ -209,6 +216,8 @@ export const CLI_OPTIONS = {
   'include-method': { type: 'string', multiple: true },
   'exclude-method': { type: 'string', multiple: true },
   'tool-token-budget': { type: 'string' },
+  'tool-name-budget': { type: 'string' },
+  'shorten-tool-names': { type: 'boolean' },
   discovery: { type: 'string' },
   'resource-scheme': { type: 'string', multiple: true },
   'list-resources': { type: 'boolean' },
@@ -337,6 +346,13 @@ export function parseCli(argv: readonly string[]): CliCommand {
     ...(budget === undefined
       ? {}
       : { toolTokenBudget: budget === 'off' ? false : integerIn('--tool-token-budget', budget, 100, 1_000_000) }),
+    ...(values['tool-name-budget'] === undefined
+      ? {}
+      : {
+          toolNameBudget:
+            values['tool-name-budget'] === 'off' ? false : integerIn('--tool-name-budget', values['tool-name-budget'], 1, 128),
+        }),
+    ...(values['shorten-tool-names'] ? { shortenToolNames: true } : {}),
     methods: {
       ...(values['include-method'] === undefined ? {} : { include: values['include-method'] }),
       ...(values['exclude-method'] === undefined ? {} : { exclude: values['exclude-method'] }),

@@ -34,6 +34,7 @@ const serverLogger: Logger = {
 /** Fixes the command says with its own flags instead of the plugin's options, by warning code. */
 export const CLI_FIXES: Partial<Record<BuildWarningCode, string>> = {
   TOOL_NAME_CLASH: 'pass --tool-names service or qualified to keep every RPC',
+  TOOL_NAME_BUDGET: 'pass --shorten-tool-names, a shorter --tool-names, or set (proto_mcp.tool).name',
   TOOL_OVER_BUDGET: 'raise --tool-token-budget, or leave the RPC out with --exclude-method',
   TOO_MANY_TOOLS: 'choose the RPCs with --include-method or --exclude-method',
   LIST_OVER_TOKENS: 'choose the RPCs with --include-method or --exclude-method, or lower --tool-token-budget',
@@ -50,6 +51,8 @@ export function cliWarning(warning: BuildWarning): BuildWarning {
 /** The command's budget, method and resource options, as the build takes them (unset ones left out). */
 function budgetOptions(options: ServeCommand): {
   toolTokenBudget?: number | false
+  toolNameBudget?: number | false
+  shortenToolNames?: boolean
   methods?: ServeCommand['methods']
   discovery?: { mode: DiscoveryMode }
   resourceScheme?: ServeCommand['resourceScheme']
@@ -59,6 +62,8 @@ function budgetOptions(options: ServeCommand): {
     ...(options.resourceScheme === undefined ? {} : { resourceScheme: options.resourceScheme }),
     ...(options.listResources === undefined ? {} : { listResources: options.listResources }),
     ...(options.toolTokenBudget === undefined ? {} : { toolTokenBudget: options.toolTokenBudget }),
+    ...(options.toolNameBudget === undefined ? {} : { toolNameBudget: options.toolNameBudget }),
+    ...(options.shortenToolNames ? { shortenToolNames: true } : {}),
     ...(options.discovery === undefined ? {} : { discovery: { mode: options.discovery } }),
     ...(options.methods.include || options.methods.exclude ? { methods: options.methods } : {}),
   }

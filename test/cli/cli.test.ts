@@ -112,6 +112,29 @@ describe('proto-mcp serve: naming and the verbose report', () => {
   const TWO_SERVICES =
     'syntax = "proto3";\npackage two.v1;\nmessage M { string s = 1; }\nservice A { rpc Ping(M) returns (M); }\nservice B { rpc Ping(M) returns (M); }\n'
 
+  it('--shorten-tool-names and --tool-name-budget: the budget warning names the flag, and the flag shortens', async () => {
+    const LONG =
+      'syntax = "proto3";\npackage long.v1;\nmessage M { string s = 1; }\nservice A { rpc ReadTheWholeInventoryOfEveryWarehouseInTheRegion(M) returns (M); }\n'
+    const dir = writeProtos({ 'long.proto': LONG })
+    const file = join(dir, 'long.proto')
+    const plain = await runCli(cli, ['serve', file, '--grpc', grpcServer.address, '--tool-name-budget', '40'])
+    expect(plain.stderr).toMatch(
+      /^proto-mcp: warning: server "long" \+ tool "ReadTheWholeInventoryOfEveryWarehouseInTheRegion" is 52 characters, over the name budget of 40: .*\(pass --shorten-tool-names, a shorter --tool-names, or set \(proto_mcp\.tool\)\.name\)$/m,
+    )
+    const { client, stderr } = await stdioClient([file, '--grpc', grpcServer.address, '--tool-name-budget', '40', '--shorten-tool-names'])
+    try {
+      const [tool] = (await client.listTools()).tools
+      expect(tool!.name.length).toBe(40 - 'long'.length)
+      expect(tool!.name.endsWith('WarehouseInTheRegion')).toBe(true)
+      await vi.waitFor(() => expect(stderr()).toContain('proto-mcp: serving 1 tool'))
+      expect(stderr()).not.toContain('over the name budget')
+    } finally {
+      await client.close()
+    }
+    const none = await runCli(cli, ['serve', file, '--grpc', grpcServer.address, '--tool-name-budget', '0'])
+    expect(none.stderr).toContain('--tool-name-budget')
+  })
+
   it('--tool-names service names tools Service_Method, and the collision warning is gone', async () => {
     const dir = writeProtos({ 'two.proto': TWO_SERVICES })
     const plain = await runCli(cli, ['serve', join(dir, 'two.proto'), '--grpc', grpcServer.address])

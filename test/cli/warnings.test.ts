@@ -28,7 +28,7 @@ describe('cliWarning', () => {
   })
 
   it("keys on the code: the plugin's fix text under another code is left as it is", () => {
-    const other = buildWarning('TOOL_NAME_BUDGET', 'tool "Ping" is too long', PLUGIN_FIX)
+    const other = buildWarning('TOOL_NAME_PATTERN', 'tool "Ping" is too long', PLUGIN_FIX)
     expect(cliWarning(other)).toBe(other)
   })
 
