@@ -10,7 +10,7 @@
 import type * as Api from '@opentelemetry/api'
 
 export type OtelApi = typeof Api
-export type { Attributes, Context, Histogram, Link, Span, SpanContext } from '@opentelemetry/api'
+export type { Attributes, Context, Histogram, Link, Span, SpanContext, SpanOptions } from '@opentelemetry/api'
 
 /** The global key `@opentelemetry/api` 1.x registers its providers under. */
 const API_KEY = Symbol.for('opentelemetry.js.api.1')
@@ -58,6 +58,31 @@ export function otel(): OtelApi | undefined | Promise<OtelApi | undefined> {
 /** This library's instrumentation scope (tracer and meter name). */
 export const INSTRUMENTATION_SCOPE = 'unplugin-proto-mcp'
 
+let tracer: { provider: Api.TracerProvider; delegate: unknown; tracer: Api.Tracer } | undefined
+
+/**
+ * This library's tracer, looked up once per registered provider (not by
+ * name on every span: docs/guide/production.md, "OpenTelemetry traces and metrics").
+ */
+export function tracerOf(loaded: OtelApi): Api.Tracer {
+  // The API's global provider is a proxy over the SDK's; a new registration (after `trace.disable()`) is a new proxy.
+  const provider = loaded.trace.getTracerProvider()
+  const delegate = (provider as Partial<Api.ProxyTracerProvider>).getDelegate?.()
+  if (tracer?.provider !== provider || tracer.delegate !== delegate) {
+    tracer = { provider, delegate, tracer: provider.getTracer(INSTRUMENTATION_SCOPE) }
+  }
+  return tracer.tracer
+}
+
+let meter: { provider: Api.MeterProvider; meter: Api.Meter } | undefined
+
+/** This library's meter, looked up once per registered provider; `meterOf(api) === meterOf(api)` until another registers. */
+export function meterOf(loaded: OtelApi): Api.Meter {
+  const provider = loaded.metrics.getMeterProvider()
+  if (meter?.provider !== provider) meter = { provider, meter: provider.getMeter(INSTRUMENTATION_SCOPE) }
+  return meter.meter
+}
+
 /** An event on the active span (a stage of a tool call: docs/guide/production.md); nothing without an SDK. */
 export function spanEvent(name: string, attributes?: Api.Attributes): void {
   const loaded = otelNow()
@@ -76,10 +101,10 @@ let rejected: { meter: Api.Meter; counter: Api.Counter } | undefined
 export function countRejected(reason: RejectReason): void {
   const loaded = otelNow()
   if (loaded === undefined) return
-  const meter = loaded.metrics.getMeter(INSTRUMENTATION_SCOPE)
-  if (rejected?.meter !== meter) {
-    const counter = meter.createCounter(REJECTED_METRIC, { unit: '{request}', description: 'MCP requests refused, by reason' })
-    rejected = { meter, counter }
+  const current = meterOf(loaded)
+  if (rejected?.meter !== current) {
+    const counter = current.createCounter(REJECTED_METRIC, { unit: '{request}', description: 'MCP requests refused, by reason' })
+    rejected = { meter: current, counter }
   }
   rejected.counter.add(1, { 'proto_mcp.reject.reason': reason })
 }
@@ -103,7 +128,7 @@ export function clientSpan(path: string, server?: string): ClientSpan | undefine
   const loaded = otelNow()
   if (loaded === undefined) return undefined
   const [service = '', method = ''] = path.slice(1).split('/')
-  const span = loaded.trace.getTracer(INSTRUMENTATION_SCOPE).startSpan(path.slice(1), {
+  const span = tracerOf(loaded).startSpan(path.slice(1), {
     kind: loaded.SpanKind.CLIENT,
     attributes: {
       'rpc.system': 'grpc',

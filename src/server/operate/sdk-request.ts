@@ -28,21 +28,20 @@ export function sawRequest(server: SdkServer, ctx: ServerContext): void {
 export function sdkRequest(server: SdkServer, request: JSONRPCRequest, ctx: ServerContext): ServedRequest {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined
   const version = envelope?.[PROTOCOL_VERSION_META_KEY]
-  const protocolVersion = typeof version === 'string' ? version : server.getNegotiatedProtocolVersion()
   const http = ctx.http
-  const facts: ServedRequest = {
+  // Built whole, without spreads: with an SDK registered this runs for every request.
+  return {
     method: request.method,
     params: request.params as Record<string, unknown> | undefined,
     id: request.id,
     transport: http === undefined ? 'pipe' : 'tcp',
     authInfo: http?.authInfo,
     checkRate: http === undefined,
-    ...(protocolVersion === undefined ? {} : { protocolVersion }),
+    protocolVersion: typeof version === 'string' ? version : server.getNegotiatedProtocolVersion(),
     // The conventions' mcp.session.id: initialize-era sessions only (2026-07-28 has none).
-    ...(ctx.sessionId === undefined || envelope !== undefined ? {} : { sessionId: ctx.sessionId }),
-    ...(http?.req === undefined ? {} : { headers: headersOf(http.req) }),
+    sessionId: envelope === undefined ? ctx.sessionId : undefined,
+    headers: headersOf(http?.req),
   }
-  return facts
 }
 
 /** Records the session's duration when an initialize-era session (or stdio connection) of `server` closes. */

@@ -7,8 +7,8 @@
  * registered, {@link traceRequest} runs the request as it is.
  */
 import { booleanRule, type OptionRule } from '../../runtime/check-options.ts'
-import { INSTRUMENTATION_SCOPE, meteringRegistered, otel, otelNow, tracingRegistered, type OtelApi } from '../../runtime/otel.ts'
-import type { Attributes, Context, Histogram, Link, Span, SpanContext } from '../../runtime/otel.ts'
+import { meterOf, meteringRegistered, otel, otelNow, tracerOf, tracingRegistered, type OtelApi } from '../../runtime/otel.ts'
+import type { Attributes, Context, Histogram, Link, Span, SpanContext, SpanOptions } from '../../runtime/otel.ts'
 
 /** What the instrumentation records beyond the conventions' defaults (`Server.telemetry()`). */
 export interface TelemetryOptions {
@@ -58,16 +58,18 @@ export function parseTraceparent(api: OtelApi, traceparent: unknown, tracestate:
   return context
 }
 
+/** The first value of a header. */
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
 /** The parent of a request: `params._meta.traceparent` (SEP-414), else the HTTP `traceparent` header. */
 function parentOf(api: OtelApi, facts: RequestFacts): Context {
   const meta = facts.params?._meta as Record<string, unknown> | undefined
-  const header = (name: string): unknown => {
-    const value = facts.headers?.[name]
-    return Array.isArray(value) ? value[0] : value
-  }
+  const headers = facts.headers
   const remote =
     parseTraceparent(api, meta?.traceparent, meta?.tracestate) ??
-    (facts.headers === undefined ? undefined : parseTraceparent(api, header('traceparent'), header('tracestate')))
+    (headers === undefined ? undefined : parseTraceparent(api, first(headers.traceparent), first(headers.tracestate)))
   const active = api.context.active()
   return remote === undefined ? active : api.trace.setSpanContext(active, remote)
 }
@@ -79,15 +81,14 @@ function targetOf(facts: RequestFacts): string | undefined {
   return typeof name === 'string' ? name : undefined
 }
 
-/** The conventions' attributes of a request, shared by its span and its duration. */
-function attributesOf(facts: RequestFacts): Attributes {
+/** The conventions' attributes of a request, shared by its span and its duration; `target` is {@link targetOf} it. */
+function attributesOf(facts: RequestFacts, target: string | undefined): Attributes {
   const attributes: Attributes = {
     'mcp.method.name': facts.method,
     'network.transport': facts.transport,
   }
   if (facts.transport === 'tcp') attributes['network.protocol.name'] = 'http'
   if (facts.protocolVersion !== undefined) attributes['mcp.protocol.version'] = facts.protocolVersion
-  const target = targetOf(facts)
   if (facts.method === 'tools/call' && target !== undefined) {
     attributes['gen_ai.tool.name'] = target
     attributes['gen_ai.operation.name'] = 'execute_tool'
@@ -125,7 +126,7 @@ export function noteTaskEnded(taskId: string, tool: string, status: string): voi
   const api = otelNow()
   const created = taskSpans.get(taskId)
   if (api === undefined || created === undefined) return
-  const span = api.trace.getTracer(INSTRUMENTATION_SCOPE).startSpan(
+  const span = tracerOf(api).startSpan(
     `task ${tool}`,
     {
       kind: api.SpanKind.INTERNAL,
@@ -145,8 +146,9 @@ interface Instruments {
 }
 let instruments: Instruments | undefined
 
+/** The duration histograms, made once per registered meter provider. */
 function instrumentsOf(api: OtelApi): Instruments {
-  const meter = api.metrics.getMeter(INSTRUMENTATION_SCOPE)
+  const meter = meterOf(api)
   if (instruments?.meter === meter) return instruments
   const advice = { explicitBucketBoundaries: DURATION_BUCKETS }
   instruments = {
@@ -173,18 +175,12 @@ export function recordSession(startedAt: number, attributes: Attributes): void {
 }
 
 /**
- * What a request's outcome adds to its attributes (`error.type`, and
- * `rpc.response.status_code` for a JSON-RPC error; shared by the span and
- * the duration) and to its span's status.
+ * What a request's outcome (its `result`, or its `error` when it failed)
+ * adds to its attributes (`error.type`, and `rpc.response.status_code` for
+ * a JSON-RPC error; shared by the span and the duration) and to its span's
+ * status.
  */
-function settle(
-  api: OtelApi,
-  span: Span | undefined,
-  attributes: Attributes,
-  outcome: { result?: unknown; error?: unknown },
-  record: boolean,
-): void {
-  const { result, error } = outcome
+function settle(api: OtelApi, span: Span | undefined, attributes: Attributes, result: unknown, error: unknown, record: boolean): void {
   let type: string | undefined
   let status: string | undefined
   if (error !== undefined) {
@@ -237,13 +233,17 @@ export function traceRequest<R>(state: object, facts: RequestFacts, run: () => P
 const NO_OPTIONS: TelemetryOptions = {}
 
 /**
- * The request's SERVER span, started with every attribute known before it
- * runs (the shared ones of `attributes` and the span's own), and the
- * context it runs in.
+ * The request's SERVER span, started under `parent` with every attribute
+ * known before it runs (the shared ones of `attributes` and the span's own).
  */
-function startServerSpan(api: OtelApi, state: object, facts: RequestFacts, attributes: Attributes): { span: Span; context: Context } {
-  const options = telemetries.get(state)?.options ?? NO_OPTIONS
-  const target = targetOf(facts)
+function startServerSpan(
+  api: OtelApi,
+  options: TelemetryOptions,
+  facts: RequestFacts,
+  target: string | undefined,
+  attributes: Attributes,
+  parent: Context,
+): Span {
   const spanAttributes: Attributes = { ...attributes, 'jsonrpc.protocol.version': '2.0' }
   if (facts.id !== undefined) spanAttributes['jsonrpc.request.id'] = String(facts.id)
   if (facts.sessionId !== undefined) spanAttributes['mcp.session.id'] = facts.sessionId
@@ -252,38 +252,63 @@ function startServerSpan(api: OtelApi, state: object, facts: RequestFacts, attri
   if (typeof uri === 'string') spanAttributes['mcp.resource.uri'] = uri
   if (options.recordArguments && facts.method === 'tools/call')
     spanAttributes['gen_ai.tool.call.arguments'] = safeJson(facts.params?.arguments ?? {})
+  const spanOptions: SpanOptions = { kind: api.SpanKind.SERVER, attributes: spanAttributes }
   const links = taskLink(facts)
-  const parent = parentOf(api, facts)
-  const span = api.trace
-    .getTracer(INSTRUMENTATION_SCOPE)
-    .startSpan(
-      target === undefined ? facts.method : `${facts.method} ${target}`,
-      { kind: api.SpanKind.SERVER, attributes: spanAttributes, ...(links ? { links } : {}) },
-      parent,
-    )
-  return { span, context: api.trace.setSpan(parent, span) }
+  if (links !== undefined) spanOptions.links = links
+  return tracerOf(api).startSpan(target === undefined ? facts.method : `${facts.method} ${target}`, spanOptions, parent)
 }
 
 /**
  * One request in its SERVER span (when a tracer provider is registered)
  * with its duration recorded (when a meter provider is): each half costs
- * nothing without its provider.
+ * nothing without its provider. Not an async function: its one promise is
+ * the reaction that ends the span (on Node 20 every promise is dearer once
+ * the SDK's context manager runs: docs/guide/production.md, "OpenTelemetry traces and metrics").
  */
-async function traced<R>(api: OtelApi, state: object, facts: RequestFacts, run: () => Promise<R>): Promise<R> {
+function traced<R>(api: OtelApi, state: object, facts: RequestFacts, run: () => Promise<R>): Promise<R> {
   const started = performance.now()
-  const attributes = attributesOf(facts)
-  const server = tracingRegistered() ? startServerSpan(api, state, facts, attributes) : undefined
-  const outcome: { result?: unknown; error?: unknown } = {}
+  const options = telemetries.get(state)?.options ?? NO_OPTIONS
+  const target = targetOf(facts)
+  const attributes = attributesOf(facts, target)
+  let span: Span | undefined
+  let pending: Promise<R>
   try {
-    outcome.result = await (server === undefined ? run() : api.context.with(server.context, run))
-    return outcome.result as R
+    if (tracingRegistered()) {
+      const parent = parentOf(api, facts)
+      span = startServerSpan(api, options, facts, target, attributes, parent)
+      pending = api.context.with(api.trace.setSpan(parent, span), run)
+    } else {
+      pending = run()
+    }
   } catch (error) {
-    outcome.error = error ?? new Error('rejected')
-    throw error
-  } finally {
-    const record = server !== undefined && facts.method === 'tools/call' && telemetries.get(state)?.options.recordResults === true
-    settle(api, server?.span, attributes, outcome, record)
-    server?.span.end()
-    if (meteringRegistered()) instrumentsOf(api).operation.record((performance.now() - started) / 1000, attributes)
+    ended(api, facts, options, span, attributes, started, undefined, error ?? new Error('rejected'))
+    return Promise.reject(error as Error)
   }
+  return Promise.resolve(pending).then(
+    (result) => {
+      ended(api, facts, options, span, attributes, started, result, undefined)
+      return result
+    },
+    (error: unknown) => {
+      ended(api, facts, options, span, attributes, started, undefined, error ?? new Error('rejected'))
+      throw error
+    },
+  )
+}
+
+/** Ends a request {@link traced} began: its outcome on the span and the duration, the span's end, the duration's record. */
+function ended(
+  api: OtelApi,
+  facts: RequestFacts,
+  options: TelemetryOptions,
+  span: Span | undefined,
+  attributes: Attributes,
+  started: number,
+  result: unknown,
+  error: unknown,
+): void {
+  const record = span !== undefined && facts.method === 'tools/call' && options.recordResults === true
+  settle(api, span, attributes, result, error, record)
+  span?.end()
+  if (meteringRegistered()) instrumentsOf(api).operation.record((performance.now() - started) / 1000, attributes)
 }
