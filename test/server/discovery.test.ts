@@ -145,6 +145,41 @@ describe('search mode, in process', () => {
     expect(hitNames(await search(server, 'order', { limit: 1 }))).toHaveLength(1)
   })
 
+  it('a question in the verbs people use finds the RPC named with another (send → Publish, erase → Delete, look up → Get)', async () => {
+    const topics = `syntax = "proto3";
+package topics.v1;
+message Topic { string name = 1; map<string, string> labels = 2; }
+message TopicRequest { string topic = 1; }
+message PublishRequest { string topic = 1; repeated bytes messages = 2; }
+message PublishResponse { repeated string message_ids = 1; }
+message ListTopicsRequest { string project = 1; }
+message ListTopicsResponse { repeated Topic topics = 1; }
+message Empty {}
+service Topics {
+  // Creates the given topic.
+  rpc CreateTopic(Topic) returns (Topic);
+  // Changes the labels of a topic.
+  rpc UpdateTopic(Topic) returns (Topic);
+  // Returns the topic's configuration.
+  rpc GetTopic(TopicRequest) returns (Topic);
+  // Lists the topics of a project.
+  rpc ListTopics(ListTopicsRequest) returns (ListTopicsResponse);
+  // Deletes the topic with the given name.
+  rpc DeleteTopic(TopicRequest) returns (Empty);
+  // Adds one or more messages to the topic.
+  rpc Publish(PublishRequest) returns (PublishResponse);
+}
+`
+    const server = createProtoServer(shopSpec({ discovery: { mode: 'search' } }, topics).spec)
+    const first = async (query: string) => hitNames(await search(server, query, { limit: 1 }))[0]
+    expect(await first('send a message to a topic')).toBe('Publish')
+    expect(await first('erase a topic')).toBe('DeleteTopic')
+    expect(await first('look up a topic')).toBe('GetTopic')
+    expect(await first('modify the labels of a topic')).toBe('UpdateTopic')
+    // A query in the RPC's own words is not moved by the synonyms of its other words.
+    expect(await first('adds messages to the topic')).toBe('Publish')
+  })
+
   it("a query that is a tool's name ranks that tool first, even where the words favour another", async () => {
     const ok = () => ({ content: [] })
     const words = Server.builder('words')

@@ -45,6 +45,50 @@ function terms(text: string): string[] {
   return out
 }
 
+/**
+ * The words people (and models) ask with, by the verbs APIs name their
+ * methods with: a query's word adds those, at {@link SYNONYM_BOOST}
+ * ("send a message" finds Publish, "look up a queue" GetQueue, "erase"
+ * DeleteDocument). Keys and values are plain words; both are stemmed.
+ */
+const SYNONYMS: ReadonlyArray<readonly [words: string, adds: string]> = [
+  ['send post emit push deliver', 'publish add'],
+  ['fetch retrieve read look lookup show view see inspect', 'get'],
+  ['fetch receive consume download', 'pull'],
+  ['remove erase destroy drop discard wipe trash', 'delete'],
+  ['make new add register insert', 'create'],
+  ['change modify edit alter rename', 'update'],
+  ['save store', 'create update'],
+  ['find lookup', 'search list'],
+  ['enumerate browse', 'list'],
+  ['subscribe', 'subscription'],
+  ['count tally', 'count aggregation'],
+]
+
+/** How much a synonym counts against a word of the query itself. */
+const SYNONYM_BOOST = 0.5
+
+/** A query term's stem → the stems it adds. */
+const SYNONYM_TERMS: ReadonlyMap<string, readonly string[]> = (() => {
+  const out = new Map<string, string[]>()
+  for (const [words, adds] of SYNONYMS) {
+    for (const word of words.split(' ')) {
+      const list = out.get(stem(word)) ?? []
+      for (const add of adds.split(' ')) if (!list.includes(stem(add))) list.push(stem(add))
+      out.set(stem(word), list)
+    }
+  }
+  return out
+})()
+
+/** The words `query` adds by {@link SYNONYMS} that it does not have already, as stems. */
+export function synonymsOf(query: string): string[] {
+  const own = terms(query)
+  const added: string[] = []
+  for (const term of own) for (const add of SYNONYM_TERMS.get(term) ?? []) if (!own.includes(add) && !added.includes(add)) added.push(add)
+  return added
+}
+
 /** Property names of a schema, nested ones too (each object once). */
 function propertyNames(schema: unknown, out: Set<string>, seen = new Set<unknown>()): Set<string> {
   if (schema === null || typeof schema !== 'object' || seen.has(schema)) return out
@@ -129,7 +173,15 @@ export class ToolIndex {
    */
   rank(query: string, visible: (name: string) => boolean): string[] {
     const exact = this.#folded.get(fold(query.trim()))
-    const ranked = this.#search.search(query, { filter: (r) => visible(r.id as string) }).map((r) => r.id as string)
+    // The query's own terms, then its synonyms' (each a stem, which stems to itself), the latter counting less.
+    const own = terms(query).length
+    const added = synonymsOf(query)
+    const ranked = this.#search
+      .search(added.length === 0 ? query : `${query} ${added.join(' ')}`, {
+        filter: (r) => visible(r.id as string),
+        ...(added.length === 0 ? {} : { boostTerm: (_term: string, i: number) => (i < own ? 1 : SYNONYM_BOOST) }),
+      })
+      .map((r) => r.id as string)
     if (exact === undefined || !visible(exact)) return ranked
     return [exact, ...ranked.filter((name) => name !== exact)]
   }
