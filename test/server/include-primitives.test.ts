@@ -58,6 +58,26 @@ describe('include() merges resources, templates and prompts', () => {
       text: 'Explain the vibe CALM in one sentence.',
     })
     await expect(client.getPrompt({ name: 'explain_vibe', arguments: {} })).rejects.toMatchObject({ code: -32602 })
+    // Its arguments are held to their fields: an enum's values, names it has, a required one not empty.
+    const refused = (args: Record<string, string>) =>
+      client.getPrompt({ name: 'set_vibe', arguments: args }).then(
+        () => 'answered',
+        (error: { code?: number; message?: string }) => `${error.code} ${error.message?.replace(/^MCP error -?\d+: /, '')}`,
+      )
+    expect(await refused({ region: 'north', vibe: 'ANGRY' })).toBe(
+      '-32602 Prompt set_vibe: argument "vibe" must be one of CALM, LIVELY, got "ANGRY"',
+    )
+    expect(await refused({ region: 'north', vibe: 'CALM', change_reason: 'rain' })).toBe(
+      '-32602 Prompt set_vibe: unknown argument "change_reason" (did you mean "changeReason"?); its arguments are region, vibe, changeReason',
+    )
+    expect(await refused({ region: '', vibe: 'CALM' })).toBe('-32602 Prompt set_vibe: required argument "region" is empty')
+    expect(
+      (await client.getPrompt({ name: 'set_vibe', arguments: { region: 'north', vibe: 'CALM', changeReason: 'rain' } })).messages[0]!
+        .content,
+    ).toEqual({
+      type: 'text',
+      text: 'Set the vibe of north to CALM. Reason: rain.',
+    })
     // The proto's enum argument completes through the including server too.
     const vibe = await client.complete({ ref: { type: 'ref/prompt', name: 'set_vibe' }, argument: { name: 'vibe', value: 'C' } })
     expect(vibe.completion.values).toEqual(['CALM'])

@@ -3,6 +3,8 @@
  * of their arguments, as immutable snapshots like the tool set, and the
  * result a getter's shorthand stands for.
  */
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
+import { nearestName } from '../../contract/nearest.ts'
 import { renderTemplate, type PromptSpec } from '../../contract/prompt-template.ts'
 import { runtimeError } from '../../runtime/errors.ts'
 import type { CallContext } from '../../runtime/types.ts'
@@ -82,7 +84,7 @@ export function promptResult(prompt: PromptDefinition, value: unknown): { descri
 export function protoPromptEntries(prompts: readonly PromptSpec[]): PromptEntry[] {
   return prompts.map(({ text, values, ...prompt }) => ({
     prompt,
-    get: (args: Record<string, string>) => renderTemplate(text, args),
+    get: (args: Record<string, string>) => renderTemplate(text, checkedArguments(prompt, values, args)),
     // An enum argument completes to its values starting with what was typed (any case).
     ...(values === undefined
       ? {}
@@ -96,4 +98,33 @@ export function protoPromptEntries(prompts: readonly PromptSpec[]): PromptEntry[
         }),
     fromProto: true as const,
   }))
+}
+
+/**
+ * The arguments of a proto prompt's `prompts/get`, checked as its fields
+ * would be (docs/guide/resources.md, "Prompts from the proto"): each one the
+ * prompt has, an enum's one of its values, a required one not empty; else
+ * `-32602` saying which and what it takes.
+ */
+function checkedArguments(
+  prompt: PromptDefinition,
+  values: Readonly<Record<string, readonly string[]>> | undefined,
+  args: Record<string, string>,
+): Record<string, string> {
+  const names = (prompt.arguments ?? []).map((a) => a.name)
+  const refuse = (text: string): never => {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${prompt.name}: ${text}`)
+  }
+  for (const [name, value] of Object.entries(args)) {
+    if (!names.includes(name)) {
+      const near = nearestName(name, names)
+      refuse(
+        `unknown argument "${name}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; its arguments are ${names.join(', ') || 'none'}`,
+      )
+    }
+    const allowed = values?.[name]
+    if (allowed !== undefined && !allowed.includes(value)) refuse(`argument "${name}" must be one of ${allowed.join(', ')}, got "${value}"`)
+  }
+  for (const arg of prompt.arguments ?? []) if (arg.required && args[arg.name] === '') refuse(`required argument "${arg.name}" is empty`)
+  return args
 }
