@@ -285,5 +285,5 @@ function discoveryNote(listed: ReadonlyArray<{ name: string; _meta?: unknown }>,
   const meta = listed.filter((t) => (t._meta as Record<string, unknown> | undefined)?.[DISCOVERY_META_KEY] !== undefined)
   return meta.length > 0
     ? `discovery ${mode}: search (lists ${meta.map((t) => t.name).join(', ')} instead of the ${tools} tools)`
-    : `discovery ${mode}: tools (lists all ${tools} tools)`
+    : `discovery ${mode}: tools (lists all ${listed.length} ${listed.length === 1 ? 'tool' : 'tools'})`
 }

@@ -177,7 +177,7 @@ describe('proto-mcp serve: --discovery', () => {
       'two.proto': 'syntax = "proto3";\npackage one.v1;\nmessage M { string s = 1; }\nservice A { rpc Ping(M) returns (M); }\n',
     })
     const plain = await runCli(cli, ['serve', join(dir, 'two.proto'), '--grpc', grpcServer.address, '--verbose'])
-    expect(plain.stderr).toContain('proto-mcp: note: discovery auto: tools (lists all 1 tools)\n')
+    expect(plain.stderr).toContain('proto-mcp: note: discovery auto: tools (lists all 1 tool)\n')
     // One server for the verbose note and the calls: the note is printed before it serves.
     const { client, stderr } = await stdioClient([
       join(dir, 'two.proto'),
