@@ -107,7 +107,12 @@ function extensionKeys(value: unknown): unknown {
  * else with protobufjs's (custom options then dropped: nothing declares them).
  */
 function jsonFiles(text: string): SetFile[] {
-  const json = JSON.parse(text) as { file?: unknown }
+  let json: { file?: unknown }
+  try {
+    json = JSON.parse(text) as { file?: unknown }
+  } catch (cause) {
+    throw new Error(`its JSON does not parse: ${(cause as Error).message}`, { cause })
+  }
   if (json === null || typeof json !== 'object' || !Array.isArray(json.file))
     throw new Error('it is JSON, but no FileDescriptorSet (no "file" list)')
   const plain = json.file.map((file: unknown) => descriptorExt.FileDescriptorProto.fromObject(file as never))
@@ -143,7 +148,8 @@ export function readDescriptorSet(file: string): SetFile[] {
   let files: SetFile[]
   try {
     const text = bytes[0] === 0x7b ? Buffer.from(bytes).toString('utf8').trim() : ''
-    files = text.startsWith('{') && text.endsWith('}') ? jsonFiles(text) : binaryFiles(bytes)
+    // A `.json` file that stops short is JSON all the same: its parse error says where.
+    files = text.startsWith('{') && (text.endsWith('}') || /\.json$/i.test(file)) ? jsonFiles(text) : binaryFiles(bytes)
     files.forEach((f, i) => checkFile(f.bytes, i))
   } catch (cause) {
     throw setError(file, `it is no FileDescriptorSet or buf image (truncated?): ${(cause as Error).message}`, cause)

@@ -154,6 +154,14 @@ describe('proto-mcp serve <bad descriptor set>', () => {
     expect(await refused(json)).toBe(
       `proto-mcp: cannot read "${json}": it is no FileDescriptorSet or buf image (truncated?): it is JSON, but no FileDescriptorSet (no "file" list)\n`,
     )
+    // A .json set cut short is read as the JSON it is, and its parse error said (it was read as binary).
+    const cutJson = join(dir, 'cut.json')
+    writeFileSync(cutJson, '{"file":[{"name":"x.proto"')
+    expect(await refused(cutJson)).toMatch(
+      new RegExp(
+        `^proto-mcp: cannot read "${cutJson}": it is no FileDescriptorSet or buf image \\(truncated\\?\\): its JSON does not parse: `,
+      ),
+    )
   })
 
   it('a set missing a dependency', async () => {
