@@ -18,7 +18,8 @@ import { buildTypeDetail } from './type-detail.ts'
 import type { DetailedTool, TypeDetailSpec } from './type-detail.ts'
 import { lenientPlan } from './lenient-plan.ts'
 import type { LenientPlan } from './lenient-plan.ts'
-import { DEFAULT_RECURSION_DEPTH, mayNote, messageSchema, messageSchemaWithin, type MessageSchemaOptions } from './message-schema.ts'
+import { DEFAULT_RECURSION_DEPTH, mayNote, messageSchema, messageSchemaWithin, passesObjects } from './message-schema.ts'
+import type { MessageSchemaOptions } from './message-schema.ts'
 import { isPortable } from './scalar-schema.ts'
 import { setOwn, sortKeys } from './sort-keys.ts'
 import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
@@ -449,7 +450,11 @@ function requestShape(
   const depth = run.options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
   let usedDepth = depth
   const first = (d: number, more: Partial<MessageSchemaOptions>): JsonSchema | undefined =>
-    messageSchemaWithin(model, method.requestType, { profile, mode: 'input', recursionDepth: d, ...marks, ...more })
+    // A build that would give up is not started: its walk says so first (what it would have added to `comments`,
+    // the build kept adds too: any depth inlines every message the request reaches at least once).
+    more.maxObjects !== undefined && passesObjects(model, method.requestType, { profile, recursionDepth: d, maxObjects: more.maxObjects })
+      ? undefined
+      : messageSchemaWithin(model, method.requestType, { profile, mode: 'input', recursionDepth: d, ...marks, ...more })
   // Unsorted until kept: most of a schema too big to inline is its copy with sorted keys. It gives up past
   // the limit too, unless a note could come late in it (the notes keep the order of the whole build).
   const cap = portable && depth > 1 && !mayNote(model, method.requestType) ? { maxObjects: MAX_INLINED_OBJECTS } : {}
