@@ -10,7 +10,7 @@ import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
 import { descriptionAt, describeComment, DESCRIPTION_LEVELS, levelSchemas, splitName } from './descriptions.ts'
 import type { DescriptionLevel } from './descriptions.ts'
 import { advertise, stripNotes } from './advertise.ts'
-import { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels } from './budget.ts'
+import { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels, sameJson } from './budget.ts'
 import type { Cut } from './budget.ts'
 import { checkClientRules, type CheckedTool } from './client-rules.ts'
 import { toolText, toolTokens } from './tokens.ts'
@@ -309,7 +309,8 @@ function methodTool(run: BuildRun, filter: MethodSelection, service: ServiceMode
     requestType: method.requestType,
     responseType: method.responseType,
   }
-  if (JSON.stringify(input.validationSchema) !== JSON.stringify(input.inputSchema)) tool.validationSchema = input.validationSchema
+  // Compared without writing either: a big request's validation schema differs early (portable drops `additionalProperties`).
+  if (!sameJson(input.validationSchema, input.inputSchema)) tool.validationSchema = input.validationSchema
   if (input.cuts.length > 0) tool.cuts = { typeTool: run.typeTool, at: input.cuts }
   if (input.cuts.length > 0 || input.trimmed)
     run.detailed.push({ name, description: input.wholeDescription, comment: method.comment, requestType: method.requestType })
