@@ -9,7 +9,7 @@ import { longRunningOf } from './long-running.ts'
 import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
 import { descriptionAt, describeComment, DESCRIPTION_LEVELS, levelSchemas, splitName } from './descriptions.ts'
 import type { DescriptionLevel } from './descriptions.ts'
-import { advertise, stripNotes } from './advertise.ts'
+import { advertise, advertiseSorted, stripNotes } from './advertise.ts'
 import { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels, sameJson } from './budget.ts'
 import type { Cut } from './budget.ts'
 import { checkClientRules, type CheckedTool } from './client-rules.ts'
@@ -397,7 +397,8 @@ function toolInput(run: BuildRun, name: string, method: MethodModel, rpcName: st
   const describeAt = (level: DescriptionLevel): string =>
     method.comment === null ? wholeDescription : (descriptionAt(method.comment, level) ?? '')
   let description = tokenBudget === undefined ? wholeDescription : describeAt(firstLevel)
-  let inputSchema = sortKeys(advertise(shape, profile))
+  // The shape's keys are sorted: only the keys advertising adds need sorting.
+  let inputSchema = advertiseSorted(shape, profile)
   let cuts: Cut[] = []
   if (tokenBudget !== undefined) {
     const fitted = fitLevels(
