@@ -14,7 +14,7 @@ import { needsOwnProperties } from './own-properties.ts'
 import { protectProtoKeys } from './protect-proto-keys.ts'
 import { compactErrorPushes, rewriteErrorConcat } from './rewrite-error-concat.ts'
 import { rewriteRequires } from './rewrite-requires.ts'
-import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD, shareSchemas, textShapes, validatorSchema } from './validator-schema.ts'
+import { NOT_IN_KEYWORD, PROTO_FLOAT_KEYWORD, shareSchemas, validatorSchema } from './validator-schema.ts'
 
 export type { JsonSchema }
 
@@ -100,16 +100,14 @@ function addValidators(
   toolNames: readonly string[],
   eager = schemas.length,
 ): AddedValidators {
-  // Schemas of the same JSON text, found without writing it (a big request's validation schema is megabytes).
-  const shapeOf = textShapes()
-  const byText = new Map<number, number>()
+  const byJson = new Map<string, number>()
   const firsts: number[] = []
   const names = schemas.map((schema, i) => {
-    const text = shapeOf(schema).id
-    let n = byText.get(text)
+    const json = JSON.stringify(schema)
+    let n = byJson.get(json)
     if (n === undefined) {
-      n = byText.size
-      byText.set(text, n)
+      n = byJson.size
+      byJson.set(json, n)
       firsts.push(i)
     }
     // A prefix Ajv never gives its own functions (`validate20`, ...).

@@ -98,69 +98,13 @@ export function validatorSchema(node: unknown): unknown {
 /** Shared schemas are worth a function of their own from this size (as JSON) up. */
 const SHARED_MIN_CHARS = 60
 
-const REF_KEY_RE = /"\$(?:ref|defs|dynamicRef|dynamicAnchor|anchor|id)"/
-
-/** A value JSON.stringify leaves out of an object (and writes as `null` in an array). */
-const noJson = (value: unknown): boolean => value === undefined || typeof value === 'function' || typeof value === 'symbol'
-
-/** What is known of one object's or array's JSON text without writing it whole: see {@link textShapes}. */
-export interface TextShape {
-  /** Equal for two values (of one {@link textShapes}) exactly when their JSON texts are equal. */
-  id: number
-  /** The length of its JSON text. */
-  length: number
-  /** Whether its JSON text holds the string `"$ref"`, `"$defs"`, `"$id"`, ... (a reference into its root). */
-  refs: boolean
-}
-
-/**
- * The {@link TextShape} of each object and array, kept by identity. A
- * value's key is its JSON text with each object or array in it written as
- * the id of its own key, so equal keys are equal texts, and no text is
- * written whole: writing each subschema's text wrote an inlined request
- * once per level of its depth (docs/internals.md, "Start-up").
- */
-export function textShapes(): (value: object) => TextShape {
-  const known = new Map<object, TextShape>()
-  const ids = new Map<string, number>()
-  const shapeOf = (value: object): TextShape => {
-    const found = known.get(value)
-    if (found !== undefined) return found
-    const array = Array.isArray(value)
-    let key = array ? '[' : '{'
-    let length = 0
-    let refs = false
-    let first = true
-    const add = (prefix: string, item: unknown): void => {
-      let token: string
-      if (item !== null && typeof item === 'object') {
-        const inner = shapeOf(item)
-        token = `#${inner.id}`
-        length += inner.length - token.length
-        refs ||= inner.refs
-      } else token = JSON.stringify(item)
-      key += `${first ? '' : ','}${prefix}${token}`
-      first = false
-    }
-    // As JSON.stringify: an array item with no JSON form is `null`, an object key whose value has none is left out.
-    if (array) for (const item of value as unknown[]) add('', noJson(item) ? null : item)
-    else for (const [name, item] of Object.entries(value)) if (!noJson(item)) add(`${JSON.stringify(name)}:`, item)
-    key += array ? ']' : '}'
-    length += key.length
-    // A match holds no bracket, so it lies in the key of the value whose text holds it.
-    refs ||= REF_KEY_RE.test(key)
-    let id = ids.get(key)
-    if (id === undefined) ids.set(key, (id = ids.size))
-    const shape = { id, length, refs }
-    known.set(value, shape)
-    return shape
-  }
-  return shapeOf
-}
-
 /** Whether `node` may move into a schema of its own: an object schema with no reference into its tool's schema. */
-function movable(node: JsonSchema, shape: TextShape): boolean {
-  return shape.length >= SHARED_MIN_CHARS && (node.type === 'object' || isSchemaObject(node.properties)) && !shape.refs
+function movable(node: JsonSchema, text: string): boolean {
+  return (
+    text.length >= SHARED_MIN_CHARS &&
+    (node.type === 'object' || isSchemaObject(node.properties)) &&
+    !/"\$(?:ref|defs|dynamicRef|dynamicAnchor|anchor|id)"/.test(text)
+  )
 }
 
 /** The children of `node` that are subschemas checked for every value (not branches): where shared schemas may be found. */
@@ -190,31 +134,30 @@ export interface SharedSchemas {
  * Deterministic: ids are numbered in the order of a depth-first walk.
  */
 export function shareSchemas(roots: readonly JsonSchema[]): SharedSchemas {
-  const shapeOf = textShapes()
-  const counts = new Map<number, number>()
+  const counts = new Map<string, number>()
   const count = (node: JsonSchema): void => {
     for (const [, , sub] of sharedCandidates(node)) {
-      const shape = shapeOf(sub)
-      if (movable(sub, shape)) counts.set(shape.id, (counts.get(shape.id) ?? 0) + 1)
+      const text = JSON.stringify(sub)
+      if (movable(sub, text)) counts.set(text, (counts.get(text) ?? 0) + 1)
       count(sub)
     }
   }
   for (const root of roots) count(root)
-  const ids = new Map<number, string>()
+  const ids = new Map<string, string>()
   const shared: JsonSchema[] = []
   const rewrite = (node: JsonSchema): JsonSchema => {
     const out: JsonSchema = { ...node }
     // Each map of subschemas (`properties`, ...) copied once, not once per entry (quadratic in a wide message).
     const copied = new Set<string>()
     for (const [key, name, sub] of sharedCandidates(node)) {
-      const same = shapeOf(sub).id
+      const text = JSON.stringify(sub)
       let replaced: JsonSchema
-      if ((counts.get(same) ?? 0) > 1) {
-        let id = ids.get(same)
+      if ((counts.get(text) ?? 0) > 1) {
+        let id = ids.get(text)
         if (id === undefined) {
           const body = rewrite(sub)
           id = `shared:${shared.length}`
-          ids.set(same, id)
+          ids.set(text, id)
           shared.push({ $id: id, ...body })
         }
         replaced = { $ref: id }

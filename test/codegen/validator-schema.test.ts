@@ -13,7 +13,6 @@ import {
   validatorSchema,
   type JsonSchema,
 } from '../../src/codegen/index.ts'
-import { textShapes } from '../../src/codegen/validator-schema.ts'
 import { renderValidationErrors } from '../../src/runtime/validation-text.ts'
 import type { ValidationError } from '../../src/runtime/types.ts'
 
@@ -143,40 +142,5 @@ describe('shared message schemas', () => {
     expect(texts(toolB, { other: { id: 2 }, f: 3 })).toBe(
       'invalid arguments: /other/id: 2 is not of type "string"; /f: 3 is not valid under any of the schemas listed in the \'anyOf\' keyword',
     )
-  })
-})
-
-describe('textShapes', () => {
-  it('gives equal ids exactly to values of equal JSON text, with its length and whether it holds a reference key', () => {
-    const values: object[] = [
-      { a: 1, b: [1, { c: 'x' }] },
-      { a: 1, b: [1, { c: 'x' }] },
-      { b: [1, { c: 'x' }], a: 1 },
-      { a: 1, b: [1, { c: 'x' }], d: undefined },
-      [undefined, 1],
-      [null, 1],
-      { a: ['#1'] },
-      { a: '#1' },
-      JSON.parse('{"__proto__": {"$ref": "shared:0"}}') as object,
-      { $ref: 'shared:0' },
-      { text: 'say "$ref" here' },
-      { enum: ['$defs'] },
-      { a: '$id x' },
-      {},
-      [],
-    ]
-    const shapeOf = textShapes()
-    for (const value of values) {
-      const text = JSON.stringify(value)
-      const shape = shapeOf(value)
-      expect({ text, length: shape.length, refs: shape.refs }).toEqual({
-        text,
-        length: text.length,
-        refs: /"\$(?:ref|defs|dynamicRef|dynamicAnchor|anchor|id)"/.test(text),
-      })
-      for (const other of values) {
-        expect(shapeOf(other).id === shape.id, `${text} vs ${JSON.stringify(other)}`).toBe(JSON.stringify(other) === text)
-      }
-    }
   })
 })
