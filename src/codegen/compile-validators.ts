@@ -10,6 +10,7 @@ import type { KeywordDefinition, Logger } from 'ajv'
 import { GENERATED_VALIDATOR_OPTIONS } from '../contract/index.ts'
 import type { GeneratedImport, JsonSchema, ValidateFunction } from '../contract/index.ts'
 import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
+import { sameJson } from '../schema/budget.ts'
 import { needsOwnProperties } from './own-properties.ts'
 import { protectProtoKeys } from './protect-proto-keys.ts'
 import { compactErrorPushes, rewriteErrorConcat } from './rewrite-error-concat.ts'
@@ -100,14 +101,12 @@ function addValidators(
   toolNames: readonly string[],
   eager = schemas.length,
 ): AddedValidators {
-  const byJson = new Map<string, number>()
   const firsts: number[] = []
   const names = schemas.map((schema, i) => {
-    const json = JSON.stringify(schema)
-    let n = byJson.get(json)
-    if (n === undefined) {
-      n = byJson.size
-      byJson.set(json, n)
+    // Compared without writing either (a big request's validation schema is megabytes; two differ early).
+    let n = firsts.findIndex((first) => sameJson(schemas[first], schema))
+    if (n < 0) {
+      n = firsts.length
       firsts.push(i)
     }
     // A prefix Ajv never gives its own functions (`validate20`, ...).
