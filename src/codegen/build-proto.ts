@@ -225,6 +225,8 @@ export function compileInProcess(built: ProtoTools): InProcessSpec {
   const compiled = compileValidatorsInProcess(
     [...built.tools.map((tool) => tool.validationSchema ?? tool.inputSchema), ...deep.map(([, schema]) => schema)],
     [...built.tools.map((tool) => tool.name), ...deep.map(([type]) => `(deep ${type})`)],
+    // The recursive messages' validators on their first call: tools/list waits for none of them.
+    built.tools.length,
   )
   // Ajv's own warnings (an unknown format) join the build's instead of going to the console.
   const tools = built.tools.map(({ validationSchema: _, ...tool }, i): ProtoToolSpec => ({ ...tool, validate: compiled.validators[i]! }))

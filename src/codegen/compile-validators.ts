@@ -10,6 +10,7 @@ import type { KeywordDefinition, Logger } from 'ajv'
 import { GENERATED_VALIDATOR_OPTIONS } from '../contract/index.ts'
 import type { GeneratedImport, JsonSchema, ValidateFunction } from '../contract/index.ts'
 import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
+import { sameJson } from '../schema/budget.ts'
 import { needsOwnProperties } from './own-properties.ts'
 import { protectProtoKeys } from './protect-proto-keys.ts'
 import { compactErrorPushes, rewriteErrorConcat } from './rewrite-error-concat.ts'
@@ -90,18 +91,22 @@ interface AddedValidators {
 /**
  * Adds the validator form of `schemas` to `ajv` (validator-schema.ts: no
  * annotations, shared message schemas once), each distinct one under
- * `inputValidatorN`, and compiles them. Throws when a schema does not
- * compile, naming its tool (`names[i]`, else the index).
+ * `inputValidatorN`, and compiles them: all of them, or only those a schema
+ * before `eager` first gives (the others compile on `ajv.getSchema`). Throws
+ * when a schema does not compile, naming its tool (`names[i]`, else the index).
  */
-function addValidators(ajv: Ajv2020, schemas: readonly JsonSchema[], toolNames: readonly string[]): AddedValidators {
-  const byJson = new Map<string, number>()
+function addValidators(
+  ajv: Ajv2020,
+  schemas: readonly JsonSchema[],
+  toolNames: readonly string[],
+  eager = schemas.length,
+): AddedValidators {
   const firsts: number[] = []
   const names = schemas.map((schema, i) => {
-    const json = JSON.stringify(schema)
-    let n = byJson.get(json)
-    if (n === undefined) {
-      n = byJson.size
-      byJson.set(json, n)
+    // Compared without writing either (a big request's validation schema is megabytes; two differ early).
+    let n = firsts.findIndex((first) => sameJson(schemas[first], schema))
+    if (n < 0) {
+      n = firsts.length
       firsts.push(i)
     }
     // A prefix Ajv never gives its own functions (`validate20`, ...).
@@ -111,17 +116,29 @@ function addValidators(ajv: Ajv2020, schemas: readonly JsonSchema[], toolNames: 
   for (const schema of shared) ajv.addSchema(schema)
   const distinct = roots.map((root, n) => {
     const name = `inputValidator${n}`
+    const i = firsts[n]!
     try {
       ajv.addSchema(root, name)
-      ajv.getSchema(name)
+      if (i < eager) ajv.getSchema(name)
     } catch (cause) {
-      const i = firsts[n]!
       const tool = toolNames[i] === undefined ? `#${i}` : `"${toolNames[i]}"`
       throw new Error(`cannot compile the input schema of tool ${tool}: ${(cause as Error).message}`, { cause })
     }
     return name
   })
   return { names, distinct }
+}
+
+/** A validator compiled on its first call by `compile` (its `errors` those of the compiled one). */
+function onFirstCall(compile: () => ValidateFunction): ValidateFunction {
+  let compiled: ValidateFunction | undefined
+  const validate: ValidateFunction = (data) => {
+    compiled ??= compile()
+    const valid = compiled(data)
+    validate.errors = compiled.errors
+    return valid
+  }
+  return validate
 }
 
 /** The result of {@link compileValidatorsInProcess}. */
@@ -135,9 +152,16 @@ export interface InProcessValidators {
 /**
  * Compiles `schemas` now, in this process (the CLI's gateway), exactly as
  * {@link compileValidators} would for a module: the same schema forms, the
- * same error shapes, Ajv's error concat made linear.
+ * same error shapes, Ajv's error concat made linear. Those from index `eager`
+ * on (the recursive messages' `full` validators, which only a request with
+ * JSON text past the recursion depth calls) compile on their first call, in
+ * the same Ajv: a start does not wait for them (docs/internals.md, "Start-up").
  */
-export function compileValidatorsInProcess(schemas: readonly JsonSchema[], toolNames: readonly string[] = []): InProcessValidators {
+export function compileValidatorsInProcess(
+  schemas: readonly JsonSchema[],
+  toolNames: readonly string[] = [],
+  eager = schemas.length,
+): InProcessValidators {
   const warnings: BuildWarning[] = []
   const note = (...args: unknown[]): void => {
     warnings.push(buildWarning('AJV_LOG', args.map(String).join(' ')))
@@ -145,8 +169,15 @@ export function compileValidatorsInProcess(schemas: readonly JsonSchema[], toolN
   const ajv = createAjv({ logger: { log: () => {}, warn: note, error: note }, ownProperties: needsOwnProperties(schemas) })
   // Ajv's own code gathers errors with a quadratic concat (a request of many bad items would stall the gateway).
   ajv.opts.code.process = (code) => rewriteErrorConcat(code)
-  const { names } = addValidators(ajv, schemas, toolNames)
-  return { validators: names.map((name) => ajv.getSchema(name) as unknown as ValidateFunction), warnings }
+  const { names } = addValidators(ajv, schemas, toolNames, eager)
+  const compiled = (name: string): ValidateFunction => ajv.getSchema(name) as unknown as ValidateFunction
+  // A schema before `eager` of the same text was compiled above; a later one compiles when first called.
+  const firstOf = new Map<string, number>()
+  names.forEach((name, i) => firstOf.has(name) || firstOf.set(name, i))
+  return {
+    validators: names.map((name) => (firstOf.get(name)! < eager ? compiled(name) : onFirstCall(() => compiled(name)))),
+    warnings,
+  }
 }
 
 /**

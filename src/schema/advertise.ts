@@ -58,10 +58,33 @@ export function stripNotes<T>(schema: T): T {
  */
 export function advertise(schema: JsonSchema, profile: Profile): JsonSchema {
   if (profile !== 'portable' && profile !== 'strict') return stripNotes(schema)
-  return advertiseNode(schema, profile === 'strict')
+  return advertiseNode(schema, profile === 'strict', false)
 }
 
-function advertiseNode(node: Json, strict: boolean): Json {
+/**
+ * {@link advertise} of a schema whose keys are sorted at every depth, with
+ * its keys sorted at every depth: `sortKeys(advertise(schema, profile))`
+ * without copying the schema again (docs/internals.md, "Start-up"). Only
+ * the keys a node gains (a description, bounds) can be out of order, and
+ * only there a node is sorted again.
+ */
+export function advertiseSorted(schema: JsonSchema, profile: Profile): JsonSchema {
+  if (profile !== 'portable' && profile !== 'strict') return stripNotes(schema)
+  return advertiseNode(schema, profile === 'strict', true)
+}
+
+/** `node`, or a copy of it with its own keys sorted when they are not. */
+function ownKeysSorted(node: Json): Json {
+  const keys = Object.keys(node)
+  let inOrder = true
+  for (let i = 1; i < keys.length && inOrder; i++) inOrder = keys[i - 1]! <= keys[i]!
+  if (inOrder) return node
+  const out: Json = {}
+  for (const key of keys.sort()) setOwn(out, key, node[key])
+  return out
+}
+
+function advertiseNode(node: Json, strict: boolean, sorted: boolean): Json {
   const notes: string[] = []
   let out: Json = { ...node }
   if (typeof out[NOTE] === 'string') notes.push(out[NOTE])
@@ -72,12 +95,12 @@ function advertiseNode(node: Json, strict: boolean): Json {
     const value = out[key]
     if (key === 'properties') {
       const properties: Json = {}
-      for (const [name, sub] of Object.entries(value as Json)) setOwn(properties, name, advertiseNode(sub, strict))
+      for (const [name, sub] of Object.entries(value as Json)) setOwn(properties, name, advertiseNode(sub, strict, sorted))
       out.properties = properties
       continue
     }
     if (key === 'items') {
-      out.items = advertiseNode(value, strict)
+      out.items = advertiseNode(value, strict, sorted)
       continue
     }
     if (key === 'additionalProperties' && strict && value === false) continue
@@ -115,7 +138,7 @@ function advertiseNode(node: Json, strict: boolean): Json {
     const text = notes.join('; ')
     out.description = typeof out.description === 'string' && out.description ? `${out.description} (${text})` : text
   }
-  return out
+  return sorted ? ownKeysSorted(out) : out
 }
 
 /** Says a keyword no kept keyword can say, or moves it onto one (integer bounds, string `const`). */

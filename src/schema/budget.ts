@@ -176,17 +176,17 @@ function renderChild(sub: unknown, open: ReadonlySet<Json>, typeTool: string, pa
  */
 export function fitBudget(root: JsonSchema, options: FitOptions): Fitted {
   const { budget, typeTool, frame } = options
-  const all = new Set<Json>()
-  const mark = (node: unknown): void => {
-    if (Array.isArray(node)) node.forEach(mark)
-    else if (isJson(node)) {
-      if (typeOf(node) !== undefined) all.add(node)
-      Object.values(node).forEach(mark)
-    }
-  }
-  mark(root)
   // Rendered and counted only when its keys alone do not pass the budget (for a big schema, most of the work).
   if (keyFloor(root, budget) <= budget) {
+    const all = new Set<Json>()
+    const mark = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(mark)
+      else if (isJson(node)) {
+        if (typeOf(node) !== undefined) all.add(node)
+        Object.values(node).forEach(mark)
+      }
+    }
+    mark(root)
     const wholeCuts: Cut[] = []
     const whole = sortKeys(render(root, all, typeTool, '', wholeCuts))
     if (fitsTokens(frame(whole), budget)) return { schema: whole, cuts: wholeCuts, over: false, whole: true }
@@ -273,13 +273,26 @@ export function fitLevels<L>(
   return result!
 }
 
-/** Whether `a` and `b` have the same JSON text (keys in the same order), without writing either. */
+/** A value JSON.stringify leaves out of an object and writes as `null` in an array. */
+const noJson = (value: unknown): boolean => value === undefined || typeof value === 'function' || typeof value === 'symbol'
+
+/** The keys JSON.stringify writes of `value`, in its order. */
+const jsonKeys = (value: Json): string[] => Object.keys(value).filter((key) => !noJson(value[key]))
+
+/**
+ * Whether `a` and `b` have the same JSON text (keys in the same order),
+ * without writing either: stops at the first difference.
+ */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]))
-  if (!isJson(a) || !isJson(b)) return JSON.stringify(a) === JSON.stringify(b)
-  const keys = Object.keys(a)
-  const other = Object.keys(b)
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(noJson(a[i]) ? null : a[i], noJson(b[i]) ? null : b[i])) return false
+    return true
+  }
+  if (!isJson(a) || !isJson(b) || Array.isArray(b)) return JSON.stringify(a) === JSON.stringify(b)
+  const keys = jsonKeys(a)
+  const other = jsonKeys(b)
   if (keys.length !== other.length) return false
   return keys.every((key, i) => key === other[i] && sameJson(a[key], b[key]))
 }

@@ -9,8 +9,8 @@ import { longRunningOf } from './long-running.ts'
 import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
 import { descriptionAt, describeComment, DESCRIPTION_LEVELS, levelSchemas, splitName } from './descriptions.ts'
 import type { DescriptionLevel } from './descriptions.ts'
-import { advertise, stripNotes } from './advertise.ts'
-import { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels } from './budget.ts'
+import { advertise, advertiseSorted, stripNotes } from './advertise.ts'
+import { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels, sameJson } from './budget.ts'
 import type { Cut } from './budget.ts'
 import { checkClientRules, type CheckedTool } from './client-rules.ts'
 import { toolText, toolTokens } from './tokens.ts'
@@ -18,7 +18,8 @@ import { buildTypeDetail } from './type-detail.ts'
 import type { DetailedTool, TypeDetailSpec } from './type-detail.ts'
 import { lenientPlan } from './lenient-plan.ts'
 import type { LenientPlan } from './lenient-plan.ts'
-import { DEFAULT_RECURSION_DEPTH, mayNote, messageSchema, messageSchemaWithin, type MessageSchemaOptions } from './message-schema.ts'
+import { DEFAULT_RECURSION_DEPTH, mayNote, messageSchema, messageSchemaWithin, passesObjects } from './message-schema.ts'
+import type { MessageSchemaOptions } from './message-schema.ts'
 import { isPortable } from './scalar-schema.ts'
 import { setOwn, sortKeys } from './sort-keys.ts'
 import { DEFAULT_TOOL_NAME_BUDGET, goCamelCase, nameTool, PORTABLE_TOOL_NAME_RE, shortenToolName, TOOL_NAME_RE } from './tool-name.ts'
@@ -309,7 +310,8 @@ function methodTool(run: BuildRun, filter: MethodSelection, service: ServiceMode
     requestType: method.requestType,
     responseType: method.responseType,
   }
-  if (JSON.stringify(input.validationSchema) !== JSON.stringify(input.inputSchema)) tool.validationSchema = input.validationSchema
+  // Compared without writing either: a big request's validation schema differs early (portable drops `additionalProperties`).
+  if (!sameJson(input.validationSchema, input.inputSchema)) tool.validationSchema = input.validationSchema
   if (input.cuts.length > 0) tool.cuts = { typeTool: run.typeTool, at: input.cuts }
   if (input.cuts.length > 0 || input.trimmed)
     run.detailed.push({ name, description: input.wholeDescription, comment: method.comment, requestType: method.requestType })
@@ -396,7 +398,8 @@ function toolInput(run: BuildRun, name: string, method: MethodModel, rpcName: st
   const describeAt = (level: DescriptionLevel): string =>
     method.comment === null ? wholeDescription : (descriptionAt(method.comment, level) ?? '')
   let description = tokenBudget === undefined ? wholeDescription : describeAt(firstLevel)
-  let inputSchema = sortKeys(advertise(shape, profile))
+  // The shape's keys are sorted: only the keys advertising adds need sorting.
+  let inputSchema = advertiseSorted(shape, profile)
   let cuts: Cut[] = []
   if (tokenBudget !== undefined) {
     const fitted = fitLevels(
@@ -450,7 +453,11 @@ function requestShape(
   const depth = run.options.recursionDepth ?? DEFAULT_RECURSION_DEPTH
   let usedDepth = depth
   const first = (d: number, more: Partial<MessageSchemaOptions>): JsonSchema | undefined =>
-    messageSchemaWithin(model, method.requestType, { profile, mode: 'input', recursionDepth: d, ...marks, ...more })
+    // A build that would give up is not started: its walk says so first (what it would have added to `comments`,
+    // the build kept adds too: any depth inlines every message the request reaches at least once).
+    more.maxObjects !== undefined && passesObjects(model, method.requestType, { profile, recursionDepth: d, maxObjects: more.maxObjects })
+      ? undefined
+      : messageSchemaWithin(model, method.requestType, { profile, mode: 'input', recursionDepth: d, ...marks, ...more })
   // Unsorted until kept: most of a schema too big to inline is its copy with sorted keys. It gives up past
   // the limit too, unless a note could come late in it (the notes keep the order of the whole build).
   const cap = portable && depth > 1 && !mayNote(model, method.requestType) ? { maxObjects: MAX_INLINED_OBJECTS } : {}

@@ -89,6 +89,55 @@ export function messageSchemaWithin(model: ProtoModel, fullName: string, options
   }
 }
 
+/** Thrown inside {@link passesObjects} at a message the model does not have: the build itself says so. */
+const UNKNOWN_MESSAGE = Symbol('unknown message')
+
+/**
+ * Whether {@link messageSchemaWithin} of a `portable`/`strict` input schema
+ * with these options gives up (makes more than `maxObjects` object schemas),
+ * worked out without making them: the same walk through the messages (the
+ * same inlining, output-only fields and well-known types left out), with no
+ * schema, description or rule made. False for a message it cannot walk to
+ * its end (an unknown one), whose build throws.
+ */
+export function passesObjects(
+  model: ProtoModel,
+  fullName: string,
+  options: { profile: Profile; recursionDepth: number; maxObjects: number },
+): boolean {
+  const { profile, recursionDepth: depth, maxObjects } = options
+  if (!isPortable(profile)) return false
+  const annotated = profile !== 'topeka'
+  const wellKnown = new Map<string, boolean>()
+  const building: string[] = []
+  let objects = 0
+  // As objectSchema and messageUse in buildMessageSchema: true once past the limit.
+  const visit = (name: string): boolean => {
+    const message = model.messages.get(name)
+    if (!message) throw UNKNOWN_MESSAGE
+    if (++objects > maxObjects) return true
+    building.push(name)
+    for (const field of message.fields) {
+      if (field.type.kind !== 'message' || (annotated && isOutputOnly(field))) continue
+      const type = field.type.typeName
+      let known = wellKnown.get(type)
+      if (known === undefined) wellKnown.set(type, (known = wellKnownSchema(type, profile, 'input') !== undefined))
+      if (known) continue
+      let seen = 0
+      for (const n of building) if (n === type) seen++
+      if (seen < depth && visit(type)) return true
+    }
+    building.pop()
+    return false
+  }
+  try {
+    return visit(fullName)
+  } catch (error) {
+    if (error === UNKNOWN_MESSAGE) return false
+    throw error
+  }
+}
+
 function buildMessageSchema(model: ProtoModel, fullName: string, options: MessageSchemaOptions): JsonSchema {
   const profile = options.profile ?? DEFAULT_PROFILE
   const mode = options.mode ?? 'input'

@@ -160,6 +160,18 @@ describe('sameJson', () => {
       [{ a: 'x' }, { a: 'y' }],
       [{ a: null }, { a: {} }],
       [[{}], [[]]],
+      // As JSON.stringify: a key whose value has no JSON form is left out, an array item without one is null.
+      [{ a: 1, b: undefined }, { a: 1 }],
+      [
+        { a: undefined, b: 1 },
+        { b: 1, a: 2 },
+      ],
+      [
+        [undefined, 1],
+        [null, 1],
+      ],
+      [[() => 1], [null]],
+      [{ a: [1] }, { a: { 0: 1 } }],
     ]
     for (const [a, b] of cases) expect(sameJson(a, b), JSON.stringify([a, b])).toBe(JSON.stringify(a) === JSON.stringify(b))
   })
