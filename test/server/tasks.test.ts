@@ -353,14 +353,27 @@ describe('task status notifications (subscriptions/listen with taskIds, HTTP)', 
 
   it('a change between the read for the acknowledgment and the watch still reaches the stream', async () => {
     // The listen's read of the task returns its state, then holds until the task has changed: the change falls in the gap.
+    // The task's input_required waits for that read, so a loaded machine cannot let it land before the listen reads.
     let stall = false
+    let listenRead!: () => void
+    const readByListen = new Promise<void>((resolve) => (listenRead = resolve))
+    let gated = true
     class Stalled extends MemoryTaskStore {
       override async get(taskId: string) {
         const read = await super.get(taskId)
         if (!stall || read === undefined) return read
         stall = false
+        listenRead()
         for (let i = 0; i < 200 && (await super.get(taskId))?.status === read.status; i++) await sleep(10)
         return read
+      }
+      override async update(taskId: string, change: Parameters<MemoryTaskStore['update']>[1]) {
+        const current = gated ? await super.get(taskId) : undefined
+        if (current !== undefined && change(structuredClone(current))?.status === 'input_required') {
+          gated = false
+          await readByListen
+        }
+        return super.update(taskId, change)
       }
     }
     const stalled = await serve({ store: new Stalled() })
