@@ -74,6 +74,9 @@ function resolveMessage(model: ProtoModel, ref: string, service: ServiceModel): 
 const enumValues = (model: ProtoModel, typeName: string): Array<{ name: string }> =>
   model.enums.get(typeName)?.values.filter((v) => !(v.number === 0 && v.name.endsWith('_UNSPECIFIED'))) ?? []
 
+/** Whether no string the client types can be `field`'s value: a map, a repeated field or a message. */
+const notString = (field: FieldModel): boolean => field.repeated || field.mapKey !== undefined || field.type.kind === 'message'
+
 /** A field as a prompt argument (a string the client types): scalars and enums only. */
 function argumentOf(
   model: ProtoModel,
@@ -82,7 +85,7 @@ function argumentOf(
   prompt: string,
   message: string,
 ): NonNullable<PromptSpec['arguments']>[number] {
-  if (field.repeated || field.mapKey !== undefined || field.type.kind === 'message') {
+  if (notString(field)) {
     const shape =
       field.mapKey !== undefined
         ? 'a map'
@@ -121,20 +124,26 @@ function promptOf(model: ProtoModel, option: PromptOption, site: Site): PromptSp
   const text = typeof option.text === 'string' ? option.text : ''
   if (text === '') fail(site.loc, `prompt "${name}" (${site.what}): a prompt needs a non-empty text`)
   let message: MessageModel | undefined
-  if (typeof option.arguments === 'string' && option.arguments !== '') {
-    message = resolveMessage(model, option.arguments, site.service)
+  const named = typeof option.arguments === 'string' && option.arguments !== '' ? option.arguments : undefined
+  if (named !== undefined) {
+    message = resolveMessage(model, named, site.service)
     if (message === undefined)
       fail(site.loc, `prompt "${name}" (${site.what}): arguments "${option.arguments}" names no message this file can see`)
   } else if (site.method) {
     message = model.messages.get(site.method.requestType)
   }
-  const fields = (message?.fields ?? []).filter(
+  const inputs = (message?.fields ?? []).filter(
     (f) => !(f.customOptions['google.api.field_behavior'] as string[] | undefined)?.includes('OUTPUT_ONLY'),
   )
+  // An RPC's own request (no `arguments`) gives the fields a string can be; a message `arguments` names must be all such.
+  const fields = named !== undefined ? inputs : inputs.filter((f) => !notString(f))
   const args = fields.map((f) => argumentOf(model, f, site, name, message!.fullName))
   const known = new Map(fields.flatMap((f, i) => [[f.name, args[i]!.name] as const, [f.jsonName, args[i]!.name] as const]))
   for (const placeholder of templatePlaceholders(text)) {
     if (known.has(placeholder.name)) continue
+    // A request field no string can be, named by the text: the error of a named message's field, at the field.
+    const left = inputs.find((f) => f.name === placeholder.name || f.jsonName === placeholder.name)
+    if (left !== undefined) argumentOf(model, left, site, name, message!.fullName)
     const names = args.map((a) => a.name)
     fail(
       placeholderLoc(site.loc, placeholder.name),

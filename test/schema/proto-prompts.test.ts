@@ -146,8 +146,13 @@ describe('bad prompt options are build errors at their line', () => {
     })
   }
 
-  it('the request of an RPC with a message field is refused only when the prompt takes it', () => {
-    const body = `service S {\n  rpc Get(Req) returns (Res) {\n    option (proto_mcp.prompt) = { name: "p" text: "a" };\n  }\n}\n`
-    expect(failure(body).reason).toMatch(/argument field bad\.v1\.Req\.tags is repeated/)
+  it("an RPC's own request gives the fields a string can be; a text naming another is refused at that field", () => {
+    const body = `service S {\n  rpc Get(Req) returns (Res) {\n    option (proto_mcp.prompt) = { name: "p" text: "a {{region}}" };\n  }\n}\n`
+    const dir = writeProtos({ 'ok.proto': HEADER + body })
+    expect(buildPrompts(loadProto(join(dir, 'ok.proto')))).toEqual([{ name: 'p', text: 'a {{region}}', arguments: [{ name: 'region' }] }])
+    const naming = body.replace('a {{region}}', 'a {{region}} {{tags}}')
+    const error = failure(naming)
+    expect(error.reason).toMatch(/argument field bad\.v1\.Req\.tags is repeated/)
+    expect(error.line).toBe(lineOf(naming, 'repeated string tags'))
   })
 })
