@@ -34,6 +34,7 @@ const serverLogger: Logger = {
 /** Fixes the command says with its own flags instead of the plugin's options, by warning code. */
 export const CLI_FIXES: Partial<Record<BuildWarningCode, string>> = {
   TOOL_NAME_CLASH: 'pass --tool-names service or qualified to keep every RPC',
+  RESOURCE_LISTING: 'add a parent of that shape with --list-resources-under',
   TOOL_NAME_BUDGET: 'pass --shorten-tool-names, a shorter --tool-names, or set (proto_mcp.tool).name',
   TOOL_OVER_BUDGET: 'raise --tool-token-budget, or leave the RPC out with --exclude-method',
   TOO_MANY_TOOLS: 'choose the RPCs with --include-method or --exclude-method',

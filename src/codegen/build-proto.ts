@@ -11,7 +11,7 @@ import { basename } from 'node:path'
 import { isDescriptorSetFile, loadDescriptorSet, loadProto } from '../proto/index.ts'
 import type { BuildWarning, ProtoModel } from '../proto/index.ts'
 import { DEFAULT_PROFILE } from '../contract/index.ts'
-import { buildPrompts, buildTools, protoResources, serviceCommentsKey } from '../schema/index.ts'
+import { buildPrompts, buildTools, listingWarnings, protoResources, serviceCommentsKey } from '../schema/index.ts'
 import type { BuildToolsOptions, JsonSchema, Profile, ToolCost, ToolSchema, TypeDetailSpec } from '../schema/index.ts'
 import {
   resourceListing,
@@ -139,7 +139,7 @@ export function buildProtoTools(source: string | ModelSource, options: ProtoTool
     tools: built.tools,
     ...(built.lenient === undefined ? {} : { lenient: built.lenient }),
     ...(built.deep === undefined ? {} : { deep: built.deep }),
-    warnings: [...model.warnings, ...built.warnings, ...resources.warnings],
+    warnings: [...model.warnings, ...built.warnings, ...resources.warnings, ...listingWarnings(resources.resources, listing)],
     notes: built.notes,
     ...(built.types === undefined ? {} : { types: built.types }),
     costs: built.costs,

@@ -8,6 +8,8 @@
 export const BUILD_WARNING_CODES = {
   /** schema/: a `google.api.resource` pattern no URI template can spell (`{path=**}`), so it gets no resource template. */
   RESOURCE_PATTERN: 'a resource pattern cannot be a URI template',
+  /** schema/: `listResources` will not list a resource (its List RPC needs a parent `under` does not give), or an `under` parent fits no resource. */
+  RESOURCE_LISTING: 'listResources will not list some resources',
   /** proto/: the file declares no service, so it builds no tools (an empty file too). */
   NO_SERVICE: 'the file declares no service',
   /** proto/: client-streaming and bidi RPCs, which never become tools (docs/mapping.md, "Which RPCs become tools"). */

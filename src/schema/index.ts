@@ -35,5 +35,5 @@ export type { CheckedTool, ClientRulesOptions, ClientRuleViolation, DialectRepor
 export { CLIENT_DIALECTS, draft2020Problem } from './client-dialects.ts'
 export type { ClientDialect, ClientRule } from './define-client-rules.ts'
 export { buildPrompts, PROTO_MCP_PROMPT } from './prompts.ts'
-export { protoResources } from './proto-resources.ts'
+export { listingWarnings, protoResources } from './proto-resources.ts'
 export type { ProtoResourceOptions } from './proto-resources.ts'

@@ -8,7 +8,7 @@
  * completes and lists them through the List RPC's (server/primitives/proto-resources.ts).
  * Here, not in gateway/, since codegen/ writes them too and cannot import gateway/.
  */
-import type { ProtoResourceSpec, ResourceSchemeOption } from '../contract/index.ts'
+import type { ProtoResourceListing, ProtoResourceSpec, ResourceSchemeOption } from '../contract/index.ts'
 import { buildWarning, type BuildWarning, type MessageModel, type ProtoModel } from '../proto/index.ts'
 
 /** Options of {@link protoResources}. */
@@ -139,4 +139,49 @@ function listOf(
     itemsField: jsonName(items),
     nameField: 'name',
   }
+}
+
+/** The parent shape of a pattern's resources: the pattern less its last collection and id (`projects/{project}`). */
+const parentShape = (pattern: string): string[] => pattern.split('/').slice(0, -2)
+
+/** Whether `parent` (`projects/p1`) has the shape `shape` (`projects/{project}`). */
+const fitsShape = (shape: string[], parent: string): boolean => {
+  const given = parent.split('/')
+  return shape.length === given.length && shape.every((s, i) => (s.startsWith('{') ? given[i] !== '' : s === given[i]))
+}
+
+/**
+ * What `listResources` will not list, said at build time (docs/guide/resources.md,
+ * "Listing resources"): a resource whose List RPC needs a parent when no
+ * `under` entry has its parent's shape, and an `under` entry no resource's
+ * parent has the shape of. `resources/list` would answer without them, silently.
+ */
+export function listingWarnings(resources: readonly ProtoResourceSpec[], listing: ProtoResourceListing | undefined): BuildWarning[] {
+  if (listing === undefined) return []
+  const listed = resources.filter((r) => r.list !== undefined)
+  const warnings: BuildWarning[] = []
+  for (const resource of listed) {
+    if (resource.list!.parentField === undefined) continue
+    const shape = parentShape(resource.pattern)
+    if (listing.under.some((parent) => fitsShape(shape, parent))) continue
+    warnings.push(
+      buildWarning(
+        'RESOURCE_LISTING',
+        `resource ${resource.type}: its List RPC (tool ${resource.list!.tool}) needs a parent like ${shape.join('/')}, and listResources.under names none: resources/list lists none of them`,
+        `add a parent of that shape to listResources.under`,
+      ),
+    )
+  }
+  for (const parent of listing.under) {
+    if (listed.some((r) => r.list!.parentField !== undefined && fitsShape(parentShape(r.pattern), parent))) continue
+    const shapes = [...new Set(listed.filter((r) => r.list!.parentField !== undefined).map((r) => parentShape(r.pattern).join('/')))]
+    warnings.push(
+      buildWarning(
+        'RESOURCE_LISTING',
+        `listResources.under "${parent}" is the parent of no resource a List RPC lists` +
+          (shapes.length === 0 ? ' (none needs a parent)' : ` (their parents: ${shapes.join(', ')})`),
+      ),
+    )
+  }
+  return warnings
 }

@@ -13,6 +13,13 @@ import { compile, writeProtos } from '../helpers/inline-proto.ts'
 const fromFile = (source: string, options: Parameters<typeof buildProtoTools>[1] = {}): ProtoTools =>
   buildProtoTools(join(writeProtos({ 'w.proto': `syntax = "proto3"; package w.v1;\n${source}` }), 'w.proto'), options)
 
+/** A resource whose List RPC needs a parent (`shelves/{shelf}`). */
+const SHELF =
+  'import "google/api/resource.proto";\n' +
+  'message Book { option (google.api.resource) = { type: "library.example.com/Book" pattern: "shelves/{shelf}/books/{book}" }; string name = 1; }\n' +
+  'message GetBookRequest { string name = 1; }\nmessage ListBooksRequest { string parent = 1; }\nmessage ListBooksResponse { repeated Book books = 1; }\n' +
+  'service Library { rpc GetBook(GetBookRequest) returns (Book); rpc ListBooks(ListBooksRequest) returns (ListBooksResponse); }'
+
 const fromModel = (source: string, name: string, options: Parameters<typeof buildProtoTools>[1] = {}): ProtoTools =>
   buildProtoTools({ model: compile(source), name }, options)
 
@@ -40,6 +47,7 @@ const CASES: Record<BuildWarningCode, () => BuildWarning[]> = {
           'message GetDocRequest { string name = 1; }\nservice S { rpc GetDoc(GetDocRequest) returns (Doc); }',
       ),
     ),
+  RESOURCE_LISTING: () => outputWarnings(fromFile(SHELF, { listResources: true })),
   STREAMING_RPC_SKIPPED: () => outputWarnings(fromFile('message M {}\nservice S { rpc Up(stream M) returns (M); }')),
   TOOL_NAME_SHORTENED: () =>
     outputWarnings(fromFile('message M {}\nservice S { rpc R(M) returns (M); }', { toolNames: (rpc) => `get-${rpc.method}` })),
@@ -101,6 +109,20 @@ describe('build warnings', () => {
     expect(outputWarnings(fromFile(many)).map((w) => w.code)).toEqual(['DISCOVERY_SEARCH'])
     expect(outputWarnings(fromFile(many, { discovery: { mode: 'search' } }))).toEqual([])
     expect(outputWarnings(fromFile(many, { discovery: { mode: 'tools' } })).map((w) => w.code)).toEqual(['TOO_MANY_TOOLS'])
+  })
+
+  it('listResources: a List RPC needing a parent no under entry gives, and an under entry of no parent shape, are said', () => {
+    const said = (listResources: NonNullable<Parameters<typeof buildProtoTools>[1]>['listResources']) =>
+      outputWarnings(fromFile(SHELF, { listResources })).map((w) => w.message)
+    expect(said(true)).toEqual([
+      'resource library.example.com/Book: its List RPC (tool ListBooks) needs a parent like shelves/{shelf}, and listResources.under names none: resources/list lists none of them (add a parent of that shape to listResources.under)',
+    ])
+    expect(said({ under: ['p1'] })).toEqual([
+      'resource library.example.com/Book: its List RPC (tool ListBooks) needs a parent like shelves/{shelf}, and listResources.under names none: resources/list lists none of them (add a parent of that shape to listResources.under)',
+      'listResources.under "p1" is the parent of no resource a List RPC lists (their parents: shelves/{shelf})',
+    ])
+    expect(said({ under: ['shelves/s1'] })).toEqual([])
+    expect(said(undefined)).toEqual([])
   })
 
   it('the cases cover the table of codes', () => {
