@@ -102,7 +102,13 @@ async function bundleFor(runtime: RuntimeName, entry: string): Promise<string> {
 
 /** Spawns `command args` and resolves with the URL it prints (`listening <url>`). */
 function startListening(command: string, args: string[]): Promise<string> {
-  const child = spawn(command, args, { cwd: ws, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, AUTH_ISSUER: oidc.issuer } })
+  // A process group of its own: the deno package's launcher is a node script that starts the deno binary, which must stop with it.
+  const child = spawn(command, args, {
+    cwd: ws,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, AUTH_ISSUER: oidc.issuer },
+    detached: process.platform !== 'win32',
+  })
   children.push(child)
   let stderr = ''
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -166,7 +172,14 @@ beforeAll(async () => {
 }, 180_000)
 
 afterAll(async () => {
-  for (const child of children) child.kill()
+  for (const child of children) {
+    try {
+      if (process.platform === 'win32' || child.pid === undefined) child.kill()
+      else process.kill(-child.pid, 'SIGTERM')
+    } catch {
+      // Already gone.
+    }
+  }
   await miniflare?.dispose()
   await oidc?.close()
 })
