@@ -8,12 +8,12 @@
  */
 import { copyFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLIENTS } from '../bundlers/mcp-clients.ts'
 import { builtCli, runCli } from '../helpers/cli.ts'
 import { REPO } from '../helpers/repo.ts'
 import { SET_VIBE_PROMPT } from '../helpers/vibes-prompts.ts'
-import { bufSet, httpSession, serveHttp, setDir, stdioSession } from '../descriptors/set-helpers.ts'
+import { bufSet, httpSession, setDir, sharedServe, stdioSession } from '../descriptors/set-helpers.ts'
 
 const VIBES = join(REPO, 'fixtures/apps/prompts/vibes.proto')
 const BAD = join(REPO, 'fixtures/apps/prompts/bad.proto')
@@ -55,6 +55,9 @@ describe.each([
   { source: 'vibes.proto', args: () => [VIBES, ...GRPC] },
   { source: 'a buf image of it', args: () => [image, ...GRPC] },
 ])('proto-mcp serve $source', ({ args }) => {
+  const http = sharedServe(() => cli, args)
+  afterAll(async () => expect(await http.stop()).toBe(0))
+
   for (const flavour of CLIENTS) {
     it(`over stdio with ${flavour}`, async () => {
       const { client, version } = await stdioSession(flavour, cli, args())
@@ -67,15 +70,13 @@ describe.each([
     })
 
     it(`over HTTP with ${flavour}`, async () => {
-      const served = await serveHttp(cli, args())
-      const { client, version } = await httpSession(flavour, served.url)
+      const { client, version } = await httpSession(flavour, await http.url())
       try {
         await check(client as AnyClient)
         if (flavour === 'sdk-v2-2026') expect(version()).toBe('2026-07-28')
       } finally {
         await client.close()
       }
-      expect(await served.stop()).toBe(0)
     })
   }
 })

@@ -15,7 +15,7 @@ import { CLIENTS } from '../bundlers/mcp-clients.ts'
 import { builtCli, runCli } from '../helpers/cli.ts'
 import { GOOGLE_PROTOS } from '../corpus/corpus.ts'
 import { startGrpcServer, type GrpcTestServer } from '../grpc/grpc-server.ts'
-import { httpSession, serveHttp, stdioSession } from './set-helpers.ts'
+import { httpSession, serveHttp, sharedServe, stdioSession } from './set-helpers.ts'
 
 const PUBSUB = join(GOOGLE_PROTOS, 'google/pubsub/v1/pubsub.proto')
 const FIRESTORE_ADMIN = join(GOOGLE_PROTOS, 'google/firestore/admin/v1/firestore_admin.proto')
@@ -141,6 +141,12 @@ async function check(client: AnyClient, c: (typeof CASES)[number]): Promise<void
 }
 
 describe.each(CASES)('$api resource types as resource templates', (c) => {
+  const http = sharedServe(
+    () => cli,
+    () => [...c.args()],
+  )
+  afterAll(async () => expect(await http.stop()).toBe(0))
+
   for (const flavour of CLIENTS) {
     it(`over stdio with ${flavour}`, async () => {
       const { client, version } = await stdioSession(flavour, cli, [...c.args()])
@@ -153,15 +159,13 @@ describe.each(CASES)('$api resource types as resource templates', (c) => {
     }, 60_000)
 
     it(`over HTTP with ${flavour}`, async () => {
-      const served = await serveHttp(cli, [...c.args()])
-      const { client, version } = await httpSession(flavour, served.url)
+      const { client, version } = await httpSession(flavour, await http.url())
       try {
         await check(client as AnyClient, c)
         if (flavour === 'sdk-v2-2026') expect(version()).toBe('2026-07-28')
       } finally {
         await client.close()
       }
-      expect(await served.stop()).toBe(0)
     }, 60_000)
   }
 })

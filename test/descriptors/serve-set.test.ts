@@ -16,7 +16,7 @@ import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-
 import { startReflectionServer, type ReflectionTestServer } from '../reflection/reflection-server.ts'
 import { builtCli, runCli, serveClient } from '../helpers/cli.ts'
 import { REPO } from '../helpers/repo.ts'
-import { bufSet, httpSession, serveHttp, setDir } from './set-helpers.ts'
+import { bufSet, httpSession, setDir, sharedServe } from './set-helpers.ts'
 
 const TOPEKA = 'fixtures/topeka/example.proto'
 const BUF = join(REPO, 'node_modules', '.bin', 'buf')
@@ -80,6 +80,12 @@ describe('proto-mcp serve <descriptor set>', () => {
     expect(await listed([image, '--grpc', backend.address, ...flags])).toBe(fromText)
   })
 
+  const http = sharedServe(
+    () => cli,
+    () => [jsonImage, '--grpc', backend.address],
+  )
+  afterAll(async () => expect(await http.stop()).toBe(0))
+
   for (const flavour of CLIENTS) {
     it(`over stdio with ${flavour}: lists and forwards calls`, async () => {
       const session = await connectStdio(flavour, cli, ['serve', image, '--grpc', backend.address])
@@ -97,8 +103,7 @@ describe('proto-mcp serve <descriptor set>', () => {
     })
 
     it(`over HTTP with ${flavour}: lists and forwards calls`, async () => {
-      const served = await serveHttp(cli, [jsonImage, '--grpc', backend.address])
-      const { client, version } = await httpSession(flavour, served.url)
+      const { client, version } = await httpSession(flavour, await http.url())
       try {
         expect((await client.listTools()).tools.map((t) => t.name)).toContain('GetVibe')
         await client.callTool({ name: 'SetVibe', arguments: { vibe: `${flavour} http` } })
@@ -107,7 +112,6 @@ describe('proto-mcp serve <descriptor set>', () => {
       } finally {
         await client.close()
       }
-      expect(await served.stop()).toBe(0)
     })
   }
 })

@@ -91,6 +91,20 @@ export async function serveHttp(cli: string, args: string[]): Promise<{ url: str
   }
 }
 
+/**
+ * One `proto-mcp serve <args()> --http 0` for the tests of a describe
+ * block (one a client flavour: an HTTP server takes any number of
+ * clients): started by the first `url()`, ended by `stop()`, which resolves
+ * with its exit code (0 when it never started).
+ */
+export function sharedServe(cli: () => string, args: () => string[]): { url: () => Promise<string>; stop: () => Promise<number | null> } {
+  let served: ReturnType<typeof serveHttp> | undefined
+  return {
+    url: async () => (await (served ??= serveHttp(cli(), args()))).url,
+    stop: async () => (served === undefined ? 0 : (await served).stop()),
+  }
+}
+
 /** A `flavour` client over Streamable HTTP at `url`: its tools/list and a call. */
 export async function httpSession(flavour: ClientName, url: string) {
   const info = { name: 'set-http', version: '1.0.0' }
