@@ -70,6 +70,8 @@ export function createAjv(options: { source?: boolean; logger?: Logger; ownPrope
     // Only own keys count: see own-properties.ts.
     ...(options.ownProperties ? { ownProperties: true } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    // Checked against the draft by the process's one checker instead ({@link checkDraft}): a fresh Ajv compiles the meta-schema anew.
+    validateSchema: false,
     // `lines` keeps generated validators reviewable in a diff (golden files).
     code: { source: options.source ?? false, esm: true, lines: options.source ?? false, optimize: true },
   })
@@ -78,6 +80,20 @@ export function createAjv(options: { source?: boolean; logger?: Logger; ownPrope
   addFormats(ajv)
   for (const keyword of KEYWORDS) ajv.addKeyword(keyword)
   return ajv
+}
+
+/** The one Ajv of the process that checks schemas against the 2020-12 meta-schema (compiled on first use, once). */
+let draft: Ajv2020 | undefined
+
+/**
+ * Throws Ajv's own `schema is invalid: ...` when `schema` is no 2020-12
+ * schema, as an Ajv with `validateSchema` does on `addSchema`; the
+ * meta-schema compiles once a process, not once a build (a build in a
+ * fresh Ajv paid for it each time: a tenth of a second per `.proto` edit).
+ */
+function checkDraft(schema: JsonSchema): void {
+  draft ??= new Ajv2020({ strict: false, validateFormats: false, logger: false })
+  if (!draft.validateSchema(schema)) throw new Error(`schema is invalid: ${draft.errorsText(draft.errors)}`)
 }
 
 /** The result of {@link addValidators}. */
@@ -113,11 +129,15 @@ function addValidators(
     return `inputValidator${n}`
   })
   const { roots, shared } = shareSchemas(firsts.map((i) => validatorSchema(schemas[i]) as JsonSchema))
-  for (const schema of shared) ajv.addSchema(schema)
+  for (const schema of shared) {
+    checkDraft(schema)
+    ajv.addSchema(schema)
+  }
   const distinct = roots.map((root, n) => {
     const name = `inputValidator${n}`
     const i = firsts[n]!
     try {
+      checkDraft(root)
       ajv.addSchema(root, name)
       if (i < eager) ajv.getSchema(name)
     } catch (cause) {
