@@ -16,6 +16,13 @@ import { defineConfig } from 'vitest/config'
 /** The test files that need the package build, though their folder is a unit one. */
 const UNIT_FOLDERS_ON_THE_BUILD = ['test/proto/nesting.test.ts', 'test/proto/paths.test.ts', 'test/runtime/lean-start.test.ts']
 
+/**
+ * Schema-stage files that build all of Google's corpus (test/corpus), in
+ * several profiles: the corpus's checks, a minute and more of CPU, run
+ * beside test/corpus, not in the unit tier's fast loop.
+ */
+const CORPUS_SCALE = ['test/schema/output-digest.test.ts', 'test/schema/token-counts.test.ts']
+
 const UNIT = [
   // test/tiers.test.ts among them: each file in one project, none building the package.
   'test/*.test.ts',
@@ -26,6 +33,7 @@ const SERVER = ['test/server/**/*.test.ts', 'test/{grpc,reflection,gateway}/**/*
 const SYSTEM = [
   'test/{bundlers,dev,cli,cluster,conformance,contract,corpus,descriptors,package,playground,portability,reliability,suite,types}/**/*.test.ts',
   ...UNIT_FOLDERS_ON_THE_BUILD,
+  ...CORPUS_SCALE,
 ]
 
 /**
@@ -36,7 +44,7 @@ const SYSTEM = [
  * modules' hot-reload globals (dev/, reliability/), bundlers loading the
  * plugin (bundlers/), Chromium, the fleet on Postgres, other runtimes.
  */
-const SYSTEM_SHARED = ['test/{cli,contract,corpus,descriptors,types}/**/*.test.ts', ...UNIT_FOLDERS_ON_THE_BUILD]
+const SYSTEM_SHARED = ['test/{cli,contract,corpus,descriptors,types}/**/*.test.ts', ...UNIT_FOLDERS_ON_THE_BUILD, ...CORPUS_SCALE]
 
 /**
  * They run after the rest, one at a time: fleet.test.ts stops and starts the shared Postgres, and
@@ -93,7 +101,7 @@ export default defineConfig({
           ...shared,
           name: 'unit',
           include: UNIT,
-          exclude: [...UNIT_FOLDERS_ON_THE_BUILD, ...UNIT_ON_FORKS],
+          exclude: [...UNIT_FOLDERS_ON_THE_BUILD, ...UNIT_ON_FORKS, ...CORPUS_SCALE],
           pool: 'threads',
           isolate: false,
         },
