@@ -142,10 +142,18 @@ function modelOf(proto: string): ProtoModel {
   return model
 }
 
+const builds = new Map<string, ReturnType<typeof buildTools>>()
+
+/** The proto's tools in `profile`, built once for the tests that read them. */
+function toolsOf(proto: string, profile: Profile): ReturnType<typeof buildTools> {
+  const key = `${profile} ${proto}`
+  if (!builds.has(key)) builds.set(key, buildTools(modelOf(proto), { profile }))
+  return builds.get(key)!
+}
+
 /** The proto's tools as `tools/list` shows them in `profile`, checked under the server name the plugin gives it. */
 function checkProto(proto: string, profile: Profile, dialects?: string[]): { tools: CheckedTool[]; reports: DialectReport[] } {
-  const model = modelOf(proto)
-  const tools = buildTools(model, { profile }).tools.map((t): CheckedTool =>
+  const tools = toolsOf(proto, profile).tools.map((t): CheckedTool =>
     profile !== 'topeka' && t.outputSchema !== undefined
       ? { name: t.name, inputSchema: t.inputSchema, outputSchema: t.outputSchema }
       : { name: t.name, inputSchema: t.inputSchema },
@@ -172,7 +180,7 @@ function rejections(reports: readonly DialectReport[]): Record<string, string[]>
 /** The tools whose request message has no fields (an argument-less tool). */
 function toolsWithoutArguments(proto: string, profile: Profile): string[] {
   const model = modelOf(proto)
-  return buildTools(model, { profile })
+  return toolsOf(proto, profile)
     .tools.filter((t) => (model.messages.get(t.requestType)?.fields.length ?? 0) === 0)
     .map((t) => t.name)
 }
