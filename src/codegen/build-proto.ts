@@ -229,7 +229,13 @@ export function compileInProcess(built: ProtoTools): InProcessSpec {
     built.tools.length,
   )
   // Ajv's own warnings (an unknown format) join the build's instead of going to the console.
-  const tools = built.tools.map(({ validationSchema: _, ...tool }, i): ProtoToolSpec => ({ ...tool, validate: compiled.validators[i]! }))
+  const tools = built.tools.map((tool, i): ProtoToolSpec => {
+    // Copied with its accessors: a count made when first read (`tokens`, build-tools.ts) stays unmade until then.
+    const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(tool)) as ToolSchema & Partial<ProtoToolSpec>
+    delete copy.validationSchema
+    copy.validate = compiled.validators[i]!
+    return copy as ProtoToolSpec
+  })
   const spec: ProtoServerSpec = {
     name: built.name,
     version: DEFAULT_SERVER_VERSION,

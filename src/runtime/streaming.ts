@@ -70,7 +70,7 @@ function nextStep(iterator: AnyIterator, signal: AbortSignal | undefined): Promi
 }
 
 /** The bytes of `text` in UTF-8 (what it costs on the wire). */
-function utf8Length(text: string): number {
+export function utf8Length(text: string): number {
   const buffer = (globalThis as { Buffer?: { byteLength(text: string): number } }).Buffer
   if (buffer) return buffer.byteLength(text)
   let bytes = 0

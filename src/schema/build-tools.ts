@@ -227,10 +227,12 @@ export function buildTools(model: ProtoModel, options: BuildToolsOptions = {}): 
   let counted: ToolCost[] | undefined
   const costs = (): ToolCost[] => (counted ??= toolCosts(listed, run.serverName))
   const listCounted = listWarnings(run, tools, listed)
-  // Each tool's exact count where it is already made (cached: fitted to a budget, or the list counted above), for search_tools and auto.
+  // Each tool's exact count, for search_tools and auto, where the build counts (fitted to a budget, or the list counted above):
+  // made when first read (a generated module's at its build; a server's by the first search_tools, or by auto
+  // where the list's bytes do not settle it), so a start counts nothing a budget's byte bound already fitted.
   if (run.tokenBudget !== undefined || listCounted) {
-    for (const tool of tools) tool.tokens = toolTokens(tool)
-    if (types !== undefined) types.toolTokens = toolTokens(types.tool)
+    for (const tool of tools) countedWhenRead(tool, 'tokens', () => toolTokens(tool))
+    if (types !== undefined) countedWhenRead(types, 'toolTokens', () => toolTokens(types.tool))
   }
   const lenient = lenientPlan(
     model,
@@ -698,4 +700,21 @@ function streamOutputSchema(response: JsonSchema): JsonSchema {
   }
   if ($defs !== undefined) schema.$defs = $defs
   return sortKeys(schema)
+}
+
+/**
+ * Gives `target[key]` the value `count()` makes on the first read (an own,
+ * enumerable property: JSON, spreads and copies read it as a number), then
+ * that value, or the one written over it.
+ */
+function countedWhenRead<T extends object, K extends keyof T & string>(target: T, key: K, count: () => T[K]): void {
+  let value: T[K] | undefined
+  Object.defineProperty(target, key, {
+    configurable: true,
+    enumerable: true,
+    get: () => (value ??= count()),
+    set: (written: T[K]) => {
+      value = written
+    },
+  })
 }

@@ -35,7 +35,7 @@ export function autoSearchWarning(
 ): BuildWarning | undefined {
   if (discovery.mode !== 'auto') return undefined
   // A token is at least a byte: a list of fewer bytes needs no count.
-  const bytes = listed.reduce((sum, t) => sum + toolText(t).length, 0)
+  const bytes = listed.reduce((sum, t) => sum + Buffer.byteLength(toolText(t)), 0)
   const over = listed.length > AUTO_MAX_TOOLS ? undefined : bytes > AUTO_MAX_TOKENS ? tokens() : 0
   if (over !== undefined && over <= AUTO_MAX_TOKENS) return undefined
   const names = discoveryNames(discovery.names)

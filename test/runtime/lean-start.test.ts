@@ -94,3 +94,37 @@ describe('what a stdio server loads', () => {
     expect(loaded(log)).toContain('node:http')
   }, 60_000)
 })
+
+describe('what the command loads', () => {
+  /** The CommonJS files `proto-mcp serve <proto> ...flags` required by the time a client had its tools/list. */
+  async function required(proto: string, flags: string[]): Promise<string[]> {
+    const log = join(OUT, `cjs-${flags.length}.log`)
+    const preload = join(OUT, 'record-required.cjs')
+    writeFileSync(
+      preload,
+      "process.on('exit', () => require('node:fs').writeFileSync(process.env.LEAN_LOG, Object.keys(require.cache).join('\\n')))\n",
+    )
+    const client = new Client({ name: 'lean', version: '0.0.0' })
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--require', preload, join(DIST, 'cli.mjs'), 'serve', proto, '--grpc', '127.0.0.1:1', ...flags],
+        env: { ...(process.env as Record<string, string>), LEAN_LOG: log },
+        stderr: 'pipe',
+      }),
+    )
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+    await client.close()
+    return loaded(log)
+  }
+
+  it('counts no token for a proto whose tools are fewer bytes than the budget: the tokenizer stays unloaded; --verbose, which reports counts, loads it', async () => {
+    const proto = join(REPO, 'fixtures', 'protos', 'grpc', 'counter.proto')
+    const tokenizer = (files: string[]) => files.filter((file) => file.includes(`${join('node_modules', 'gpt-tokenizer')}`))
+    const quiet = await required(proto, [])
+    // The recorder saw the command's own CommonJS dependencies, so an absent tokenizer was not loaded.
+    expect(quiet).toContainEqual(expect.stringContaining(join('node_modules', '@grpc', 'grpc-js')))
+    expect(tokenizer(quiet)).toEqual([])
+    expect(tokenizer(await required(proto, ['--verbose'])).length).toBeGreaterThan(0)
+  }, 60_000)
+})

@@ -356,7 +356,11 @@ describe('names, collisions and auto', () => {
     // auto: four tools (three visible without orders.write) whose counts pass 30,000 tokens list the meta-tools; without counts (full, a small list) the estimate decides.
     const auto = shopSpec({})
     expect(createProtoServer(auto.spec).listTools()).toHaveLength(3)
-    const heavy = { ...auto.spec, tools: auto.spec.tools.map((t) => ({ ...t, tokens: 8_000 })) }
+    // Counts are read only past 30,000 bytes (a token is at least a byte): descriptions that long, an estimate
+    // (a quarter of the characters) well under 30,000, and counts over it.
+    const long = (t: { description?: string }) => `${t.description ?? ''} ${'long words '.repeat(800)}`
+    const heavy = { ...auto.spec, tools: auto.spec.tools.map((t) => ({ ...t, description: long(t), tokens: 8_000 })) }
+    expect(heavy.tools.reduce((sum, t) => sum + estimate(t), 0)).toBeLessThan(30_000)
     expect(
       createProtoServer(heavy)
         .listTools()

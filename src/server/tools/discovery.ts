@@ -7,6 +7,8 @@
  * server-state.ts), so a call through it is a direct call.
  */
 import {
+  AUTO_MAX_TOKENS,
+  AUTO_MAX_TOOLS,
   autoMode,
   DEFAULT_DISCOVERY_NAMES,
   DISCOVERY_MODES,
@@ -17,6 +19,7 @@ import {
   type DiscoverySpec,
 } from '../../contract/discovery.ts'
 import { toolError } from '../../runtime/result.ts'
+import { utf8Length } from '../../runtime/streaming.ts'
 import { nearestNames } from '../../contract/nearest.ts'
 import { isRecord } from '../../contract/is-record.ts'
 import { runtimeError } from '../../runtime/errors.ts'
@@ -95,6 +98,24 @@ export function toolTokens(entry: ToolEntry): number {
   return estimatedTokens(listed)
 }
 
+/**
+ * The tokens of `set`'s listing as `auto` weighs them: the sum of each
+ * tool's {@link toolTokens}, unless the listing's UTF-8 bytes already keep
+ * it within `auto`'s limit (a token is at least a byte; an estimate is a
+ * quarter of the characters), then its bytes, and nothing is counted.
+ */
+function listTokens(set: ToolSet): number {
+  if (set.listed.length > AUTO_MAX_TOOLS) return 0
+  let bytes = 0
+  for (const { listed } of set.byName.values()) {
+    bytes += utf8Length(JSON.stringify({ name: listed.name, description: listed.description ?? '', inputSchema: listed.inputSchema }))
+  }
+  if (bytes <= AUTO_MAX_TOKENS) return bytes
+  let tokens = 0
+  for (const entry of set.byName.values()) tokens += toolTokens(entry)
+  return tokens
+}
+
 /** What `auto` resolved to for each snapshot. */
 const resolved = new WeakMap<ToolSet, 'tools' | 'search'>()
 
@@ -103,9 +124,7 @@ export function searchMode(settings: DiscoverySettings, set: ToolSet): boolean {
   if (settings.mode !== 'auto') return settings.mode === 'search'
   let mode = resolved.get(set)
   if (mode === undefined) {
-    let tokens = 0
-    for (const entry of set.byName.values()) tokens += toolTokens(entry)
-    resolved.set(set, (mode = autoMode(set.listed.length, tokens)))
+    resolved.set(set, (mode = autoMode(set.listed.length, listTokens(set))))
   }
   return mode === 'search'
 }
