@@ -90,6 +90,7 @@ let draft: Ajv2020 | undefined
  * schema, as an Ajv with `validateSchema` does on `addSchema`; the
  * meta-schema compiles once a process, not once a build (a build in a
  * fresh Ajv paid for it each time: a tenth of a second per `.proto` edit).
+ * A module's build checks; a start in process does not ({@link compileValidatorsInProcess}).
  */
 function checkDraft(schema: JsonSchema): void {
   draft ??= new Ajv2020({ strict: false, validateFormats: false, logger: false })
@@ -116,6 +117,7 @@ function addValidators(
   schemas: readonly JsonSchema[],
   toolNames: readonly string[],
   eager = schemas.length,
+  draftChecked = true,
 ): AddedValidators {
   const firsts: number[] = []
   const names = schemas.map((schema, i) => {
@@ -130,14 +132,14 @@ function addValidators(
   })
   const { roots, shared } = shareSchemas(firsts.map((i) => validatorSchema(schemas[i]) as JsonSchema))
   for (const schema of shared) {
-    checkDraft(schema)
+    if (draftChecked) checkDraft(schema)
     ajv.addSchema(schema)
   }
   const distinct = roots.map((root, n) => {
     const name = `inputValidator${n}`
     const i = firsts[n]!
     try {
-      checkDraft(root)
+      if (draftChecked) checkDraft(root)
       ajv.addSchema(root, name)
       if (i < eager) ajv.getSchema(name)
     } catch (cause) {
@@ -189,7 +191,9 @@ export function compileValidatorsInProcess(
   const ajv = createAjv({ logger: { log: () => {}, warn: note, error: note }, ownProperties: needsOwnProperties(schemas) })
   // Ajv's own code gathers errors with a quadratic concat (a request of many bad items would stall the gateway).
   ajv.opts.code.process = (code) => rewriteErrorConcat(code)
-  const { names } = addValidators(ajv, schemas, toolNames, eager)
+  // Not checked against the draft: a start would compile the meta-schema for it (a tenth of a second). The same
+  // schemas are checked where a module is built; a malformed keyword value still fails here, in Ajv's compile.
+  const { names } = addValidators(ajv, schemas, toolNames, eager, false)
   const compiled = (name: string): ValidateFunction => ajv.getSchema(name) as unknown as ValidateFunction
   // A schema before `eager` of the same text was compiled above; a later one compiles when first called.
   const firstOf = new Map<string, number>()
