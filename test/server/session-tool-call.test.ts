@@ -274,10 +274,10 @@ describe('a tools/call in an initialize-era session, answered by the fast path',
   it('a 64-bit integer in a call handed on to the SDK path (its body read and parsed here) reaches the handler with its digits', async () => {
     const session = await open()
     const { value: res, sdk } = await served(() =>
-      post(
-        '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"Echo","arguments":{"scalars":{"anInt64":9007199254740995}}}}',
-        { ...session, 'mcp-protocol-version': '2025-06-18' },
-      ),
+      post('{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"Echo","arguments":{"scalars":{"anInt64":9007199254740995}}}}', {
+        ...session,
+        'mcp-protocol-version': '2025-06-18',
+      }),
     )
     expect(sdk).toBe(1)
     const [answer] = messages(await events(res))

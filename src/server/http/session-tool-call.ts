@@ -103,12 +103,7 @@ function requestOf(req: IncomingMessage, url: string, signal: AbortSignal): Requ
  * transport would take, hands it to the session; else hands the request and its body
  * to `next` (the SDK path).
  */
-export async function serveSessionCall(
-  find: FindSession,
-  req: IncomingMessage,
-  res: ServerResponse,
-  next: NextPath,
-): Promise<void> {
+export async function serveSessionCall(find: FindSession, req: IncomingMessage, res: ServerResponse, next: NextPath): Promise<void> {
   const body = await jsonBodyOf(req)
   const { text, message } = body
   const h = req.headers
