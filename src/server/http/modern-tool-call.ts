@@ -49,19 +49,43 @@ export function mayBeFastCall(req: IncomingMessage): boolean {
   )
 }
 
-/** The request body's chunks; `complete` is false past the body limit (the rest is left unread). */
-async function bodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; complete: boolean }> {
-  const chunks: Buffer[] = []
-  let size = 0
-  // Read by `read()`, not `for await`: that would destroy the stream when left early.
-  for (;;) {
-    const chunk = (req.read() as Buffer | null) ?? (req.readableEnded ? null : await once(req))
-    if (chunk === null) return { chunks, complete: true }
-    if (chunk === undefined) continue
-    chunks.push(chunk)
-    size += chunk.length
-    if (size > MAX_BODY_BYTES) return { chunks, complete: false }
-  }
+/**
+ * The request body's chunks; `complete` is false past the body limit (the
+ * rest is left unread). Read by `read()` as it becomes readable, not by
+ * `for await` (that would destroy the stream when left early), in one
+ * promise for the whole body (each is dearer under an SDK's
+ * AsyncLocalStorage: docs/guide/production.md, "OpenTelemetry traces and metrics").
+ */
+function bodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const finish = (complete: boolean): void => {
+      req.off('readable', pull)
+      req.off('end', end)
+      req.off('error', fail)
+      resolve({ chunks, complete })
+    }
+    function pull(): void {
+      for (let chunk = req.read() as Buffer | null; chunk !== null; chunk = req.read() as Buffer | null) {
+        chunks.push(chunk)
+        size += chunk.length
+        if (size > MAX_BODY_BYTES) return finish(false)
+      }
+      if (req.readableEnded) finish(true)
+    }
+    const end = (): void => finish(true)
+    const fail = (error: Error): void => {
+      req.off('readable', pull)
+      req.off('end', end)
+      req.off('error', fail)
+      reject(error)
+    }
+    req.on('readable', pull)
+    req.on('end', end)
+    req.on('error', fail)
+    pull()
+  })
 }
 
 /**
@@ -78,23 +102,6 @@ export async function jsonBodyOf(req: IncomingMessage): Promise<{ chunks: Buffer
   } catch {
     return { chunks, text, message: undefined }
   }
-}
-
-/** Waits until `req` has more to read (`undefined`) or has ended (`null`). */
-function once(req: IncomingMessage): Promise<undefined | null> {
-  return new Promise((resolve, reject) => {
-    const readable = (): void => (done(), resolve(undefined))
-    const end = (): void => (done(), resolve(null))
-    const fail = (error: Error): void => (done(), reject(error))
-    const done = (): void => {
-      req.off('readable', readable)
-      req.off('end', end)
-      req.off('error', fail)
-    }
-    req.on('readable', readable)
-    req.on('end', end)
-    req.on('error', fail)
-  })
 }
 
 /** The params of a plain `tools/call` this path may answer, or `undefined`. */
