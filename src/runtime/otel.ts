@@ -83,10 +83,14 @@ export function meterOf(loaded: OtelApi): Api.Meter {
   return meter.meter
 }
 
-/** An event on the active span (a stage of a tool call: docs/guide/production.md); nothing without an SDK. */
-export function spanEvent(name: string, attributes?: Api.Attributes): void {
-  const loaded = otelNow()
-  if (loaded !== undefined) loaded.trace.getActiveSpan()?.addEvent(name, attributes)
+/**
+ * The active span, where a tool call's stages go as events
+ * (docs/guide/production.md); `undefined` without an SDK. A call looks it
+ * up once for all its events: each lookup reads the context manager's
+ * AsyncLocalStorage.
+ */
+export function activeSpan(): Api.Span | undefined {
+  return otelNow()?.trace.getActiveSpan()
 }
 
 /** Why a request was refused, as the rejected-requests counter names it. */

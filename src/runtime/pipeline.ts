@@ -12,7 +12,7 @@ import { describeFailure, type DecodeFailure } from './protojson.ts'
 import { toolError, toolResult } from './result.ts'
 import { callLongRunningTool } from './long-running.ts'
 import { callStreamingTool } from './streaming.ts'
-import { countRejected, spanEvent } from './otel.ts'
+import { activeSpan, countRejected } from './otel.ts'
 import type { CompiledTool } from './tool-table.ts'
 import type { CallContext, ToolResult, ValidationError } from './types.ts'
 import { INVALID_ARGUMENTS, renderValidationErrors } from './validation-text.ts'
@@ -92,6 +92,8 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
       return toolError(`loading protobufjs: ${messageOf(error)}`)
     }
   }
+  // The request's span (with an SDK), which each stage below marks with an event.
+  const span = activeSpan()
   let input: unknown = args == null ? EMPTY : args
   // The JSON text the arguments came from (stdio, HTTP): 64-bit numbers past ±2^53 are read from it.
   const source = sourceOf(args)
@@ -108,10 +110,10 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
   }
   if (invalid !== undefined) {
     countRejected('validation')
-    spanEvent('proto_mcp.validate', { 'error.type': 'validation' })
+    span?.addEvent('proto_mcp.validate', { 'error.type': 'validation' })
     return toolError(invalid)
   }
-  spanEvent('proto_mcp.validate')
+  span?.addEvent('proto_mcp.validate')
   if (tool.rewrites) {
     // Messages sent as JSON text past the recursion depth: the advertised schema said only "string" of them.
     const deep: DeepPart[] | undefined = tool.deep === undefined ? undefined : []
@@ -133,7 +135,7 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
   } catch {
     return toolError(decodeText('decoding arguments: ', tool, input, false, source))
   }
-  spanEvent('proto_mcp.decode')
+  span?.addEvent('proto_mcp.decode')
 
   const handler = tool.handler
   if (handler === undefined) return toolError(tool.unbound)
@@ -143,15 +145,15 @@ export async function callProtoTool(tool: CompiledTool, args: unknown, context: 
   try {
     response = await handler.call(tool.target, request, context)
   } catch (error) {
-    spanEvent('proto_mcp.backend', { 'error.type': 'backend_error' })
+    span?.addEvent('proto_mcp.backend', { 'error.type': 'backend_error' })
     return backendErrorResult(error)
   }
-  spanEvent('proto_mcp.backend')
+  span?.addEvent('proto_mcp.backend')
 
   // A handler with nothing to say (an Empty response) may return nothing.
   if (response === undefined) response = EMPTY
   const encoded = encodeReply(tool, response)
-  spanEvent('proto_mcp.encode')
+  span?.addEvent('proto_mcp.encode')
   if ('content' in encoded) return encoded
   return toolResult(encoded.json, tool.structured)
 }

@@ -24,9 +24,9 @@ vi.mock('../../src/server/http/session-tool-call.ts', async (importOriginal) => 
     ...actual,
     serveSessionCall: (...[find, req, res, next]: Parameters<typeof actual.serveSessionCall>) => {
       paths.taken++
-      return actual.serveSessionCall(find, req, res, (body) => {
+      return actual.serveSessionCall(find, req, res, (body, read) => {
         paths.handedOn++
-        return next(body)
+        return next(body, read)
       })
     },
   }
@@ -269,6 +269,20 @@ describe('a tools/call in an initialize-era session, answered by the fast path',
     const [answer] = messages(await events(res))
     expect(seen.at(-1)).toBe('9007199254740993')
     expect(JSON.parse(answer!.result.content[0].text)).toEqual({ scalars: { anInt64: '9007199254740993' } })
+  })
+
+  it('a 64-bit integer in a call handed on to the SDK path (its body read and parsed here) reaches the handler with its digits', async () => {
+    const session = await open()
+    const { value: res, sdk } = await served(() =>
+      post('{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"Echo","arguments":{"scalars":{"anInt64":9007199254740995}}}}', {
+        ...session,
+        'mcp-protocol-version': '2025-06-18',
+      }),
+    )
+    expect(sdk).toBe(1)
+    const [answer] = messages(await events(res))
+    expect(seen.at(-1)).toBe('9007199254740995')
+    expect(JSON.parse(answer!.result.content[0].text)).toEqual({ scalars: { anInt64: '9007199254740995' } })
   })
 
   it('progress notifications come on the call stream before the result, each stored: a resume from the priming event replays all', async () => {

@@ -15,7 +15,7 @@ import {
 import type { AuthOptions } from '../../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST, isLoopbackHost, loopbackHostNames } from '../../contract/index.ts'
 import { runtimeError } from '../../runtime/errors.ts'
-import { mayBeFastCall, serveFastCall } from './modern-tool-call.ts'
+import { mayBeFastCall, serveFastCall, type NextPath } from './modern-tool-call.ts'
 import { mayBeSessionCall, serveSessionCall } from './session-tool-call.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createSessionHandler, type SessionOptions } from './session-handler.ts'
@@ -32,6 +32,7 @@ import {
 import type { ServerState } from '../serving/server-state.ts'
 import { jsonRpcErrorBody } from '../../contract/json-rpc-error.ts'
 import { countRejected } from '../../runtime/otel.ts'
+import { adoptSource, rememberSource } from '../../runtime/number-source.ts'
 import { rateLimiterOf } from '../operate/rate-limit.ts'
 import { rateLimited, servedHealth } from './operate-http.ts'
 import { connectionLimits, type ConnectionLimitOptions } from './connection-limits.ts'
@@ -216,14 +217,34 @@ export function createNodeHandler(
   guards.push(options.allowedOrigins ? originValidation(options.allowedOrigins) : localhostOriginValidation())
   const http = createSessionHandler(state, options, log)
   const limits = connectionLimits(options, log, state.info.name)
-  const serve = toNodeHandler(http, {
+  const adapterOptions = {
     maxRequestBodySize: MAX_BODY_BYTES,
-    onerror: (error) => {
+    onerror: (error: Error) => {
       // A client that went away mid-request (a cut upload) is not a server error: thousands would flood the log.
       if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return
       log.error(`${state.info.name}: ${error.message}`, error, 'http')
     },
-  })
+  }
+  const serve = toNodeHandler(http, adapterOptions)
+  // A body a fast path read and parsed before declining comes as the adapter's parsed body: the request the
+  // adapter makes of it takes the body's text (kept with the message) for exact 64-bit numbers, as readBody gives it.
+  const serveParsed = toNodeHandler(
+    {
+      fetch: (request, options) => {
+        adoptSource(request, options?.parsedBody)
+        return http.fetch(request, options)
+      },
+    },
+    adapterOptions,
+  )
+  /** The SDK path of a request a fast path declined (modern-tool-call.ts, `declined`). */
+  const onward =
+    (res: ServerResponse): NextPath =>
+    (req, read) => {
+      if (read === undefined) return serve(req, res)
+      rememberSource(read.message, read.text)
+      return serveParsed(req, res, read.message)
+    }
   const failed = (res: ServerResponse) => (error: Error) => {
     log.error(`${state.info.name}: ${error.message}`, error, 'http')
     if (!res.headersSent) reply(res, 500, 'internal error')
@@ -254,9 +275,9 @@ export function createNodeHandler(
     const served = chunked
       ? readChunked(req, res).then((read) => (read === false ? undefined : serve(read, res)))
       : mayBeFastCall(req)
-        ? serveFastCall(state, req, res, (body) => serve(body, res), log)
+        ? serveFastCall(state, req, res, onward(res), log)
         : mayBeSessionCall(req)
-          ? serveSessionCall(http.sessionCall, req, res, (body) => serve(body, res))
+          ? serveSessionCall(http.sessionCall, req, res, onward(res))
           : serve(req, res)
     served.catch((error: Error) => {
       // A client that went away mid-body (a cut upload) is not a server error, as for the adapter above.

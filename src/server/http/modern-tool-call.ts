@@ -49,19 +49,43 @@ export function mayBeFastCall(req: IncomingMessage): boolean {
   )
 }
 
-/** The request body's chunks; `complete` is false past the body limit (the rest is left unread). */
-async function bodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; complete: boolean }> {
-  const chunks: Buffer[] = []
-  let size = 0
-  // Read by `read()`, not `for await`: that would destroy the stream when left early.
-  for (;;) {
-    const chunk = (req.read() as Buffer | null) ?? (req.readableEnded ? null : await once(req))
-    if (chunk === null) return { chunks, complete: true }
-    if (chunk === undefined) continue
-    chunks.push(chunk)
-    size += chunk.length
-    if (size > MAX_BODY_BYTES) return { chunks, complete: false }
-  }
+/**
+ * The request body's chunks; `complete` is false past the body limit (the
+ * rest is left unread). Read by `read()` as it becomes readable, not by
+ * `for await` (that would destroy the stream when left early), in one
+ * promise for the whole body (each is dearer under an SDK's
+ * AsyncLocalStorage: docs/guide/production.md, "OpenTelemetry traces and metrics").
+ */
+function bodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const finish = (complete: boolean): void => {
+      req.off('readable', pull)
+      req.off('end', end)
+      req.off('error', fail)
+      resolve({ chunks, complete })
+    }
+    function pull(): void {
+      for (let chunk = req.read() as Buffer | null; chunk !== null; chunk = req.read() as Buffer | null) {
+        chunks.push(chunk)
+        size += chunk.length
+        if (size > MAX_BODY_BYTES) return finish(false)
+      }
+      if (req.readableEnded) finish(true)
+    }
+    const end = (): void => finish(true)
+    const fail = (error: Error): void => {
+      req.off('readable', pull)
+      req.off('end', end)
+      req.off('error', fail)
+      reject(error)
+    }
+    req.on('readable', pull)
+    req.on('end', end)
+    req.on('error', fail)
+    pull()
+  })
 }
 
 /**
@@ -78,23 +102,6 @@ export async function jsonBodyOf(req: IncomingMessage): Promise<{ chunks: Buffer
   } catch {
     return { chunks, text, message: undefined }
   }
-}
-
-/** Waits until `req` has more to read (`undefined`) or has ended (`null`). */
-function once(req: IncomingMessage): Promise<undefined | null> {
-  return new Promise((resolve, reject) => {
-    const readable = (): void => (done(), resolve(undefined))
-    const end = (): void => (done(), resolve(null))
-    const fail = (error: Error): void => (done(), reject(error))
-    const done = (): void => {
-      req.off('readable', readable)
-      req.off('end', end)
-      req.off('error', fail)
-    }
-    req.on('readable', readable)
-    req.on('end', end)
-    req.on('error', fail)
-  })
 }
 
 /** The params of a plain `tools/call` this path may answer, or `undefined`. */
@@ -116,6 +123,29 @@ function plainCall(
   return { id, params, meta }
 }
 
+/** A body a fast path read whole and parsed, handed on to the SDK path with the request it came in. */
+export interface ReadBody {
+  /** The body's text (for exact 64-bit numbers). */
+  readonly text: string
+  /** The body's JSON: an object or an array. */
+  readonly message: object
+}
+
+/** How a fast path hands a request it declines to the SDK path: its body replayed, or (`read`) already read and parsed. */
+export type NextPath = (req: IncomingMessage, read?: ReadBody) => Promise<void>
+
+/**
+ * Hands a request a fast path read (`body`, as {@link jsonBodyOf} gave it)
+ * and declined to `next`: a body read whole and parsed goes with it as it
+ * is (the SDK path does not read or parse it again, which cost some 60
+ * promises a request: docs/guide/production.md, "OpenTelemetry traces and metrics"); any other (past the
+ * limit, not JSON, JSON but no object or array) is replayed as it came, for the SDK path's own answer.
+ */
+export function declined(req: IncomingMessage, body: { chunks: Buffer[]; text: string; message: unknown }, next: NextPath): Promise<void> {
+  const { message } = body
+  return message !== null && typeof message === 'object' ? next(req, { text: body.text, message }) : next(replayed(req, body.chunks))
+}
+
 /**
  * The request again, its body replayed: `chunks` (what was read of it),
  * then whatever is left unread. What the SDK path reads when the fast path
@@ -135,18 +165,19 @@ export function replayed(req: IncomingMessage, chunks: readonly Buffer[]): Incom
 
 /**
  * Reads the body of a request {@link mayBeFastCall} let through and serves
- * it if it is a plain 2026-07-28 `tools/call`; else hands the request, its
- * body replayed as it came, to `next` (the SDK path).
+ * it if it is a plain 2026-07-28 `tools/call`; else hands the request and
+ * its body to `next` (the SDK path: {@link declined}).
  */
 export async function serveFastCall(
   state: ServerState,
   req: IncomingMessage,
   res: ServerResponse,
-  next: (req: IncomingMessage) => Promise<void>,
+  next: NextPath,
   log: Log,
 ): Promise<void> {
-  const { chunks, text, message } = await jsonBodyOf(req)
-  if (message === undefined) return next(replayed(req, chunks))
+  const body = await jsonBodyOf(req)
+  const { text, message } = body
+  if (message === undefined) return declined(req, body, next)
   const call = plainCall(message, req.headers['mcp-name'] as string)
   const authInfo = (req as IncomingMessage & { auth?: unknown }).auth
   const entry = call === undefined ? undefined : state.tools.byName.get(call.params.name as string)
@@ -157,7 +188,7 @@ export async function serveFastCall(
     (state.tools.gated && !isVisible(entry, scopesOf(authInfo), state.features)) ||
     headerParamsOf(entry.listed.inputSchema).length > 0
   ) {
-    return next(replayed(req, chunks))
+    return declined(req, body, next)
   }
   const abort = new AbortController()
   res.once('close', () => abort.abort())

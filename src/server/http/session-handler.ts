@@ -139,7 +139,11 @@ export function createSessionHandler(state: ServerState, options: SessionOptions
   const route = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
     const legacy = await isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })
     const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
-    if (!legacy) return (await answerExtensions(state, parsed, request, authInfo)) ?? modern.fetch(request, handled)
+    if (!legacy) {
+      const answered = answerExtensions(state, parsed, request, authInfo)
+      if (answered === undefined) return modern.fetch(request, handled)
+      return (await answered) ?? modern.fetch(request, handled)
+    }
     const id = request.headers.get('mcp-session-id')
     if (id !== null) {
       await attached

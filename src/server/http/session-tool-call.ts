@@ -15,7 +15,8 @@
  * `cancelled`) is handed to the transport and answered 202, as the
  * transport does. Anything it does not handle as the transport would
  * (another protocol version, a batch, another request, a response, a
- * session to rebuild from the fleet) goes to the SDK path, its body replayed.
+ * session to rebuild from the fleet) goes to the SDK path, its body with it
+ * (read and parsed, or replayed: modern-tool-call.ts, `declined`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
@@ -26,7 +27,7 @@ import {
   type Server as SdkServer,
 } from '@modelcontextprotocol/server'
 import { rememberSource } from '../../runtime/number-source.ts'
-import { jsonBodyOf, replayed } from './modern-tool-call.ts'
+import { declined, jsonBodyOf, type NextPath } from './modern-tool-call.ts'
 import { principalOf } from '../base/principal.ts'
 import type { SessionTransport } from './session-transport.ts'
 import { isRecord } from '../../contract/is-record.ts'
@@ -99,20 +100,16 @@ function requestOf(req: IncomingMessage, url: string, signal: AbortSignal): Requ
 /**
  * Reads the body of a request {@link mayBeSessionCall} let through and, if
  * it is a `tools/call` or a notification in a session of this instance the
- * transport would take, hands it to the session; else hands the request, its body replayed
- * as it came, to `next` (the SDK path).
+ * transport would take, hands it to the session; else hands the request and its body
+ * to `next` (the SDK path).
  */
-export async function serveSessionCall(
-  find: FindSession,
-  req: IncomingMessage,
-  res: ServerResponse,
-  next: (req: IncomingMessage) => Promise<void>,
-): Promise<void> {
-  const { chunks, text, message } = await jsonBodyOf(req)
+export async function serveSessionCall(find: FindSession, req: IncomingMessage, res: ServerResponse, next: NextPath): Promise<void> {
+  const body = await jsonBodyOf(req)
+  const { text, message } = body
   const h = req.headers
   const version = h['mcp-protocol-version'] as string
   const kind = kindOf(message)
-  if (kind === undefined) return next(replayed(req, chunks))
+  if (kind === undefined) return declined(req, body, next)
   // The SDK entry's own classification: only what it routes to the initialize era is a session's.
   const era = classifyInboundRequest({
     httpMethod: 'POST',
@@ -121,14 +118,14 @@ export async function serveSessionCall(
     ...(typeof h['mcp-name'] === 'string' ? { mcpNameHeader: h['mcp-name'] } : {}),
     body: message,
   })
-  if (era.kind !== 'legacy') return next(replayed(req, chunks))
+  if (era.kind !== 'legacy') return declined(req, body, next)
   const id = h['mcp-session-id'] as string
   const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth
   const url = `http://${h.host ?? 'localhost'}${req.url ?? '/'}`
   const session = await find(id, principalOf(authInfo, h.authorization), url, message, authInfo)
   // The session's checks, narrowed: open here, and the version it negotiated (any other goes to the transport's check).
-  if (session === undefined || session.transport.closed || session.transport.sessionId !== id) return next(replayed(req, chunks))
-  if (version !== session.server.getNegotiatedProtocolVersion()) return next(replayed(req, chunks))
+  if (session === undefined || session.transport.closed || session.transport.sessionId !== id) return declined(req, body, next)
+  if (version !== session.server.getNegotiatedProtocolVersion()) return declined(req, body, next)
   const { transport } = session
   if (kind === 'notification') {
     // Delivered, and 202 with no body, as the transport answers it.
@@ -139,7 +136,7 @@ export async function serveSessionCall(
     return
   }
   // A version without priming events: the transport's web path (which answers it without them).
-  if (!transport.supportsEmptySSEData(version)) return next(replayed(req, chunks))
+  if (!transport.supportsEmptySSEData(version)) return declined(req, body, next)
   const abort = new AbortController()
   const request = requestOf(req, url, abort.signal)
   // The body's text goes with the request, for exact 64-bit numbers (as the SDK path's readBody does).
@@ -159,6 +156,6 @@ export async function serveSessionCall(
   })
   if (!served) {
     done()
-    return next(replayed(req, chunks))
+    return declined(req, body, next)
   }
 }

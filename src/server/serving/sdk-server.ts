@@ -265,9 +265,12 @@ class ProtoSdkServer extends SdkServer {
    * The SDK writes every resource-not-found as `-32602` (the 2026-07-28
    * revision's code, SEP-2164); the revisions before it say `-32002`. The
    * answers to the reads {@link resourceNotFound} noted get that code back
-   * on their way out, with the same message and `data.uri`.
+   * on their way out, with the same message and `data.uri`. Not an async
+   * function: a 2026-07-28 request connects a server of its own, and each
+   * promise is dearer under an SDK's AsyncLocalStorage (docs/guide/production.md,
+   * "OpenTelemetry traces and metrics").
    */
-  override async connect(transport: Transport): Promise<void> {
+  override connect(transport: Transport): Promise<void> {
     const send = transport.send.bind(transport)
     transport.send = (message, options) => {
       const id = (message as { id?: string | number }).id
