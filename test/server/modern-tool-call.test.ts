@@ -104,6 +104,9 @@ describe('the fast path answers what the SDK answers', () => {
     ['an unknown tool', 'Nope', {}, {}],
     ['a hidden tool', 'Secret', {}, {}],
     ['a tool that may run as a task, from a client that cannot take one', 'Later', {}, {}],
+    // clientInfo is a SHOULD of the revision: without it a call is served (on the fast path); malformed, refused.
+    ['a call without clientInfo', 'Add', { a: 2, b: 3 }, { meta: { 'io.modelcontextprotocol/clientInfo': undefined } }],
+    ['a call with a clientInfo that is no Implementation', 'Add', { a: 2, b: 3 }, { meta: { 'io.modelcontextprotocol/clientInfo': 'me' } }],
   ])('%s', async (_what, name, args, options) => {
     const [viaFast, viaSdk] = await both(name as string, args, options as ModernRequestOptions)
     expect(viaFast).toEqual(viaSdk)

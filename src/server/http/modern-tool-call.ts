@@ -117,9 +117,10 @@ function plainCall(
   const meta = params._meta
   if (!isRecord(meta) || meta[PROTOCOL_VERSION] !== MODERN_REVISION) return undefined
   for (const key of Object.keys(meta)) if (!ENVELOPE_KEYS.has(key)) return undefined
+  // clientInfo is a SHOULD of the revision (a request without it is served): checked only when there.
   const info = meta[CLIENT_INFO]
-  if (!isRecord(info) || typeof info.name !== 'string' || typeof info.version !== 'string' || !isRecord(meta[CLIENT_CAPABILITIES]))
-    return undefined
+  if (info !== undefined && (!isRecord(info) || typeof info.name !== 'string' || typeof info.version !== 'string')) return undefined
+  if (!isRecord(meta[CLIENT_CAPABILITIES])) return undefined
   return { id, params, meta }
 }
 
