@@ -167,6 +167,15 @@ function renderChild(sub: unknown, open: ReadonlySet<Json>, typeTool: string, pa
 }
 
 /**
+ * `root` (a marked advertised schema) with every message below it a
+ * placeholder, marks taken out, keys sorted: what {@link fitBudget} counts
+ * first (a schema over the budget even so is `over`).
+ */
+export function rootAlone(root: JsonSchema, typeTool: string): JsonSchema {
+  return sortKeys(render(root, new Set([root]), typeTool))
+}
+
+/**
  * `root` (an advertised schema whose message nodes carry their type mark)
  * fitted to `options.budget` tokens: the root's own fields always stay;
  * nested messages are opened breadth first, shallow before deep, a message
@@ -198,7 +207,7 @@ export function fitBudget(root: JsonSchema, options: FitOptions): Fitted {
   const shown = new Set<string>()
   const rootType = typeOf(root)
   if (rootType !== undefined) shown.add(rootType)
-  let total = countTokens(frame(sortKeys(render(root, open, typeTool))))
+  let total = countTokens(frame(rootAlone(root, typeTool)))
   const over = total > budget
   const queue: Site[] = []
   let order = 0

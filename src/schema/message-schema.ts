@@ -60,6 +60,13 @@ export interface MessageSchemaOptions {
   maxObjects?: number
   /** Keys sorted at every depth. @default true */
   sorted?: boolean
+  /**
+   * Only the root's own fields: a message below the root is its object node
+   * without fields (its type, description and mark, all a budget placeholder
+   * reads of it). For the type tool's check of a message's root alone.
+   * @default false
+   */
+  shallow?: boolean
 }
 
 /** Thrown inside {@link messageSchemaWithin} when the object count passes `maxObjects`. */
@@ -168,10 +175,11 @@ function buildMessageSchema(model: ProtoModel, fullName: string, options: Messag
     const message = model.messages.get(name)
     if (!message) throw new Error(`unknown message "${name}"`)
     if (++objects > maxObjects) throw OVER_OBJECTS
+    const fields = options.shallow && building.length > 0 ? [] : message.fields
     building.push(name)
     const properties: Record<string, JsonSchema> = {}
     const required: string[] = []
-    for (const field of message.fields) {
+    for (const field of fields) {
       if (annotated && isOutputOnly(field)) continue
       let schema = fieldSchema(field)
       let isRequired = false
