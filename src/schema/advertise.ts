@@ -7,7 +7,7 @@
  */
 import { X_MCP_HEADER } from '../contract/index.ts'
 import type { JsonSchema, Profile } from './types.ts'
-import { NOTE, TYPE_MARK } from './scalar-schema.ts'
+import { NOTE, STUB_MARK, TYPE_MARK } from './scalar-schema.ts'
 import { setOwn } from './sort-keys.ts'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- schema nodes are plain JSON read key by key
@@ -47,7 +47,8 @@ export function stripNotes<T>(schema: T): T {
   if (Array.isArray(schema)) return schema.map(stripNotes) as T
   if (schema === null || typeof schema !== 'object') return schema
   const out: Json = {}
-  for (const [key, value] of Object.entries(schema)) if (key !== NOTE && key !== TYPE_MARK) setOwn(out, key, stripNotes(value))
+  for (const [key, value] of Object.entries(schema))
+    if (key !== NOTE && key !== TYPE_MARK && key !== STUB_MARK) setOwn(out, key, stripNotes(value))
   return out as T
 }
 
@@ -128,8 +129,8 @@ function advertiseNode(node: Json, strict: boolean, sorted: boolean): Json {
       delete out.enum
       continue
     }
-    // The budget's mark (schema/budget.ts): it reads it and takes it out.
-    if (KEPT.has(key) || key === TYPE_MARK) continue
+    // The budget's marks (schema/budget.ts): it reads them and takes them out.
+    if (KEPT.has(key) || key === TYPE_MARK || key === STUB_MARK) continue
     delete out[key]
     const note = keywordNote(key, value, out)
     if (note) notes.push(note)

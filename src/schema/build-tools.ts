@@ -10,7 +10,7 @@ import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
 import { descriptionAt, describeComment, DESCRIPTION_LEVELS, levelSchemas, splitName } from './descriptions.ts'
 import type { DescriptionLevel } from './descriptions.ts'
 import { advertise, advertiseSorted, stripNotes } from './advertise.ts'
-import { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels, sameJson } from './budget.ts'
+import { cutShort, DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels, keyFloor, sameJson } from './budget.ts'
 import type { Cut } from './budget.ts'
 import { checkClientRules, type CheckedTool } from './client-rules.ts'
 import { toolText, toolTokens } from './tokens.ts'
@@ -402,14 +402,23 @@ function toolInput(run: BuildRun, name: string, method: MethodModel, rpcName: st
   let inputSchema = advertiseSorted(shape, profile)
   let cuts: Cut[] = []
   if (tokenBudget !== undefined) {
+    let keysOver: boolean | undefined
     const fitted = fitLevels(
       DESCRIPTION_LEVELS.slice(DESCRIPTION_LEVELS.indexOf(firstLevel)),
-      levelSchemas(firstLevel, inputSchema, comments, (level) =>
-        advertise(
-          messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level) }),
-          profile,
-        ),
-      ),
+      levelSchemas(firstLevel, inputSchema, comments, (level) => {
+        const build = (stubs: Partial<MessageSchemaOptions>): JsonSchema =>
+          advertise(
+            messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level), ...stubs }),
+            profile,
+          )
+        // The budget opens only the top of a big schema: messages below STUB_DEPTH are stubs until it reads below one.
+        let stubbed = false
+        const short = build({ stubsBelow: STUB_DEPTH, stubbed: () => (stubbed = true) })
+        if (!stubbed) return short
+        // The first level's keys but descriptions are this level's: past the budget, no level fits whole.
+        keysOver ??= keyFloor(inputSchema, tokenBudget, false) > tokenBudget
+        return cutShort(short, () => build({}), keysOver)
+      }),
       (level) => ({
         budget: tokenBudget,
         typeTool,
@@ -671,6 +680,13 @@ export function toolCosts(tools: readonly (CheckedTool & { description?: string 
   }
   return tools.map((t) => ({ name: t.name, tokens: toolTokens(t), rejectedBy: [...(rejected.get(t.name) ?? [])] }))
 }
+
+/**
+ * How many messages deep a request's schema is built for a description
+ * level after the first (the whole schema is built when the budget's fit
+ * reads below that: schema/budget.ts, `cutShort`).
+ */
+const STUB_DEPTH = 5
 
 /** The most object schemas a `portable`/`strict` input schema inlines before its recursion is made shallower. */
 export const MAX_INLINED_OBJECTS = 500

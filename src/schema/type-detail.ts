@@ -163,7 +163,7 @@ export function buildTypeDetail(
     // Within the budget with every message cut and no comments: the answer is one text (fitLevels stops at a level that fits).
     const alone = rootAlone(
       advertise(
-        messageSchema(model, type, { profile, mode: 'input', marks: true, descriptions: last, recursionDepth: 1, shallow: true }),
+        messageSchema(model, type, { profile, mode: 'input', marks: true, descriptions: last, recursionDepth: 1, stubsBelow: 1 }),
         profile,
       ),
       toolName,

@@ -3,13 +3,15 @@
  * the cached count of every text the build counts equals a fresh count;
  * `keyFloor`, which lets a big schema go uncounted, never passes the real
  * count; a level fitted lazily (`wholeOnly`) gives what fitting it at once
- * gives. Over the corpus of real protos and the Temporal-sized service.
+ * gives, and so does one whose later levels are cut short (`cutShort`: their
+ * messages below some depth stubs). Over the corpus of real protos and the
+ * Temporal-sized service.
  */
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { countTokens as referenceCount } from 'gpt-tokenizer/encoding/o200k_base'
 import { advertise } from '../../src/schema/advertise.ts'
-import { fitBudget, fitLevels, keyFloor, sameJson } from '../../src/schema/budget.ts'
+import { cutShort, fitBudget, fitLevels, keyFloor, rootAlone, sameJson } from '../../src/schema/budget.ts'
 import { DESCRIPTION_LEVELS, descriptionAt } from '../../src/schema/descriptions.ts'
 import { messageSchema } from '../../src/schema/message-schema.ts'
 import { countTokens, countTokensFresh, fitsTokens, toolText } from '../../src/schema/tokens.ts'
@@ -111,6 +113,19 @@ describe('keyFloor', () => {
     expect(skipped).toBeGreaterThan(5)
   })
 
+  it('without descriptions, is the same at every level and never passes the floor with them', () => {
+    const all = requests()
+    for (let i = 0; i < all.length; i += DESCRIPTION_LEVELS.length) {
+      // The levels most apart: every comment and none.
+      const levels = [all[i]!, all[i + DESCRIPTION_LEVELS.length - 1]!].map((r) => r.schema())
+      const bare = keyFloor(levels[0]!, Number.MAX_SAFE_INTEGER, false)
+      for (const schema of levels) {
+        expect(keyFloor(schema, Number.MAX_SAFE_INTEGER, false), all[i]!.type).toBe(bare)
+        expect(keyFloor(schema, Number.MAX_SAFE_INTEGER)).toBeGreaterThanOrEqual(bare)
+      }
+    }
+  })
+
   it('stops counting past its limit', () => {
     const schema = { type: 'object', properties: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`f${i}`, { type: 'string' }])) }
     expect(keyFloor(schema, 10)).toBe(11)
@@ -142,6 +157,82 @@ describe('fitLevels with a whole-only level', () => {
       }
     }
     expect(compared).toBeGreaterThan(50)
+  })
+})
+
+describe('fitLevels with levels cut short', () => {
+  it('fits every request of the corpus as fitting the whole schemas does, at any stub depth', () => {
+    let compared = 0
+    let short = 0
+    let made = 0
+    for (const { built } of servers.slice(0, 6)) {
+      for (const tool of built.tools) {
+        const schema = (level: (typeof DESCRIPTION_LEVELS)[number], stubsBelow?: number): JsonSchema =>
+          advertise(
+            messageSchema(built.model, tool.requestType, {
+              profile: 'portable',
+              mode: 'input',
+              marks: true,
+              descriptions: level,
+              ...(stubsBelow === undefined ? {} : { stubsBelow }),
+            }),
+            'portable',
+          )
+        const options = (level: (typeof DESCRIPTION_LEVELS)[number]) => ({
+          budget: 1500,
+          typeTool: 'describe_type',
+          frame: (s: JsonSchema) =>
+            toolText({ name: tool.name, description: descriptionAt(tool.description ?? null, level), inputSchema: s }),
+        })
+        const accepted = (fitted: { whole: boolean; over: boolean }, level: string) => (level === 'full' ? fitted.whole : !fitted.over)
+        const wholeOnly = (level: string): boolean => level === 'full'
+        const eager = fitLevels(DESCRIPTION_LEVELS, schema, options, accepted, wholeOnly)
+        const first = schema('full')
+        for (const depth of [1, 3, 5]) {
+          // As build-tools.ts: the first level whole, the later ones cut short.
+          const cut = (level: (typeof DESCRIPTION_LEVELS)[number]): JsonSchema => {
+            if (level === 'full') return first
+            const stubbed = schema(level, depth)
+            if (sameJson(stubbed, schema(level))) return stubbed
+            short++
+            const keysOver = keyFloor(first, 1500, false) > 1500
+            return cutShort(stubbed, () => (made++, schema(level)), keysOver)
+          }
+          const lazy = fitLevels(DESCRIPTION_LEVELS, cut, options, accepted, wholeOnly)
+          expect(sameJson(lazy, eager), `${tool.name} below ${depth}`).toBe(true)
+          compared++
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(150)
+    // Some fits read nothing below a stub, some read below one.
+    expect(made).toBeGreaterThan(0)
+    expect(made).toBeLessThan(short)
+  })
+
+  it("a message's root alone is the same with its messages stubs", () => {
+    let compared = 0
+    for (const { built } of servers.slice(0, 6)) {
+      for (const type of built.model.messages.keys()) {
+        for (const level of ['full', 'none'] as const) {
+          const at = (stubsBelow?: number): JsonSchema =>
+            advertise(
+              messageSchema(built.model, type, {
+                profile: 'portable',
+                mode: 'input',
+                marks: true,
+                descriptions: level,
+                recursionDepth: 1,
+                ...(stubsBelow === undefined ? {} : { stubsBelow }),
+              }),
+              'portable',
+            )
+          expect(sameJson(rootAlone(at(1), 'describe_type'), rootAlone(at(), 'describe_type')), type).toBe(true)
+          compared++
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(500)
   })
 })
 
