@@ -398,7 +398,7 @@ function toolInput(run: BuildRun, name: string, method: MethodModel, rpcName: st
   const describeAt = (level: DescriptionLevel): string =>
     method.comment === null ? wholeDescription : (descriptionAt(method.comment, level) ?? '')
   let description = tokenBudget === undefined ? wholeDescription : describeAt(firstLevel)
-  // The shape's keys are sorted: only the keys advertising adds need sorting.
+  // Sorted as it is advertised (and as the validator's schema is copied): the shape itself is never sorted.
   let inputSchema = advertiseSorted(shape, profile)
   let cuts: Cut[] = []
   if (tokenBudget !== undefined) {
@@ -443,13 +443,14 @@ function toolInput(run: BuildRun, name: string, method: MethodModel, rpcName: st
     }
   }
   if (description !== wholeDescription) trimmed = true
-  return { description, wholeDescription, inputSchema, validationSchema: stripNotes(shape), cuts, trimmed }
+  return { description, wholeDescription, inputSchema, validationSchema: stripNotes(shape, true), cuts, trimmed }
 }
 
 /**
  * The request's schema at the asked recursion depth, or shallower for a
  * message that recurses through many fields (inlining grows as
- * (recursive fields)^depth), with the depth used.
+ * (recursive fields)^depth), with the depth used. Its keys are not sorted:
+ * the advertised and the validator's schemas are sorted as they are copied.
  */
 function requestShape(
   run: BuildRun,
@@ -489,7 +490,7 @@ function requestShape(
       )
     }
   }
-  return { shape: sortKeys(shape!), usedDepth }
+  return { shape: shape!, usedDepth }
 }
 
 /** Adds `tool` at the end; an earlier tool of the same name leaves, with a warning naming both services. */

@@ -10,11 +10,12 @@
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { countTokens as referenceCount } from 'gpt-tokenizer/encoding/o200k_base'
-import { advertise } from '../../src/schema/advertise.ts'
+import { advertise, advertiseSorted, stripNotes } from '../../src/schema/advertise.ts'
 import { cutShort, fitBudget, fitLevels, keyFloor, rootAlone, sameJson } from '../../src/schema/budget.ts'
 import { DESCRIPTION_LEVELS, descriptionAt } from '../../src/schema/descriptions.ts'
 import { messageSchema } from '../../src/schema/message-schema.ts'
 import { countTokens, countTokensFresh, fitsTokens, toolText } from '../../src/schema/tokens.ts'
+import { sortKeys } from '../../src/schema/sort-keys.ts'
 import type { JsonSchema } from '../../src/schema/types.ts'
 import { buildCorpusProto, CORPUS, GOOGLE_PROTOS } from '../corpus/corpus.ts'
 
@@ -265,5 +266,49 @@ describe('sameJson', () => {
       [{ a: [1] }, { a: { 0: 1 } }],
     ]
     for (const [a, b] of cases) expect(sameJson(a, b), JSON.stringify([a, b])).toBe(JSON.stringify(a) === JSON.stringify(b))
+  })
+})
+
+describe('sorted as copied', () => {
+  it('advertiseSorted and stripNotes(sorted) of a request built unsorted are the sorted copies', () => {
+    let compared = 0
+    for (const { built } of servers.slice(0, 6)) {
+      for (const tool of built.tools) {
+        for (const profile of ['portable', 'strict', 'full'] as const) {
+          const unsorted = messageSchema(built.model, tool.requestType, {
+            profile,
+            mode: 'input',
+            marks: true,
+            sorted: false,
+            recursionDepth: 1,
+          })
+          const sorted = sortKeys(unsorted)
+          expect(JSON.stringify(advertiseSorted(unsorted, profile)), tool.name).toBe(JSON.stringify(sortKeys(advertise(sorted, profile))))
+          expect(JSON.stringify(stripNotes(unsorted, true))).toBe(JSON.stringify(stripNotes(sorted)))
+          compared++
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(100)
+  })
+
+  it('reads each node, and the branch an anyOf is flattened to, in sorted order', () => {
+    // Notes are said in the order of the keywords that give them: sorted, whatever order they were written in.
+    const unsorted: JsonSchema = {
+      type: 'object',
+      properties: {
+        z: { minimum: 1, format: 'email', type: 'string', maximum: 9 },
+        a: {
+          anyOf: [
+            { type: 'string', enum: ['NaN'] },
+            { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 9 },
+          ],
+        },
+      },
+      required: ['z'],
+    }
+    for (const profile of ['portable', 'strict'] as const) {
+      expect(JSON.stringify(advertiseSorted(unsorted, profile))).toBe(JSON.stringify(sortKeys(advertise(sortKeys(unsorted), profile))))
+    }
   })
 })
