@@ -7,7 +7,7 @@
  */
 import { X_MCP_HEADER } from '../contract/index.ts'
 import type { JsonSchema, Profile } from './types.ts'
-import { NOTE, TYPE_MARK } from './scalar-schema.ts'
+import { NOTE, STUB_MARK, TYPE_MARK } from './scalar-schema.ts'
 import { setOwn } from './sort-keys.ts'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- schema nodes are plain JSON read key by key
@@ -42,12 +42,19 @@ const show = (value: unknown): string => JSON.stringify(value)
 const isNumeric = (type: unknown): boolean =>
   type === 'number' || type === 'integer' || (Array.isArray(type) && (type.includes('number') || type.includes('integer')))
 
-/** The validator's schema without the notes meant for descriptions and the budget's type marks (what Ajv compiles). */
-export function stripNotes<T>(schema: T): T {
-  if (Array.isArray(schema)) return schema.map(stripNotes) as T
+/**
+ * The validator's schema without the notes meant for descriptions and the
+ * budget's type marks (what Ajv compiles); `sorted`: with its keys sorted at
+ * every depth, as `stripNotes(sortKeys(schema))` (one copy, not two).
+ */
+export function stripNotes<T>(schema: T, sorted = false): T {
+  if (Array.isArray(schema)) return schema.map((item) => stripNotes(item, sorted)) as T
   if (schema === null || typeof schema !== 'object') return schema
   const out: Json = {}
-  for (const [key, value] of Object.entries(schema)) if (key !== NOTE && key !== TYPE_MARK) setOwn(out, key, stripNotes(value))
+  const keys = sorted ? Object.keys(schema).sort() : Object.keys(schema)
+  for (const key of keys) {
+    if (key !== NOTE && key !== TYPE_MARK && key !== STUB_MARK) setOwn(out, key, stripNotes((schema as Json)[key], sorted))
+  }
   return out as T
 }
 
@@ -62,15 +69,22 @@ export function advertise(schema: JsonSchema, profile: Profile): JsonSchema {
 }
 
 /**
- * {@link advertise} of a schema whose keys are sorted at every depth, with
- * its keys sorted at every depth: `sortKeys(advertise(schema, profile))`
- * without copying the schema again (docs/internals.md, "Start-up"). Only
- * the keys a node gains (a description, bounds) can be out of order, and
- * only there a node is sorted again.
+ * {@link advertise} of a schema as if its keys were sorted at every depth,
+ * with its keys sorted at every depth: `sortKeys(advertise(sortKeys(schema),
+ * profile))` without copying the schema twice more (docs/internals.md,
+ * "Start-up"). Each node's keys are read in sorted order (the notes a node's
+ * keywords give are said in that order), and only a node whose keys are out
+ * of order (not yet sorted, or given a description or bounds) is sorted.
  */
 export function advertiseSorted(schema: JsonSchema, profile: Profile): JsonSchema {
-  if (profile !== 'portable' && profile !== 'strict') return stripNotes(schema)
+  if (profile !== 'portable' && profile !== 'strict') return stripNotes(schema, true)
   return advertiseNode(schema, profile === 'strict', true)
+}
+
+/** A copy of `node` with its own keys in sorted order. */
+function sortedCopy(node: Json): Json {
+  const sorted = ownKeysSorted(node)
+  return sorted === node ? { ...node } : sorted
 }
 
 /** `node`, or a copy of it with its own keys sorted when they are not. */
@@ -86,16 +100,18 @@ function ownKeysSorted(node: Json): Json {
 
 function advertiseNode(node: Json, strict: boolean, sorted: boolean): Json {
   const notes: string[] = []
-  let out: Json = { ...node }
+  // A copy; sorted, with its own keys in order (those below are sorted as they are advertised).
+  let out: Json = sorted ? sortedCopy(node) : { ...node }
   if (typeof out[NOTE] === 'string') notes.push(out[NOTE])
   delete out[NOTE]
-  if (Array.isArray(out.anyOf)) out = flattenAnyOf(out, notes)
+  if (Array.isArray(out.anyOf)) out = flattenAnyOf(out, notes, sorted)
   const numeric = isNumeric(out.type)
   for (const key of Object.keys(out)) {
     const value = out[key]
     if (key === 'properties') {
       const properties: Json = {}
-      for (const [name, sub] of Object.entries(value as Json)) setOwn(properties, name, advertiseNode(sub, strict, sorted))
+      const names = sorted ? Object.keys(value as Json).sort() : Object.keys(value as Json)
+      for (const name of names) setOwn(properties, name, advertiseNode((value as Json)[name], strict, sorted))
       out.properties = properties
       continue
     }
@@ -128,8 +144,8 @@ function advertiseNode(node: Json, strict: boolean, sorted: boolean): Json {
       delete out.enum
       continue
     }
-    // The budget's mark (schema/budget.ts): it reads it and takes it out.
-    if (KEPT.has(key) || key === TYPE_MARK) continue
+    // The budget's marks (schema/budget.ts): it reads them and takes them out.
+    if (KEPT.has(key) || key === TYPE_MARK || key === STUB_MARK) continue
     delete out[key]
     const note = keywordNote(key, value, out)
     if (note) notes.push(note)
@@ -192,7 +208,7 @@ function keywordNote(key: string, value: unknown, out: Json): string | undefined
  * An `anyOf` of the validator (a float's number-or-non-finite-string, or
  * bounds that exclude a range) as one single-typed node and a note.
  */
-function flattenAnyOf(node: Json, notes: string[]): Json {
+function flattenAnyOf(node: Json, notes: string[], sorted: boolean): Json {
   const { anyOf, ...rest } = node
   const branches = anyOf as Json[]
   const number = branches.find((b) => b.type === 'number' || b.type === 'integer')
@@ -201,8 +217,9 @@ function flattenAnyOf(node: Json, notes: string[]): Json {
     notes.push(boundsText(branches))
     return rest
   }
-  let out: Json = { ...rest, ...number }
-  if (Array.isArray(out.anyOf)) out = flattenAnyOf(out, notes)
+  // Sorted: the branch's keys in order, as its own keys would be (its values are scalars, or an anyOf flattened in turn).
+  let out: Json = { ...rest, ...(sorted ? ownKeysSorted(number) : number) }
+  if (Array.isArray(out.anyOf)) out = flattenAnyOf(out, notes, sorted)
   if (nullable) out.type = [out.type, 'null']
   return out
 }

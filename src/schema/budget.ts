@@ -6,7 +6,7 @@
  * schema). The validator's schema is never cut.
  */
 import type { JsonSchema } from './types.ts'
-import { TYPE_MARK } from './scalar-schema.ts'
+import { STUB_MARK, TYPE_MARK } from './scalar-schema.ts'
 import { setOwn, sortKeys } from './sort-keys.ts'
 import { countTokens, fitsTokens } from './tokens.ts'
 import { isRecord } from '../contract/is-record.ts'
@@ -80,17 +80,49 @@ function placeholder(node: Json, typeTool: string): Json {
   return { type: nullable ? ['string', 'null'] : 'string', description }
 }
 
-/** The marked message nodes right below `node` (not below them), with their paths. */
-function childSites(node: Json, path: string, out: { node: Json; path: string }[]): void {
+/** The marked message nodes right below `node` (not below them), with their paths; whether a stub is among them (`STUB_MARK`). */
+function childSites(node: Json, path: string, out: { node: Json; path: string }[]): boolean {
+  let stub = false
   const visit = (sub: unknown, at: string): void => {
     if (!isJson(sub)) return
     if (typeOf(sub) !== undefined) {
       if (isJson(sub.properties)) out.push({ node: sub, path: at })
-    } else childSites(sub, at, out)
+      else if (sub[STUB_MARK] === true) stub = true
+    } else if (childSites(sub, at, out)) stub = true
   }
   if (isJson(node.properties)) for (const [key, sub] of Object.entries(node.properties)) visit(sub, `${path}/${escapePointer(key)}`)
   if (isJson(node.items)) visit(node.items, `${path}/*`)
+  return stub
 }
+
+/** A schema cut short (see {@link cutShort}): how its whole schema is made, and whether that one's keys alone pass the budget. */
+interface Short {
+  whole: () => JsonSchema
+  keysOver: boolean
+}
+
+const shorts = new WeakMap<JsonSchema, Short>()
+
+/**
+ * `short` (a marked advertised schema whose messages below some depth are
+ * stubs: `stubsBelow` of message-schema.ts) with `whole`, which makes the
+ * same schema with no stub: {@link fitBudget} fits `short` while it reads
+ * nothing below a stub (the budget opens only the top of a big schema), and
+ * the whole schema (made once) once it would; {@link fitLevels} compares
+ * whole schemas. The fit is the same either way: a stub's placeholder is the
+ * whole node's. `keysOver`: the whole schema's {@link keyFloor} is known to
+ * pass the budget (its keys but descriptions do at another level of
+ * comments: only descriptions differ between levels), so it does not fit
+ * whole; else whether it fits whole is read on the whole schema.
+ */
+export function cutShort(short: JsonSchema, whole: () => JsonSchema, keysOver: boolean): JsonSchema {
+  let made: JsonSchema | undefined
+  shorts.set(short, { whole: () => (made ??= whole()), keysOver })
+  return short
+}
+
+/** `schema`, or the whole schema of one cut short. */
+const wholeSchema = (schema: JsonSchema): JsonSchema => shorts.get(schema)?.whole() ?? schema
 
 const WORD_RE = /[\p{L}\p{N}]/u
 
@@ -104,15 +136,17 @@ const wordKey = (key: string): boolean => WORD_RE.test(key)
  * splits a text into pieces before any merge (a token never spans two), and
  * a piece holding letters or digits holds one run of them with at most one
  * other character before it; two keys' letters are parted by at least
- * `":`, so they fall in different pieces.
+ * `":`, so they fall in different pieces. Without `descriptions`, the
+ * `description` keys are not counted: a floor for the same schema at any
+ * level of comments (the levels differ only in descriptions).
  */
-export function keyFloor(node: Json, limit: number): number {
+export function keyFloor(node: Json, limit: number, descriptions = true): number {
   let n = 0
   const visit = (at: Json): void => {
     for (const [key, value] of Object.entries(at)) {
       if (n > limit) return
       if (key === TYPE_MARK) continue
-      if (wordKey(key)) n++
+      if (wordKey(key) && (descriptions || key !== 'description')) n++
       if (key === 'properties' && isJson(value)) {
         for (const [name, sub] of Object.entries(value)) {
           if (n > limit) return
@@ -167,6 +201,15 @@ function renderChild(sub: unknown, open: ReadonlySet<Json>, typeTool: string, pa
 }
 
 /**
+ * `root` (a marked advertised schema) with every message below it a
+ * placeholder, marks taken out, keys sorted: what {@link fitBudget} counts
+ * first (a schema over the budget even so is `over`).
+ */
+export function rootAlone(root: JsonSchema, typeTool: string): JsonSchema {
+  return sortKeys(render(root, new Set([root]), typeTool))
+}
+
+/**
  * `root` (an advertised schema whose message nodes carry their type mark)
  * fitted to `options.budget` tokens: the root's own fields always stay;
  * nested messages are opened breadth first, shallow before deep, a message
@@ -176,8 +219,12 @@ function renderChild(sub: unknown, open: ReadonlySet<Json>, typeTool: string, pa
  */
 export function fitBudget(root: JsonSchema, options: FitOptions): Fitted {
   const { budget, typeTool, frame } = options
+  // A schema cut short (cutShort) is fitted whole once the fit would read below its stubs.
+  const short = shorts.get(root)
+  const complete = short?.whole
   // Rendered and counted only when its keys alone do not pass the budget (for a big schema, most of the work).
-  if (keyFloor(root, budget) <= budget) {
+  if (short?.keysOver !== true && keyFloor(root, budget) <= budget) {
+    if (complete !== undefined) return fitBudget(complete(), options)
     const all = new Set<Json>()
     const mark = (node: unknown): void => {
       if (Array.isArray(node)) node.forEach(mark)
@@ -198,16 +245,18 @@ export function fitBudget(root: JsonSchema, options: FitOptions): Fitted {
   const shown = new Set<string>()
   const rootType = typeOf(root)
   if (rootType !== undefined) shown.add(rootType)
-  let total = countTokens(frame(sortKeys(render(root, open, typeTool))))
+  let total = countTokens(frame(rootAlone(root, typeTool)))
   const over = total > budget
   const queue: Site[] = []
   let order = 0
-  const enqueue = (node: Json, path: string, depth: number, ancestors: readonly string[]): void => {
+  // Whether `node` has a stub right below it: the fit would read below it.
+  const enqueue = (node: Json, path: string, depth: number, ancestors: readonly string[]): boolean => {
     const found: { node: Json; path: string }[] = []
-    childSites(node, path, found)
+    const stub = childSites(node, path, found)
     for (const site of found) queue.push({ ...site, depth, ancestors, order: order++ })
+    return stub
   }
-  enqueue(root, '', 1, rootType === undefined ? [] : [rootType])
+  if (enqueue(root, '', 1, rootType === undefined ? [] : [rootType]) && complete !== undefined) return fitBudget(complete(), options)
   while (!over && queue.length > 0) {
     // Shallow first; at one depth, a message not yet shown before one shown elsewhere; then document order.
     let best = 0
@@ -228,7 +277,8 @@ export function fitBudget(root: JsonSchema, options: FitOptions): Fitted {
     open.add(site.node)
     opened.push(site.node)
     shown.add(type)
-    enqueue(site.node, site.path, site.depth + 1, [...site.ancestors, type])
+    if (enqueue(site.node, site.path, site.depth + 1, [...site.ancestors, type]) && complete !== undefined)
+      return fitBudget(complete(), options)
   }
   // Counts of parts add up only nearly: the whole is counted, and the last opened closed until it fits.
   let cuts: Cut[] = []
@@ -263,7 +313,7 @@ export function fitLevels<L>(
     // around it. Not when the one before had to fit whole and did not: this level may cut, so it is fitted.
     const frame = counted.frame({})
     const again = result !== undefined && (result.unfitted === undefined || wholeOnly(level))
-    if (again && previous !== undefined && frame === previous.frame && sameJson(built, previous.schema)) continue
+    if (again && previous !== undefined && frame === previous.frame && sameJson(wholeSchema(built), wholeSchema(previous.schema))) continue
     previous = { schema: built, frame, counted }
     result = { ...fitBudget(built, { ...counted, wholeOnly: wholeOnly(level) }), level }
     if (result.unfitted === undefined && accepted(result, level)) break

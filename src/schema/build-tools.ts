@@ -10,7 +10,7 @@ import { buildWarning, type BuildWarning } from '../proto/warnings.ts'
 import { descriptionAt, describeComment, DESCRIPTION_LEVELS, levelSchemas, splitName } from './descriptions.ts'
 import type { DescriptionLevel } from './descriptions.ts'
 import { advertise, advertiseSorted, stripNotes } from './advertise.ts'
-import { DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels, sameJson } from './budget.ts'
+import { cutShort, DEFAULT_TOOL_TOKEN_BUDGET, DEFAULT_TYPE_TOOL, fitLevels, keyFloor, sameJson } from './budget.ts'
 import type { Cut } from './budget.ts'
 import { checkClientRules, type CheckedTool } from './client-rules.ts'
 import { toolText, toolTokens } from './tokens.ts'
@@ -400,18 +400,27 @@ function toolInput(run: BuildRun, name: string, method: MethodModel, rpcName: st
   const describeAt = (level: DescriptionLevel): string =>
     method.comment === null ? wholeDescription : (descriptionAt(method.comment, level) ?? '')
   let description = tokenBudget === undefined ? wholeDescription : describeAt(firstLevel)
-  // The shape's keys are sorted: only the keys advertising adds need sorting.
+  // Sorted as it is advertised (and as the validator's schema is copied): the shape itself is never sorted.
   let inputSchema = advertiseSorted(shape, profile)
   let cuts: Cut[] = []
   if (tokenBudget !== undefined) {
+    let keysOver: boolean | undefined
     const fitted = fitLevels(
       DESCRIPTION_LEVELS.slice(DESCRIPTION_LEVELS.indexOf(firstLevel)),
-      levelSchemas(firstLevel, inputSchema, comments, (level) =>
-        advertise(
-          messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level) }),
-          profile,
-        ),
-      ),
+      levelSchemas(firstLevel, inputSchema, comments, (level) => {
+        const build = (stubs: Partial<MessageSchemaOptions>): JsonSchema =>
+          advertise(
+            messageSchema(model, method.requestType, { profile, mode: 'input', recursionDepth: usedDepth, ...marked(level), ...stubs }),
+            profile,
+          )
+        // The budget opens only the top of a big schema: messages below STUB_DEPTH are stubs until it reads below one.
+        let stubbed = false
+        const short = build({ stubsBelow: STUB_DEPTH, stubbed: () => (stubbed = true) })
+        if (!stubbed) return short
+        // The first level's keys but descriptions are this level's: past the budget, no level fits whole.
+        keysOver ??= keyFloor(inputSchema, tokenBudget, false) > tokenBudget
+        return cutShort(short, () => build({}), keysOver)
+      }),
       (level) => ({
         budget: tokenBudget,
         typeTool,
@@ -436,13 +445,14 @@ function toolInput(run: BuildRun, name: string, method: MethodModel, rpcName: st
     }
   }
   if (description !== wholeDescription) trimmed = true
-  return { description, wholeDescription, inputSchema, validationSchema: stripNotes(shape), cuts, trimmed }
+  return { description, wholeDescription, inputSchema, validationSchema: stripNotes(shape, true), cuts, trimmed }
 }
 
 /**
  * The request's schema at the asked recursion depth, or shallower for a
  * message that recurses through many fields (inlining grows as
- * (recursive fields)^depth), with the depth used.
+ * (recursive fields)^depth), with the depth used. Its keys are not sorted:
+ * the advertised and the validator's schemas are sorted as they are copied.
  */
 function requestShape(
   run: BuildRun,
@@ -482,7 +492,7 @@ function requestShape(
       )
     }
   }
-  return { shape: sortKeys(shape!), usedDepth }
+  return { shape: shape!, usedDepth }
 }
 
 /** Adds `tool` at the end; an earlier tool of the same name leaves, with a warning naming both services. */
@@ -673,6 +683,13 @@ export function toolCosts(tools: readonly (CheckedTool & { description?: string 
   }
   return tools.map((t) => ({ name: t.name, tokens: toolTokens(t), rejectedBy: [...(rejected.get(t.name) ?? [])] }))
 }
+
+/**
+ * How many messages deep a request's schema is built for a description
+ * level after the first (the whole schema is built when the budget's fit
+ * reads below that: schema/budget.ts, `cutShort`).
+ */
+const STUB_DEPTH = 5
 
 /** The most object schemas a `portable`/`strict` input schema inlines before its recursion is made shallower. */
 export const MAX_INLINED_OBJECTS = 500

@@ -10,7 +10,7 @@ import { descriptionAt, oneofNote } from './descriptions.ts'
 import type { DescriptionLevel } from './descriptions.ts'
 import { applyFieldRules, isOutputOnly, isRequiredField, VALIDATE_FIELD, VALIDATE_MESSAGE, VALIDATE_ONEOF } from './field-rules.ts'
 import { withHeaderParam } from './header-param.ts'
-import { isPortable, NOTE, scalarSchema, TYPE_MARK } from './scalar-schema.ts'
+import { isPortable, NOTE, scalarSchema, STUB_MARK, TYPE_MARK } from './scalar-schema.ts'
 import { setOwn, sortKeys } from './sort-keys.ts'
 import { jsonTextSchema, wellKnownEnumSchema, wellKnownSchema } from './well-known.ts'
 
@@ -60,6 +60,16 @@ export interface MessageSchemaOptions {
   maxObjects?: number
   /** Keys sorted at every depth. @default true */
   sorted?: boolean
+  /**
+   * With `marks`: a message this many messages below the root is a stub,
+   * its node without fields or properties, marked `STUB_MARK` (its type,
+   * description and type mark are the whole node's: all a budget placeholder
+   * reads of it). For the budget's fits that read only the top of a big
+   * schema (schema/budget.ts, `cutShort`).
+   */
+  stubsBelow?: number
+  /** Called when a message became a stub (`stubsBelow`). */
+  stubbed?: () => void
 }
 
 /** Thrown inside {@link messageSchemaWithin} when the object count passes `maxObjects`. */
@@ -168,10 +178,12 @@ function buildMessageSchema(model: ProtoModel, fullName: string, options: Messag
     const message = model.messages.get(name)
     if (!message) throw new Error(`unknown message "${name}"`)
     if (++objects > maxObjects) throw OVER_OBJECTS
+    const stub = options.stubsBelow !== undefined && building.length >= options.stubsBelow
+    const fields = stub ? [] : message.fields
     building.push(name)
     const properties: Record<string, JsonSchema> = {}
     const required: string[] = []
-    for (const field of message.fields) {
+    for (const field of fields) {
       if (annotated && isOutputOnly(field)) continue
       let schema = fieldSchema(field)
       let isRequired = false
@@ -189,7 +201,13 @@ function buildMessageSchema(model: ProtoModel, fullName: string, options: Messag
     }
     building.pop()
     if (annotated) noteMessageRules(message, note)
-    const schema: JsonSchema = { type: 'object', properties, additionalProperties: false }
+    const schema: JsonSchema = stub
+      ? { type: 'object', additionalProperties: false }
+      : { type: 'object', properties, additionalProperties: false }
+    if (stub) {
+      schema[STUB_MARK] = true
+      options.stubbed?.()
+    }
     if (required.length > 0) schema.required = required
     // Ajv skips a `__proto__` key of `properties` (and would reject the field
     // as additional); a pattern property validates it the same way.

@@ -23,6 +23,13 @@ export const NOTE = 'x-note'
 export const TYPE_MARK = 'x-type'
 
 /**
+ * Marks a message's node built without its fields (`stubsBelow`): the
+ * budget reads only its type mark, type and description, and asks for the
+ * whole schema before it reads below it (schema/budget.ts, `cutShort`).
+ */
+export const STUB_MARK = 'x-stub'
+
+/**
  * Marks a validator's `anyOf` whose first branch is what the advertised
  * schema says (a `portable` float: a number; its other branches are the
  * non-finite strings): error texts then speak of that branch. The

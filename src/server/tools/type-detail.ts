@@ -30,9 +30,16 @@ export function typeDetailUri(server: string, name: string): string {
  */
 function typeToolEntry(sources: readonly TypeSource[]): ToolEntry {
   const first = sources[0]!.detail
-  const answers: Record<string, string> = {}
-  for (const { detail } of sources) {
-    for (const [name, answer] of Object.entries(detail.answers)) if (!Object.hasOwn(answers, name)) answers[name] = answer
+  // Read through, not copied: an answer may be made when first read (schema/type-detail.ts).
+  let answers = first.answers
+  if (sources.length > 1) {
+    answers = {}
+    for (const { detail } of sources) {
+      for (const name of Object.keys(detail.answers)) {
+        if (Object.hasOwn(answers, name)) continue
+        Object.defineProperty(answers, name, { enumerable: true, get: () => detail.answers[name] })
+      }
+    }
   }
   const detail: TypeDetailSpec = { tool: first.tool, answers }
   return {
