@@ -148,6 +148,18 @@ describe('keyFloor', () => {
   })
 })
 
+/** How build-tools.ts fits `tool`'s request at each level: its options (a budget of 1,500) and which fit a level accepts. */
+function fitting(tool: { name: string; description?: string }) {
+  return {
+    options: (level: (typeof DESCRIPTION_LEVELS)[number]) => ({
+      budget: 1500,
+      typeTool: 'describe_type',
+      frame: (s: JsonSchema) => toolText({ name: tool.name, description: descriptionAt(tool.description ?? null, level), inputSchema: s }),
+    }),
+    accepted: (fitted: { whole: boolean; over: boolean }, level: string) => (level === 'full' ? fitted.whole : !fitted.over),
+  }
+}
+
 describe('fitLevels with a whole-only level', () => {
   it(
     'fits every request of the corpus as fitting each level at once does',
@@ -160,13 +172,7 @@ describe('fitLevels with a whole-only level', () => {
               messageSchema(built.model, tool.requestType, { profile: 'portable', mode: 'input', marks: true, descriptions: level }),
               'portable',
             )
-          const options = (level: (typeof DESCRIPTION_LEVELS)[number]) => ({
-            budget: 1500,
-            typeTool: 'describe_type',
-            frame: (s: JsonSchema) =>
-              toolText({ name: tool.name, description: descriptionAt(tool.description ?? null, level), inputSchema: s }),
-          })
-          const accepted = (fitted: { whole: boolean; over: boolean }, level: string) => (level === 'full' ? fitted.whole : !fitted.over)
+          const { options, accepted } = fitting(tool)
           const lazy = fitLevels(DESCRIPTION_LEVELS, schema, options, accepted, (level) => level === 'full')
           const eager = fitLevels(DESCRIPTION_LEVELS, schema, options, accepted)
           expect(sameJson(lazy, eager), tool.name).toBe(true)
@@ -199,13 +205,7 @@ describe('fitLevels with levels cut short', () => {
               }),
               'portable',
             )
-          const options = (level: (typeof DESCRIPTION_LEVELS)[number]) => ({
-            budget: 1500,
-            typeTool: 'describe_type',
-            frame: (s: JsonSchema) =>
-              toolText({ name: tool.name, description: descriptionAt(tool.description ?? null, level), inputSchema: s }),
-          })
-          const accepted = (fitted: { whole: boolean; over: boolean }, level: string) => (level === 'full' ? fitted.whole : !fitted.over)
+          const { options, accepted } = fitting(tool)
           const wholeOnly = (level: string): boolean => level === 'full'
           const eager = fitLevels(DESCRIPTION_LEVELS, schema, options, accepted, wholeOnly)
           const first = schema('full')
