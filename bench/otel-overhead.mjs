@@ -16,6 +16,14 @@
  *   before the instrumentation came (BASE_COMMIT, built once into
  *   .tmp/bench/otel-base/ with tsdown), serving the same generated module.
  *   Target ≤ 1.02×.
+ * - `otel-overhead-floor` (reported): the least any instrumentation that makes
+ *   a span active per request can add here. A plain `node:http` server in
+ *   the same process answers the same POST with and without one bare SERVER
+ *   span made active around its handler (no attributes, no events, no
+ *   metric); the difference, per round, is added to our no-SDK call. Both of
+ *   its sides are in the same ABBA rounds, so the SDK's cost to the
+ *   in-process client (its promises pay the context manager's hooks too)
+ *   is in it as it is in `otel-overhead`.
  * - `otel-overhead-async-context` (reported): no OpenTelemetry at all, one
  *   AsyncLocalStorage enabled vs none: the part of `otel-overhead` that is
  *   Node 20's async context (promise hooks on every promise of the process,
@@ -26,6 +34,7 @@ import { execFileSync, execSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { createServer } from 'node:http'
 import { backend, CASES, EXAMPLE_PROTO, modernCall } from './lib/example.mjs'
 import { median, record } from './lib/measure.mjs'
 import { REPO, writeModule } from './lib/module.mjs'
@@ -54,6 +63,37 @@ function baseApp() {
   return app
 }
 
+/** Name of the plain server's span (otel-overhead-floor). */
+const FLOOR_SPAN = 'floor'
+
+/**
+ * The plain server of `otel-overhead-floor`: reads the body, parses it, and
+ * answers a small JSON-RPC result; when a tracer provider is registered,
+ * inside one bare SERVER span made active, as little as tracing a request
+ * can be. Its URL and close.
+ */
+async function plainServer(api) {
+  const reply = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    result: { content: [{ type: 'text', text: '{"previousVibe":"chill","vibe":"details"}' }] },
+  })
+  const handle = async (req, res) => {
+    const chunks = []
+    for await (const chunk of req) chunks.push(chunk)
+    JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    await Promise.resolve()
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(reply)
+  }
+  const server = createServer((req, res) => {
+    const tracer = api.trace.getTracerProvider().getTracer('otel-overhead-floor')
+    tracer.startActiveSpan(FLOOR_SPAN, { kind: api.SpanKind.SERVER }, (span) => handle(req, res).finally(() => span.end()))
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((resolve) => server.close(resolve)) }
+}
+
 /** Registers the SDK (traces into memory through the batch processor, metrics to a reader); returns its removal. */
 async function registerSdk() {
   const api = await import('@opentelemetry/api')
@@ -77,12 +117,13 @@ async function registerSdk() {
       api.context.disable()
       api.propagation.disable()
     },
-    /** Exports what the processor holds; the SERVER spans named `name` among them; empties the exporter. */
-    async flush(name) {
+    /** Exports what the processor holds; how many spans of each name; empties the exporter. */
+    async flush() {
       await tracer.forceFlush()
-      const count = exporter.getFinishedSpans().filter((s) => s.name === name).length
+      const counts = {}
+      for (const span of exporter.getFinishedSpans()) counts[span.name] = (counts[span.name] ?? 0) + 1
       exporter.reset()
-      return count
+      return counts
     },
     async close() {
       await tracer.shutdown()
@@ -93,7 +134,7 @@ async function registerSdk() {
 
 export default {
   name: 'otel-overhead',
-  ids: ['otel-overhead', 'otel-overhead-no-sdk', 'otel-overhead-async-context'],
+  ids: ['otel-overhead', 'otel-overhead-floor', 'otel-overhead-no-sdk', 'otel-overhead-async-context'],
   async run() {
     const file = await writeModule(EXAMPLE_PROTO, 'example-otel')
     const { default: server } = await import(file)
@@ -111,6 +152,7 @@ export default {
     const ours = await server.serveHttp({ port: 0 })
     const base = baseServer ? await baseServer.serveHttp({ port: 0 }) : undefined
     const sdk = await registerSdk()
+    const plain = await plainServer(await import('@opentelemetry/api'))
     const { tool, args } = CASES.medium
     const { body, headers } = modernCall(tool, args)
     const call = async (url) => {
@@ -122,29 +164,39 @@ export default {
     try {
       // Many short batches, each side in turn (ABBA), so that the load of other jobs on the cores falls on every side alike.
       const ops = 150
+      const WARM = 600
       const rounds = 24
       const sides = {
         sdk: () => call(ours.url),
         none: () => call(ours.url),
         context: () => call(ours.url),
+        plainSdk: () => call(plain.url),
+        plainNone: () => call(plain.url),
         ...(base ? { base: () => call(base.url) } : {}),
       }
       const names = Object.keys(sides)
       const cpu = Object.fromEntries(names.map((n) => [n, []]))
       let spans = 0
+      let floorSpans = 0
       let context
       const batch = async (side) => {
-        if (side === 'sdk') sdk.on()
+        const traced = side === 'sdk' || side === 'plainSdk'
+        if (traced) sdk.on()
         if (side === 'context') (context = new AsyncLocalStorage()).enterWith({})
+        // Untimed: the first calls after a switch run code V8 deoptimised when the providers changed
+        // (a cost a server pays once when its SDK registers, not on every call).
+        for (let i = 0; i < WARM; i++) await sides[side]()
         const cpuStart = process.cpuUsage()
         for (let i = 0; i < ops; i++) await sides[side]()
         const used = process.cpuUsage(cpuStart)
         if (side === 'context') context.disable()
-        if (side === 'sdk') {
+        if (traced) {
           sdk.off()
           // Untimed: the batch's spans leave the processor, are counted, and the exporter lets them go (as an
           // exporter sending them away would), so the heap does not grow through the run for every side to pay.
-          spans += await sdk.flush(`tools/call ${tool}`)
+          const counts = await sdk.flush()
+          spans += counts[`tools/call ${tool}`] ?? 0
+          floorSpans += counts[FLOOR_SPAN] ?? 0
         }
         return (used.user + used.system) / ops
       }
@@ -155,7 +207,11 @@ export default {
         }
       }
       // The SDK side really traced: each of its calls ended a SERVER span.
-      if (spans < (rounds + 3) * ops) throw new Error(`otel-overhead: the SDK side exported ${spans} spans for ${(rounds + 3) * ops} calls`)
+      const calls = (rounds + 3) * (ops + WARM)
+      if (spans < calls) throw new Error(`otel-overhead: the SDK side exported ${spans} spans for ${calls} calls`)
+      if (floorSpans < calls) throw new Error(`otel-overhead: the plain server's SDK side exported ${floorSpans} spans for ${calls} calls`)
+      // Per round: our no-SDK call plus what one bare span per request added to the plain server in that round.
+      const floor = cpu.none.map((none, i) => none + cpu.plainSdk[i] - cpu.plainNone[i])
       const records = [
         record({
           id: 'otel-overhead',
@@ -168,6 +224,18 @@ export default {
             `vs the same server with no SDK, CPU time of client and server per call; ${spans} spans exported`,
         }),
       ]
+      records.push(
+        record({
+          id: 'otel-overhead-floor',
+          samples: { ours: floor, baseline: cpu.none },
+          unit: 'CPU µs/call',
+          higherIsBetter: false,
+          target: null,
+          note:
+            'the least a span per request adds here: our no-SDK call plus what one bare SERVER span made active per request ' +
+            '(no attributes, events or metric) added to a plain node:http server answering the same POST, same rounds; reported',
+        }),
+      )
       records.push(
         record({
           id: 'otel-overhead-async-context',
@@ -197,6 +265,7 @@ export default {
     } finally {
       await ours.close()
       await base?.close()
+      await plain.close()
       await sdk.close()
     }
   },
