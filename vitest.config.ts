@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import { LongestFirst } from './test/helpers/sequencer.ts'
 
 /**
  * Three tiers (docs/developing.md, "Test tiers"); `npm test` runs them all,
@@ -92,6 +93,8 @@ export default defineConfig({
   test: {
     // Most tests wait on child processes and sockets, not on the CPU: more files at once than cores.
     maxWorkers: 4,
+    // Longest files first, from the times of a whole run (test/helpers/sequencer.ts): no minute-long file left to run alone at the end.
+    sequence: { sequencer: LongestFirst },
     reporters: ['default', 'json'],
     outputFile: { json: '.tmp/vitest-report.json' },
     projects: [
