@@ -191,3 +191,28 @@ describe('the templates go with the tools', () => {
     expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual({ name: 'shelves/s1/books/dune', title: 'T' })
   })
 })
+
+it('a List that fails leaves its resources out of resources/list and says why in the log; the rest of the answer stands', async () => {
+  const file = join(writeProtos({ 'library.proto': PROTO }), 'library.proto')
+  const { server } = await loadMcpModule(file, { listResources: { under: ['shelves/s1', 'shelves/s2'] } })
+  const warnings: string[] = []
+  server.logging({ logger: { warn: (message) => warnings.push(message) } }).implement('shelf.v1.Library', {
+    GetBook: (request: { name: string }) => ({ name: request.name, title: 'T' }),
+    ListBooks: (request: { parent: string }) => {
+      if (request.parent === 'shelves/s2') throw new Error('shelf s2 is being moved')
+      return { books: BOOKS.filter((b) => b.startsWith(`${request.parent}/`)).map((name) => ({ name })) }
+    },
+  })
+  const served = await server.serveHttp({ port: 0 })
+  closers.push(() => served.close())
+  const client = new ClientV2({ name: 'failing-list', version: '1.0.0' })
+  await client.connect(new HttpV2(new URL(served.url)))
+  closers.push(() => client.close())
+  expect((await client.listResources()).resources.map((r) => r.uri)).toEqual([
+    'library://shelves/s1/books/dune',
+    'library://shelves/s1/books/emma',
+  ])
+  expect(warnings.filter((w) => w.includes('failed'))).toEqual([
+    expect.stringMatching(/call to tool "ListBooks" for resources\/list failed: .*shelf s2 is being moved/),
+  ])
+})

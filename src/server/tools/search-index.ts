@@ -81,9 +81,8 @@ const SYNONYM_TERMS: ReadonlyMap<string, readonly string[]> = (() => {
   return out
 })()
 
-/** The words `query` adds by {@link SYNONYMS} that it does not have already, as stems. */
-export function synonymsOf(query: string): string[] {
-  const own = terms(query)
+/** The words a query of terms `own` adds by {@link SYNONYMS} that it does not have already, as stems. */
+function synonymsOf(own: readonly string[]): string[] {
   const added: string[] = []
   for (const term of own) for (const add of SYNONYM_TERMS.get(term) ?? []) if (!own.includes(add) && !added.includes(add)) added.push(add)
   return added
@@ -174,8 +173,9 @@ export class ToolIndex {
   rank(query: string, visible: (name: string) => boolean): string[] {
     const exact = this.#folded.get(fold(query.trim()))
     // The query's own terms, then its synonyms' (each a stem, which stems to itself), the latter counting less.
-    const own = terms(query).length
-    const added = synonymsOf(query)
+    const ownTerms = terms(query)
+    const own = ownTerms.length
+    const added = synonymsOf(ownTerms)
     const ranked = this.#search
       .search(added.length === 0 ? query : `${query} ${added.join(' ')}`, {
         filter: (r) => visible(r.id as string),
