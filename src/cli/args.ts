@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util'
 import { nearestName } from '../contract/nearest.ts'
 import { authOptionsProblem, isScopeToken, type AuthOptions } from '../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST } from '../contract/index.ts'
-import { DEFAULT_DEADLINE_MS, DEFAULT_FORWARDED_HEADERS } from '../runtime/backend.ts'
+import { DEFAULT_DEADLINE_MS, DEFAULT_FORWARDED_HEADERS } from '../contract/defaults.ts'
 import type { Profile } from '../schema/index.ts'
 import { DEFAULT_PROFILE, PROFILES } from '../schema/types.ts'
 import { DISCOVERY_MODES, type DiscoveryMode } from '../contract/discovery.ts'
@@ -16,7 +16,7 @@ import {
   type ListResourcesOption,
   type ResourceSchemeOption,
 } from '../contract/resource-options.ts'
-import type { RateLimitOptions } from '../server/operate/rate-limit.ts'
+import type { RateLimitOptions } from '../contract/rate-limit-options.ts'
 import { rateLimitFlags } from './operate-flags.ts'
 
 /** What `proto-mcp serve` was asked to do. */

@@ -3,7 +3,7 @@
  * <limit>=<rate>[/<burst>]` (perCaller, perTool, global: calls per second,
  * burst a whole number of calls) and `--audit`, `--audit-arguments`.
  */
-import { RATE_LIMIT_RULES, type RateBucket, type RateLimitOptions } from '../server/operate/rate-limit.ts'
+import { RATE_LIMIT_RULES, type RateBucket, type RateLimitOptions } from '../contract/rate-limit-options.ts'
 
 /** A usage error's message for a `--rate-limit` value that cannot work, or the limits. */
 export function rateLimitFlags(values: readonly string[] | undefined, fail: (message: string) => Error): RateLimitOptions | undefined {

@@ -60,3 +60,14 @@ export const DEFAULT_MAX_SESSION_EVENT_BYTES = 8 * 1024 * 1024
 
 /** Bytes of events all sessions of a server keep (`maxEventBytes`; 64 MiB). */
 export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024
+
+/** Default `deadlineMs` of a gRPC call (`grpc()`, `--deadline`). */
+export const DEFAULT_DEADLINE_MS = 30_000
+
+/**
+ * The MCP request headers backends forward as gRPC metadata unless told
+ * otherwise. Behind the `auth` option the `Authorization` header never
+ * reaches a backend (the server verified the token, and the MCP spec
+ * forbids passing it through): the backend gets the verified principal.
+ */
+export const DEFAULT_FORWARDED_HEADERS: readonly string[] = ['authorization', 'traceparent']

@@ -9,11 +9,12 @@ import { OPERATIONS_SERVICE } from './operations-service.ts'
 import { bindOperations, bindTool, resolveService, toolsOf, type ToolTable } from './tool-table.ts'
 import type { CallContext, RpcHandler } from './types.ts'
 
+import { DEFAULT_FORWARDED_HEADERS } from '../contract/defaults.ts'
+
+export { DEFAULT_DEADLINE_MS, DEFAULT_FORWARDED_HEADERS } from '../contract/defaults.ts'
+
 /** The most messages a server-streaming tool collects unless its backend says otherwise (docs/calls.md, "Streaming"). */
 export const DEFAULT_STREAM_CAP = 1000
-
-/** Default `deadlineMs` of a gRPC call (`grpc()`, `--deadline`). */
-export const DEFAULT_DEADLINE_MS = 30_000
 
 /** Default `reconnectWaitMs` of `grpc()`: how long a call waits for a channel in backoff. */
 export const DEFAULT_RECONNECT_WAIT_MS = 1000
@@ -24,14 +25,6 @@ export const DEFAULT_RECONNECT_WAIT_MS = 1000
  * be by default and what an HTTP request may be here.
  */
 export const DEFAULT_STREAM_BYTE_CAP = 4 * 1024 * 1024
-
-/**
- * The MCP request headers backends forward as gRPC metadata unless told
- * otherwise. Behind the `auth` option the `Authorization` header never
- * reaches a backend (the server verified the token, and the MCP spec
- * forbids passing it through): the backend gets the {@link Principal}.
- */
-export const DEFAULT_FORWARDED_HEADERS: readonly string[] = ['authorization', 'traceparent']
 
 /** Who a call is for, as the `auth` option verified it: a small serialisable value. */
 export interface Principal {

@@ -9,7 +9,7 @@ import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseCli } from '../../src/cli/args.ts'
 import { buildServerSpec } from '../../src/gateway/build-spec.ts'
-import { cliWarning, scopeWarnings } from '../../src/cli/main.ts'
+import { cliWarning, scopeWarnings } from '../../src/cli/serve.ts'
 import { EXAMPLE_PROTO } from '../helpers/spec-from-proto.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 import { startGrpcServer, vibeService, type GrpcTestServer } from '../grpc/grpc-server.ts'

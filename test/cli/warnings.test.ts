@@ -5,7 +5,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildServerSpec } from '../../src/gateway/build-spec.ts'
-import { cliWarning } from '../../src/cli/main.ts'
+import { cliWarning } from '../../src/cli/serve.ts'
 import { buildWarning } from '../../src/proto/index.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
 

@@ -5,7 +5,7 @@
  * the SDK's copy on Node). The loaded modules are recorded by loader hooks
  * in the child; a server on HTTP shows the recorder sees `node:http`.
  */
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -96,6 +96,47 @@ describe('what a stdio server loads', () => {
 })
 
 describe('what the command loads', () => {
+  /** The modules `proto-mcp ...args` loaded (its stdin closed at once), and its exit code. */
+  function commandLoads(args: string[]): { urls: string[]; status: number | null } {
+    const log = join(
+      OUT,
+      `command-${args
+        .join('-')
+        .replace(/[^\w-]/g, '_')
+        .slice(-60)}.log`,
+    )
+    writeFileSync(log, '')
+    const run = spawnSync(process.execPath, ['--import', REGISTER, join(DIST, 'cli.mjs'), ...args], {
+      env: { ...process.env, LEAN_LOG: log },
+      input: '',
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
+    return { urls: loaded(log), status: run.status }
+  }
+  const SERVER_MODULES = /@modelcontextprotocol|@grpc|protobufjs|\/zod\/|\/ajv\//
+
+  it('answers --help, --version and a usage error from the arguments alone; serve loads the server (the control)', () => {
+    for (const [args, code] of [
+      [['--help'], 0],
+      [['--version'], 0],
+      [['serve', '--bogus'], 2],
+    ] as const) {
+      const { urls, status } = commandLoads([...args])
+      expect(status, args.join(' ')).toBe(code)
+      // The recorder saw the command itself, so what is absent below was not loaded.
+      expect(urls).toContain(pathToFileURL(join(DIST, 'cli.mjs')).href)
+      expect(
+        urls.filter((url) => SERVER_MODULES.test(url)),
+        args.join(' '),
+      ).toEqual([])
+    }
+    const proto = join(REPO, 'fixtures', 'protos', 'grpc', 'counter.proto')
+    const serve = commandLoads(['serve', proto, '--grpc', '127.0.0.1:1'])
+    expect(serve.status).toBe(0)
+    expect(serve.urls.filter((url) => SERVER_MODULES.test(url)).length).toBeGreaterThan(0)
+  }, 60_000)
+
   /** The CommonJS files `proto-mcp serve <proto> ...flags` required by the time a client had its tools/list. */
   async function required(proto: string, flags: string[]): Promise<string[]> {
     const log = join(OUT, `cjs-${flags.length}.log`)

@@ -5,45 +5,11 @@
  * limits what reaches it).
  */
 import { ProtocolError } from '@modelcontextprotocol/server'
-import { checkOptions, type OptionRule } from '../../runtime/check-options.ts'
+import { checkOptions } from '../../runtime/check-options.ts'
+import { RATE_LIMIT_RULES, type RateBucket, type RateLimitName, type RateLimitOptions } from '../../contract/rate-limit-options.ts'
 import { countRejected } from '../../runtime/otel.ts'
 
-/** One bucket: `rate` calls per second on average, up to `burst` at once. */
-export interface RateBucket {
-  /** Calls per second the bucket refills with (more than 0). */
-  rate: number
-  /** Calls the bucket holds when full (an integer of at least 1). @default the rate, rounded up */
-  burst?: number
-}
-
-/** `Server.rateLimit()`: each limit as a bucket, or a number of calls per second. */
-export interface RateLimitOptions {
-  /** Per caller: the verified principal, else the session, else the client's address (stdio: the one client). */
-  perCaller?: RateBucket | number
-  /** Per tool, whoever calls it. */
-  perTool?: RateBucket | number
-  /** Every call this instance serves. */
-  global?: RateBucket | number
-}
-
-/** Which limit refused a call. */
-export type RateLimitName = keyof RateLimitOptions
-
-const isRate = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v) && v > 0
-const bucketRule: OptionRule = {
-  accepts: 'a number of calls per second (more than 0) or { rate, burst } (rate more than 0, burst an integer of at least 1)',
-  test: (v) =>
-    isRate(v) ||
-    (v !== null &&
-      typeof v === 'object' &&
-      !Array.isArray(v) &&
-      Object.keys(v).every((k) => k === 'rate' || k === 'burst') &&
-      isRate((v as RateBucket).rate) &&
-      ((v as RateBucket).burst === undefined || (Number.isSafeInteger((v as RateBucket).burst) && (v as RateBucket).burst! >= 1))),
-}
-
-/** The option rules of `rateLimit()`. */
-export const RATE_LIMIT_RULES: Record<RateLimitName, OptionRule> = { perCaller: bucketRule, perTool: bucketRule, global: bucketRule }
+export { RATE_LIMIT_RULES, type RateBucket, type RateLimitName, type RateLimitOptions } from '../../contract/rate-limit-options.ts'
 
 /** Throws the option error naming the option that cannot work (0, negative, NaN, a bad burst). */
 export function checkRateLimit(where: string, options: unknown): void {
