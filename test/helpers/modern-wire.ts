@@ -14,6 +14,8 @@ export interface ModernRequestOptions {
   headers?: Record<string, string | null>
   /** More `_meta` keys. */
   meta?: Record<string, unknown>
+  /** Aborts the request (the client going away). */
+  signal?: AbortSignal
 }
 
 /** What came back: the HTTP status and the JSON-RPC response (the last message of an SSE body). */
@@ -73,7 +75,12 @@ export async function modernRequest(
     if (value === null) delete headers[key.toLowerCase()]
     else headers[key.toLowerCase()] = value
   }
-  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) })
+  const response = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+    ...(options.signal ? { signal: options.signal } : {}),
+  })
   const text = await response.text()
   const messages = (response.headers.get('content-type') ?? '').includes('text/event-stream')
     ? text

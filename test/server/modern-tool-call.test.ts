@@ -10,7 +10,7 @@
 import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { toNodeHandler } from '@modelcontextprotocol/node'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Server, type HttpHandle } from '../../src/entries/runtime.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { implementCount } from '../conformance/everything.ts'
@@ -193,4 +193,38 @@ describe('the fast path answers what the SDK answers', () => {
     )
     expect(second.body.result?.content).toEqual([{ type: 'text', text: 'accept m1' }])
   })
+})
+
+it("a client gone before the answer aborts the call's signal; a whole answer leaves it as it is (as the SDK leaves a request's)", async () => {
+  const signals: Record<string, AbortSignal> = {}
+  let started!: () => void
+  const waiting = new Promise<void>((resolve) => (started = resolve))
+  const server = Server.builder('signals')
+    .logging({ logger: false })
+    .tool({ name: 'Quick', inputSchema: { type: 'object' } }, (_a, ctx) => {
+      signals.quick = ctx.signal!
+      return ok('done')
+    })
+    .tool({ name: 'Waits', inputSchema: { type: 'object' } }, async (_a, ctx) => {
+      signals.waits = ctx.signal!
+      started()
+      await new Promise((resolve) => ctx.signal!.addEventListener('abort', resolve))
+      return ok('gone')
+    })
+    .build()
+  const served = await server.serveHttp({ port: 0 })
+  try {
+    const quick = await modernRequest(served.url, 'tools/call', { name: 'Quick', arguments: {} })
+    expect(quick.body.result?.content).toEqual([{ type: 'text', text: 'done' }])
+    const gone = new AbortController()
+    const pending = modernRequest(served.url, 'tools/call', { name: 'Waits', arguments: {} }, { signal: gone.signal })
+    await waiting
+    gone.abort()
+    await expect(pending).rejects.toThrow()
+    await vi.waitFor(() => expect(signals.waits!.aborted).toBe(true))
+    // The Quick call's response closed long before (its connection too, by now): its signal never aborted.
+    expect(signals.quick!.aborted).toBe(false)
+  } finally {
+    await served.close()
+  }
 })
