@@ -28,6 +28,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${packageVersion()}\n`)
     return 0
   }
-  const { serveCommand } = await import('./serve.ts')
-  return serveCommand(command)
+  let gateway: typeof import('./serve.ts')
+  try {
+    gateway = await import('./serve.ts')
+  } catch (error) {
+    // An install missing a part of the package: one line, as every start-up failure.
+    process.stderr.write(`proto-mcp: cannot load the gateway: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}\n`)
+    return 1
+  }
+  return gateway.serveCommand(command)
 }

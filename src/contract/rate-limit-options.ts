@@ -1,7 +1,7 @@
 /**
  * The options of `Server.rateLimit()` and `--rate-limit`
  * (docs/guide/production.md) and the rules they are checked by: here, with
- * no import, so that the command parses its flags without loading the
+ * no runtime import, so that the command parses its flags without loading the
  * server (server/operate/rate-limit.ts keeps the buckets).
  */
 import type { OptionRule } from './check-options.ts'

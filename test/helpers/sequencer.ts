@@ -11,7 +11,8 @@
  * (`isolate: false`) is kept for the next file only when that file is of
  * the same project. So the projects go in the order of their longest file,
  * and each project's files longest first. A file not in the table (a new
- * one) goes first in its project, as vitest puts files it has no time for.
+ * one) goes first in its project, as vitest puts files it has no time for,
+ * and leaves the project's place as its known files give it.
  */
 import { readFileSync } from 'node:fs'
 import { relative, sep } from 'node:path'
@@ -33,8 +34,12 @@ export class LongestFirst extends BaseSequencer {
     const seconds = durations()
     const root = this.ctx.config.root
     const expected = (spec: TestSpecification): number => seconds[relative(root, spec.moduleId).split(sep).join('/')] ?? Infinity
+    // A project's place is its longest known file: a new file (unknown, first in its project) does not move the project.
     const longest = new Map<string, number>()
-    for (const spec of files) longest.set(spec.project.name, Math.max(longest.get(spec.project.name) ?? 0, expected(spec)))
+    for (const spec of files) {
+      const known = expected(spec)
+      longest.set(spec.project.name, Math.max(longest.get(spec.project.name) ?? 0, Number.isFinite(known) ? known : 0))
+    }
     return [...files].sort(
       (a, b) =>
         a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||

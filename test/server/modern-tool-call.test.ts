@@ -195,7 +195,7 @@ describe('the fast path answers what the SDK answers', () => {
   })
 })
 
-it("a client gone before the answer aborts the call's signal; a whole answer leaves it as it is (as the SDK leaves a request's)", async () => {
+it("the call's signal aborts when its response closes: the client gone before the answer, or after a whole answer (as on the SDK's path)", async () => {
   const signals: Record<string, AbortSignal> = {}
   let started!: () => void
   const waiting = new Promise<void>((resolve) => (started = resolve))
@@ -216,14 +216,17 @@ it("a client gone before the answer aborts the call's signal; a whole answer lea
   try {
     const quick = await modernRequest(served.url, 'tools/call', { name: 'Quick', arguments: {} })
     expect(quick.body.result?.content).toEqual([{ type: 'text', text: 'done' }])
+    // Left running after the answer, work on the signal stops.
+    await vi.waitFor(() => expect(signals.quick!.aborted).toBe(true))
+    expect((signals.quick!.reason as Error).name).toBe('AbortError')
     const gone = new AbortController()
     const pending = modernRequest(served.url, 'tools/call', { name: 'Waits', arguments: {} }, { signal: gone.signal })
     await waiting
+    expect(signals.waits!.aborted).toBe(false)
     gone.abort()
     await expect(pending).rejects.toThrow()
     await vi.waitFor(() => expect(signals.waits!.aborted).toBe(true))
-    // The Quick call's response closed long before (its connection too, by now): its signal never aborted.
-    expect(signals.quick!.aborted).toBe(false)
+    expect((signals.waits!.reason as Error).name).toBe('AbortError')
   } finally {
     await served.close()
   }

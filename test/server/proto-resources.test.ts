@@ -192,12 +192,15 @@ describe('the templates go with the tools', () => {
   })
 })
 
-it('a List that fails leaves its resources out of resources/list and says why in the log; the rest of the answer stands', async () => {
+it('a List that fails leaves its resources out of resources/list and says why in the log; a failed read or completion is logged as well', async () => {
   const file = join(writeProtos({ 'library.proto': PROTO }), 'library.proto')
   const { server } = await loadMcpModule(file, { listResources: { under: ['shelves/s1', 'shelves/s2'] } })
   const warnings: string[] = []
   server.logging({ logger: { warn: (message) => warnings.push(message) } }).implement('shelf.v1.Library', {
-    GetBook: (request: { name: string }) => ({ name: request.name, title: 'T' }),
+    GetBook: (request: { name: string }) => {
+      if (request.name.endsWith('/lost')) throw new Error('no such book')
+      return { name: request.name, title: 'T' }
+    },
     ListBooks: (request: { parent: string }) => {
       if (request.parent === 'shelves/s2') throw new Error('shelf s2 is being moved')
       return { books: BOOKS.filter((b) => b.startsWith(`${request.parent}/`)).map((name) => ({ name })) }
@@ -212,7 +215,18 @@ it('a List that fails leaves its resources out of resources/list and says why in
     'library://shelves/s1/books/dune',
     'library://shelves/s1/books/emma',
   ])
+  await expect(client.readResource({ uri: 'library://shelves/s1/books/lost' })).rejects.toThrow(/no such book/)
+  const completed = await client.complete({
+    ref: { type: 'ref/resource', uri: 'library://shelves/{shelf}/books/{book}' },
+    argument: { name: 'book', value: '' },
+    context: { arguments: { shelf: 's2' } },
+  })
+  expect(completed.completion.values).toEqual([])
+  // Each names the method it served, not the URI (the resource's name stays out of the log, as a call's arguments do).
   expect(warnings.filter((w) => w.includes('failed'))).toEqual([
     expect.stringMatching(/call to tool "ListBooks" for resources\/list failed: .*shelf s2 is being moved/),
+    expect.stringMatching(/call to tool "GetBook" for resources\/read failed: .*no such book/),
+    expect.stringMatching(/call to tool "ListBooks" for completion\/complete failed: .*shelf s2 is being moved/),
   ])
+  expect(warnings.join('\n')).not.toContain('library://')
 })

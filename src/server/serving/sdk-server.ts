@@ -312,11 +312,11 @@ class ProtoSdkServer extends SdkServer {
  * list and complete through tools. A call that fails is logged as a tools/call that fails is, naming the
  * request it served: a listing that leaves a failed List out still shows why.
  */
-function served<C extends CallContext>(state: ServerState, log: Log, context: C): C & { [SERVED_CALL]: ServedCall } {
+function served<C extends CallContext>(state: ServerState, log: Log, method: string, context: C): C & { [SERVED_CALL]: ServedCall } {
   const call = async (tool: string, args: unknown): Promise<CallResult> => {
     const result = await state.dispatch(tool, args, { ...context, tool })
     if (result.isError) {
-      log.warnThrottled('failed call', `${state.info.name}: call to tool "${tool}" for ${context.tool} failed: ${failureText(result)}`)
+      log.warnThrottled('failed call', `${state.info.name}: call to tool "${tool}" for ${method} failed: ${failureText(result)}`)
     }
     return result
   }
@@ -445,7 +445,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     // Templates that list their resources (the proto's, when listResources asks: each page calls their List RPCs again).
     for (const template of state.templates.values()) {
       if (template.list === undefined) continue
-      const context = served(state, log, callContext(state, 'resources/list', ctx, { server }))
+      const context = served(state, log, 'resources/list', callContext(state, 'resources/list', ctx, { server }))
       resources.push(...(await template.list(context)))
     }
     return listPage('resources', resources, request.params?.cursor, state.pageSize)
@@ -465,7 +465,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     const matched = entry === undefined ? matchTemplate(state.templates, uri) : undefined
     if (entry === undefined && matched === undefined) throw resourceNotFound(server, ctx, uri)
     return (await inRounds(state, ctx, `resources/read:${uri}`, async (options) => {
-      const context = served(state, log, { ...callContext(state, uri, ctx, { ...options, server }), state: state.appState })
+      const context = served(state, log, 'resources/read', { ...callContext(state, uri, ctx, { ...options, server }), state: state.appState })
       if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context))
       const { entry: template, variables } = matched!
       const shown =
@@ -476,7 +476,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     })) as never
   })
   server.setRequestHandler('completion/complete', async (request, ctx) => {
-    const context = served(state, log, { ...callContext(state, 'completion/complete', ctx, { server }), state: state.appState })
+    const context = served(state, log, 'completion/complete', { ...callContext(state, 'completion/complete', ctx, { server }), state: state.appState })
     return (await complete(request.params as CompleteParams, state, context)) as never
   })
   server.setRequestHandler('prompts/list', (request) =>
