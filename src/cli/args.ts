@@ -187,7 +187,7 @@ Options:
   --verbose                  also print what the schemas leave out (e.g. buf.validate CEL
                              rules), which the gRPC server must still check, and each
                              tool's token count and the client rule sets that reject it
-  -h, --help                 print this help and exit
+  -h, --help                 print this help and exit (also: proto-mcp help)
   -v, --version              print the version and exit
 `
 
@@ -282,6 +282,8 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (values.version) return { command: 'version' }
   const [command, file, ...rest] = positionals
   if (command === undefined) throw new UsageError('missing command: proto-mcp serve <file.proto> --grpc <target> (see --help)')
+  // `proto-mcp help`, as many commands take it: the same as --help.
+  if (command === 'help' && file === undefined) return { command: 'help' }
   if (command !== 'serve') throw new UsageError(`unknown command "${command}": the only command is serve (see --help)`)
   const reflect = values.reflect ?? false
   if (reflect && file !== undefined) throw new UsageError(`unexpected argument "${file}": --reflect reads no .proto file`)

@@ -23,6 +23,8 @@ export function rateLimitFlags(values: readonly string[] | undefined, fail: (mes
         `--rate-limit ${name} must be more than 0 calls per second, with a burst of a whole number of at least 1, got ${JSON.stringify(value)}`,
       )
     }
+    // Given twice, one value would be dropped without a word.
+    if (Object.hasOwn(limits, name)) throw fail(`--rate-limit ${name} is given twice: give each limit once`)
     limits[name] = bucket
   }
   return limits

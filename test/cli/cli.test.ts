@@ -319,6 +319,10 @@ describe('proto-mcp: help and failures', () => {
       expect(run.stdout.split('\n'), spelled).toContainEqual(expect.toSatisfy((line: string) => line.startsWith(`  ${spelled}`)))
     }
     expect(run.stderr).toBe('')
+    // `proto-mcp help` prints the same; a word after it is no command.
+    const asCommand = await runCli(cli, ['help'])
+    expect([asCommand.code, asCommand.stdout]).toEqual([0, run.stdout])
+    expect((await runCli(cli, ['help', 'serve'])).code).toBe(2)
   })
 
   const failures: Array<[string, string[], number, RegExp]> = [

@@ -250,6 +250,9 @@ describe('health, rate limits and audit of the command', () => {
     expect(() => parseCli([...base, '--rate-limit', 'perTool=NaN'])).toThrow('--rate-limit perTool must be')
     expect(() => parseCli([...base, '--rate-limit', 'perTool=5/0'])).toThrow('--rate-limit perTool must be')
     expect(() => parseCli([...base, '--rate-limit', 'each=5'])).toThrow('--rate-limit must be perCaller, perTool or global')
+    expect(() => parseCli([...base, '--rate-limit', 'perCaller=5', '--rate-limit', 'perCaller=10'])).toThrow(
+      '--rate-limit perCaller is given twice',
+    )
     expect(parseCli([...base, '--rate-limit', 'perCaller=10/20', '--rate-limit', 'global=100'])).toMatchObject({
       rateLimit: { perCaller: { rate: 10, burst: 20 }, global: { rate: 100 } },
     })
