@@ -465,7 +465,10 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     const matched = entry === undefined ? matchTemplate(state.templates, uri) : undefined
     if (entry === undefined && matched === undefined) throw resourceNotFound(server, ctx, uri)
     return (await inRounds(state, ctx, `resources/read:${uri}`, async (options) => {
-      const context = served(state, log, 'resources/read', { ...callContext(state, uri, ctx, { ...options, server }), state: state.appState })
+      const context = served(state, log, 'resources/read', {
+        ...callContext(state, uri, ctx, { ...options, server }),
+        state: state.appState,
+      })
       if (entry !== undefined) return readResult(entry.resource, await entry.read(uri, context))
       const { entry: template, variables } = matched!
       const shown =
@@ -476,7 +479,10 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     })) as never
   })
   server.setRequestHandler('completion/complete', async (request, ctx) => {
-    const context = served(state, log, 'completion/complete', { ...callContext(state, 'completion/complete', ctx, { server }), state: state.appState })
+    const context = served(state, log, 'completion/complete', {
+      ...callContext(state, 'completion/complete', ctx, { server }),
+      state: state.appState,
+    })
     return (await complete(request.params as CompleteParams, state, context)) as never
   })
   server.setRequestHandler('prompts/list', (request) =>
