@@ -104,6 +104,18 @@ const protoFailure = (error: ProtoError): string =>
 const oneLine = (error: unknown): string =>
   (isProtoError(error) ? protoFailure(error) : error instanceof Error ? error.message : String(error)).split('\n')[0]!
 
+/** What `--reflect` builds the spec with, at start and at each re-discovery: the services, descriptor set and shaping flags. */
+function reflectOptions(options: ServeCommand) {
+  return {
+    ...(options.services.length > 0 ? { services: options.services } : {}),
+    ...(options.descriptor === undefined ? {} : { descriptor: resolve(options.descriptor) }),
+    profile: options.profile,
+    toolNames: options.toolNames,
+    ...budgetOptions(options),
+    methodScopes: options.methodScopes,
+  }
+}
+
 /** Builds the server, forwards it, and serves until stdin closes (stdio) or a signal arrives (HTTP). */
 async function serve(options: ServeCommand): Promise<number> {
   const started = performance.now()
@@ -112,14 +124,7 @@ async function serve(options: ServeCommand): Promise<number> {
   let fingerprint = ''
   let source: string
   if (options.file === undefined) {
-    const reflected = await reflectSpec(options.grpc, {
-      ...(options.services.length > 0 ? { services: options.services } : {}),
-      ...(options.descriptor === undefined ? {} : { descriptor: resolve(options.descriptor) }),
-      profile: options.profile,
-      toolNames: options.toolNames,
-      ...budgetOptions(options),
-      methodScopes: options.methodScopes,
-    })
+    const reflected = await reflectSpec(options.grpc, reflectOptions(options))
     built = reflected
     buildMs = reflected.buildMs
     fingerprint = reflected.fingerprint
@@ -184,12 +189,7 @@ async function serve(options: ServeCommand): Promise<number> {
           intervalSeconds: options.watchIntervalS,
           fingerprint,
           backend,
-          ...(options.services.length > 0 ? { services: options.services } : {}),
-          ...(options.descriptor === undefined ? {} : { descriptor: resolve(options.descriptor) }),
-          profile: options.profile,
-          toolNames: options.toolNames,
-          ...budgetOptions(options),
-          methodScopes: options.methodScopes,
+          ...reflectOptions(options),
           onChange: (next) => {
             for (const warning of next.warnings) warn(warning)
             log(`the gRPC server's descriptors changed: now serving ${count(next.spec.tools.length)}`)
