@@ -7,6 +7,11 @@
 import { packageVersion } from '../proto/package-root.ts'
 import { HELP, parseCli } from './args.ts'
 
+/** Says `error` as the command's one-line error on stderr. */
+function fail(prefix: string, error: unknown): void {
+  process.stderr.write(`proto-mcp: ${prefix}${(error instanceof Error ? error.message : String(error)).split('\n')[0]}\n`)
+}
+
 /**
  * Runs the command line `argv` (without node and the script) and resolves
  * with the exit code: 0 done, 1 a proto or start-up failure, 2 a usage error.
@@ -17,7 +22,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     command = parseCli(argv)
   } catch (error) {
-    process.stderr.write(`proto-mcp: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}\n`)
+    fail('', error)
     return 2
   }
   if (command.command === 'help') {
@@ -33,7 +38,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     gateway = await import('./serve.ts')
   } catch (error) {
     // An install missing a part of the package: one line, as every start-up failure.
-    process.stderr.write(`proto-mcp: cannot load the gateway: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}\n`)
+    fail('cannot load the gateway: ', error)
     return 1
   }
   return gateway.serveCommand(command)
