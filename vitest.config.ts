@@ -39,13 +39,20 @@ const SYSTEM = [
 
 /**
  * System files that share their worker processes (the `system-shared` project,
- * `isolate: false`): they run the built command, dist/ and tsc, in child
- * processes or in the test's own, and leave no global behind. The rest of
- * the system tier runs a file per process: Vite's dev server and the `?mcp`
- * modules' hot-reload globals (dev/, reliability/), bundlers loading the
- * plugin (bundlers/), Chromium, the fleet on Postgres, other runtimes.
+ * `isolate: false`): they run the built command, dist/, tsc, Vite's dev server,
+ * Chromium, the conformance suite, other runtimes and the packed tarball, in
+ * child processes or in the test's own, close what they start, and leave no
+ * global that another file reads. A worker imports vitest, the SDK, Vite and
+ * Playwright once for many files instead of once per file: about a fifth of
+ * these files' CPU. The rest of the system tier runs a file per process:
+ * bundlers loading the plugin (bundlers/), the fleet on Postgres (cluster/),
+ * and reliability/, whose memory readings must not hold another file's garbage.
  */
-const SYSTEM_SHARED = ['test/{cli,contract,corpus,descriptors,types}/**/*.test.ts', ...UNIT_FOLDERS_ON_THE_BUILD, ...CORPUS_SCALE]
+const SYSTEM_SHARED = [
+  'test/{cli,contract,corpus,descriptors,types,dev,conformance,portability,suite,playground,package}/**/*.test.ts',
+  ...UNIT_FOLDERS_ON_THE_BUILD,
+  ...CORPUS_SCALE,
+]
 
 /**
  * They run after the rest, one at a time: fleet.test.ts stops and starts the shared Postgres, and
@@ -156,7 +163,7 @@ export default defineConfig({
           include: SYSTEM_SHARED,
           pool: 'forks',
           isolate: false,
-          globalSetup: ['test/helpers/setup-build.ts'],
+          globalSetup: ['test/helpers/setup-build.ts', 'test/helpers/setup-packed.ts'],
         },
       },
       {

@@ -1,7 +1,7 @@
 /**
  * npm as the package tests run it: the running node's own npm CLI, and the
- * packed tarball installed into a fresh app with the repository's versions of
- * the tools it needs (so npm takes them from its cache).
+ * versions of the tools the repository installed (test/helpers/packed-app.ts
+ * installs the packed tarball with them, so npm takes them from its cache).
  */
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -28,26 +28,4 @@ export function npm(args: readonly string[], cwd: string): { stdout: string; std
 /** The version of `name` the repository installed. */
 export function repoVersion(name: string): string {
   return (JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
-}
-
-/**
- * `npm pack` of the repository into the app `app`, then `npm install` there of
- * the tarball and of `tools` (package names) at the repository's versions:
- * the paths the tarball holds, and what the install printed.
- */
-export function installPacked(app: string, tools: readonly string[]): { files: string[]; installOutput: string } {
-  const { stdout } = npm(['pack', '--json', '--ignore-scripts', '--pack-destination', app], REPO)
-  const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>
-  const install = npm(
-    [
-      'install',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      `./${packed!.filename}`,
-      ...tools.map((name) => `${name}@${repoVersion(name)}`),
-    ],
-    app,
-  )
-  return { files: packed!.files.map((file) => file.path), installOutput: `${install.stdout}${install.stderr}` }
 }

@@ -1,32 +1,34 @@
 /**
  * The package as users get it: `npm pack`, the tarball installed with npm
- * into a fresh app outside the repository (fixtures/apps/anywhere, with
- * Vite, esbuild and webpack), built by each bundler through its own config,
+ * into a fresh app outside the repository with Vite, esbuild and webpack
+ * (the run's packed app, test/helpers/packed-app.ts; this file's sources,
+ * fixtures/apps/anywhere, in a folder of it), built by each bundler through its own config,
  * run with `node` and driven by real MCP clients over stdio, and
  * type-checked with `unplugin-proto-mcp/client` and the plugin's `dts` file.
  * Anything the tarball lacks (a file, a dependency, an export) fails here.
  */
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { chromium } from 'playwright-core'
 import { findChromium } from '../../scripts/find-chromium.mjs'
 import { CLIENTS, connectStdio, type ClientName } from '../bundlers/mcp-clients.ts'
-import { installPacked } from '../helpers/npm.ts'
+import { packedApp, packedAppFolder } from '../helpers/packed-app.ts'
 import { REPO } from '../helpers/repo.ts'
 
 const BUILDS = {
-  vite: ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'error'],
+  vite: ['../node_modules/vite/bin/vite.js', 'build', '--logLevel', 'error'],
   esbuild: ['esbuild.mjs'],
   webpack: ['webpack.mjs'],
 } as const
 type Build = keyof typeof BUILDS
 
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc')
+/** This file's folder of the packed app, and the app's root (its node_modules). */
 let app = ''
+let root = ''
 
 /** Runs `node ...args` in the app; throws with its output when it fails. */
 function node(args: readonly string[]): string {
@@ -37,19 +39,14 @@ function node(args: readonly string[]): string {
   return output
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   if (!existsSync(join(REPO, 'dist', 'runtime.mjs'))) throw new Error('no dist/: run `npm run build` first (npm test does)')
-  app = mkdtempSync(join(tmpdir(), 'proto-mcp-packed-'))
+  const packed = await packedApp()
+  root = packed.root
+  app = packedAppFolder(packed, 'anywhere')
   cpSync(join(REPO, 'fixtures', 'apps', 'anywhere'), app, { recursive: true })
-  writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'packed-app', private: true, type: 'module' }, null, 2)}\n`)
-  // The same bundler versions as the repository's: npm takes them from its cache.
-  installPacked(app, ['vite', 'esbuild', 'webpack'])
   for (const args of Object.values(BUILDS)) node(args)
-}, 300_000)
-
-afterAll(() => {
-  if (app) rmSync(app, { recursive: true, force: true })
-})
+}, 600_000)
 
 /** Lists, makes a good call (a Timestamp and a large int64 round trip) and two bad ones. */
 async function driveLedger(flavour: ClientName, file: string): Promise<void> {
@@ -85,7 +82,7 @@ describe.each(Object.keys(BUILDS) as Build[])('the tarball built by %s', (build)
 
 describe("the tarball in Vite's dev server", () => {
   it('serves the /__mcp/ page with the client the build bundled in: Chromium lists the tools over 2026-07-28', async () => {
-    const from = (path: string) => import(pathToFileURL(join(app, 'node_modules', path)).href)
+    const from = (path: string) => import(pathToFileURL(join(root, 'node_modules', path)).href)
     const { createServer } = (await from('vite/dist/node/index.js')) as typeof import('vite')
     const { default: protoMcp } = (await from('unplugin-proto-mcp/dist/vite.mjs')) as typeof import('../../src/entries/vite.ts')
     const server = await createServer({

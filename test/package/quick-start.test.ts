@@ -1,7 +1,8 @@
 /**
  * The README as a new user follows it, from the package npm would give them:
  * `npm pack`, the tarball installed with Vite into a fresh app outside the
- * repository, the quick start's files written as the README shows them
+ * repository (the run's packed app, test/helpers/packed-app.ts, which also
+ * has esbuild and webpack; this file works in a folder of it), the quick start's files written as the README shows them
  * (each `// <path>` line of its proto and TypeScript blocks starts a file),
  * type-checked under `strict` with `unplugin-proto-mcp/client` and built by
  * the README's command, then every client configuration of the README (each
@@ -20,15 +21,14 @@
  * here it runs in the app, offline, so the installed tarball is what answers.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { delimiter, dirname, join } from 'node:path'
 import { Client } from '@modelcontextprotocol/client'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type * as grpc from '@grpc/grpc-js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serviceDefinition, startGrpcServer, type GrpcTestServer } from '../grpc/grpc-server.ts'
-import { installPacked } from '../helpers/npm.ts'
+import { packedApp, packedAppFolder } from '../helpers/packed-app.ts'
 import { REPO } from '../helpers/repo.ts'
 
 const README = readFileSync(join(REPO, 'README.md'), 'utf8')
@@ -39,7 +39,9 @@ const GRPC_PLACEHOLDER = '127.0.0.1:50051'
 /** npm's install-time lifecycle scripts: none may ship (they would run, or warn, on every user's install). */
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare']
 
+/** This file's folder of the packed app, and the app's root (its node_modules). */
 let app = ''
+let root = ''
 let installOutput = ''
 let packedFiles: string[] = []
 let backend: GrpcTestServer | undefined
@@ -88,9 +90,9 @@ const clientEnvironment = (): Record<string, string> => ({
 
 beforeAll(async () => {
   if (!existsSync(join(REPO, 'dist', 'runtime.mjs'))) throw new Error('no dist/: run `npm run build` first (npm test does)')
-  app = mkdtempSync(join(tmpdir(), 'proto-mcp-quick-start-'))
-  writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'quick-start-app', private: true, type: 'module' }, null, 2)}\n`)
-  const installed = installPacked(app, ['vite'])
+  const installed = await packedApp()
+  root = installed.root
+  app = packedAppFolder(installed, 'quick-start')
   packedFiles = installed.files
   installOutput = installed.installOutput
   for (const [path, text] of quickStartFiles()) {
@@ -117,16 +119,15 @@ beforeAll(async () => {
     GetVibe: (_call: grpc.ServerUnaryCall<unknown, unknown>, done: grpc.sendUnaryData<unknown>) => done(null, { vibe: current }),
   }
   backend = await startGrpcServer([{ definition: serviceDefinition(join(app, 'protos', 'vibe.proto'), 'examples.v1.VibeService'), impl }])
-}, 300_000)
+}, 600_000)
 
 afterAll(async () => {
   await backend?.stop()
-  if (app) rmSync(app, { recursive: true, force: true })
 })
 
 describe('the package from npm', () => {
   it('ships no install-time script, so installing it runs and warns about none of ours', () => {
-    const manifest = JSON.parse(readFileSync(join(app, 'node_modules', 'unplugin-proto-mcp', 'package.json'), 'utf8')) as {
+    const manifest = JSON.parse(readFileSync(join(root, 'node_modules', 'unplugin-proto-mcp', 'package.json'), 'utf8')) as {
       scripts?: Record<string, string>
     }
     expect(Object.keys(manifest.scripts ?? {}).filter((name) => INSTALL_SCRIPTS.includes(name))).toEqual([])
@@ -134,7 +135,7 @@ describe('the package from npm', () => {
   })
 
   it('names its repository, homepage and issue tracker', () => {
-    const manifest = JSON.parse(readFileSync(join(app, 'node_modules', 'unplugin-proto-mcp', 'package.json'), 'utf8')) as {
+    const manifest = JSON.parse(readFileSync(join(root, 'node_modules', 'unplugin-proto-mcp', 'package.json'), 'utf8')) as {
       repository?: { url?: string }
       homepage?: string
       bugs?: { url?: string }
