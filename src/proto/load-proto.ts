@@ -8,9 +8,9 @@ import { checkNesting } from './check-nesting.ts'
 import { buildDescriptor } from './descriptor.ts'
 import { isProtoError, protoError } from './errors.ts'
 import type { ProtoModel } from './model.ts'
-import { addBundled, scanBundled } from './bundled-cache.ts'
+import { addParsed, scanCached } from './parse-cache.ts'
 import { resolveImport } from './resolve-import.ts'
-import { declarationKey, scanDeclarations } from './scan-declarations.ts'
+import { declarationKey } from './scan-declarations.ts'
 import { tokenize, type Token } from './tokenize.ts'
 import { toModel } from './to-model.ts'
 import type { Sources } from './to-model.ts'
@@ -81,10 +81,19 @@ export function loadProto(file: string, options: LoadProtoOptions = {}): ProtoMo
     }
     read.push(path)
     importing.push({ path, name })
-    const parsed = bundled
-      ? addBundled(model, runtime, path, text, (root, keepCase) => parseOne(root, keepCase, text, path))
-      : parseInto(model, runtime, text, path)
-    const scanned = bundled ? scanBundled(path, text) : scanDeclarations(text)
+    // Parsed once per process and text (parse-cache.ts): a file imported again, or unchanged since the last build, is added from its JSON.
+    const parsed = addParsed(
+      model,
+      runtime,
+      path,
+      text,
+      (root, keepCase) => {
+        if (keepCase) checkReservedNames(path, text)
+        return parseOne(root, keepCase, text, path)
+      },
+      (cause) => syntaxError(path, text, cause),
+    )
+    const scanned = scanCached(path, text)
     sources.scanned.set(path, scanned)
     sources.order.push(path)
     if (bundled) sources.bundledFiles.add(path)
@@ -195,14 +204,6 @@ function checkReservedNames(path: string, text: string): void {
     at.column,
     'the name "__proto__" cannot be used: JavaScript objects cannot hold it as a key, so its declaration would vanish (rename it)',
   )
-}
-
-/** Parses one file's text into both roots, turning protobufjs errors into `PROTO_SYNTAX`. */
-function parseInto(model: protobuf.Root, runtime: protobuf.Root, text: string, path: string): protobuf.IParserResult {
-  checkReservedNames(path, text)
-  const parsed = parseOne(model, true, text, path)
-  parseOne(runtime, false, text, path)
-  return parsed
 }
 
 /** Parses one file's text into `root`, turning protobufjs errors into `PROTO_SYNTAX`. */
