@@ -18,8 +18,8 @@ type Statements = Record<string, unknown>[]
 
 /** One root's share of a parsed file. */
 interface RootJson {
-  /** protobufjs JSON of the file parsed alone into a fresh root. */
-  nested: Nested
+  /** protobufjs JSON of the file parsed alone into a fresh root (the `nested` of `Root.toJSON()`), as text: parsed afresh for each build. */
+  text: string
   /**
    * The custom option statements (`parsedOptions`) of its declarations by
    * full name, which the JSON leaves out (it keeps the flat `options`): the
@@ -31,6 +31,8 @@ interface RootJson {
 
 interface Entry {
   text: string
+  /** The characters it holds: its text, and its JSON once parsed. */
+  chars: number
   scanned?: ScannedFile
   parsed?: {
     /** Parsed with `keepCase` (the model's root) and without (the runtime's). */
@@ -45,18 +47,18 @@ let cachedChars = 0
 /** Off: every file parsed straight into the build's roots (the tests compare the two ways). */
 let enabled = true
 
-/** The most characters of text the cache holds before it starts afresh (each file's JSON is a few times its text). */
-export const PARSE_CACHE_CHARS = 16 * 1024 * 1024
+/** The most characters (texts and their JSON) the cache holds before it starts afresh. */
+export const PARSE_CACHE_CHARS = 32 * 1024 * 1024
 
 function entry(path: string, text: string): Entry {
   let hit = cache.get(path)
   if (!hit || hit.text !== text) {
-    if (hit) cachedChars -= hit.text.length
+    if (hit) cachedChars -= hit.chars
     if (cachedChars + text.length > PARSE_CACHE_CHARS) {
       cache.clear()
       cachedChars = 0
     }
-    hit = { text }
+    hit = { text, chars: text.length }
     cache.set(path, hit)
     cachedChars += text.length
   }
@@ -84,9 +86,12 @@ export function scanCached(path: string, text: string): ScannedFile {
 /**
  * Adds a file to both roots as `parse` would (the model's with proto names,
  * the runtime's with lowerCamel ones). `parse(root, keepCase)` parses it
- * fresh (throwing what protobufjs throws), the first time its text is seen;
- * `added(error)` turns an error of adding it (a name another file declared
- * too) into the one a parse would have given.
+ * (throwing what protobufjs throws): into fresh roots the first time its
+ * text is seen, straight into the build's roots when that is the only way
+ * to be the same as a parse: the file fails to parse (a name it shares
+ * with another file may come before its own error), or one of its packages
+ * is another file's message. `added(error)` turns an error of adding it (a
+ * name another file declared too) into the one a parse would have given.
  */
 export function addParsed(
   model: protobuf.Root,
@@ -96,34 +101,64 @@ export function addParsed(
   parse: (root: protobuf.Root, keepCase: boolean) => protobuf.IParserResult,
   added: (error: unknown) => Error,
 ): Pick<protobuf.IParserResult, 'imports' | 'weakImports'> {
-  if (!enabled) {
+  const straight = (): protobuf.IParserResult => {
     const result = parse(model, true)
     parse(runtime, false)
     return result
   }
+  if (!enabled) return straight()
   const hit = entry(path, text)
   if (!hit.parsed) {
     const fresh = [new protobuf.Root(), new protobuf.Root()] as const
-    const result = parse(fresh[0], true)
-    parse(fresh[1], false)
+    let result: protobuf.IParserResult
+    try {
+      result = parse(fresh[0], true)
+      parse(fresh[1], false)
+    } catch {
+      return straight()
+    }
     hit.parsed = {
       model: rootJson(fresh[0]),
       runtime: rootJson(fresh[1]),
       result: { imports: result.imports, weakImports: result.weakImports },
     }
+    const json = hit.parsed.model.text.length + hit.parsed.runtime.text.length
+    hit.chars += json
+    cachedChars += json
   }
-  for (const [root, json] of [
-    [model, hit.parsed.model],
-    [runtime, hit.parsed.runtime],
-  ] as const) {
+  const { parsed } = hit
+  // A copy each time: protobufjs keeps the objects it is given (options) and writes into them.
+  const adds = [
+    [model, parsed.model, JSON.parse(parsed.model.text) as Nested],
+    [runtime, parsed.runtime, JSON.parse(parsed.runtime.text) as Nested],
+  ] as const
+  if (adds.some(([root, , nested]) => packageIsDeclared(root, nested))) return straight()
+  for (const [root, json, nested] of adds) {
     try {
-      addNested(root, json.nested)
+      addNested(root, nested)
     } catch (error) {
       throw added(error)
     }
-    stamp(root, json, '', path)
+    stamp(root, json, '', path, nested)
   }
-  return hit.parsed.result
+  return parsed.result
+}
+
+/**
+ * Whether a package of the file's JSON is already a message, enum or
+ * service of `ns` (another file's `message B` in `package a`, this file's
+ * `package a.B`): the parser then declares the file's types inside it.
+ */
+function packageIsDeclared(ns: protobuf.Namespace, nested: Nested): boolean {
+  for (const [name, node] of Object.entries(nested)) {
+    if (isDeclaration(node)) continue
+    const there = ns.get(name)
+    if (there === null) continue
+    if (!isPackage(there)) return true
+    const inner = (node as protobuf.INamespace).nested
+    if (inner && packageIsDeclared(there as protobuf.Namespace, inner)) return true
+  }
+  return false
 }
 
 /** A declaration's JSON (a type, enum, service or extension field), as protobufjs's `addJSON` tells them from namespaces. */
@@ -164,7 +199,7 @@ function rootJson(root: protobuf.Root): RootJson {
     for (const child of childrenOf(obj)) collect(child)
   }
   collect(root)
-  return { nested: root.toJSON().nested ?? {}, statements }
+  return { text: JSON.stringify(root.toJSON().nested ?? {}), statements }
 }
 
 /** A plain namespace: a package, whose statements are file options. */
@@ -184,7 +219,7 @@ function childrenOf(obj: protobuf.ReflectionObject): protobuf.ReflectionObject[]
  * does not carry: `filename` (on each type, enum, service and extension,
  * and on their fields, oneofs and methods) and the custom option statements.
  */
-function stamp(root: protobuf.Root, json: RootJson, prefix: string, path: string, nested: Nested = json.nested): void {
+function stamp(root: protobuf.Root, json: RootJson, prefix: string, path: string, nested: Nested): void {
   const restore = (obj: protobuf.ReflectionObject): void => {
     obj.filename = path
     const statements = json.statements.get(obj.fullName)

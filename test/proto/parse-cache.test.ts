@@ -135,3 +135,55 @@ describe('the cache follows the text', () => {
     expect(outcome(both, [])).toBe(fresh)
   })
 })
+
+describe('builds in a row give what they give with the cache off', () => {
+  const P3 = 'syntax = "proto3";\n'
+  const service = (type: string) => `service S { rpc Get(${type}) returns (${type}); }\n`
+
+  /** Writes `files` in a fresh folder and loads each root in turn, with the cache off and then on: where the two differ. */
+  function offAndOn(files: Record<string, string>, roots: readonly string[]): string[] {
+    const dir = mkdtempSync(join(tmpdir(), 'proto-mcp-parse-cache-'))
+    try {
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
+      const run = (): string[] => roots.map((root) => outcome(join(dir, root), []))
+      resetParseCache(false)
+      const off = run()
+      resetParseCache()
+      const on = run()
+      return mismatches(roots, off, on)
+    } finally {
+      resetParseCache()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+
+  it("a name another file declares comes before the file's own later syntax error, as in a parse", () => {
+    const files = {
+      'a.proto': `${P3}package d;\nmessage Same { string a = 1; }\n`,
+      'b.proto': `${P3}package d;\nmessage Same { string b = 1; }\nmessage Bad { string x = ; }\n`,
+      'root.proto': `${P3}package r;\nimport "a.proto";\nimport "b.proto";\n${service('d.Same')}`,
+    }
+    expect(offAndOn(files, ['root.proto', 'root.proto'])).toEqual([])
+  })
+
+  it("one build's options stay out of the next: a package named as another file's message", () => {
+    const files = {
+      't.proto': `${P3}package a;\nmessage B { option deprecated = true; string y = 1; }\n`,
+      'p.proto': `${P3}package a.B;\noption java_package = "jp";\nmessage X { string s = 1; }\n`,
+      'root1.proto': `${P3}package r;\nimport "t.proto";\nimport "p.proto";\n${service('a.B')}`,
+      'root2.proto': `${P3}package r;\nimport "t.proto";\n${service('a.B')}`,
+      // The other way round: the message replaces the package, and takes its options.
+      'root3.proto': `${P3}package r;\nimport "p.proto";\nimport "t.proto";\n${service('a.B')}`,
+    }
+    expect(offAndOn(files, ['root1.proto', 'root2.proto', 'root3.proto', 'root2.proto', 'root1.proto'])).toEqual([])
+  })
+
+  it("a package named as another file's message keeps its file's edition (proto3 under an editions message)", () => {
+    const files = {
+      't.proto': 'edition = "2023";\npackage a;\noption features.field_presence = LEGACY_REQUIRED;\nmessage B { string y = 1; }\n',
+      'p.proto': `${P3}package a.B;\nmessage X { string s = 1; }\n`,
+      'root.proto': `${P3}package r;\nimport "t.proto";\nimport "p.proto";\n${service('a.B.X')}`,
+    }
+    expect(offAndOn(files, ['root.proto', 'root.proto'])).toEqual([])
+  })
+})
