@@ -310,6 +310,9 @@ function checkTypes(root: protobuf.Root, sources: Sources, built: string[]): voi
     // Extension fields (`extend X { ... }`) sit among the nested objects.
     for (const nested of ns.nestedArray) if (nested instanceof protobuf.Field) fields.push(nested)
     for (const field of fields) {
+      // The copy of an extension field that protobufjs puts in the type it extends: its declaring field (among its own
+      // file's nested objects) is resolved with the same type and reported where it is written, not in the extended file.
+      if (field.declaringField !== null) continue
       try {
         field.resolve()
       } catch (cause) {

@@ -24,7 +24,8 @@ export interface ImportStatement {
 export interface ScannedFile {
   /**
    * Keys: `message:pkg.Msg`, `enum:pkg.Enum`, `service:pkg.Svc`,
-   * `field:pkg.Msg#field_name`, `value:pkg.Enum#NAME`, `method:pkg.Svc#Rpc`.
+   * `field:pkg.Msg#field_name`, `value:pkg.Enum#NAME`, `method:pkg.Svc#Rpc`;
+   * an extension field is a `field` of the package or message its `extend` is written in.
    */
   declarations: Map<string, Declaration>
   imports: ImportStatement[]
@@ -127,6 +128,7 @@ export function scanDeclarations(source: string): ScannedFile {
     const t = at()
     if (t === 'message' && opensBlock()) return parseMessage(fullName, modifier)
     if (t === 'enum' && opensBlock()) return parseEnum(fullName, modifier)
+    if (t === 'extend' && opensExtend()) return parseExtend(fullName)
     if (t === 'option' || t === 'reserved' || t === 'extensions' || t === 'extend') return skipStatement()
     if (t === 'oneof' && opensBlock()) {
       i += 2
@@ -150,6 +152,22 @@ export function scanDeclarations(source: string): ScannedFile {
     }
     record(declarationKey('field', fullName, name), start)
     skipStatement()
+  }
+  /** Whether the `extend` at `i` names its type (dotted or not) and opens a block. */
+  const opensExtend = (): boolean => {
+    for (let k = i + 1; k < tokens.length; k++) {
+      const t = tokens[k]!.text
+      if (t === '{') return k > i + 1
+      if (t !== '.' && !/^[A-Za-z_]\w*$/.test(t)) return false
+    }
+    return false
+  }
+  /**
+   * `extend Type { ... }`: its fields are keyed in `scope`, the package or
+   * message the block is written in, where protobufjs declares them.
+   */
+  const parseExtend = (scope: string): void => {
+    body(() => (at() === 'option' ? skipStatement() : parseField(scope)))
   }
   const parseEnum = (scope: string, from?: Token): void => {
     const start = from ?? tokens[i]
@@ -198,6 +216,7 @@ export function scanDeclarations(source: string): ScannedFile {
     } else if (t === 'message' && opensBlock()) parseMessage(pkg, modifier)
     else if (t === 'enum' && opensBlock()) parseEnum(pkg, modifier)
     else if (t === 'service') parseService()
+    else if (t === 'extend' && opensExtend()) parseExtend(pkg)
     else if (t === ';') i++
     else skipStatement()
     if (tokens[i] === start) i++

@@ -134,13 +134,32 @@ describe('ProtoError', () => {
     expect(rpc).toMatchObject({ code: 'PROTO_SYNTAX', line: 5, column: 7 })
   })
 
-  it('unknown type of an extension field: PROTO_TYPE in its file', () => {
+  it('unknown type of an extension field: PROTO_TYPE at the field', () => {
     const error = failure({
       'main.proto': 'syntax = "proto2";\nmessage M { extensions 10 to 20; }\nextend M {\n  optional Gone g = 10;\n}\n',
     })
-    expect(error.code).toBe('PROTO_TYPE')
+    expect(error).toMatchObject({ code: 'PROTO_TYPE', line: 4, column: 3 })
     expect(error.file).toMatch(/main\.proto$/)
     expect(error.message).toContain('unknown type "Gone"')
+  })
+
+  it("unknown type of an extension of an imported file's type: at the field, not in the extended file", () => {
+    // A custom option (google.protobuf.FieldOptions is declared in descriptor.proto, which protobufjs ships).
+    const option = failure({
+      'main.proto':
+        'syntax = "proto3";\npackage x;\nimport "google/protobuf/descriptor.proto";\n\nextend google.protobuf.FieldOptions {\n  Missing thing = 50001;\n}\n',
+    })
+    expect(option).toMatchObject({ code: 'PROTO_TYPE', line: 6, column: 3 })
+    expect(option.file).toMatch(/main\.proto$/)
+    expect(option.message).toContain('unknown type "Missing"')
+    // Written inside a message, extending a type of another file of the user's.
+    const nested = failure({
+      'main.proto':
+        'syntax = "proto2";\npackage y;\nimport "dep.proto";\nmessage Holder {\n  optional string a = 1;\n  extend dep.Base {\n    optional Gone later = 10;\n  }\n}\n',
+      'dep.proto': 'syntax = "proto2";\npackage dep;\nmessage Base { extensions 10 to 20; }\n',
+    })
+    expect(nested).toMatchObject({ code: 'PROTO_TYPE', line: 7, column: 5 })
+    expect(nested.file).toMatch(/main\.proto$/)
   })
 
   it('is recognised by name and code, not by class', () => {
