@@ -21,7 +21,7 @@ import { headerParamsOf } from '../tools/header-params.ts'
 import { firstRound, inputRequiredOf, questionsOf, roundAsk, type InputRequest } from '../primitives/requests-to-client.ts'
 import { isVisible, scopesOf, type CallResult } from '../tools/tool-set.ts'
 import type { Log } from '../base/logging.ts'
-import { failureText, sendable } from '../tools/sendable.ts'
+import { answered } from '../tools/sendable.ts'
 import { serveRequest, type ServedRequest } from '../operate/operate.ts'
 import { isRecord } from '../../contract/is-record.ts'
 import { MODERN_REVISION } from '../../contract/protocol.ts'
@@ -265,9 +265,7 @@ export async function serveFastCall(
   }
   if (result.resultType === 'input_required') return answer(result)
   // As on the SDK path: a result no transport could write is answered as a tool error, and a failed call is logged.
-  result = sendable(result as CallResult, entry) as Record<string, unknown>
-  if (result.isError === true)
-    log.warnThrottled('failed call', `${state.info.name}: call to tool "${tool}" failed: ${failureText(result as CallResult)}`)
+  result = answered(result as CallResult, entry, tool, { server: state.info.name, log }) as Record<string, unknown>
   const normalized = projected(result.content === undefined && !FOREIGN.some((k) => k in result) ? { ...result, content: [] } : result)
   const checked = specTypeSchemas.CallToolResult['~standard'].validate(normalized) as { issues?: readonly unknown[] }
   if (checked.issues) {

@@ -37,7 +37,7 @@ import { page } from '../primitives/pagination.ts'
 import { matchTemplate, SERVED_CALL, type ServedCall } from '../primitives/resource-templates.ts'
 import { promptResult } from '../primitives/prompts.ts'
 import { readResult } from '../primitives/resources.ts'
-import { failureText, sendable } from '../tools/sendable.ts'
+import { answered, logFailedCall, sendable } from '../tools/sendable.ts'
 import { serveSubscriptions } from '../primitives/subscriptions.ts'
 import type { ListKind } from '../base/list-kind.ts'
 import { unknownToolError, type ServerState, type StateBinding } from './server-state.ts'
@@ -315,9 +315,7 @@ class ProtoSdkServer extends SdkServer {
 function served<C extends CallContext>(state: ServerState, log: Log, method: string, context: C): C & { [SERVED_CALL]: ServedCall } {
   const call = async (tool: string, args: unknown): Promise<CallResult> => {
     const result = await state.dispatch(tool, args, { ...context, tool })
-    if (result.isError) {
-      log.warnThrottled('failed call', `${state.info.name}: call to tool "${tool}" for ${method} failed: ${failureText(result)}`)
-    }
+    if (result.isError) logFailedCall({ server: state.info.name, log }, tool, result, method)
     return result
   }
   return { ...context, [SERVED_CALL]: call }
@@ -433,11 +431,8 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     })
     if ('resultType' in called && called.resultType === 'input_required') return called as never
     // A result no transport could write is answered as a tool error, never dropped.
-    const result = sendable(called as CallResult, entry)
-    if (result.isError) {
-      if (stats) stats.errors++
-      log.warnThrottled('failed call', `${state.info.name}: call to tool "${name}" failed: ${failureText(result)}`)
-    }
+    const result = answered(called as CallResult, entry, name, { server: state.info.name, log })
+    if (result.isError && stats) stats.errors++
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
   })
   server.setRequestHandler('resources/list', async (request, ctx) => {

@@ -6,6 +6,7 @@
  * and like every failed call it is logged.
  */
 import { toolError } from '../../runtime/result.ts'
+import type { Log } from '../base/logging.ts'
 import type { CallResult, ToolEntry } from './tool-set.ts'
 
 /**
@@ -55,4 +56,30 @@ export function failureText(result: CallResult, max = 300): string {
   const first = (result as { content?: Array<{ text?: unknown }> }).content?.find((item) => typeof item.text === 'string')?.text
   const text = typeof first === 'string' ? first : '(no text)'
   return text.length > max ? `${text.slice(0, max)}...` : text
+}
+
+/** Who answers a call, for its log line: the server's name and its log. */
+export interface CallLog {
+  readonly server: string
+  readonly log: Log
+}
+
+/**
+ * Logs a failed call (throttled, as every path logs one): `via` names the
+ * request it served when that is not a `tools/call` (`resources/read`).
+ */
+export function logFailedCall(to: CallLog, tool: string, result: CallResult, via?: string): void {
+  const served = via === undefined ? '' : ` for ${via}`
+  to.log.warnThrottled('failed call', `${to.server}: call to tool "${tool}"${served} failed: ${failureText(result)}`)
+}
+
+/**
+ * The result of a call of `tool` as every path answers a `tools/call` with it: one no
+ * transport could write becomes the tool error that says why ({@link sendable}),
+ * and a failed one is logged ({@link logFailedCall}).
+ */
+export function answered(result: CallResult, entry: ToolEntry, tool: string, to: CallLog): CallResult {
+  const out = sendable(result, entry)
+  if (out.isError === true) logFailedCall(to, tool, out)
+  return out
 }
