@@ -61,13 +61,6 @@ const SYSTEM_SHARED = [
 const AFTER_THE_FLEET = ['test/cluster/contract.test.ts', 'test/cluster/outage.test.ts', 'test/reliability/soak.test.ts']
 
 /**
- * The second group of the run: the after-the-fleet files, one at a time and mostly waiting on
- * Postgres, and beside them the unit tier, which needs neither Postgres nor the build and keeps
- * the cores busy while they wait (it ran before them, and they then ran alone at the end).
- */
-const LAST = { groupOrder: 1 }
-
-/**
  * What a `?mcp` module a unit test generates and loads imports
  * (test/helpers/load-module.ts): the sources of those entries, as the
  * fleet's instance bundles them (test/cluster/harness.ts), not dist/.
@@ -121,7 +114,6 @@ export default defineConfig({
           exclude: [...UNIT_FOLDERS_ON_THE_BUILD, ...UNIT_ON_FORKS, ...CORPUS_SCALE],
           pool: 'threads',
           isolate: false,
-          sequence: LAST,
         },
       },
       {
@@ -131,7 +123,6 @@ export default defineConfig({
           name: 'unit-forks',
           include: UNIT_ON_FORKS,
           pool: 'forks',
-          sequence: LAST,
         },
       },
       {
@@ -182,7 +173,7 @@ export default defineConfig({
           include: AFTER_THE_FLEET,
           pool: 'forks',
           maxWorkers: 1,
-          sequence: LAST,
+          sequence: { groupOrder: 1 },
           globalSetup: ['test/helpers/setup-build.ts', 'test/helpers/setup-postgres.ts'],
         },
       },
