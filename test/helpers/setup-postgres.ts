@@ -1,11 +1,10 @@
 /**
- * vitest's global setup for the projects whose tests use Postgres
- * (vitest.config.ts): one embedded Postgres per run (test/helpers/postgres.ts),
+ * vitest's global setup for the project whose tests use Postgres
+ * (vitest.config.ts, `system`): one embedded Postgres per run (test/helpers/postgres.ts),
  * its address handed to the test files by `provide()`, read by
- * `sharedPostgres()` with `inject()`. A loopback endpoint stops and starts it,
- * for the test of the bus's recovery (test/cluster/fleet.test.ts).
+ * `sharedPostgres()` with `inject()`. It runs until the run ends: the test of
+ * the bus's recovery (test/cluster/fleet.test.ts) restarts a Postgres of its own.
  */
-import { createServer } from 'node:http'
 import type { TestProject } from 'vitest/node'
 import { startPostgres } from './postgres.ts'
 import type { ProvidedPostgres } from './shared-postgres.ts'
@@ -19,22 +18,9 @@ declare module 'vitest' {
 
 async function start(): Promise<{ value: ProvidedPostgres; close: () => Promise<void> }> {
   const pg = await startPostgres()
-  const control = createServer((req, res) => {
-    const action = req.method === 'POST' ? { '/stop': pg.stop, '/start': pg.start }[req.url ?? ''] : undefined
-    if (!action) return res.writeHead(404).end()
-    action().then(
-      () => res.writeHead(204).end(),
-      (error: Error) => res.writeHead(500).end(String(error)),
-    )
-  })
-  await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve))
-  const { port } = control.address() as { port: number }
   return {
-    value: { port: pg.port, user: pg.user, password: pg.password, control: `http://127.0.0.1:${port}` },
-    async close() {
-      await new Promise((resolve) => control.close(resolve))
-      await pg.destroy()
-    },
+    value: { port: pg.port, user: pg.user, password: pg.password },
+    close: () => pg.destroy(),
   }
 }
 

@@ -1,23 +1,22 @@
 /**
  * The run's one Postgres, as the test files see it: vitest's global setup
  * (test/helpers/setup-postgres.ts) starts it and provides its address, which
- * `sharedPostgres()` reads with `inject()`.
+ * `sharedPostgres()` reads with `inject()`. No file stops it: a file that
+ * restarts its Postgres starts one of its own (`startPostgres()`, test/helpers/postgres.ts).
  */
 import pg from 'pg'
 import { inject } from 'vitest'
 import type { TestPostgres } from './postgres.ts'
 
-/** What the global setup provides of the Postgres it started: its address and where to stop and start it. */
+/** What the global setup provides of the Postgres it started: its address. */
 export interface ProvidedPostgres {
   port: number
   user: string
   password: string
-  /** `POST <control>/stop` and `/start` stop and start the server (its data stays). */
-  control: string
 }
 
-/** The run's one Postgres (the global setup's), as a test file sees it: `destroy()` is the setup's, after the run. */
-export type SharedPostgres = Omit<TestPostgres, 'destroy'>
+/** The run's one Postgres (the global setup's), as a test file sees it: it runs from the start of the run to its end (`destroy()` is the setup's). */
+export type SharedPostgres = Omit<TestPostgres, 'destroy' | 'stop' | 'start'>
 
 /**
  * The Postgres of vitest's global setup (test/helpers/setup-postgres.ts, which
@@ -25,12 +24,8 @@ export type SharedPostgres = Omit<TestPostgres, 'destroy'>
  * keep unique in the run.
  */
 export function sharedPostgres(): SharedPostgres {
-  const { port, user, password, control } = inject('postgres')
+  const { port, user, password } = inject('postgres')
   const url = (name = 'postgres'): string => `postgres://${user}:${password}@127.0.0.1:${port}/${name}`
-  const post = async (action: string): Promise<void> => {
-    const response = await fetch(`${control}/${action}`, { method: 'POST' })
-    if (!response.ok) throw new Error(`Postgres ${action}: ${response.status} ${await response.text()}`)
-  }
   return {
     port,
     user,
@@ -46,7 +41,5 @@ export function sharedPostgres(): SharedPostgres {
       }
       return url(name)
     },
-    stop: () => post('stop'),
-    start: () => post('start'),
   }
 }
