@@ -167,7 +167,8 @@ export function scanDeclarations(source: string): ScannedFile {
    * message the block is written in, where protobufjs declares them.
    */
   const parseExtend = (scope: string): void => {
-    body(() => (at() === 'option' ? skipStatement() : parseField(scope)))
+    // protobufjs takes fields here (no options): a proto2 group is a message of `scope` too, as parse declares it.
+    body(() => parseField(scope))
   }
   const parseEnum = (scope: string, from?: Token): void => {
     const start = from ?? tokens[i]

@@ -5,7 +5,7 @@
  * creates one when missing). Test files share one per run,
  * `sharedPostgres()` (test/helpers/shared-postgres.ts), which vitest's global
  * setup starts (test/helpers/setup-postgres.ts); `startPostgres()` starts one of its own
- * (the global setup).
+ * (the global setup's, and test/cluster/fleet.test.ts's, which it stops and starts).
  */
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'

@@ -121,4 +121,42 @@ message Group { optional string id = 1; }
       ['field:p.Group#id', undefined],
     ])
   })
+
+  it('keys the fields of an extend block in the package or message it is written in, whatever names the extended type', () => {
+    const { declarations } = scanDeclarations(`syntax = "proto2";
+package p.q;
+import "google/protobuf/descriptor.proto";
+// Options.
+extend .google.protobuf.FieldOptions {
+  // A custom option.
+  optional string label = 50001;
+}
+message Base { extensions 10 to 20; }
+message Holder {
+  extend Base {
+    // A group, declared here.
+    optional group Extra = 10 {
+      // Inside it.
+      optional int32 size = 1;
+    }
+  }
+  // A field after the block.
+  optional string after = 1;
+}
+`)
+    expect([...declarations].map(([key, d]) => [key, d.line, d.comment?.trim()])).toEqual([
+      ['field:p.q#label', 7, 'A custom option.'],
+      ['message:p.q.Base', 9, undefined],
+      ['message:p.q.Holder', 10, undefined],
+      ['field:p.q.Holder#extra', 13, 'A group, declared here.'],
+      ['message:p.q.Holder.Extra', 13, 'A group, declared here.'],
+      ['field:p.q.Holder.Extra#size', 15, 'Inside it.'],
+      ['field:p.q.Holder#after', 19, 'A field after the block.'],
+    ])
+    // No package: the fields are the root's.
+    expect([...scanDeclarations('message M { extensions 1 to 9; }\nextend M { optional int32 x = 1; }\n').declarations.keys()]).toEqual([
+      'message:M',
+      'field:#x',
+    ])
+  })
 })

@@ -80,6 +80,6 @@ export function logFailedCall(to: CallLog, tool: string, result: CallResult, via
  */
 export function answered(result: CallResult, entry: ToolEntry, tool: string, to: CallLog): CallResult {
   const out = sendable(result, entry)
-  if (out.isError === true) logFailedCall(to, tool, out)
+  if (out.isError) logFailedCall(to, tool, out)
   return out
 }
