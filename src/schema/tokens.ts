@@ -2,27 +2,58 @@
  * Token counts of what a client hands its model for a tool (docs/profiles.md,
  * "Token budget"): OpenAI's o200k encoding, counted exactly with
  * `gpt-tokenizer`. The encoder is loaded on the first count that needs it
- * (a build stage only: generated modules never load it); text of at most
- * as many UTF-8 bytes as a limit needs no count to be known within it.
+ * (a build stage only: generated modules never load it). Whether a text is
+ * within a limit is often known without it (docs/internals.md, "Token counts: where they are made, paid once"): a
+ * text of at most as many UTF-8 bytes as the limit is, and so is one whose
+ * upper bound ({@link tokensAtMost}) is.
  */
 import { createRequire } from 'node:module'
-
-type Counter = (text: string) => number
+import PIECES from './o200k-pieces.json'
 
 interface Encoding {
-  countTokens: Counter
+  countTokens: (text: string, options: Plain) => number
   /** The count when it is at most `limit`, else false: stops counting past the limit. */
-  isWithinTokenLimit: (text: string, limit: number) => number | false
+  isWithinTokenLimit: (text: string, limit: number, options: Plain) => number | false
 }
 
+/** Encode options: a special token's text (`<|endoftext|>` in a comment) is counted as the text it is, not refused. */
+type Plain = { disallowedSpecial: Set<string> }
+const PLAIN: Plain = { disallowedSpecial: new Set() }
+
+const require = createRequire(import.meta.url)
 let encoding: Encoding | undefined
 
 function load(): Encoding {
-  if (encoding === undefined) {
-    const require = createRequire(import.meta.url)
-    encoding = require('gpt-tokenizer/cjs/encoding/o200k_base') as Encoding
-  }
+  encoding ??= require('gpt-tokenizer/cjs/encoding/o200k_base') as Encoding
   return encoding
+}
+
+/** Whether the encoder is loaded (the tests check what needs it). */
+export function encoderLoaded(): boolean {
+  return encoding !== undefined
+}
+
+let split: RegExp | undefined
+let pieces: ReadonlySet<string> | undefined
+
+/**
+ * An upper bound of the o200k count of `text`, made without the vocabulary
+ * (its rank table is megabytes of code to load): o200k's own pre-tokenizer
+ * splits the text into pieces, each encoded alone; a piece that is one
+ * token of the vocabulary is encoded as that token, and any other as at
+ * most one token per UTF-8 byte. `PIECES` (o200k-pieces.json) are common
+ * pieces of tool schemas, each one token (checked by
+ * test/schema/o200k-pieces.test.ts). Stops once past `limit`.
+ */
+export function tokensAtMost(text: string, limit = Number.POSITIVE_INFINITY): number {
+  split ??= (require('gpt-tokenizer/cjs/encodingParams/constants') as { O200K_TOKEN_SPLIT_REGEX: RegExp }).O200K_TOKEN_SPLIT_REGEX
+  pieces ??= new Set(PIECES as string[])
+  let bound = 0
+  for (const [piece] of text.matchAll(split)) {
+    bound += pieces.has(piece) ? 1 : Buffer.byteLength(piece)
+    if (bound > limit) break
+  }
+  return bound
 }
 
 /**
@@ -42,7 +73,7 @@ export const COUNT_CACHE_CHARS = 32 * 1024 * 1024
 export function countTokens(text: string): number {
   const known = counted.get(text)
   if (known !== undefined) return known
-  return remember(text, load().countTokens(text))
+  return remember(text, load().countTokens(text, PLAIN))
 }
 
 function remember(text: string, count: number): number {
@@ -57,20 +88,24 @@ function remember(text: string, count: number): number {
 
 /** The o200k count of `text` made afresh, past the cache (the tests compare the two). */
 export function countTokensFresh(text: string): number {
-  return load().countTokens(text)
+  return load().countTokens(text, PLAIN)
 }
 
 /**
  * Whether `text` is at most `limit` o200k tokens: a token is at least one
- * byte, so short texts are not counted, and a long one is counted only
- * until it passes the limit (a whole schema of many megabytes is known to
- * be over after its first few thousand tokens).
+ * byte, so short texts are not counted; while the encoder is not loaded,
+ * neither are those whose upper bound ({@link tokensAtMost}) is within it
+ * (a small API's tools never load it). Another is counted only until it
+ * passes the limit (a whole schema of many megabytes is known to be over
+ * after its first few thousand tokens).
  */
 export function fitsTokens(text: string, limit: number): boolean {
   if (text.length <= limit && Buffer.byteLength(text) <= limit) return true
   const known = counted.get(text)
   if (known !== undefined) return known <= limit
-  const within = load().isWithinTokenLimit(text, limit)
+  // Until a text needs the encoder, the bound spares its load; once loaded, an exact count stopping at the limit costs less.
+  if (encoding === undefined && tokensAtMost(text, limit) <= limit) return true
+  const within = load().isWithinTokenLimit(text, limit, PLAIN)
   if (within === false) return false
   remember(text, within)
   return true
