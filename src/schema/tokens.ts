@@ -3,9 +3,13 @@
  * "Token budget"): OpenAI's o200k encoding, counted exactly with
  * `gpt-tokenizer`. The encoder is loaded on the first count that needs it
  * (a build stage only: generated modules never load it). Whether a text is
- * within a limit is often known without it (docs/internals.md, "Token counts: where they are made, paid once"): a
- * text of at most as many UTF-8 bytes as the limit is, and so is one whose
- * upper bound ({@link tokensAtMost}) is.
+ * within a limit is often known without it (docs/internals.md, "Token
+ * counts: where they are made, paid once"): a text of at most as many UTF-8
+ * bytes as the limit is, and so is one whose upper bound
+ * ({@link tokensAtMost}) is. gpt-tokenizer is pinned to one version
+ * (package.json): the split regex comes from a file of its layout
+ * (`cjs/encodingParams/constants`), and o200k-pieces.json is checked against
+ * its vocabulary (test/schema/o200k-pieces.test.ts, which reads the same file).
  */
 import { createRequire } from 'node:module'
 import PIECES from './o200k-pieces.json'
