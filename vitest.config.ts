@@ -75,11 +75,12 @@ const UNIT_ON_FORKS = ['test/runtime/backend-types.test.ts', 'test/runtime/pipel
  * Server files that cannot share a process with others: the global
  * OpenTelemetry providers they register (telemetry.test.ts), a module
  * wrapped by `vi.mock`, which holds only where the module graph loads
- * afresh (modern-tool-call-auth.test.ts, session-tool-call.test.ts), runtime copies
+ * afresh (modern-tool-call.test.ts, modern-tool-call-auth.test.ts, session-tool-call.test.ts), runtime copies
  * evaluated afresh by `vi.resetModules` (two-runtime-copies.test.ts).
  */
 const SERVER_ON_FORKS = [
   'test/server/telemetry.test.ts',
+  'test/server/modern-tool-call.test.ts',
   'test/server/modern-tool-call-auth.test.ts',
   'test/server/session-tool-call.test.ts',
   'test/server/two-runtime-copies.test.ts',

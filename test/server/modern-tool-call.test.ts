@@ -4,8 +4,10 @@
  * each request is sent to `serveHttp()` (fast path) and to the same
  * server's `fetch()` (the SDK's `createMcpHandler`, no fast path), and the
  * two answers compared (status and JSON; a sealed requestState is random,
- * so only its presence is). The requests the fast path must leave to the
- * SDK reach it, and it is taken when it should be.
+ * so only its presence is), in the default mode and in search mode (its
+ * meta-tools, and a call_tool, take the same steps: serving/tool-call.ts).
+ * The requests the fast path must leave to the SDK reach it, and it is
+ * taken when it should be.
  */
 import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
@@ -17,16 +19,51 @@ import { implementCount } from '../conformance/everything.ts'
 import { modernRequest, type ModernRequestOptions, type ModernResponse } from '../helpers/modern-wire.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
 
+/** Requests the fast path was handed, and those it handed on to the SDK path. */
+const paths = vi.hoisted(() => ({ taken: 0, handedOn: 0 }))
+vi.mock('../../src/server/http/modern-tool-call.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/server/http/modern-tool-call.ts')>()
+  return {
+    ...actual,
+    serveFastCall: (...[state, req, res, body, era, next, log]: Parameters<typeof actual.serveFastCall>) => {
+      paths.taken++
+      return actual.serveFastCall(state, req, res, body, era, (again, read) => (paths.handedOn++, next(again, read)), log)
+    },
+  }
+})
+
+/** Which path answered the requests `run` makes: the fast path, or the SDK's. */
+async function pathOf(run: () => Promise<unknown>): Promise<{ fast: number; sdk: number }> {
+  const before = { ...paths }
+  await run()
+  const handedOn = paths.handedOn - before.handedOn
+  return { fast: paths.taken - before.taken - handedOn, sdk: handedOn }
+}
+
 const ok = (text: string) => ({ content: [{ type: 'text' as const, text }] })
 let calls = 0
 let fast: HttpHandle
 let sdk: { url: string; close: () => Promise<void> }
+let searchFast: HttpHandle
+let searchSdk: { url: string; close: () => Promise<void> }
 
-beforeAll(async () => {
+/** The server's `fetch()` (the SDK's `createMcpHandler`, no fast path) on Node HTTP. */
+async function sdkOnly(server: Server): Promise<{ url: string; close: () => Promise<void> }> {
+  const node = createServer(toNodeHandler({ fetch: (request: Request) => server.fetch(request) } as never))
+  await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(node.address() as { port: number }).port}/mcp`,
+    close: () => new Promise((resolve) => (node.closeAllConnections(), node.close(() => resolve()))),
+  }
+}
+
+/** The tools both servers have, in `mode`. */
+function builder(mode: 'tools' | 'search') {
   const proto = implementCount(
     createProtoServer(specFromProto(fileURLToPath(new URL('../conformance/conformance.proto', import.meta.url)))),
   )
-  const server = Server.builder('fast')
+  return Server.builder('fast')
+    .discovery(mode)
     .logging({ logger: false })
     .include(proto)
     .tool(
@@ -56,19 +93,35 @@ beforeAll(async () => {
     .tool({ name: 'Roots', inputSchema: { type: 'object' } }, async (_a, ctx) => ok(String((await ctx.listRoots!()).roots.length)))
     .tool({ name: 'Secret', inputSchema: { type: 'object' }, requires: { scopes: ['admin'] } }, () => ok('secret'))
     .tool({ name: 'Later', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } }, () => ok('later'))
-    .build()
+    .tool({ name: 'ReturnsAsk', inputSchema: { type: 'object' } }, () => ({
+      resultType: 'input_required' as const,
+      inputRequests: { x: { method: 'elicitation/create', params: { mode: 'form', message: 'X?', requestedSchema: { type: 'object' } } } },
+    }))
+    .tool({ name: 'ReturnsNoAsk', inputSchema: { type: 'object' } }, () => ({ resultType: 'input_required' as const }))
+    .tool({ name: 'ReturnsOddAsk', inputSchema: { type: 'object' } }, () => ({
+      resultType: 'input_required' as const,
+      inputRequests: { x: { method: 'ping', params: {} }, y: 'elicit' },
+    }))
+    .tool({ name: 'AsksThenThrows', inputSchema: { type: 'object' } }, async (_a, ctx) => {
+      await ctx.elicit!({ message: 'A?', requestedSchema: { type: 'object', properties: {} } }).catch(() => undefined)
+      throw Object.assign(new Error('refused'), { code: -32602 })
+    })
+}
+
+beforeAll(async () => {
+  const server = builder('tools').build()
   fast = await server.serveHttp({ port: 0 })
-  const node = createServer(toNodeHandler({ fetch: (request: Request) => server.fetch(request) } as never))
-  await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve))
-  sdk = {
-    url: `http://127.0.0.1:${(node.address() as { port: number }).port}/mcp`,
-    close: () => new Promise((resolve) => (node.closeAllConnections(), node.close(() => resolve()))),
-  }
+  sdk = await sdkOnly(server)
+  const searching = builder('search').build()
+  searchFast = await searching.serveHttp({ port: 0 })
+  searchSdk = await sdkOnly(searching)
 })
 
 afterAll(async () => {
   await fast?.close()
   await sdk?.close()
+  await searchFast?.close()
+  await searchSdk?.close()
 })
 
 /** The answer as compared: status and JSON, a requestState only by presence. */
@@ -79,11 +132,11 @@ function comparable(response: ModernResponse): unknown {
   return { status: response.status, body }
 }
 
-async function both(name: string, args: unknown, options: ModernRequestOptions = {}): Promise<[unknown, unknown]> {
+async function both(name: string, args: unknown, options: ModernRequestOptions = {}, search = false): Promise<[unknown, unknown]> {
   const params = { name, arguments: args }
   return [
-    comparable(await modernRequest(fast.url, 'tools/call', params, options)),
-    comparable(await modernRequest(sdk.url, 'tools/call', params, options)),
+    comparable(await modernRequest((search ? searchFast : fast).url, 'tools/call', params, options)),
+    comparable(await modernRequest((search ? searchSdk : sdk).url, 'tools/call', params, options)),
   ]
 }
 
@@ -107,9 +160,49 @@ describe('the fast path answers what the SDK answers', () => {
     // clientInfo is a SHOULD of the revision: without it a call is served (on the fast path); malformed, refused.
     ['a call without clientInfo', 'Add', { a: 2, b: 3 }, { meta: { 'io.modelcontextprotocol/clientInfo': undefined } }],
     ['a call with a clientInfo that is no Implementation', 'Add', { a: 2, b: 3 }, { meta: { 'io.modelcontextprotocol/clientInfo': 'me' } }],
+    // The envelope as the SDK's classifier checks it (the edge classifies each body once with it).
+    [
+      'a clientInfo whose title is no string',
+      'Add',
+      { a: 2, b: 3 },
+      { meta: { 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1', title: 5 } } },
+    ],
+    ['a capability that is no object', 'Add', { a: 2, b: 3 }, { capabilities: { elicitation: 5 } }],
+    // A handler's own input_required result passes the SDK's check, as the rounds' results do.
+    ['a returned question the client did not declare', 'ReturnsAsk', {}, {}],
+    ['a returned question, declared', 'ReturnsAsk', {}, { capabilities: { elicitation: {} } }],
+    ['an input_required result asking nothing', 'ReturnsNoAsk', {}, {}],
+    ['an input_required result asking what is no question', 'ReturnsOddAsk', {}, { capabilities: { elicitation: {} } }],
+    // A question pending, whatever the handler made of it (a throw too): the client answers first.
+    ['a throw after a question', 'AsksThenThrows', {}, { capabilities: { elicitation: {} } }],
   ])('%s', async (_what, name, args, options) => {
     const [viaFast, viaSdk] = await both(name as string, args, options as ModernRequestOptions)
     expect(viaFast).toEqual(viaSdk)
+  })
+
+  it.each([
+    ['search_tools', 'search_tools', { query: 'add two numbers' }],
+    ['describe_tool', 'describe_tool', { name: 'Count' }],
+    ['call_tool of a proto tool', 'call_tool', { name: 'Count', arguments: { n: 2 } }],
+    ['call_tool, its arguments as JSON text', 'call_tool', { name: 'Add', arguments: '{"a":1,"b":2}' }],
+    ['call_tool of an unknown tool', 'call_tool', { name: 'Nope', arguments: {} }],
+    ['call_tool of a hidden tool', 'call_tool', { name: 'Secret', arguments: {} }],
+    ['call_tool whose handler asks', 'call_tool', { name: 'Asks', arguments: {} }],
+    ['call_tool of a tool that may run as a task', 'call_tool', { name: 'Later', arguments: {} }],
+    ['a tool by its own name', 'Add', { a: 2, b: 3 }],
+  ])('search mode: %s', async (_what, name, args) => {
+    const [viaFast, viaSdk] = await both(name, args, { capabilities: { elicitation: {}, sampling: {} } }, true)
+    expect(viaFast).toEqual(viaSdk)
+  })
+
+  it('search mode: the meta-tools and a call_tool are answered by the fast path; a call_tool of a task tool goes to the SDK', async () => {
+    const call = (name: string, args: unknown) => () => modernRequest(searchFast.url, 'tools/call', { name, arguments: args })
+    expect(await pathOf(call('search_tools', { query: 'count' }))).toEqual({ fast: 1, sdk: 0 })
+    expect(await pathOf(call('describe_tool', { name: 'Count' }))).toEqual({ fast: 1, sdk: 0 })
+    calls = 0
+    expect(await pathOf(call('call_tool', { name: 'Add', arguments: { a: 1, b: 1 } }))).toEqual({ fast: 1, sdk: 0 })
+    expect(calls).toBe(1)
+    expect(await pathOf(call('call_tool', { name: 'Later', arguments: {} }))).toEqual({ fast: 0, sdk: 1 })
   })
 
   it('the fast path is taken for a plain call, and is what makes it answer (a call counts once either way)', async () => {

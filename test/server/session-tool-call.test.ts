@@ -22,11 +22,11 @@ vi.mock('../../src/server/http/session-tool-call.ts', async (importOriginal) => 
   const actual = await importOriginal<typeof import('../../src/server/http/session-tool-call.ts')>()
   return {
     ...actual,
-    serveSessionCall: (...[find, req, res, next]: Parameters<typeof actual.serveSessionCall>) => {
+    serveSessionCall: (...[find, req, res, body, era, next]: Parameters<typeof actual.serveSessionCall>) => {
       paths.taken++
-      return actual.serveSessionCall(find, req, res, (body, read) => {
+      return actual.serveSessionCall(find, req, res, body, era, (again, read) => {
         paths.handedOn++
-        return next(body, read)
+        return next(again, read)
       })
     },
   }

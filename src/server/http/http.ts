@@ -15,8 +15,9 @@ import {
 import type { AuthOptions } from '../../contract/auth-options.ts'
 import { DEFAULT_HTTP_HOST, isLoopbackHost, loopbackHostNames } from '../../contract/index.ts'
 import { runtimeError } from '../../runtime/errors.ts'
-import { mayBeFastCall, serveFastCall, type NextPath } from './modern-tool-call.ts'
+import { mayBeFastCall, serveFastCall } from './modern-tool-call.ts'
 import { mayBeSessionCall, serveSessionCall } from './session-tool-call.ts'
+import { declined, eraOf, nodeHeader, readRequest, replayed, type NextPath, type ReadRequest } from './inbound.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createSessionHandler, type SessionOptions } from './session-handler.ts'
 import { Log, type LoggingOptions } from '../base/logging.ts'
@@ -226,34 +227,49 @@ export function createNodeHandler(
     },
   }
   const serve = toNodeHandler(http, adapterOptions)
-  // A body a fast path read and parsed before declining comes as the adapter's parsed body: the request the
-  // adapter makes of it takes the body's text (kept with the message) for exact 64-bit numbers, as readBody gives it.
-  const serveParsed = toNodeHandler(
-    {
-      fetch: (request, options) => {
-        adoptSource(request, options?.parsedBody)
-        return http.fetch(request, options)
-      },
-    },
-    adapterOptions,
-  )
-  /** The SDK path of a request a fast path declined (modern-tool-call.ts, `declined`). */
+  /**
+   * The SDK path of a request whose body the edge read (inbound.ts, `declined`): a body read whole and parsed goes as the
+   * adapter's parsed body, with its era (the session handler does not classify it again), and the request the adapter
+   * makes of it takes the body's text (kept with the message) for exact 64-bit numbers, as readBody gives it.
+   */
   const onward =
     (res: ServerResponse): NextPath =>
     (req, read) => {
       if (read === undefined) return serve(req, res)
       rememberSource(read.message, read.text)
-      return serveParsed(req, res, read.message)
+      const parsed = toNodeHandler(
+        {
+          fetch: (request, options) => {
+            adoptSource(request, options?.parsedBody)
+            return http.fetch(request, read.era === undefined ? options : { ...options, era: read.era })
+          },
+        },
+        adapterOptions,
+      )
+      return parsed(req, res, read.message)
     }
+  /**
+   * A POST body the edge read, its era decided once (inbound.ts): a plain 2026-07-28 tools/call to the fast path
+   * (modern-tool-call.ts), a call or notification of an initialize-era session to its transport (session-tool-call.ts),
+   * the rest to the SDK path with the body and the era.
+   */
+  const byEra = (req: IncomingMessage, res: ServerResponse, body: ReadRequest): Promise<void> => {
+    const next = onward(res)
+    if (body.message === undefined) return declined(req, body, next)
+    const era = eraOf('POST', nodeHeader(req), body.message)
+    if (era.kind === 'modern' && mayBeFastCall(req)) return serveFastCall(state, req, res, body, era, next, log)
+    if (era.kind === 'legacy' && mayBeSessionCall(req)) return serveSessionCall(http.sessionCall, req, res, body, era, next)
+    return declined(req, body, next, era)
+  }
   const failed = (res: ServerResponse) => (error: Error) => {
     log.error(`${state.info.name}: ${error.message}`, error, 'http')
     if (!res.headersSent) reply(res, 500, 'internal error')
     else res.end()
   }
   /**
-   * A plain 2026-07-28 tools/call is answered without the SDK's request machinery (modern-tool-call.ts), a tools/call in an
-   * initialize-era session goes straight to its transport (session-tool-call.ts); the rest goes to the SDK.
-   * A body in chunks is read here first, so that past the limit it gets the same 413 as a declared length (and goes to the SDK).
+   * Past the connection limits and the rate limits, a request goes one way: a body in chunks is read here first, so that
+   * past the limit it gets the same 413 as a declared length (and goes to the SDK); the body of a POST a fast path may
+   * take (by its headers) is read once and its era decided once (`byEra`); the rest goes to the SDK as it came.
    */
   const pass = (req: IncomingMessage, res: ServerResponse): void => {
     // An auth middleware's `req.auth` getter may throw: a 500 and an error for the logger, never an uncaught exception.
@@ -265,20 +281,22 @@ export function createNodeHandler(
     }
     if (!admitted) return
     if (rateLimiterOf(state) !== undefined) {
-      rateLimited(state, log, req, res).then((read) => read && dispatch(read, res), failed(res))
+      rateLimited(state, log, req, res).then((read) => read !== false && dispatch(req, res, read), failed(res))
       return
     }
     dispatch(req, res)
   }
-  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
+  /** Serves `req`; `read`: its body, when the rate limits read it already. */
+  const dispatch = (req: IncomingMessage, res: ServerResponse, read?: ReadRequest): void => {
     const chunked = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined
+    const fast = mayBeFastCall(req) || mayBeSessionCall(req)
     const served = chunked
-      ? readChunked(req, res).then((read) => (read === false ? undefined : serve(read, res)))
-      : mayBeFastCall(req)
-        ? serveFastCall(state, req, res, onward(res), log)
-        : mayBeSessionCall(req)
-          ? serveSessionCall(http.sessionCall, req, res, onward(res))
-          : serve(req, res)
+      ? readChunked(read === undefined ? req : replayed(req, read.chunks), res).then((again) =>
+          again === false ? undefined : serve(again, res),
+        )
+      : fast
+        ? (read === undefined ? readRequest(req) : Promise.resolve(read)).then((body) => byEra(req, res, body))
+        : serve(read === undefined ? req : replayed(req, read.chunks), res)
     served.catch((error: Error) => {
       // A client that went away mid-body (a cut upload) is not a server error, as for the adapter above.
       if ((error as { code?: unknown }).code === 'ECONNRESET' || error.message === 'aborted') return void res.destroy()

@@ -1,27 +1,29 @@
 /**
  * The fast path of a plain 2026-07-28 `tools/call` over Node HTTP
- * (docs/serving.md, "Transports"): a request the SDK would serve with nothing but the
- * tool's result (a valid envelope and standard headers, no progress token,
- * no log level, no requestState or answers, a tool that is visible, runs
- * no task and mirrors no header) is answered here, from the tool's call to
- * the JSON response, with the fields the SDK's encoder would add
- * (`resultType`, the server's identity in `_meta`). Anything else, and any
- * call whose handler asks a question, goes to the SDK: what this path
- * answers is byte for byte what the SDK answers (test/server/modern-tool-call.test.ts).
+ * (docs/internals.md, "One call path"): a request the SDK would serve with
+ * nothing but the tool's call (an envelope of protocol version, client
+ * capabilities and client info only, no progress token, no log level, no
+ * requestState or answers, a tool that is there for this caller, runs no
+ * task and mirrors no header; in search mode its meta-tools and a
+ * `call_tool` too) is answered here without the SDK's request machinery.
+ * The call takes the steps every path takes (serving/tool-call.ts); what
+ * the SDK's `Server` then does on this era is done here (the check of an
+ * `input_required` result, the projection, the result check, `resultType`
+ * and the server's identity in `_meta`): what this path answers is byte
+ * for byte what the SDK answers (test/server/modern-tool-call.test.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { Readable } from 'node:stream'
 import { specTypeSchemas } from '@modelcontextprotocol/server'
 import type { CallContext } from '../../runtime/types.ts'
 import { rememberSource } from '../../runtime/number-source.ts'
-import { MAX_BODY_BYTES } from '../serving/limits.ts'
 import { principalOf } from '../base/principal.ts'
 import type { ServerState } from '../serving/server-state.ts'
 import { headerParamsOf } from '../tools/header-params.ts'
-import { firstRound, inputRequiredOf, questionsOf, roundAsk, type InputRequest } from '../primitives/requests-to-client.ts'
+import { firstRound, questionsOf, roundAsk, type InputRequest } from '../primitives/requests-to-client.ts'
 import { isVisible, scopesOf, type CallResult } from '../tools/tool-set.ts'
 import type { Log } from '../base/logging.ts'
-import { answered } from '../tools/sendable.ts'
+import { callTarget, inRounds, isInputRequired, settled, type CallTarget } from '../serving/tool-call.ts'
+import { declined, type Era, type NextPath, type ReadRequest } from './inbound.ts'
 import { serveRequest, type ServedRequest } from '../operate/operate.ts'
 import { isRecord } from '../../contract/is-record.ts'
 import { MODERN_REVISION } from '../../contract/protocol.ts'
@@ -52,227 +54,136 @@ export function mayBeFastCall(req: IncomingMessage): boolean {
   )
 }
 
-/**
- * The request body's chunks; `complete` is false past the body limit (the
- * rest is left unread). Read by `read()` as it becomes readable, not by
- * `for await` (that would destroy the stream when left early), in one
- * promise for the whole body (each is dearer under an SDK's
- * AsyncLocalStorage: docs/guide/production.md, "OpenTelemetry traces and metrics").
- */
-function bodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; complete: boolean }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const finish = (complete: boolean): void => {
-      req.off('readable', pull)
-      req.off('end', end)
-      req.off('error', fail)
-      resolve({ chunks, complete })
-    }
-    function pull(): void {
-      for (let chunk = req.read() as Buffer | null; chunk !== null; chunk = req.read() as Buffer | null) {
-        chunks.push(chunk)
-        size += chunk.length
-        if (size > MAX_BODY_BYTES) return finish(false)
-      }
-      if (req.readableEnded) finish(true)
-    }
-    const end = (): void => finish(true)
-    const fail = (error: Error): void => {
-      req.off('readable', pull)
-      req.off('end', end)
-      req.off('error', fail)
-      reject(error)
-    }
-    req.on('readable', pull)
-    req.on('end', end)
-    req.on('error', fail)
-    pull()
-  })
-}
-
-/**
- * The body of `req` read for a fast path: its chunks (to replay to the SDK's
- * path), its text and its JSON; `message` is undefined when the body is past
- * the limit or not JSON (the SDK's path then says so, as for any request).
- */
-export async function jsonBodyOf(req: IncomingMessage): Promise<{ chunks: Buffer[]; text: string; message: unknown }> {
-  const { chunks, complete } = await bodyOf(req)
-  if (!complete) return { chunks, text: '', message: undefined }
-  const text = Buffer.concat(chunks).toString('utf8')
-  try {
-    return { chunks, text, message: JSON.parse(text) as unknown }
-  } catch {
-    return { chunks, text, message: undefined }
-  }
-}
-
-/** The params of a plain `tools/call` this path may answer, or `undefined`. */
+/** The params of a plain `tools/call` this path may answer (`era`: the edge's classification of its body), or `undefined`. */
 function plainCall(
-  message: unknown,
+  era: Era,
   name: string,
 ): { id: string | number; params: Record<string, unknown>; meta: Record<string, unknown> } | undefined {
-  if (!isRecord(message) || message.jsonrpc !== '2.0' || message.method !== 'tools/call') return undefined
-  const { id, params } = message
-  if ((typeof id !== 'string' && typeof id !== 'number') || !isRecord(params) || params.name !== name) return undefined
+  // The SDK's classifier has checked the JSON-RPC shape and the envelope (its keys' values, clientInfo when there).
+  if (era.kind !== 'modern' || era.messageKind !== 'request' || era.message.method !== 'tools/call') return undefined
+  const { id, params } = era.message as { id: string | number; params?: unknown }
+  if (!isRecord(params) || params.name !== name) return undefined
   for (const key of Object.keys(params)) if (!PARAM_KEYS.has(key)) return undefined
   if (params.arguments !== undefined && !isRecord(params.arguments)) return undefined
   const meta = params._meta
   if (!isRecord(meta) || meta[PROTOCOL_VERSION] !== MODERN_REVISION) return undefined
   for (const key of Object.keys(meta)) if (!ENVELOPE_KEYS.has(key)) return undefined
-  // clientInfo is a SHOULD of the revision (a request without it is served): checked only when there.
-  const info = meta[CLIENT_INFO]
-  if (info !== undefined && (!isRecord(info) || typeof info.name !== 'string' || typeof info.version !== 'string')) return undefined
   if (!isRecord(meta[CLIENT_CAPABILITIES])) return undefined
   return { id, params, meta }
 }
 
-/** A body a fast path read whole and parsed, handed on to the SDK path with the request it came in. */
-export interface ReadBody {
-  /** The body's text (for exact 64-bit numbers). */
-  readonly text: string
-  /** The body's JSON: an object or an array. */
-  readonly message: object
+/** A JSON-RPC error as this path sends it, with its HTTP status. */
+interface ErrorAnswer {
+  readonly status: number
+  readonly error: { code: number; message: string; data?: unknown }
 }
 
-/** How a fast path hands a request it declines to the SDK path: its body replayed, or (`read`) already read and parsed. */
-export type NextPath = (req: IncomingMessage, read?: ReadBody) => Promise<void>
-
-/**
- * Hands a request a fast path read (`body`, as {@link jsonBodyOf} gave it)
- * and declined to `next`: a body read whole and parsed goes with it as it
- * is (the SDK path does not read or parse it again, which cost some 60
- * promises a request: docs/guide/production.md, "OpenTelemetry traces and metrics"); any other (past the
- * limit, not JSON, JSON but no object or array) is replayed as it came, for the SDK path's own answer.
- */
-export function declined(req: IncomingMessage, body: { chunks: Buffer[]; text: string; message: unknown }, next: NextPath): Promise<void> {
-  const { message } = body
-  return message !== null && typeof message === 'object' ? next(req, { text: body.text, message }) : next(replayed(req, body.chunks))
+/** As the SDK answers a handler's throw: its JSON-RPC code (`-32021` with HTTP 400), else an internal error. */
+function thrownAnswer(error: unknown): ErrorAnswer {
+  const e = error as { code?: unknown; message?: unknown; data?: unknown }
+  const code = Number.isSafeInteger(e?.code) ? (e.code as number) : -32603
+  return {
+    status: code === -32021 ? 400 : 200,
+    error: {
+      code,
+      message: typeof e?.message === 'string' ? e.message : 'Internal error',
+      ...(e?.data === undefined ? {} : { data: e.data }),
+    },
+  }
 }
 
 /**
- * The request again, its body replayed: `chunks` (what was read of it),
- * then whatever is left unread. What the SDK path reads when the fast path
- * declines, as it came (a body past the limit too: the SDK answers 413).
- */
-export function replayed(req: IncomingMessage, chunks: readonly Buffer[]): IncomingMessage {
-  const again = Readable.from(
-    (async function* () {
-      yield* chunks
-      if (!req.readableEnded) yield* req as AsyncIterable<Buffer>
-    })(),
-  ) as Readable & Record<string, unknown>
-  for (const key of ['method', 'url', 'headers', 'rawHeaders', 'httpVersion', 'socket', 'auth'] as const)
-    again[key] = (req as unknown as Record<string, unknown>)[key]
-  return again as unknown as IncomingMessage
-}
-
-/**
- * Reads the body of a request {@link mayBeFastCall} let through and serves
- * it if it is a plain 2026-07-28 `tools/call`; else hands the request and
- * its body to `next` (the SDK path: {@link declined}).
+ * Serves a request {@link mayBeFastCall} let through, its body read and
+ * classified once at the edge (`body`, `era`: inbound.ts), if it is a plain
+ * 2026-07-28 `tools/call`: the steps every path takes (serving/tool-call.ts)
+ * with this path's context, then the era's checks and projection of the
+ * result. Else hands the request, its body and its era to `next` (the SDK path).
  */
 export async function serveFastCall(
   state: ServerState,
   req: IncomingMessage,
   res: ServerResponse,
+  body: ReadRequest,
+  era: Era,
   next: NextPath,
   log: Log,
 ): Promise<void> {
-  const body = await jsonBodyOf(req)
-  const { text, message } = body
-  if (message === undefined) return declined(req, body, next)
-  const call = plainCall(message, req.headers['mcp-name'] as string)
+  const call = plainCall(era, req.headers['mcp-name'] as string)
+  if (call === undefined) return declined(req, body, next, era)
+  const asked = call.params.name as string
+  const args = call.params.arguments
+  // The body's text goes with the arguments, for exact 64-bit numbers (as the SDK path does).
+  if (args !== null && typeof args === 'object') rememberSource(args, body.text)
   const authInfo = (req as IncomingMessage & { auth?: unknown }).auth
-  const entry = call === undefined ? undefined : state.tools.byName.get(call.params.name as string)
+  const named = state.tools.byName.get(asked)
+  // A tool hidden from this caller is the SDK path's: its step-up answer (step-up.ts) and its log line.
+  if (named !== undefined && state.tools.gated && !isVisible(named, scopesOf(authInfo), state.features))
+    return declined(req, body, next, era)
+  let target: CallTarget | { error: CallResult }
+  try {
+    target = callTarget(state, asked, args, authInfo, log)
+  } catch {
+    // An unknown tool: the SDK's answer.
+    return declined(req, body, next, era)
+  }
+  // A call that may run as a task, and one whose tool mirrors arguments in headers (checked before the SDK), are the SDK's.
   if (
-    call === undefined ||
-    entry === undefined ||
-    entry.taskSupport !== undefined ||
-    (state.tools.gated && !isVisible(entry, scopesOf(authInfo), state.features)) ||
-    headerParamsOf(entry.listed.inputSchema).length > 0
+    'entry' in target &&
+    (target.entry.taskSupport !== undefined || (target.name === asked && headerParamsOf(target.entry.listed.inputSchema).length > 0))
   ) {
-    return declined(req, body, next)
+    return declined(req, body, next, era)
   }
   const abort = new AbortController()
   // The response closed (answered, or the client gone): what the call left running stops, as on the SDK's path. With
   // one reason made once: abort() without one makes a DOMException each time, some 10 µs on every call.
   res.once('close', () => abort.abort(RESPONSE_CLOSED))
-  const tool = entry.listed.name
-  const principal = principalOf(authInfo, req.headers.authorization)
   const capabilities = call.meta[CLIENT_CAPABILITIES] as Record<string, unknown>
-  // A first request: every question the handler asks is one to answer in an input_required round.
-  const rounds = firstRound(tool)
-  const seal = (payload: unknown): Promise<string> => state.sealState(payload, tool, { principal })
-  const context: CallContext = {
-    tool,
-    signal: abort.signal,
-    authInfo,
-    meta: {},
-    headers: { ...req.headers },
-    clientCapabilities: capabilities,
-    // A request without a log level gets no log entries (2026-07-28).
-    log: () => Promise.resolve(),
-    ...questionsOf(roundAsk(rounds)),
-    sealRequestState: seal,
-  }
-  if (state.pollIntervalMs !== undefined) context.pollIntervalMs = state.pollIntervalMs
-  const send = (status: number, body: Record<string, unknown>): void => {
+  const send = (status: number, answer: Record<string, unknown>): void => {
     res.writeHead(status, { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ ...body, jsonrpc: '2.0', id: call.id }))
+    res.end(JSON.stringify({ ...answer, jsonrpc: '2.0', id: call.id }))
   }
-  const answer = (result: Record<string, unknown>): void =>
-    send(200, { result: { ...result, _meta: { ...(result._meta as object | undefined), [SERVER_INFO]: state.info } } })
+  const run = async (): Promise<CallResult> => {
+    if ('error' in target) return target.error
+    const { name, args: given, entry } = target
+    // A first request: every question the handler asks is one to answer in an input_required round.
+    const rounds = firstRound(name)
+    const principal = principalOf(authInfo, req.headers.authorization)
+    const seal = (payload: unknown): Promise<string> => state.sealState(payload, name, { principal })
+    const context: CallContext = {
+      tool: name,
+      signal: abort.signal,
+      authInfo,
+      meta: {},
+      headers: { ...req.headers },
+      clientCapabilities: capabilities,
+      // A request without a log level gets no log entries (2026-07-28).
+      log: () => Promise.resolve(),
+      ...questionsOf(roundAsk(rounds)),
+      sealRequestState: seal,
+    }
+    if (state.pollIntervalMs !== undefined) context.pollIntervalMs = state.pollIntervalMs
+    return settled(await inRounds(rounds, seal, () => entry.call(given, context)), target, state.info.name, log)
+  }
   let result: Record<string, unknown>
   try {
-    const args = call.params.arguments
-    // The body's text goes with the arguments, for exact 64-bit numbers (as the SDK path does).
-    if (args !== null && typeof args === 'object') rememberSource(args, text)
-    result = (await serveRequest(
-      state,
-      log,
-      'tools/call',
-      () => fastRequest(call, req, authInfo),
-      () => entry.call(args, context),
-    )) as Record<string, unknown>
+    result = (await serveRequest(state, log, 'tools/call', () => fastRequest(call, req, authInfo), run)) as Record<string, unknown>
   } catch (error) {
-    // As the SDK answers a handler's throw: its JSON-RPC code, else an internal error.
-    const e = error as { code?: unknown; message?: unknown; data?: unknown }
-    const code = Number.isSafeInteger(e?.code) ? (e.code as number) : -32603
-    return send(code === -32021 ? 400 : 200, {
-      error: {
-        code,
-        message: typeof e?.message === 'string' ? e.message : 'Internal error',
-        ...(e?.data === undefined ? {} : { data: e.data }),
-      },
-    })
+    const { status, error: answer } = thrownAnswer(error)
+    return send(status, { error: answer })
   }
-  if (rounds.pending.size > 0) {
-    // The SDK's check of an input_required result: each question needs its capability declared (else -32021, HTTP 400).
-    for (const [key, request] of rounds.pending) {
-      const missing = missingCapabilities(request, capabilities)
-      if (missing !== undefined) {
-        return send(400, {
-          error: {
-            code: -32021,
-            message: `Cannot request input '${key}' (${request.method}): the request's client capabilities do not declare the required capability`,
-            data: { requiredCapabilities: missing },
-          },
-        })
-      }
+  if (isInputRequired(result)) {
+    const refused = inputRequiredError(result, capabilities)
+    if (refused !== undefined) return send(refused.status, { error: refused.error })
+  } else {
+    result = projected(result.content === undefined && !FOREIGN.some((k) => k in result) ? { ...result, content: [] } : result)
+    const checked = specTypeSchemas.CallToolResult['~standard'].validate(result) as { issues?: readonly unknown[] }
+    if (checked.issues) {
+      // The text the SDK gives (zod's message: its issues as indented JSON).
+      return send(200, { error: { code: -32602, message: `Invalid tools/call result: ${JSON.stringify(checked.issues, null, 2)}` } })
     }
-    return answer(await inputRequiredOf(rounds, seal))
+    result = { ...result, resultType: 'complete' }
   }
-  if (result.resultType === 'input_required') return answer(result)
-  // As on the SDK path: a result no transport could write is answered as a tool error, and a failed call is logged.
-  result = answered(result as CallResult, entry, tool, { server: state.info.name, log }) as Record<string, unknown>
-  const normalized = projected(result.content === undefined && !FOREIGN.some((k) => k in result) ? { ...result, content: [] } : result)
-  const checked = specTypeSchemas.CallToolResult['~standard'].validate(normalized) as { issues?: readonly unknown[] }
-  if (checked.issues) {
-    // The text the SDK gives (zod's message: its issues as indented JSON).
-    return send(200, { error: { code: -32602, message: `Invalid tools/call result: ${JSON.stringify(checked.issues, null, 2)}` } })
-  }
-  answer({ ...normalized, resultType: 'complete' })
+  send(200, { result: { ...result, _meta: { ...(result._meta as object | undefined), [SERVER_INFO]: state.info } } })
 }
 
 /** The fast call as operate.ts takes it (HTTP checked its rate limits before the body was read). */
@@ -303,6 +214,50 @@ function projected(result: Record<string, unknown>): Record<string, unknown> {
   const content = (result.content ?? []) as Array<{ type?: unknown }>
   if (content.some((c) => c.type === 'text')) return result
   return { ...result, content: [...content, { type: 'text', text: JSON.stringify(sc) }] }
+}
+
+const QUESTION_METHODS: ReadonlySet<string> = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list'])
+
+/**
+ * The SDK's check of an `input_required` result, which its `Server` makes
+ * of every handler's on the 2026-07-28 era: `undefined` when it may go
+ * out, else the error the SDK answers instead (its texts). Our rounds'
+ * results and a handler's own pass the same check.
+ */
+function inputRequiredError(result: Record<string, unknown>, declared: Record<string, unknown>): ErrorAnswer | undefined {
+  const internal = (message: string): ErrorAnswer => ({ status: 200, error: { code: -32603, message } })
+  const requests = result.inputRequests as Record<string, unknown> | null | undefined
+  const asks = requests != null && Object.keys(requests).length > 0
+  if (!asks && typeof result.requestState !== 'string') {
+    return internal(
+      'Handler for tools/call returned an input-required result with neither inputRequests nor requestState (every InputRequiredResult must include at least one of the two)',
+    )
+  }
+  if (!asks) return undefined
+  for (const [key, request] of Object.entries(requests)) {
+    if (!isRecord(request) || typeof request.method !== 'string') {
+      return internal(
+        `Handler for tools/call returned an invalid input request '${key}': each inputRequests entry must be an embedded elicitation/create, sampling/createMessage, or roots/list request`,
+      )
+    }
+    if (!QUESTION_METHODS.has(request.method)) {
+      return internal(
+        `Handler for tools/call returned an input request '${key}' of kind '${request.method}', which is not an embedded request the 2026-07-28 revision defines`,
+      )
+    }
+    const missing = missingCapabilities(request as unknown as InputRequest, declared)
+    if (missing !== undefined) {
+      return {
+        status: 400,
+        error: {
+          code: -32021,
+          message: `Cannot request input '${key}' (${request.method}): the request's client capabilities do not declare the required capability`,
+          data: { requiredCapabilities: missing },
+        },
+      }
+    }
+  }
+  return undefined
 }
 
 /** The capabilities a question needs that the request did not declare (as the SDK reads them), or `undefined`. */

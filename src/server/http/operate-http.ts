@@ -11,29 +11,31 @@ import { audit, callerKey } from '../operate/operate.ts'
 import type { Log } from '../base/logging.ts'
 import { rateLimitAnswer, rateLimiterOf } from '../operate/rate-limit.ts'
 import type { ServerState } from '../serving/server-state.ts'
-import { jsonBodyOf, replayed } from './modern-tool-call.ts'
+import { readRequest, type ReadRequest } from './inbound.ts'
 
 /**
  * With rate limits, reads a POST's body and takes each `tools/call` in it
  * from the caller's, the tool's and the global bucket: `false` once a call
- * over a limit was answered `429`, else the request with its body replayed
- * (or `req` itself without limits). A refused call has its audit line.
+ * over a limit was answered `429`, else the body as read (inbound.ts: the
+ * request goes on with it, never read again), `undefined` when no body was
+ * read (no limits, or no POST). A refused call has its audit line.
  */
 export async function rateLimited(
   state: ServerState,
   log: Log,
   req: IncomingMessage,
   res: ServerResponse,
-): Promise<IncomingMessage | false> {
+): Promise<ReadRequest | undefined | false> {
   const limiter = rateLimiterOf(state)
-  if (limiter === undefined || req.method !== 'POST') return req
+  if (limiter === undefined || req.method !== 'POST') return undefined
   const started = performance.now()
-  const { chunks, message } = await jsonBodyOf(req)
+  const read = await readRequest(req)
+  const { message } = read
   const header = req.headers['mcp-session-id']
   const session = typeof header === 'string' ? header : undefined
   const authInfo = (req as { auth?: unknown }).auth
   const answer = rateLimitAnswer(limiter, message, () => callerKey(authInfo, session, req.socket?.remoteAddress))
-  if (answer === undefined) return replayed(req, chunks)
+  if (answer === undefined) return read
   audit(log, { ...answer.refused, authInfo, sessionId: session }, 'rate_limited', started)
   res.writeHead(answer.status, answer.headers)
   res.end(answer.body)

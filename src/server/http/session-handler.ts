@@ -1,19 +1,13 @@
 /**
  * The sessionful handler of `serveHttp()` and `nodeHandler()`:
  * 2026-07-28 requests through the SDK's `createMcpHandler`, initialize-era
- * ones (`isLegacyRequest`) to a map of sessions, each on its own
+ * ones (the SDK's classification, made once: inbound.ts) to a map of sessions, each on its own
  * transport (session-transport.ts; one SDK instance per session, idle timeout, DELETE, resumable
  * SSE, touched in the fleet), the rest statelessly; held streams counted
  * per caller, and a session lent to the fast path of a call in it
  * (`sessionCall`, session-tool-call.ts).
  */
-import {
-  createMcpHandler,
-  isInitializeRequest,
-  isLegacyRequest,
-  legacyStatelessFallback,
-  type AuthInfo,
-} from '@modelcontextprotocol/server'
+import { createMcpHandler, isInitializeRequest, legacyStatelessFallback, type AuthInfo } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_EVENTS, DEFAULT_MAX_SESSION_EVENT_BYTES } from '../../contract/defaults.ts'
 import type { ClusterOptions } from '../cluster/cluster-options.ts'
 import { FleetBus, listKindOf, noteMethods } from '../cluster/fleet.ts'
@@ -27,6 +21,7 @@ import type { ServerState } from '../serving/server-state.ts'
 import { joinFleetTasks } from '../serving/task-takeover.ts'
 import { answerExtensions } from './extension-answers.ts'
 import { jsonRpcError, notifyModern, readBody, report } from './handler-io.ts'
+import { eraOf, type Era } from './inbound.ts'
 import { createSessionMap, watchStream } from './session-map.ts'
 import type { FindSession } from './session-tool-call.ts'
 import { stepUpRejection } from './step-up.ts'
@@ -60,8 +55,11 @@ export interface SessionOptions extends ClusterOptions {
 
 /** A fetch-shaped handler with its sessions. */
 export interface SessionHandler {
-  /** `parsedBody`: the body, already read and parsed (the Node adapter passes it on). */
-  fetch(request: Request, options?: { authInfo?: unknown; parsedBody?: unknown }): Promise<Response>
+  /**
+   * `parsedBody`: the body, already read and parsed (the Node adapter passes it on); `era`: its
+   * classification, when the edge made it (inbound.ts; else made here, once).
+   */
+  fetch(request: Request, options?: { authInfo?: unknown; parsedBody?: unknown; era?: Era }): Promise<Response>
   /** Initialize-era sessions open now. */
   readonly sessionCount: number
   /** A session of this instance for the fast path of a call in it (session-tool-call.ts). */
@@ -136,8 +134,14 @@ export function createSessionHandler(state: ServerState, options: SessionOptions
   }
 
   /** Answers one request: 2026-07-28 to the modern handler, initialize-era ones to their session (rebuilt here if another instance opened it), a new one, or statelessly. */
-  const route = async (request: Request, parsed: unknown, authInfo: AuthInfo | undefined, principal: string): Promise<Response> => {
-    const legacy = await isLegacyRequest(request, parsed, { maxRequestBodySize: MAX_BODY_BYTES })
+  const route = async (
+    request: Request,
+    parsed: unknown,
+    era: Era,
+    authInfo: AuthInfo | undefined,
+    principal: string,
+  ): Promise<Response> => {
+    const legacy = era.kind === 'legacy'
     const handled = { ...(parsed === undefined ? {} : { parsedBody: parsed }), ...(authInfo ? { authInfo } : {}) }
     if (!legacy) {
       const answered = answerExtensions(state, parsed, request, authInfo)
@@ -197,13 +201,15 @@ export function createSessionHandler(state: ServerState, options: SessionOptions
       const stepUp = stepUpRejection(state, parsed, authInfo)
       if (stepUp !== undefined) return stepUp
       const principal = principalOf(authInfo, request.headers.get('authorization'))
-      if (!isHeldStream(request, parsed)) return route(request, parsed, authInfo, principal)
+      // The request's era, decided once: by the edge that read its body, else here (a POST's body is JSON by now).
+      const era = options?.era ?? eraOf(request.method, (name) => request.headers.get(name), parsed)
+      if (!isHeldStream(request, parsed)) return route(request, parsed, era, authInfo, principal)
       // The place is taken before the request is served, so a burst cannot overshoot the cap.
       if ((held.get(principal) ?? 0) >= maxHeld) return tooManyStreams()
       held.set(principal, (held.get(principal) ?? 0) + 1)
       let response: Response
       try {
-        response = await route(request, parsed, authInfo, principal)
+        response = await route(request, parsed, era, authInfo, principal)
       } catch (error) {
         release(principal)
         throw error

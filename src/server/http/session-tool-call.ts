@@ -15,19 +15,13 @@
  * `cancelled`) is handed to the transport and answered 202, as the
  * transport does. Anything it does not handle as the transport would
  * (another protocol version, a batch, another request, a response, a
- * session to rebuild from the fleet) goes to the SDK path, its body with it
- * (read and parsed, or replayed: modern-tool-call.ts, `declined`).
+ * session to rebuild from the fleet) goes to the SDK path, its body and
+ * its era with it (inbound.ts, `declined`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import {
-  classifyInboundRequest,
-  isJsonContentType,
-  type AuthInfo,
-  type JSONRPCMessage,
-  type Server as SdkServer,
-} from '@modelcontextprotocol/server'
+import { isJsonContentType, type AuthInfo, type JSONRPCMessage, type Server as SdkServer } from '@modelcontextprotocol/server'
 import { rememberSource } from '../../runtime/number-source.ts'
-import { declined, jsonBodyOf, type NextPath } from './modern-tool-call.ts'
+import { declined, type Era, type NextPath, type ReadRequest } from './inbound.ts'
 import { principalOf } from '../base/principal.ts'
 import type { SessionTransport } from './session-transport.ts'
 import { isRecord } from '../../contract/is-record.ts'
@@ -98,34 +92,33 @@ function requestOf(req: IncomingMessage, url: string, signal: AbortSignal): Requ
 }
 
 /**
- * Reads the body of a request {@link mayBeSessionCall} let through and, if
- * it is a `tools/call` or a notification in a session of this instance the
- * transport would take, hands it to the session; else hands the request and its body
- * to `next` (the SDK path).
+ * Serves a request {@link mayBeSessionCall} let through, its body read and
+ * classified once at the edge (`body`, `era`: inbound.ts), if it is a
+ * `tools/call` or a notification of the initialize era in a session of this
+ * instance the transport would take: hands it to the session. Else hands
+ * the request, its body and its era to `next` (the SDK path).
  */
-export async function serveSessionCall(find: FindSession, req: IncomingMessage, res: ServerResponse, next: NextPath): Promise<void> {
-  const body = await jsonBodyOf(req)
+export async function serveSessionCall(
+  find: FindSession,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: ReadRequest,
+  era: Era,
+  next: NextPath,
+): Promise<void> {
   const { text, message } = body
   const h = req.headers
   const version = h['mcp-protocol-version'] as string
   const kind = kindOf(message)
-  if (kind === undefined) return declined(req, body, next)
-  // The SDK entry's own classification: only what it routes to the initialize era is a session's.
-  const era = classifyInboundRequest({
-    httpMethod: 'POST',
-    protocolVersionHeader: version,
-    ...(typeof h['mcp-method'] === 'string' ? { mcpMethodHeader: h['mcp-method'] } : {}),
-    ...(typeof h['mcp-name'] === 'string' ? { mcpNameHeader: h['mcp-name'] } : {}),
-    body: message,
-  })
-  if (era.kind !== 'legacy') return declined(req, body, next)
+  // Only what the SDK's entry routes to the initialize era is a session's.
+  if (kind === undefined || era.kind !== 'legacy') return declined(req, body, next, era)
   const id = h['mcp-session-id'] as string
   const authInfo = (req as IncomingMessage & { auth?: AuthInfo }).auth
   const url = `http://${h.host ?? 'localhost'}${req.url ?? '/'}`
   const session = await find(id, principalOf(authInfo, h.authorization), url, message, authInfo)
   // The session's checks, narrowed: open here, and the version it negotiated (any other goes to the transport's check).
-  if (session === undefined || session.transport.closed || session.transport.sessionId !== id) return declined(req, body, next)
-  if (version !== session.server.getNegotiatedProtocolVersion()) return declined(req, body, next)
+  if (session === undefined || session.transport.closed || session.transport.sessionId !== id) return declined(req, body, next, era)
+  if (version !== session.server.getNegotiatedProtocolVersion()) return declined(req, body, next, era)
   const { transport } = session
   if (kind === 'notification') {
     // Delivered, and 202 with no body, as the transport answers it.
@@ -136,7 +129,7 @@ export async function serveSessionCall(find: FindSession, req: IncomingMessage, 
     return
   }
   // A version without priming events: the transport's web path (which answers it without them).
-  if (!transport.supportsEmptySSEData(version)) return declined(req, body, next)
+  if (!transport.supportsEmptySSEData(version)) return declined(req, body, next, era)
   const abort = new AbortController()
   const request = requestOf(req, url, abort.signal)
   // The body's text goes with the request, for exact 64-bit numbers (as the SDK path's readBody does).
@@ -156,6 +149,6 @@ export async function serveSessionCall(find: FindSession, req: IncomingMessage, 
   })
   if (!served) {
     done()
-    return declined(req, body, next)
+    return declined(req, body, next, era)
   }
 }

@@ -23,24 +23,17 @@ import type {
 import { adoptSource } from '../../runtime/number-source.ts'
 import type { CallContext } from '../../runtime/types.ts'
 import type { Log } from '../base/logging.ts'
-import {
-  requestsToClient,
-  directAsk,
-  inputRequiredOf,
-  isAnswersState,
-  startRounds,
-  type Ask,
-  type Rounds,
-} from '../primitives/requests-to-client.ts'
+import { requestsToClient, directAsk, isAnswersState, startRounds, type Ask, type Rounds } from '../primitives/requests-to-client.ts'
 import { complete, type CompleteParams } from '../primitives/completions.ts'
 import { page } from '../primitives/pagination.ts'
 import { matchTemplate, SERVED_CALL, type ServedCall } from '../primitives/resource-templates.ts'
 import { promptResult } from '../primitives/prompts.ts'
 import { readResult } from '../primitives/resources.ts'
-import { answered, logFailedCall, sendable } from '../tools/sendable.ts'
+import { logFailedCall, sendable } from '../tools/sendable.ts'
 import { serveSubscriptions } from '../primitives/subscriptions.ts'
 import type { ListKind } from '../base/list-kind.ts'
-import { unknownToolError, type ServerState, type StateBinding } from './server-state.ts'
+import type { ServerState, StateBinding } from './server-state.ts'
+import { callTarget, inRounds, isInputRequired, settled } from './tool-call.ts'
 import { TaskableCall } from '../tasks/task-call.ts'
 import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from '../tasks/task-methods.ts'
 import { TASKS_EXTENSION, taskView } from '../tasks/tasks.ts'
@@ -168,11 +161,9 @@ export function clientCapabilitiesOf(ctx: ServerContext, server?: SdkServer): Re
 
 /**
  * Runs `run` (a handler that may ask questions) in the rounds of a
- * 2026-07-28 request sealed for `sealAs`: a question without an answer
- * makes the result an `input_required` one, whatever the handler made of
- * its rejection.
+ * 2026-07-28 request sealed for `sealAs` (tool-call.ts, `inRounds`).
  */
-async function inRounds<R>(
+function inRequestRounds<R>(
   state: ServerState,
   ctx: ServerContext,
   sealAs: string,
@@ -180,14 +171,8 @@ async function inRounds<R>(
 ): Promise<R | Record<string, unknown>> {
   const opened = { state: openedState(state, sealAs, ctx) }
   const rounds = startRounds(ctx, sealAs, opened.state)
-  let result: R
-  try {
-    result = await run({ rounds, opened, sealAs })
-  } catch (error) {
-    if (!rounds?.pending.size) throw error
-  }
-  if (rounds?.pending.size) return inputRequiredOf(rounds, (payload) => state.sealState(payload, sealAs, ctx as StateBinding))
-  return result!
+  const seal = (payload: unknown): Promise<string> => state.sealState(payload, sealAs, ctx as StateBinding)
+  return inRounds(rounds, seal, () => run({ rounds, opened, sealAs }))
 }
 
 type RequestHandler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>
@@ -396,20 +381,17 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     // The arguments are the SDK's copy of what came in (its schemas copy objects): they take the text it came from, for exact
     // 64-bit numbers: the HTTP request's body, or the stdio line (recorded above, before the copy, on the request's signal).
     adoptSource(given, ctx.http?.req ?? ctx.mcpReq.signal)
-    // A call_tool call (search mode) is the call of the tool it names, from here on (docs/guide/big-apis.md).
-    const target = state.unwrap(asked, given, ctx.http?.authInfo)
+    // A call_tool call (search mode) is the call of the tool it names, from here on (tool-call.ts: the steps every path takes).
+    const target = callTarget(state, asked, given, ctx.http?.authInfo, log)
     if ('error' in target) return server.projectCallToolResult(target.error as CallToolResult, undefined)
-    const { name, args } = target
-    if (args !== given) adoptSource(args, given)
-    const entry = state.lookupTool(name, ctx.http?.authInfo, log)
-    if (entry === undefined) throw unknownToolError(name)
+    const { name, args, entry } = target
     const taskable = entry.taskSupport !== undefined && declaresTasks(ctx)
     // An initialize-era call runs to its end (tasks exist on 2026-07-28 only); a 2026-07-28 one that cannot take a task is refused.
     if (entry.taskSupport === 'required' && !taskable && ctx.mcpReq.envelope !== undefined) {
       throw missingTasksCapability(`tool "${name}" runs only as a task: it`)
     }
     // A question the handler asked on a 2026-07-28 request: whatever the handler made of its rejection, the client answers first.
-    const called = await inRounds(state, ctx, name, async (options) => {
+    const called = await inRequestRounds(state, ctx, name, async (options) => {
       if (!taskable) return entry.call(args, callContext(state, name, ctx, { ...options, server }))
       const plain = callContext(state, name, ctx, { ...options, server })
       const call = new TaskableCall(state.tasks, ownerOf(ctx), name, ctx.mcpReq.signal, {
@@ -429,9 +411,8 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
       if ('task' in outcome) throw new TaskCreated({ resultType: 'task', ...taskView(outcome.task, false) })
       return outcome.result
     })
-    if ('resultType' in called && called.resultType === 'input_required') return called as never
-    // A result no transport could write is answered as a tool error, never dropped.
-    const result = answered(called as CallResult, entry, name, { server: state.info.name, log })
+    const result = settled(called, target, state.info.name, log)
+    if (isInputRequired(result)) return result as never
     if (result.isError && stats) stats.errors++
     return server.projectCallToolResult(result as CallToolResult, entry.listed.outputSchema)
   })
@@ -459,7 +440,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
     // A listed resource wins over a template that also matches its URI.
     const matched = entry === undefined ? matchTemplate(state.templates, uri) : undefined
     if (entry === undefined && matched === undefined) throw resourceNotFound(server, ctx, uri)
-    return (await inRounds(state, ctx, `resources/read:${uri}`, async (options) => {
+    return (await inRequestRounds(state, ctx, `resources/read:${uri}`, async (options) => {
       const context = served(state, log, 'resources/read', {
         ...callContext(state, uri, ctx, { ...options, server }),
         state: state.appState,
@@ -497,7 +478,7 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name}: missing required argument "${arg.name}"`)
       }
     }
-    return (await inRounds(state, ctx, `prompts/get:${name}`, async (options) => {
+    return (await inRequestRounds(state, ctx, `prompts/get:${name}`, async (options) => {
       const context = { ...callContext(state, name, ctx, { ...options, server }), state: state.appState }
       return promptResult(entry.prompt, await entry.get(args as Record<string, string>, context))
     })) as never
