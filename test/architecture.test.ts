@@ -407,6 +407,21 @@ describe('one home per concept', () => {
     expect(linesMatching(/['"`]2026-07-28['"`]/, [join('contract', 'protocol.ts')])).toEqual([])
   })
 
+  it("a request's era is decided in server/http/inbound.ts only (the SDK's classifier, once per request: docs/internals.md, One call path)", () => {
+    const inbound = join('server', 'http', 'inbound.ts')
+    const CLASSIFY_RE = /\b(?:classifyInboundRequest|isLegacyRequest)\b/
+    expect(linesMatching(CLASSIFY_RE, [inbound])).toEqual([])
+    expect(linesMatching(CLASSIFY_RE, [])).not.toEqual([])
+  })
+
+  it("a tools/call's tool is found and its result settled in server/serving/tool-call.ts only, whichever path the call took", () => {
+    const toolCall = join('server', 'serving', 'tool-call.ts')
+    // The steps: the search mode's unwrapping, the lookup of a visible tool, the rounds' result, the result made sendable.
+    const STEP_RE = /\.unwrap\(|\.lookupTool\(|\binputRequiredOf\(|import \{[^}]*\banswered\b[^}]*\} from/
+    expect(linesMatching(STEP_RE, [toolCall, join('server', 'primitives', 'requests-to-client.ts')])).toEqual([])
+    expect(linesMatching(STEP_RE, [])).not.toEqual([])
+  })
+
   it('each exported type or interface name is declared once in src/', () => {
     const declared = new Map<string, string[]>()
     for (const file of filesUnder(src))

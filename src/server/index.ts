@@ -25,6 +25,7 @@ import { setTelemetry, TELEMETRY_RULES, type TelemetryOptions } from './operate/
 import { loadHttp, loadStdio } from './transports/node-transports.ts'
 import { principalOf } from './base/principal.ts'
 import { ServerState } from './serving/server-state.ts'
+import { dispatchCall } from './serving/tool-call.ts'
 import type { ServeReport, ServeStdioOptions } from './stdio/stdio.ts'
 import { protoEntries, type ListedTool } from './tools/tool-set.ts'
 import { typeDetailEntries } from './tools/type-detail.ts'
@@ -206,7 +207,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
     const state = this[SERVER_STATE]
     // A hand-written tool's `input_required` result comes back as is (see `InputRequiredResult`).
     const principal = principalOf(context?.authInfo, undefined)
-    return state.dispatch(name, args, {
+    return dispatchCall(state, name, args, {
       sealRequestState: (payload) => state.sealState(payload, name, { principal }),
       ...context,
       tool: name,

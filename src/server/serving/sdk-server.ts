@@ -33,7 +33,7 @@ import { logFailedCall, sendable } from '../tools/sendable.ts'
 import { serveSubscriptions } from '../primitives/subscriptions.ts'
 import type { ListKind } from '../base/list-kind.ts'
 import type { ServerState, StateBinding } from './server-state.ts'
-import { callTarget, inRounds, isInputRequired, settled } from './tool-call.ts'
+import { callTarget, dispatchCall, inRounds, isInputRequired, settled } from './tool-call.ts'
 import { TaskableCall } from '../tasks/task-call.ts'
 import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from '../tasks/task-methods.ts'
 import { TASKS_EXTENSION, taskView } from '../tasks/tasks.ts'
@@ -44,7 +44,6 @@ import { MODERN_REVISION } from '../../contract/protocol.ts'
 import { isRecord } from '../../contract/is-record.ts'
 
 export type { ListedTool } from '../tools/tool-set.ts'
-export { unknownToolError } from './server-state.ts'
 
 /** Counters a serving transport reports when it ends. */
 export interface ServeStats {
@@ -299,7 +298,7 @@ class ProtoSdkServer extends SdkServer {
  */
 function served<C extends CallContext>(state: ServerState, log: Log, method: string, context: C): C & { [SERVED_CALL]: ServedCall } {
   const call = async (tool: string, args: unknown): Promise<CallResult> => {
-    const result = await state.dispatch(tool, args, { ...context, tool })
+    const result = await dispatchCall(state, tool, args, { ...context, tool })
     if (result.isError) logFailedCall({ server: state.info.name, log }, tool, result, method)
     return result
   }

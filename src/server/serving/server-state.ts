@@ -4,10 +4,8 @@
  * changes to connected clients, its tasks, and its requestState seal
  * (request-state.ts).
  */
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { RequestStateCodec } from '@modelcontextprotocol/server'
 import type { ToolTable } from '../../runtime/tool-table.ts'
-import type { CallContext } from '../../runtime/types.ts'
 import { Log, type LoggingOptions } from '../base/logging.ts'
 import { RequestStateSeal, type StateBinding } from './request-state.ts'
 import type { PromptEntry } from '../primitives/prompts.ts'
@@ -15,7 +13,7 @@ import type { ResourceEntry } from '../primitives/resources.ts'
 import type { TemplateEntry } from '../primitives/resource-templates.ts'
 import { TaskManager, type TaskOptions } from '../tasks/tasks.ts'
 import type { Cluster } from '../cluster/cluster.ts'
-import { isVisible, scopesOf, toolSet, type CallResult, type ListedTool, type ToolEntry, type ToolSet } from '../tools/tool-set.ts'
+import { isVisible, scopesOf, toolSet, type ListedTool, type ToolEntry, type ToolSet } from '../tools/tool-set.ts'
 import {
   checkDiscoveryNames,
   DEFAULT_DISCOVERY,
@@ -34,11 +32,6 @@ import type { ListKind } from '../base/list-kind.ts'
 
 /** Re-applies one service's backend to a tool table that has the service (lenient: a table without it is skipped). */
 export type Binder = (table: ToolTable) => void
-
-/** The JSON-RPC `-32602` error of a tool this caller does not have (unknown or hidden: the same error). */
-export function unknownToolError(name: string): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
-}
 
 /** The initial parts of a server state. */
 export interface ServerStateParts {
@@ -194,15 +187,6 @@ export class ServerState {
     const listed: ListedTool[] = []
     for (const entry of set.byName.values()) if (isVisible(entry, scopes, this.features)) listed.push(entry.listed)
     return listed
-  }
-
-  /** Calls a tool on the snapshot current when the call starts; rejects with `-32602` for an unknown or hidden tool. */
-  dispatch(name: string, args: unknown, context: CallContext): Promise<CallResult> {
-    const target = this.unwrap(name, args, context.authInfo)
-    if ('error' in target) return Promise.resolve(target.error)
-    const entry = this.lookupTool(target.name, context.authInfo)
-    if (entry === undefined) return Promise.reject(unknownToolError(target.name))
-    return entry.call(target.args, target.name === name ? context : { ...context, tool: target.name })
   }
 
   /** Swaps the tool snapshot and announces it; throws, keeping the old one, when a tool has a meta-tool's name. */

@@ -7,14 +7,23 @@
  * `input_required` rounds ({@link inRounds}); the result it is answered
  * with ({@link settled}). What differs between the paths is passed in: the
  * handler's context (how it asks the client, reports progress, logs) and
- * the era's projection of the result.
+ * the era's projection of the result. A call in process (`Server.call`, a
+ * resource template's List or Get) takes the first step and gets the
+ * handler's own result ({@link dispatchCall}).
  */
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import { adoptSource } from '../../runtime/number-source.ts'
+import type { CallContext } from '../../runtime/types.ts'
 import type { Log } from '../base/logging.ts'
 import { inputRequiredOf, type Rounds } from '../primitives/requests-to-client.ts'
 import { answered } from '../tools/sendable.ts'
 import type { CallResult, InputRequiredResult, ToolEntry } from '../tools/tool-set.ts'
-import { unknownToolError, type ServerState } from './server-state.ts'
+import type { ServerState } from './server-state.ts'
+
+/** The JSON-RPC `-32602` error of a tool this caller does not have (unknown or hidden: the same error). */
+export function unknownToolError(name: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`)
+}
 
 /** The tool a `tools/call` runs, and its arguments. */
 export interface CallTarget {
@@ -82,4 +91,20 @@ export function isInputRequired(result: unknown): result is InputRequiredResult 
 export function settled(called: unknown, target: CallTarget, server: string, log: Log): CallResult {
   if (isInputRequired(called)) return called
   return answered(called as CallResult, target.entry, target.name, { server, log })
+}
+
+/**
+ * Calls a tool in process on the snapshot current when the call starts
+ * (`Server.call`, a resource template's calls): its handler's result as it
+ * is; rejects with `-32602` for an unknown or hidden tool.
+ */
+export function dispatchCall(state: ServerState, name: string, args: unknown, context: CallContext): Promise<CallResult> {
+  let target: CallTarget | { error: CallResult }
+  try {
+    target = callTarget(state, name, args, context.authInfo, state.log)
+  } catch (error) {
+    return Promise.reject(error as Error)
+  }
+  if ('error' in target) return Promise.resolve(target.error)
+  return target.entry.call(target.args, target.name === name ? context : { ...context, tool: target.name })
 }
