@@ -288,6 +288,41 @@ describe('the fast path answers what the SDK answers', () => {
   })
 })
 
+it('the audit line of a call says on the fast path what it says on the SDK path, its error included', async () => {
+  const outcomes: string[] = []
+  const logger = {
+    info: (_message: string, record?: Record<string, unknown>) => record && outcomes.push(`${record.tool} ${record.outcome}`),
+    warn: () => {},
+    error: () => {},
+  }
+  const server = builder('tools').build().logging({ logger, audit: true })
+  const viaFast = await server.serveHttp({ port: 0 })
+  const viaSdk = await sdkOnly(server)
+  const cases: Array<[string, ModernRequestOptions]> = [
+    ['Add', {}],
+    ['Failing', {}],
+    ['Bad', {}],
+    ['Roots', {}],
+    ['ReturnsAsk', {}],
+    ['ReturnsNoAsk', {}],
+    ['Asks', { capabilities: { elicitation: {}, sampling: {} } }],
+  ]
+  const linesOf = async (url: string): Promise<string[]> => {
+    outcomes.length = 0
+    for (const [name, options] of cases) await modernRequest(url, 'tools/call', { name, arguments: { a: 1, b: 2 } }, options)
+    return [...outcomes]
+  }
+  try {
+    const fastLines = await linesOf(viaFast.url)
+    expect(fastLines).toEqual(await linesOf(viaSdk.url))
+    // The client got an error for these: so do their lines (a question it cannot answer, an input_required asking nothing).
+    expect(fastLines).toEqual(expect.arrayContaining(['Roots error -32021', 'ReturnsAsk error -32021', 'ReturnsNoAsk error -32603']))
+  } finally {
+    await viaFast.close()
+    await viaSdk.close()
+  }
+})
+
 it("the call's signal aborts when its response closes: the client gone before the answer, or after a whole answer (as on the SDK's path)", async () => {
   const signals: Record<string, AbortSignal> = {}
   let started!: () => void

@@ -9,8 +9,9 @@
  * The call takes the steps every path takes (serving/tool-call.ts); what
  * the SDK's `Server` then does on this era is done here (the check of an
  * `input_required` result, the projection, the result check, `resultType`
- * and the server's identity in `_meta`): what this path answers is byte
- * for byte what the SDK answers (test/server/modern-tool-call.test.ts).
+ * and the server's identity in `_meta`): what this path answers is the
+ * JSON the SDK answers (test/server/modern-tool-call.test.ts), and its span
+ * and audit line say what the SDK path's say.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { specTypeSchemas } from '@modelcontextprotocol/server'
@@ -72,10 +73,17 @@ function plainCall(
   return { id, params, meta }
 }
 
+/** A JSON-RPC error. */
+interface RpcError {
+  readonly code: number
+  readonly message: string
+  readonly data?: unknown
+}
+
 /** A JSON-RPC error as this path sends it, with its HTTP status. */
 interface ErrorAnswer {
   readonly status: number
-  readonly error: { code: number; message: string; data?: unknown }
+  readonly error: RpcError
 }
 
 /** As the SDK answers a handler's throw: its JSON-RPC code (`-32021` with HTTP 400), else an internal error. */
@@ -142,8 +150,8 @@ export async function serveFastCall(
     res.writeHead(status, { 'content-type': 'application/json' })
     res.end(JSON.stringify({ ...answer, jsonrpc: '2.0', id: call.id }))
   }
-  const run = async (): Promise<CallResult> => {
-    if ('error' in target) return target.error
+  const run = async (): Promise<Record<string, unknown>> => {
+    if ('error' in target) return answerable(target.error, capabilities)
     const { name, args: given, entry } = target
     // A first request: every question the handler asks is one to answer in an input_required round.
     const rounds = firstRound(name)
@@ -162,28 +170,41 @@ export async function serveFastCall(
       sealRequestState: seal,
     }
     if (state.pollIntervalMs !== undefined) context.pollIntervalMs = state.pollIntervalMs
-    return settled(await inRounds(rounds, seal, () => entry.call(given, context)), target, state.info.name, log)
+    return answerable(settled(await inRounds(rounds, seal, () => entry.call(given, context)), target, state.info.name, log), capabilities)
   }
   let result: Record<string, unknown>
   try {
-    result = (await serveRequest(state, log, 'tools/call', () => fastRequest(call, req, authInfo), run)) as Record<string, unknown>
+    // The era's checks run inside: a call the client gets an error for has that error in its span and audit line.
+    result = await serveRequest(state, log, 'tools/call', () => fastRequest(call, req, authInfo), run)
   } catch (error) {
     const { status, error: answer } = thrownAnswer(error)
     return send(status, { error: answer })
   }
+  send(200, { result: { ...result, _meta: { ...(result._meta as object | undefined), [SERVER_INFO]: state.info } } })
+}
+
+/** An error to throw with a JSON-RPC code (and data), as `thrownAnswer` answers it. */
+const rpcError = ({ code, message, data }: RpcError): Error =>
+  Object.assign(new Error(message), data === undefined ? { code } : { code, data })
+
+/**
+ * What the SDK's `Server` does with a `tools/call` result on the
+ * 2026-07-28 era: an `input_required` one checked ({@link inputRequiredError}),
+ * any other projected (SEP-2106), checked as a `CallToolResult` and marked
+ * `complete`. Throws the error the SDK answers instead.
+ */
+function answerable(called: CallResult, capabilities: Record<string, unknown>): Record<string, unknown> {
+  const result = called as Record<string, unknown>
   if (isInputRequired(result)) {
     const refused = inputRequiredError(result, capabilities)
-    if (refused !== undefined) return send(refused.status, { error: refused.error })
-  } else {
-    result = projected(result.content === undefined && !FOREIGN.some((k) => k in result) ? { ...result, content: [] } : result)
-    const checked = specTypeSchemas.CallToolResult['~standard'].validate(result) as { issues?: readonly unknown[] }
-    if (checked.issues) {
-      // The text the SDK gives (zod's message: its issues as indented JSON).
-      return send(200, { error: { code: -32602, message: `Invalid tools/call result: ${JSON.stringify(checked.issues, null, 2)}` } })
-    }
-    result = { ...result, resultType: 'complete' }
+    if (refused !== undefined) throw rpcError(refused)
+    return result
   }
-  send(200, { result: { ...result, _meta: { ...(result._meta as object | undefined), [SERVER_INFO]: state.info } } })
+  const normalized = projected(result.content === undefined && !FOREIGN.some((k) => k in result) ? { ...result, content: [] } : result)
+  const checked = specTypeSchemas.CallToolResult['~standard'].validate(normalized) as { issues?: readonly unknown[] }
+  // The text the SDK gives (zod's message: its issues as indented JSON).
+  if (checked.issues) throw rpcError({ code: -32602, message: `Invalid tools/call result: ${JSON.stringify(checked.issues, null, 2)}` })
+  return { ...normalized, resultType: 'complete' }
 }
 
 /** The fast call as operate.ts takes it (HTTP checked its rate limits before the body was read). */
@@ -224,8 +245,8 @@ const QUESTION_METHODS: ReadonlySet<string> = new Set(['elicitation/create', 'sa
  * out, else the error the SDK answers instead (its texts). Our rounds'
  * results and a handler's own pass the same check.
  */
-function inputRequiredError(result: Record<string, unknown>, declared: Record<string, unknown>): ErrorAnswer | undefined {
-  const internal = (message: string): ErrorAnswer => ({ status: 200, error: { code: -32603, message } })
+function inputRequiredError(result: Record<string, unknown>, declared: Record<string, unknown>): RpcError | undefined {
+  const internal = (message: string): RpcError => ({ code: -32603, message })
   const requests = result.inputRequests as Record<string, unknown> | null | undefined
   const asks = requests != null && Object.keys(requests).length > 0
   if (!asks && typeof result.requestState !== 'string') {
@@ -248,12 +269,9 @@ function inputRequiredError(result: Record<string, unknown>, declared: Record<st
     const missing = missingCapabilities(request as unknown as InputRequest, declared)
     if (missing !== undefined) {
       return {
-        status: 400,
-        error: {
-          code: -32021,
-          message: `Cannot request input '${key}' (${request.method}): the request's client capabilities do not declare the required capability`,
-          data: { requiredCapabilities: missing },
-        },
+        code: -32021,
+        message: `Cannot request input '${key}' (${request.method}): the request's client capabilities do not declare the required capability`,
+        data: { requiredCapabilities: missing },
       }
     }
   }
