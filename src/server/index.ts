@@ -237,7 +237,8 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    */
   rateLimit(options: RateLimitOptions): this {
     checkRateLimit('rateLimit()', options)
-    setRateLimit(this[SERVER_STATE], options)
+    const state = this[SERVER_STATE]
+    setRateLimit(state, options, (params) => state.calledTool(params))
     return this
   }
 

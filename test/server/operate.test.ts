@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Client as ClientV2 } from '@modelcontextprotocol/client'
 import { grpc } from '../../src/entries/grpc.ts'
 import { createProtoServer } from '../../src/entries/codegen-v1.ts'
+import { Server } from '../../src/entries/runtime.ts'
 import { EXAMPLE_PROTO, specFromProto } from '../helpers/spec-from-proto.ts'
 import { startGrpcServer, vibeService } from '../grpc/grpc-server.ts'
 import { streamPair } from '../grpc/stream-transport.ts'
@@ -139,6 +140,39 @@ describe('rate limits', () => {
     expect((await client.callTool({ name: 'GetVibe', arguments: {} })).isError).toBe(false)
     await client.close()
     await serving
+  })
+
+  it("search mode: a call_tool takes from the bucket of the tool it names (stdio and HTTP), not the meta-tool's", async () => {
+    const ok = () => ({ content: [{ type: 'text' as const, text: 'ok' }] })
+    const searching = () =>
+      Server.builder('searching')
+        .discovery('search')
+        .logging({ logger: false })
+        .tool({ name: 'Add', inputSchema: { type: 'object' } }, ok)
+        .tool({ name: 'Sub', inputSchema: { type: 'object' } }, ok)
+        .build()
+        .rateLimit({ perTool: { rate: 0.01, burst: 1 } })
+    const callTool = (name: string) => ({ name: 'call_tool', arguments: { name, arguments: {} } })
+
+    const { stdin, stdout, transport } = streamPair()
+    const serving = searching().serveStdio({ stdin, stdout })
+    const client = new ClientV2({ name: 'limited', version: '0' })
+    await client.connect(transport)
+    expect(await client.callTool({ name: 'Add', arguments: {} })).toMatchObject({ content: [{ text: 'ok' }] })
+    await expect(client.callTool(callTool('Add'))).rejects.toMatchObject({ code: -32029, data: { limit: 'perTool' } })
+    // Another tool through call_tool, and call_tool again for it: its own bucket, one call.
+    expect(await client.callTool(callTool('Sub'))).toMatchObject({ content: [{ text: 'ok' }] })
+    await expect(client.callTool({ name: 'Sub', arguments: {} })).rejects.toMatchObject({ code: -32029 })
+    await client.close()
+    await serving
+
+    const handle = await searching().serveHttp({ port: 0 })
+    closers.push(() => handle.close())
+    expect((await modernRequest(handle.url, 'tools/call', { name: 'Add', arguments: {} })).status).toBe(200)
+    const refused = await modernRequest(handle.url, 'tools/call', callTool('Add'))
+    expect(refused.status).toBe(429)
+    expect(refused.body.error).toMatchObject({ code: -32029, data: { limit: 'perTool' } })
+    expect((await modernRequest(handle.url, 'tools/call', callTool('Sub'))).status).toBe(200)
   })
 
   it('50 callers (sessions) on loopback: the one over its limit gets 429s, the others none', async () => {

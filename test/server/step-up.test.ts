@@ -15,11 +15,13 @@ import { startOidcProvider, type OidcProvider } from '../helpers/oidc-provider.t
 let oidc: OidcProvider
 let stepUp: HttpHandle
 let hide: HttpHandle
+let searching: HttpHandle
 let server: Server
 let ran: string[] = []
 
-const build = (): Server =>
+const build = (discovery: 'tools' | 'search' = 'tools'): Server =>
   Server.builder('gated')
+    .discovery(discovery)
     .logging({ logger: false })
     .tool({ name: 'Whoami', inputSchema: { type: 'object' } }, () => {
       ran.push('Whoami')
@@ -36,11 +38,13 @@ beforeAll(async () => {
   server = build()
   stepUp = await server.serveHttp({ port: 0, auth: { issuer: oidc.issuer, scopes: ['mcp'] } })
   hide = await build().serveHttp({ port: 0, auth: { issuer: oidc.issuer, scopes: ['mcp'], scopedTools: 'hide' } })
+  searching = await build('search').serveHttp({ port: 0, auth: { issuer: oidc.issuer, scopes: ['mcp'] } })
 })
 
 afterAll(async () => {
   await stepUp?.close()
   await hide?.close()
+  await searching?.close()
   await oidc?.close()
 })
 
@@ -154,6 +158,21 @@ describe("scopedTools: 'step-up' (the default)", () => {
       content: [{ text: 'admin' }],
     })
     expect(ran).toEqual(['Admin', 'Admin'])
+  })
+
+  it('search mode: a call_tool naming the tool is answered the same 403 (both eras); with the scope it runs', async () => {
+    ran = []
+    const reader = await oidc.token('reader', searching.url)
+    const viaCallTool = { name: 'call_tool', arguments: { name: 'Admin', arguments: {} } }
+    await expectStepUp(await modern(searching.url, 'tools/call', viaCallTool, reader), searching.url)
+    const id = await session(searching.url, reader)
+    await expectStepUp(await legacy(searching.url, id, 'tools/call', viaCallTool, reader), searching.url)
+    expect(ran).toEqual([])
+    const service = await oidc.token('service', searching.url)
+    expect((await messageOf(await modern(searching.url, 'tools/call', viaCallTool, service))).result).toMatchObject({
+      content: [{ text: 'admin' }],
+    })
+    expect(ran).toEqual(['Admin'])
   })
 
   it('fetch() with auth answers the same 403', async () => {

@@ -123,8 +123,8 @@ export async function serveFastCall(
   // The body's text goes with the arguments, for exact 64-bit numbers (as the SDK path does).
   if (args !== null && typeof args === 'object') rememberSource(args, body.text)
   const authInfo = (req as IncomingMessage & { auth?: unknown }).auth
-  const named = state.tools.byName.get(asked)
-  // A tool hidden from this caller is the SDK path's: its step-up answer (step-up.ts) and its log line.
+  const named = state.tools.byName.get(state.calledTool(call.params) ?? asked)
+  // A tool hidden from this caller (called, or named by a call_tool) is the SDK path's: its step-up answer (step-up.ts), its log line.
   if (named !== undefined && state.tools.gated && !isVisible(named, scopesOf(authInfo), state.features))
     return declined(req, body, next, era)
   let target: CallTarget | { error: CallResult }

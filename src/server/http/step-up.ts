@@ -26,10 +26,10 @@ export function markStepUp<T extends object>(info: T, stepUp: StepUp): T {
   return info
 }
 
-/** The tool a JSON-RPC `message` calls, if it is a `tools/call`. */
-const calledTool = (message: unknown): string | undefined => {
-  const m = message as { method?: unknown; params?: { name?: unknown } } | null
-  return m !== null && typeof m === 'object' && m.method === 'tools/call' && typeof m.params?.name === 'string' ? m.params.name : undefined
+/** The tool a JSON-RPC `message` calls, if it is a `tools/call` (in search mode, the one a `call_tool` names). */
+const calledTool = (state: ServerState, message: unknown): string | undefined => {
+  const m = message as { method?: unknown; params?: unknown } | null
+  return m !== null && typeof m === 'object' && m.method === 'tools/call' ? state.calledTool(m.params) : undefined
 }
 
 /**
@@ -44,7 +44,7 @@ export function stepUpRejection(state: ServerState, message: unknown, authInfo: 
   if (stepUp === undefined) return undefined
   const held = scopesOf(authInfo) ?? new Set<string>()
   for (const one of Array.isArray(message) ? message : [message]) {
-    const name = calledTool(one)
+    const name = calledTool(state, one)
     const needed = name === undefined ? undefined : state.tools.byName.get(name)?.requires?.scopes
     if (needed === undefined || needed.length === 0) continue
     const entry = state.tools.byName.get(name!)!

@@ -44,7 +44,7 @@ export function serveRequest<R>(state: object, log: Log, method: string, factsOf
   if (limiter === undefined && auditing === undefined) return traceRequest(state, request, run)
   const tool = String(request.params?.name ?? '')
   const limited = (): Promise<R> => {
-    const refusal = limiter?.take(callerKey(request.authInfo, request.sessionId, request.clientAddress), tool)
+    const refusal = limiter?.take(callerKey(request.authInfo, request.sessionId, request.clientAddress), limiter.toolOf(request.params))
     return refusal === undefined ? run() : Promise.reject(rateLimitError(refusal))
   }
   if (auditing === undefined) return traceRequest(state, request, limited)

@@ -64,8 +64,12 @@ export class RateLimiter {
   readonly #tools = new Map<string, Bucket>()
   #global: Bucket | undefined
 
-  constructor(options: RateLimitOptions) {
+  /** The tool a call's params run, its `perTool` bucket (`call_tool` in search mode: the tool it names). */
+  readonly toolOf: (params: unknown) => string
+
+  constructor(options: RateLimitOptions, toolOf?: (params: unknown) => string | undefined) {
     this.#specs = { perCaller: specOf(options.perCaller), perTool: specOf(options.perTool), global: specOf(options.global) }
+    this.toolOf = (params) => toolOf?.(params) ?? String((params as { name?: unknown } | undefined)?.name ?? '')
   }
 
   /** Takes one call for `caller` to `tool` from every bucket, or none and says which refused (the longest wait). */
@@ -109,10 +113,13 @@ function forgetFull(map: Map<string, Bucket>, now: number): void {
 
 const limiters = new WeakMap<object, RateLimiter>()
 
-/** Sets (or, with `undefined`, removes) the rate limits of a server state. */
-export function setRateLimit(state: object, options: RateLimitOptions | undefined): void {
+/**
+ * Sets (or, with `undefined`, removes) the rate limits of a server state;
+ * `toolOf` names the tool a call's params run (the state's `calledTool`).
+ */
+export function setRateLimit(state: object, options: RateLimitOptions | undefined, toolOf?: (params: unknown) => string | undefined): void {
   if (options === undefined || Object.values(options).every((v) => v === undefined)) limiters.delete(state)
-  else limiters.set(state, new RateLimiter(options))
+  else limiters.set(state, new RateLimiter(options, toolOf))
 }
 
 /** The rate limiter of a server state, when it has limits. */
@@ -155,7 +162,7 @@ export function rateLimitAnswer(limiter: RateLimiter, message: unknown, caller: 
   if (calls.length === 0) return undefined
   const key = caller()
   for (const call of calls) {
-    const refusal = limiter.take(key, String(call.params?.name ?? ''))
+    const refusal = limiter.take(key, limiter.toolOf(call.params))
     if (refusal === undefined) continue
     return {
       status: 429,

@@ -29,6 +29,7 @@ import {
 export type { StateBinding } from './request-state.ts'
 
 import type { ListKind } from '../base/list-kind.ts'
+import { isRecord } from '../../contract/is-record.ts'
 
 /** Re-applies one service's backend to a tool table that has the service (lenient: a table without it is skipped). */
 export type Binder = (table: ToolTable) => void
@@ -120,6 +121,18 @@ export class ServerState {
   /** Whether `entry` exists for the caller of `authInfo` (the one visibility check, for the meta-tools too). */
   visible(entry: ToolEntry, authInfo: unknown): boolean {
     return !this.tools.gated || isVisible(entry, scopesOf(authInfo), this.features)
+  }
+
+  /**
+   * The name of the tool a `tools/call` with `params` runs, read before
+   * anything checks it (a rate limit's bucket, a step-up's scopes): in
+   * search mode the tool a `call_tool` names, else the one `params` name.
+   */
+  calledTool(params: unknown): string | undefined {
+    if (!isRecord(params) || typeof params.name !== 'string') return undefined
+    if (params.name !== this.#discovery.names.call || !this.searching) return params.name
+    const args = params.arguments
+    return isRecord(args) && typeof args.name === 'string' && args.name !== '' ? args.name : params.name
   }
 
   /**
