@@ -131,6 +131,26 @@ describe('search mode, in process', () => {
     expect(text(await strict.call('call_tool', { name: 'GetOrder', arguments: '{"orderId":' }))).toMatch(/text that is not JSON/)
   })
 
+  it('call_tool with arguments as JSON text keeps a 64-bit number as written (its own text is its number source)', async () => {
+    const source = `syntax = "proto3";
+package ledger.v1;
+message Amount { int64 cents = 1; }
+service Ledger { rpc Credit(Amount) returns (Amount); }
+`
+    const seen: unknown[] = []
+    const ledger = createProtoServer(shopSpec({ discovery: { mode: 'search' } }, source).spec)
+    ledger.implement('ledger.v1.Ledger', {
+      Credit: (req: { cents: unknown }) => {
+        seen.push(String(req.cents))
+        return req
+      },
+    })
+    const viaText = await ledger.call('call_tool', { name: 'Credit', arguments: '{"cents": 9007199254740993}' })
+    expect(viaText.isError).not.toBe(true)
+    expect(seen).toEqual(['9007199254740993'])
+    expect(JSON.parse(text(viaText))).toEqual({ cents: '9007199254740993' })
+  })
+
   it('search_tools ranks by the comments, gives summaries, annotations and token costs; an exact name ranks first', async () => {
     const found = await search(server, 'which shipments leave a warehouse')
     expect(found.isError).toBe(false)

@@ -18,6 +18,7 @@ import {
   type DiscoveryNames,
   type DiscoverySpec,
 } from '../../contract/discovery.ts'
+import { rememberSource } from '../../runtime/number-source.ts'
 import { toolError } from '../../runtime/result.ts'
 import { utf8Length } from '../../runtime/streaming.ts'
 import { nearestNames } from '../../contract/nearest.ts'
@@ -365,7 +366,10 @@ export function unwrapCall(source: DiscoverySource, args: unknown, authInfo: unk
   // A client that sends open objects as JSON text (as the portable profile advertises them) may send the arguments so.
   if (typeof inner === 'string') {
     try {
-      inner = JSON.parse(inner) as unknown
+      const text = inner
+      inner = JSON.parse(text) as unknown
+      // Its own text, for exact 64-bit numbers (the request's text has them inside a string).
+      if (inner !== null && typeof inner === 'object') rememberSource(inner, text)
     } catch {
       return {
         error: toolError(
