@@ -97,6 +97,16 @@ function builder(mode: 'tools' | 'search') {
       resultType: 'input_required' as const,
       inputRequests: { x: { method: 'elicitation/create', params: { mode: 'form', message: 'X?', requestedSchema: { type: 'object' } } } },
     }))
+    .tool({ name: 'Context', inputSchema: { type: 'object' } }, (_a, ctx) => {
+      // What a handler sees of its context, as far as JSON shows it (functions by name only), keys sorted.
+      const { headers, signal, authInfo, ...rest } = ctx as unknown as Record<string, unknown>
+      const shown = Object.fromEntries(
+        Object.entries(rest)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([k, v]) => [k, typeof v === 'function' ? 'function' : (v ?? null)]),
+      )
+      return ok(JSON.stringify({ ...shown, headers: typeof headers, signal: typeof signal, authInfo: authInfo ?? null }))
+    })
     .tool({ name: 'ReturnsNoAsk', inputSchema: { type: 'object' } }, () => ({ resultType: 'input_required' as const }))
     .tool({ name: 'ReturnsOddAsk', inputSchema: { type: 'object' } }, () => ({
       resultType: 'input_required' as const,
@@ -173,6 +183,8 @@ describe('the fast path answers what the SDK answers', () => {
     ['a returned question, declared', 'ReturnsAsk', {}, { capabilities: { elicitation: {} } }],
     ['an input_required result asking nothing', 'ReturnsNoAsk', {}, {}],
     ['an input_required result asking what is no question', 'ReturnsOddAsk', {}, { capabilities: { elicitation: {} } }],
+    // The handler's context: what it holds on the fast path is what it holds on the SDK's.
+    ['the context a handler sees', 'Context', {}, { capabilities: { elicitation: {} } }],
     // A question pending, whatever the handler made of it (a throw too): the client answers first.
     ['a throw after a question', 'AsksThenThrows', {}, { capabilities: { elicitation: {} } }],
   ])('%s', async (_what, name, args, options) => {
@@ -189,6 +201,7 @@ describe('the fast path answers what the SDK answers', () => {
     ['call_tool of a hidden tool', 'call_tool', { name: 'Secret', arguments: {} }],
     ['call_tool whose handler asks', 'call_tool', { name: 'Asks', arguments: {} }],
     ['call_tool of a tool that may run as a task', 'call_tool', { name: 'Later', arguments: {} }],
+    ['call_tool: the context a handler sees', 'call_tool', { name: 'Context', arguments: {} }],
     ['a tool by its own name', 'Add', { a: 2, b: 3 }],
   ])('search mode: %s', async (_what, name, args) => {
     const [viaFast, viaSdk] = await both(name, args, { capabilities: { elicitation: {}, sampling: {} } }, true)

@@ -161,7 +161,8 @@ export async function serveFastCall(
       tool: name,
       signal: abort.signal,
       authInfo,
-      meta: {},
+      // No _meta but the envelope's (the SDK path's ctx.mcpReq._meta is then undefined too).
+      meta: undefined,
       headers: { ...req.headers },
       clientCapabilities: capabilities,
       // A request without a log level gets no log entries (2026-07-28).
