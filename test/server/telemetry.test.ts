@@ -129,6 +129,8 @@ describe('HTTP, SDK v2 client and 2026-07-28 requests', () => {
 
     await client.listTools()
     expect(serverSpans('tools/list')).toHaveLength(1)
+    // The SDK's path over Node HTTP knows the client's address too (its web request carries none).
+    expect(serverSpans('tools/list')[0]!.attributes['client.address']).toBe('127.0.0.1')
   })
 
   it('a tool error is error.type tool_error; an unknown tool the JSON-RPC code; a malformed traceparent starts a new trace', async () => {
@@ -166,6 +168,7 @@ describe('HTTP, SDK v2 client and 2026-07-28 requests', () => {
     expect(parentOf(span!)).toBe(PARENT_SPAN)
     expect(span!.attributes['mcp.protocol.version']).toBe('2026-07-28')
     expect(span!.attributes['mcp.session.id']).toBeUndefined()
+    expect(span!.attributes['client.address']).toBe('127.0.0.1')
     expectForwardedChild(span!, received)
     expect(received.at(-1)!.metadata.get('tracestate')).toEqual(['vendor=1'])
   })
@@ -228,6 +231,9 @@ describe('HTTP, SDK v1 client (initialize era)', () => {
     const [span] = serverSpans('tools/call SetVibe')
     expect(span!.attributes['mcp.session.id']).toBe(transport.sessionId)
     expect(span!.attributes['mcp.protocol.version']).toMatch(/^20\d\d-/)
+    // The session's call (its fast path) and its initialize (the SDK's path) both know the client's address.
+    expect(span!.attributes['client.address']).toBe('127.0.0.1')
+    expect(serverSpans('initialize')[0]!.attributes['client.address']).toBe('127.0.0.1')
     expectForwardedChild(span!, received)
     expect(serverSpans('initialize')).toHaveLength(1)
     await transport.terminateSession()

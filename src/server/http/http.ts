@@ -17,7 +17,8 @@ import { DEFAULT_HTTP_HOST, isLoopbackHost, loopbackHostNames } from '../../cont
 import { runtimeError } from '../../runtime/errors.ts'
 import { mayBeFastCall, serveFastCall } from './modern-tool-call.ts'
 import { mayBeSessionCall, serveSessionCall } from './session-tool-call.ts'
-import { declined, eraOf, nodeHeader, readRequest, replayed, type NextPath, type ReadRequest } from './inbound.ts'
+import { declined, eraOf, nodeHeader, readRequest, replayed, type NextPath, type ReadBody, type ReadRequest } from './inbound.ts'
+import { noteClientAddress } from '../operate/sdk-request.ts'
 import { createAuthGate, type AuthGate } from './http-auth.ts'
 import { createSessionHandler, type SessionOptions } from './session-handler.ts'
 import { Log, type LoggingOptions } from '../base/logging.ts'
@@ -226,28 +227,33 @@ export function createNodeHandler(
       log.error(`${state.info.name}: ${error.message}`, error, 'http')
     },
   }
-  const serve = toNodeHandler(http, adapterOptions)
   /**
-   * The SDK path of a request whose body the edge read (inbound.ts, `declined`): a body read whole and parsed goes as the
-   * adapter's parsed body, with its era (the session handler does not classify it again), and the request the adapter
-   * makes of it takes the body's text (kept with the message) for exact 64-bit numbers, as readBody gives it.
+   * The SDK path of a request (through the SDK's Node adapter): `read`, a body the edge read whole and parsed, goes as
+   * the adapter's parsed body with its era (inbound.ts, `declined`: the session handler does not classify it again),
+   * the request the adapter makes of it taking the body's text (kept with the message) for exact 64-bit numbers, as
+   * readBody gives it. The adapter's web request carries the client's address for the request's span.
    */
+  const toSdk = (req: IncomingMessage, res: ServerResponse, read?: ReadBody): Promise<void> => {
+    if (read !== undefined) rememberSource(read.message, read.text)
+    const adapter = toNodeHandler(
+      {
+        fetch: (request, options) => {
+          noteClientAddress(request, req.socket?.remoteAddress)
+          if (read === undefined) return http.fetch(request, options)
+          adoptSource(request, options?.parsedBody)
+          return http.fetch(request, read.era === undefined ? options : { ...options, era: read.era })
+        },
+      },
+      adapterOptions,
+    )
+    return adapter(req, res, read?.message)
+  }
+  const serve = (req: IncomingMessage, res: ServerResponse): Promise<void> => toSdk(req, res)
+  /** How a fast path hands on a request it does not answer (inbound.ts, `declined`). */
   const onward =
     (res: ServerResponse): NextPath =>
-    (req, read) => {
-      if (read === undefined) return serve(req, res)
-      rememberSource(read.message, read.text)
-      const parsed = toNodeHandler(
-        {
-          fetch: (request, options) => {
-            adoptSource(request, options?.parsedBody)
-            return http.fetch(request, read.era === undefined ? options : { ...options, era: read.era })
-          },
-        },
-        adapterOptions,
-      )
-      return parsed(req, res, read.message)
-    }
+    (req, read) =>
+      toSdk(req, res, read)
   /**
    * A POST body the edge read, its era decided once (inbound.ts): a plain 2026-07-28 tools/call to the fast path
    * (modern-tool-call.ts), a call or notification of an initialize-era session to its transport (session-tool-call.ts),

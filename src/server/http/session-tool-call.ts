@@ -21,6 +21,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isJsonContentType, type AuthInfo, type JSONRPCMessage, type Server as SdkServer } from '@modelcontextprotocol/server'
 import { rememberSource } from '../../runtime/number-source.ts'
+import { noteClientAddress } from '../operate/sdk-request.ts'
 import { declined, type Era, type NextPath, type ReadRequest } from './inbound.ts'
 import { principalOf } from '../base/principal.ts'
 import type { SessionTransport } from './session-transport.ts'
@@ -132,6 +133,7 @@ export async function serveSessionCall(
   if (!transport.supportsEmptySSEData(version)) return declined(req, body, next, era)
   const abort = new AbortController()
   const request = requestOf(req, url, abort.signal)
+  noteClientAddress(request, req.socket?.remoteAddress)
   // The body's text goes with the request, for exact 64-bit numbers (as the SDK path's readBody does).
   rememberSource(request, text)
   const done = session.opened()

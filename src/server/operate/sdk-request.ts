@@ -16,6 +16,14 @@ function headersOf(req: Request | undefined): Record<string, string> | undefined
   return tracestate === null ? { traceparent } : { traceparent, tracestate }
 }
 
+/** The client's address of a request over Node HTTP, by the web `Request` the SDK sees (a web `Request` carries none). */
+const addresses = new WeakMap<object, string>()
+
+/** Notes the address of the client that sent `request` (Node HTTP: its socket's remote address), for its span's `client.address`. */
+export function noteClientAddress(request: object, address: string | undefined): void {
+  if (address !== undefined) addresses.set(request, address)
+}
+
 /** How each SDK instance was reached, seen on its first request (its session's duration says it). */
 const transports = new WeakMap<SdkServer, 'pipe' | 'tcp'>()
 
@@ -41,6 +49,7 @@ export function sdkRequest(server: SdkServer, request: JSONRPCRequest, ctx: Serv
     // The conventions' mcp.session.id: initialize-era sessions only (2026-07-28 has none).
     sessionId: envelope === undefined ? ctx.sessionId : undefined,
     headers: headersOf(http?.req),
+    clientAddress: http?.req === undefined ? undefined : addresses.get(http.req),
   }
 }
 
