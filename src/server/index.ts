@@ -237,8 +237,7 @@ export class Server<S extends Record<string, object> = Record<string, object>> {
    */
   rateLimit(options: RateLimitOptions): this {
     checkRateLimit('rateLimit()', options)
-    const state = this[SERVER_STATE]
-    setRateLimit(state, options, (params) => state.calledTool(params))
+    setRateLimit(this[SERVER_STATE], options)
     return this
   }
 

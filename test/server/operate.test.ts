@@ -142,12 +142,14 @@ describe('rate limits', () => {
     await serving
   })
 
-  it("search mode: a call_tool takes from the bucket of the tool it names (stdio and HTTP), not the meta-tool's", async () => {
+  it("search mode: a call_tool takes from the bucket of the tool it names (stdio and HTTP), not the meta-tool's; its audit line names both", async () => {
     const ok = () => ({ content: [{ type: 'text' as const, text: 'ok' }] })
+    const lines: Array<Record<string, unknown>> = []
+    const logger = { info: (_message: string, record?: Record<string, unknown>) => record && lines.push(record) }
     const searching = () =>
       Server.builder('searching')
         .discovery('search')
-        .logging({ logger: false })
+        .logging({ logger, audit: true })
         .tool({ name: 'Add', inputSchema: { type: 'object' } }, ok)
         .tool({ name: 'Sub', inputSchema: { type: 'object' } }, ok)
         .build()
@@ -173,6 +175,18 @@ describe('rate limits', () => {
     expect(refused.status).toBe(429)
     expect(refused.body.error).toMatchObject({ code: -32029, data: { limit: 'perTool' } })
     expect((await modernRequest(handle.url, 'tools/call', callTool('Sub'))).status).toBe(200)
+    const audited = lines.map(({ tool, via, outcome }) => [tool, via ?? '-', outcome])
+    expect(audited).toEqual([
+      // stdio
+      ['Add', '-', 'ok'],
+      ['Add', 'call_tool', 'rate_limited'],
+      ['Sub', 'call_tool', 'ok'],
+      ['Sub', '-', 'rate_limited'],
+      // HTTP (a refusal before the body reaches a handler has its line too)
+      ['Add', '-', 'ok'],
+      ['Add', 'call_tool', 'rate_limited'],
+      ['Sub', 'call_tool', 'ok'],
+    ])
   })
 
   it('50 callers (sessions) on loopback: the one over its limit gets 429s, the others none', async () => {

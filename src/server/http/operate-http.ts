@@ -34,7 +34,7 @@ export async function rateLimited(
   const header = req.headers['mcp-session-id']
   const session = typeof header === 'string' ? header : undefined
   const authInfo = (req as { auth?: unknown }).auth
-  const answer = rateLimitAnswer(limiter, message, () => callerKey(authInfo, session, req.socket?.remoteAddress))
+  const answer = rateLimitAnswer(state, limiter, message, () => callerKey(authInfo, session, req.socket?.remoteAddress))
   if (answer === undefined) return read
   audit(log, { ...answer.refused, authInfo, sessionId: session }, 'rate_limited', started)
   res.writeHead(answer.status, answer.headers)

@@ -73,7 +73,7 @@ function rateLimitedFetch(state: ServerState, log: Log, message: unknown, reques
   if (limiter === undefined) return undefined
   const started = performance.now()
   const session = request.headers.get('mcp-session-id') ?? undefined
-  const answer = rateLimitAnswer(limiter, message, () => callerKey(authInfo, session, undefined))
+  const answer = rateLimitAnswer(state, limiter, message, () => callerKey(authInfo, session, undefined))
   if (answer === undefined) return undefined
   audit(log, { ...answer.refused, authInfo, sessionId: session }, 'rate_limited', started)
   return new Response(answer.body, { status: answer.status, headers: answer.headers })

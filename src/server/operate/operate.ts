@@ -7,7 +7,8 @@
 import { verifiedPrincipal } from '../../runtime/backend.ts'
 import { otelRegistered } from '../../runtime/otel.ts'
 import type { Log } from '../base/logging.ts'
-import { RATE_LIMITED, rateLimitError, rateLimiterOf } from './rate-limit.ts'
+import { auditedTool, RATE_LIMITED, rateLimitError, rateLimiterOf } from './rate-limit.ts'
+import { calledToolOf } from './called-tool.ts'
 import { traceRequest, type RequestFacts } from './telemetry.ts'
 
 export type { RequestFacts } from './telemetry.ts'
@@ -42,9 +43,10 @@ export function serveRequest<R>(state: object, log: Log, method: string, factsOf
   const request = factsOf()
   const limiter = request.checkRate ? limits : undefined
   if (limiter === undefined && auditing === undefined) return traceRequest(state, request, run)
-  const tool = String(request.params?.name ?? '')
+  // The tool the call runs (in search mode, the one a call_tool names): its per-tool bucket, its audit line.
+  const tool = calledToolOf(state, request.params)
   const limited = (): Promise<R> => {
-    const refusal = limiter?.take(callerKey(request.authInfo, request.sessionId, request.clientAddress), limiter.toolOf(request.params))
+    const refusal = limiter?.take(callerKey(request.authInfo, request.sessionId, request.clientAddress), tool)
     return refusal === undefined ? run() : Promise.reject(rateLimitError(refusal))
   }
   if (auditing === undefined) return traceRequest(state, request, limited)
@@ -52,7 +54,12 @@ export function serveRequest<R>(state: object, log: Log, method: string, factsOf
   const record = (outcome: string, result: unknown): void =>
     audit(
       log,
-      { tool, authInfo: request.authInfo, sessionId: request.sessionId, arguments: request.params?.arguments },
+      {
+        ...auditedTool(tool, request.params),
+        authInfo: request.authInfo,
+        sessionId: request.sessionId,
+        arguments: request.params?.arguments,
+      },
       outcome,
       started,
       result,
@@ -73,7 +80,10 @@ export function serveRequest<R>(state: object, log: Log, method: string, factsOf
 
 /** A tool call as its audit line names it. */
 export interface AuditedCall {
+  /** The tool the call runs. */
   readonly tool: string
+  /** The tool it was called through, when another (search mode's `call_tool`). */
+  readonly via?: string
   readonly authInfo: unknown
   readonly sessionId: string | undefined
   readonly arguments: unknown
@@ -90,6 +100,7 @@ export function audit(log: Log, call: AuditedCall, outcome: string, started: num
     principal: principal === undefined ? null : { issuer: principal.issuer, subject: principal.subject, clientId: principal.clientId },
     ...(call.sessionId === undefined ? {} : { session: call.sessionId }),
     tool: call.tool,
+    ...(call.via === undefined ? {} : { via: call.via }),
     outcome,
     durationMs: Math.round((performance.now() - started) * 1000) / 1000,
     bytesIn: byteLength(args),

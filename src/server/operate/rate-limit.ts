@@ -8,6 +8,7 @@ import { ProtocolError } from '@modelcontextprotocol/server'
 import { checkOptions } from '../../runtime/check-options.ts'
 import { RATE_LIMIT_RULES, type RateBucket, type RateLimitName, type RateLimitOptions } from '../../contract/rate-limit-options.ts'
 import { countRejected } from '../../runtime/otel.ts'
+import { calledToolOf } from './called-tool.ts'
 
 export { RATE_LIMIT_RULES, type RateBucket, type RateLimitName, type RateLimitOptions } from '../../contract/rate-limit-options.ts'
 
@@ -64,12 +65,8 @@ export class RateLimiter {
   readonly #tools = new Map<string, Bucket>()
   #global: Bucket | undefined
 
-  /** The tool a call's params run, its `perTool` bucket (`call_tool` in search mode: the tool it names). */
-  readonly toolOf: (params: unknown) => string
-
-  constructor(options: RateLimitOptions, toolOf?: (params: unknown) => string | undefined) {
+  constructor(options: RateLimitOptions) {
     this.#specs = { perCaller: specOf(options.perCaller), perTool: specOf(options.perTool), global: specOf(options.global) }
-    this.toolOf = (params) => toolOf?.(params) ?? String((params as { name?: unknown } | undefined)?.name ?? '')
   }
 
   /** Takes one call for `caller` to `tool` from every bucket, or none and says which refused (the longest wait). */
@@ -113,18 +110,21 @@ function forgetFull(map: Map<string, Bucket>, now: number): void {
 
 const limiters = new WeakMap<object, RateLimiter>()
 
-/**
- * Sets (or, with `undefined`, removes) the rate limits of a server state;
- * `toolOf` names the tool a call's params run (the state's `calledTool`).
- */
-export function setRateLimit(state: object, options: RateLimitOptions | undefined, toolOf?: (params: unknown) => string | undefined): void {
+/** Sets (or, with `undefined`, removes) the rate limits of a server state. */
+export function setRateLimit(state: object, options: RateLimitOptions | undefined): void {
   if (options === undefined || Object.values(options).every((v) => v === undefined)) limiters.delete(state)
-  else limiters.set(state, new RateLimiter(options, toolOf))
+  else limiters.set(state, new RateLimiter(options))
 }
 
 /** The rate limiter of a server state, when it has limits. */
 export function rateLimiterOf(state: object): RateLimiter | undefined {
   return limiters.get(state)
+}
+
+/** A call's tool as its audit line names it: the tool it runs, and `via` the tool it was called through when another (`call_tool`). */
+export function auditedTool(tool: string, params: { name?: unknown } | undefined): { tool: string; via?: string } {
+  const asked = String(params?.name ?? '')
+  return asked === tool ? { tool } : { tool, via: asked }
 }
 
 /** The JSON-RPC error code of a refused call (a server error, as HTTP's 429). */
@@ -147,22 +147,23 @@ export interface RateLimitAnswer {
   readonly status: 429
   readonly headers: Record<string, string>
   readonly body: string
-  /** The refused call's tool and arguments (its audit line). */
-  readonly refused: { readonly tool: string; readonly arguments: unknown }
+  /** The refused call's tool, the tool it was called through (`call_tool`), and its arguments (its audit line). */
+  readonly refused: { readonly tool: string; readonly via?: string; readonly arguments: unknown }
 }
 
 /**
  * Takes each `tools/call` of an HTTP request's body (a message or a batch)
- * for `caller` from the buckets: the `429` answer once one is over a limit
- * (those after it are not taken), else `undefined`. Node HTTP and `fetch()`
- * both answer with it.
+ * for `caller` from the buckets of `state` (its `limiter`): the `429` answer
+ * once one is over a limit (those after it are not taken), else
+ * `undefined`. Node HTTP and `fetch()` both answer with it.
  */
-export function rateLimitAnswer(limiter: RateLimiter, message: unknown, caller: () => string): RateLimitAnswer | undefined {
+export function rateLimitAnswer(state: object, limiter: RateLimiter, message: unknown, caller: () => string): RateLimitAnswer | undefined {
   const calls = callsOf(message)
   if (calls.length === 0) return undefined
   const key = caller()
   for (const call of calls) {
-    const refusal = limiter.take(key, limiter.toolOf(call.params))
+    const tool = calledToolOf(state, call.params)
+    const refusal = limiter.take(key, tool)
     if (refusal === undefined) continue
     return {
       status: 429,
@@ -172,7 +173,7 @@ export function rateLimitAnswer(limiter: RateLimiter, message: unknown, caller: 
         id: typeof call.id === 'string' || typeof call.id === 'number' ? call.id : null,
         error: { code: RATE_LIMITED, message: rateLimitText(refusal), data: { limit: refusal.limit, retryAfterMs: refusal.retryAfterMs } },
       }),
-      refused: { tool: String(call.params?.name ?? ''), arguments: call.params?.arguments },
+      refused: { ...auditedTool(tool, call.params), arguments: call.params?.arguments },
     }
   }
   return undefined

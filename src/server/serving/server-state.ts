@@ -30,6 +30,7 @@ export type { StateBinding } from './request-state.ts'
 
 import type { ListKind } from '../base/list-kind.ts'
 import { isRecord } from '../../contract/is-record.ts'
+import { readCalledToolWith } from '../operate/called-tool.ts'
 
 /** Re-applies one service's backend to a tool table that has the service (lenient: a table without it is skipped). */
 export type Binder = (table: ToolTable) => void
@@ -87,6 +88,8 @@ export class ServerState {
   #announcedSearch = false
 
   constructor(parts: ServerStateParts) {
+    // The operating hooks (rate limits, audit line) name a call's tool as the call runs it.
+    readCalledToolWith(this, (params) => this.calledTool(params))
     this.info = { name: parts.name, version: parts.version }
     this.features = new Set(parts.features ?? [])
     this.appState = parts.appState
