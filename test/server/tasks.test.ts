@@ -267,6 +267,31 @@ describe('on the wire', () => {
   })
 })
 
+it('a task whose tool fails is logged as a failed call, as a tools/call answered at once is', async () => {
+  const warnings: string[] = []
+  const server = Server.builder('tasks-log')
+    .logging({ logger: { warn: (line) => warnings.push(line) } })
+    .tasks({ pollIntervalMs: 20, startAfterMs: 0 })
+    .tool({ name: 'Fails', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } }, async () => {
+      await wait(30)
+      return { content: [{ type: 'text' as const, text: 'the backend said no' }], isError: true }
+    })
+    .build()
+  const served = await server.serveHttp({ port: 0 })
+  closers.push(() => served.close())
+  const created = (await modernRequest(served.url, 'tools/call', { name: 'Fails', arguments: {} }, { capabilities: TASKS })).body.result!
+  expect(created.resultType).toBe('task')
+  let task: any
+  for (let i = 0; i < 200 && task?.status !== 'completed'; i++) {
+    await sleep(20)
+    task = (await modernRequest(served.url, 'tasks/get', { taskId: created.taskId }, { capabilities: TASKS })).body.result
+  }
+  expect(task.result).toMatchObject({ isError: true })
+  expect(warnings.filter((line) => line.includes('call to tool "Fails"'))).toEqual([
+    'tasks-log: call to tool "Fails" failed: the backend said no',
+  ])
+})
+
 /** Opens a 2026-07-28 subscriptions/listen stream on `url`; `next()` reads its messages one by one. */
 async function listen(
   url: string,

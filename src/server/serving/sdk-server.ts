@@ -29,15 +29,15 @@ import { page } from '../primitives/pagination.ts'
 import { matchTemplate, SERVED_CALL, type ServedCall } from '../primitives/resource-templates.ts'
 import { promptResult } from '../primitives/prompts.ts'
 import { readResult } from '../primitives/resources.ts'
-import { logFailedCall, sendable } from '../tools/sendable.ts'
+import { logFailedCall } from '../tools/sendable.ts'
 import { serveSubscriptions } from '../primitives/subscriptions.ts'
 import type { ListKind } from '../base/list-kind.ts'
 import type { ServerState, StateBinding } from './server-state.ts'
-import { callTarget, dispatchCall, inRounds, isInputRequired, settled } from './tool-call.ts'
+import { callTarget, dispatchCall, inRounds, isInputRequired, settled, type CallTarget } from './tool-call.ts'
 import { TaskableCall } from '../tasks/task-call.ts'
 import { declaresTasks, missingTasksCapability, ownerOf, serveTaskMethods } from '../tasks/task-methods.ts'
 import { TASKS_EXTENSION, taskView } from '../tasks/tasks.ts'
-import type { CallResult, ToolEntry } from '../tools/tool-set.ts'
+import type { CallResult } from '../tools/tool-set.ts'
 import { serveRequest } from '../operate/operate.ts'
 import { endSession, sawRequest, sdkRequest } from '../operate/sdk-request.ts'
 import { MODERN_REVISION } from '../../contract/protocol.ts'
@@ -349,16 +349,25 @@ export interface FactoryOptions {
   log?: Log
 }
 
-/** What a task that ran a tool stores as its result: the tool's result as `tools/call` would have answered it. */
-export function taskResult(server: SdkServer, entry: ToolEntry, result: CallResult): Record<string, unknown> {
-  if ('resultType' in result && result.resultType === 'input_required') {
+/**
+ * What a task that ran a tool (`target`) stores as its result: the tool's result as `tools/call` would have
+ * answered it (tool-call.ts, `settled`: a failed one logged, as every path logs one).
+ */
+export function taskResult(
+  server: SdkServer,
+  target: Pick<CallTarget, 'name' | 'entry'>,
+  result: CallResult,
+  to: { readonly server: string; readonly log: Log },
+): Record<string, unknown> {
+  if (isInputRequired(result)) {
     throw new ProtocolError(
       ProtocolErrorCode.InternalError,
       'the handler returned input_required inside a task: ask with ctx.elicit, ctx.sample or ctx.listRoots instead',
     )
   }
   // The request's own answer: a complete tools/call result (resultType included, as a 2026-07-28 one carries it).
-  return { ...server.projectCallToolResult(sendable(result, entry) as CallToolResult, entry.listed.outputSchema), resultType: 'complete' }
+  const done = settled(result, target, to.server, to.log)
+  return { ...server.projectCallToolResult(done as CallToolResult, target.entry.listed.outputSchema), resultType: 'complete' }
 }
 
 /** Creates one SDK server instance answering from `state`. */
@@ -406,7 +415,9 @@ export function createSdkServer(state: ServerState, options: FactoryOptions = {}
         progress: call.progress,
         holdsOperation: call.holdsOperation,
       })
-      const outcome = await call.run(entry.call(args, context), (done) => taskResult(server, entry, done))
+      const outcome = await call.run(entry.call(args, context), (done) =>
+        taskResult(server, target, done, { server: state.info.name, log }),
+      )
       if ('task' in outcome) throw new TaskCreated({ resultType: 'task', ...taskView(outcome.task, false) })
       return outcome.result
     })

@@ -69,5 +69,10 @@ function takeOver(state: ServerState, tasks: TaskManager, task: StoredTask): voi
   }
   let server: ReturnType<typeof createSdkServer> | undefined
   const settled = followOperation(tool, { name: task.operation, done: false }, context)
-  tasks.adopt(task, controller, settled, (result) => taskResult((server ??= createSdkServer(state)), entry, result as never))
+  tasks.adopt(task, controller, settled, (result) =>
+    taskResult((server ??= createSdkServer(state)), { name: task.tool, entry }, result as never, {
+      server: state.info.name,
+      log: state.log,
+    }),
+  )
 }

@@ -88,7 +88,7 @@ export function isInputRequired(result: unknown): result is InputRequiredResult 
  * makes it (one no transport could write becomes a tool error, a failed
  * call is logged).
  */
-export function settled(called: unknown, target: CallTarget, server: string, log: Log): CallResult {
+export function settled(called: unknown, target: Pick<CallTarget, 'name' | 'entry'>, server: string, log: Log): CallResult {
   if (isInputRequired(called)) return called
   return answered(called as CallResult, target.entry, target.name, { server, log })
 }
