@@ -104,6 +104,8 @@ export function countTokensFresh(text: string): number {
  * after its first few thousand tokens).
  */
 export function fitsTokens(text: string, limit: number): boolean {
+  // Below zero nothing fits (the encoder's own check says 0 tokens fit -1).
+  if (limit < 0) return false
   if (text.length <= limit && Buffer.byteLength(text) <= limit) return true
   const known = counted.get(text)
   if (known !== undefined) return known <= limit

@@ -174,6 +174,9 @@ describe('tokensAtMost', () => {
     const special = `${'a <|endoftext|> b '.repeat(200)}`
     expect(fitsTokens(special, 10)).toBe(false)
     expect(fitsTokens(special, exact(special))).toBe(true)
+    // No text fits a budget below zero, the empty one included (a budget spent past its end).
+    for (const short of ['', 'a', '{}']) expect(fitsTokens(short, -1), JSON.stringify(short)).toBe(false)
+    expect(fitsTokens('', 0)).toBe(true)
   })
 })
 
