@@ -175,6 +175,8 @@ describe('rate limits', () => {
     expect(refused.status).toBe(429)
     expect(refused.body.error).toMatchObject({ code: -32029, data: { limit: 'perTool' } })
     expect((await modernRequest(handle.url, 'tools/call', callTool('Sub'))).status).toBe(200)
+    // A name of no tool: the call_tool's own (its bucket, its line), answered as a tool error.
+    expect((await modernRequest(handle.url, 'tools/call', callTool('Nope'))).body.result?.isError).toBe(true)
     const audited = lines.map(({ tool, via, outcome }) => [tool, via ?? '-', outcome])
     expect(audited).toEqual([
       // stdio
@@ -186,7 +188,22 @@ describe('rate limits', () => {
       ['Add', '-', 'ok'],
       ['Add', 'call_tool', 'rate_limited'],
       ['Sub', 'call_tool', 'ok'],
+      ['call_tool', '-', 'tool_error'],
     ])
+  })
+
+  it('search mode with the meta-tools renamed: the audit line says which one a call came through', async () => {
+    const lines: Array<Record<string, unknown>> = []
+    const logger = { info: (_message: string, record?: Record<string, unknown>) => record && lines.push(record) }
+    const server = Server.builder('renamed')
+      .discovery('search', { call: 'invoke' })
+      .logging({ logger, audit: true })
+      .tool({ name: 'Add', inputSchema: { type: 'object' } }, () => ({ content: [{ type: 'text' as const, text: 'ok' }] }))
+      .build()
+    const handle = await server.serveHttp({ port: 0 })
+    closers.push(() => handle.close())
+    expect((await modernRequest(handle.url, 'tools/call', { name: 'invoke', arguments: { name: 'Add', arguments: {} } })).status).toBe(200)
+    expect(lines.map(({ tool, via, outcome }) => [tool, via, outcome])).toEqual([['Add', 'invoke', 'ok']])
   })
 
   it('50 callers (sessions) on loopback: the one over its limit gets 429s, the others none', async () => {

@@ -181,7 +181,9 @@ export async function serveFastCall(
     const { status, error: answer } = thrownAnswer(error)
     return send(status, { error: answer })
   }
-  send(200, { result: { ...result, _meta: { ...(result._meta as object | undefined), [SERVER_INFO]: state.info } } })
+  // What the SDK's encoder adds after its span and audit line: a complete result's resultType, the server's identity.
+  const stamped = isInputRequired(result) ? result : { ...result, resultType: 'complete' }
+  send(200, { result: { ...stamped, _meta: { ...(result._meta as object | undefined), [SERVER_INFO]: state.info } } })
 }
 
 /** An error to throw with a JSON-RPC code (and data), as `thrownAnswer` answers it. */
@@ -191,8 +193,8 @@ const rpcError = ({ code, message, data }: RpcError): Error =>
 /**
  * What the SDK's `Server` does with a `tools/call` result on the
  * 2026-07-28 era: an `input_required` one checked ({@link inputRequiredError}),
- * any other projected (SEP-2106), checked as a `CallToolResult` and marked
- * `complete`. Throws the error the SDK answers instead.
+ * any other projected (SEP-2106) and checked as a `CallToolResult`. Throws
+ * the error the SDK answers instead.
  */
 function answerable(called: CallResult, capabilities: Record<string, unknown>): Record<string, unknown> {
   const result = called as Record<string, unknown>
@@ -205,7 +207,7 @@ function answerable(called: CallResult, capabilities: Record<string, unknown>): 
   const checked = specTypeSchemas.CallToolResult['~standard'].validate(normalized) as { issues?: readonly unknown[] }
   // The text the SDK gives (zod's message: its issues as indented JSON).
   if (checked.issues) throw rpcError({ code: -32602, message: `Invalid tools/call result: ${JSON.stringify(checked.issues, null, 2)}` })
-  return { ...normalized, resultType: 'complete' }
+  return normalized
 }
 
 /** The fast call as operate.ts takes it (HTTP checked its rate limits before the body was read). */

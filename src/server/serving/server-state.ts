@@ -128,14 +128,15 @@ export class ServerState {
 
   /**
    * The name of the tool a `tools/call` with `params` runs, read before
-   * anything checks it (a rate limit's bucket, a step-up's scopes): in
-   * search mode the tool a `call_tool` names, else the one `params` name.
+   * anything checks the call (a rate limit's bucket, a step-up's scopes, the
+   * audit line): in search mode the tool of this server a `call_tool` names
+   * (a name of none stays the `call_tool`'s), else the one `params` name.
    */
   calledTool(params: unknown): string | undefined {
     if (!isRecord(params) || typeof params.name !== 'string') return undefined
     if (params.name !== this.#discovery.names.call || !this.searching) return params.name
     const args = params.arguments
-    return isRecord(args) && typeof args.name === 'string' && args.name !== '' ? args.name : params.name
+    return isRecord(args) && typeof args.name === 'string' && this.tools.byName.has(args.name) ? args.name : params.name
   }
 
   /**
