@@ -175,6 +175,56 @@ describe("scopedTools: 'step-up' (the default)", () => {
     expect(ran).toEqual(['Admin'])
   })
 
+  it("a call answered 403 takes nothing from the tool's rate-limit bucket: the caller with the scope still gets its call (serveHttp and fetch())", async () => {
+    const limited = build().rateLimit({ perTool: { rate: 0.01, burst: 1 } })
+    const handle = await limited.serveHttp({ port: 0, auth: { issuer: oidc.issuer, scopes: ['mcp'] } })
+    try {
+      const reader = await oidc.token('reader', handle.url)
+      for (let i = 0; i < 2; i++)
+        await expectStepUp(await modern(handle.url, 'tools/call', { name: 'Admin', arguments: {} }, reader), handle.url)
+      const service = await oidc.token('service', handle.url)
+      const called = await modern(handle.url, 'tools/call', { name: 'Admin', arguments: {} }, service)
+      expect(called.status).toBe(200)
+      expect((await messageOf(called)).result).toMatchObject({ content: [{ text: 'admin' }] })
+    } finally {
+      await handle.close()
+    }
+    const viaFetch = build().rateLimit({ perTool: { rate: 0.01, burst: 1 } })
+    const resource = 'http://127.0.0.1:9/mcp'
+    const auth = { issuer: oidc.issuer, resource, scopes: ['mcp'] }
+    const post = (token: string) =>
+      viaFetch.fetch(
+        new Request(resource, {
+          method: 'POST',
+          headers: {
+            ...JSON_RPC_HEADERS,
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'Admin',
+            authorization: `Bearer ${token}`,
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: {
+              name: 'Admin',
+              arguments: {},
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientInfo': { name: 'step-up', version: '0' },
+                'io.modelcontextprotocol/clientCapabilities': {},
+              },
+            },
+          }),
+        }),
+        { auth },
+      )
+    const reader = await oidc.token('reader', resource)
+    for (let i = 0; i < 2; i++) expect((await post(reader)).status).toBe(403)
+    expect((await post(await oidc.token('service', resource))).status).toBe(200)
+  })
+
   it('fetch() with auth answers the same 403', async () => {
     const resource = 'http://127.0.0.1:9/mcp'
     const token = await oidc.token('reader', resource)

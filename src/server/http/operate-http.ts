@@ -12,6 +12,7 @@ import type { Log } from '../base/logging.ts'
 import { rateLimitAnswer, rateLimiterOf } from '../operate/rate-limit.ts'
 import type { ServerState } from '../serving/server-state.ts'
 import { readRequest, type ReadRequest } from './inbound.ts'
+import { stepUpRejection } from './step-up.ts'
 
 /**
  * With rate limits, reads a POST's body and takes each `tools/call` in it
@@ -34,6 +35,8 @@ export async function rateLimited(
   const header = req.headers['mcp-session-id']
   const session = typeof header === 'string' ? header : undefined
   const authInfo = (req as { auth?: unknown }).auth
+  // A call answered 403 for more scopes (step-up.ts, after this) takes nothing from the buckets: it runs nothing.
+  if (stepUpRejection(state, message, authInfo) !== undefined) return read
   const answer = rateLimitAnswer(state, limiter, message, () => callerKey(authInfo, session, req.socket?.remoteAddress))
   if (answer === undefined) return read
   audit(log, { ...answer.refused, authInfo, sessionId: session }, 'rate_limited', started)

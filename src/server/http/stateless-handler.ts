@@ -48,10 +48,11 @@ export function createFetchHandler(state: ServerState, links?: FetchLinks): Fetc
     // Read here as for serveHttp: one wording for a body too large or not JSON, and the text kept for exact 64-bit numbers.
     const body = await readBody(request)
     if (body instanceof Response) return body
-    const limited = rateLimitedFetch(state, links?.log ?? state.log, body.parsed, request, options?.authInfo)
-    if (limited !== undefined) return limited
+    // A call answered 403 for more scopes takes nothing from the rate limits' buckets: it runs nothing.
     const stepUp = stepUpRejection(state, body.parsed, options?.authInfo)
     if (stepUp !== undefined) return stepUp
+    const limited = rateLimitedFetch(state, links?.log ?? state.log, body.parsed, request, options?.authInfo)
+    if (limited !== undefined) return limited
     // A 2026-07-28 request names its method in Mcp-Method: those answered before the SDK are answered here.
     if (EXTENSION_METHODS.has(request.headers.get('mcp-method') ?? '')) {
       const answered = await answerExtensions(state, body.parsed, request, options?.authInfo)
