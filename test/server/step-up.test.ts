@@ -110,6 +110,36 @@ const expectStepUp = async (response: Response, url: string): Promise<void> => {
   expect(await response.json()).toEqual({ error: 'insufficient_scope', error_description: 'tool "Admin" needs scope "notes.write"' })
 }
 
+/** `fetch()` of `server` with auth for `resource`: a 2026-07-28 call of Admin with `token`. */
+const fetchAdmin = (server: Server, resource: string, token: string): Promise<Response> =>
+  server.fetch(
+    new Request(resource, {
+      method: 'POST',
+      headers: {
+        ...JSON_RPC_HEADERS,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'Admin',
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'Admin',
+          arguments: {},
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'step-up', version: '0' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    }),
+    { auth: { issuer: oidc.issuer, resource, scopes: ['mcp'] } },
+  )
+
 describe("the 401 names what every request needs, never a tool's scopes", () => {
   it('no token: scope="mcp" (notes.write is only for Admin)', async () => {
     const response = await fetch(stepUp.url, { method: 'POST', headers: JSON_RPC_HEADERS, body: '{}' })
@@ -191,35 +221,7 @@ describe("scopedTools: 'step-up' (the default)", () => {
     }
     const viaFetch = build().rateLimit({ perTool: { rate: 0.01, burst: 1 } })
     const resource = 'http://127.0.0.1:9/mcp'
-    const auth = { issuer: oidc.issuer, resource, scopes: ['mcp'] }
-    const post = (token: string) =>
-      viaFetch.fetch(
-        new Request(resource, {
-          method: 'POST',
-          headers: {
-            ...JSON_RPC_HEADERS,
-            'mcp-protocol-version': '2026-07-28',
-            'mcp-method': 'tools/call',
-            'mcp-name': 'Admin',
-            authorization: `Bearer ${token}`,
-          },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'tools/call',
-            params: {
-              name: 'Admin',
-              arguments: {},
-              _meta: {
-                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-                'io.modelcontextprotocol/clientInfo': { name: 'step-up', version: '0' },
-                'io.modelcontextprotocol/clientCapabilities': {},
-              },
-            },
-          }),
-        }),
-        { auth },
-      )
+    const post = (token: string): Promise<Response> => fetchAdmin(viaFetch, resource, token)
     const reader = await oidc.token('reader', resource)
     for (let i = 0; i < 2; i++) expect((await post(reader)).status).toBe(403)
     expect((await post(await oidc.token('service', resource))).status).toBe(200)
@@ -227,37 +229,7 @@ describe("scopedTools: 'step-up' (the default)", () => {
 
   it('fetch() with auth answers the same 403', async () => {
     const resource = 'http://127.0.0.1:9/mcp'
-    const token = await oidc.token('reader', resource)
-    const request = (body: unknown): Request =>
-      new Request(resource, {
-        method: 'POST',
-        headers: {
-          ...JSON_RPC_HEADERS,
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'Admin',
-          authorization: `Bearer ${token}`,
-        },
-        body: JSON.stringify(body),
-      })
-    const response = await server.fetch(
-      request({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'Admin',
-          arguments: {},
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'step-up', version: '0' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-      { auth: { issuer: oidc.issuer, resource, scopes: ['mcp'] } },
-    )
-    await expectStepUp(response, resource)
+    await expectStepUp(await fetchAdmin(server, resource, await oidc.token('reader', resource)), resource)
   })
 })
 
