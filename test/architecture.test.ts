@@ -317,7 +317,7 @@ function privateMemberUses(text: string): string[] {
  * `private` maps the session transport replaced). serving/sdk-server.ts
  * overrides it to see a raw `tools/call` before the SDK's own checks (null
  * arguments, a task as the answer) and to put `serveRequest` around every
- * handler. No other public hook does both; issue 33 keeps it open.
+ * handler. No other public hook does both, so it stays, on purpose.
  */
 const PROTECTED_HOOK = { file: join('server', 'serving', 'sdk-server.ts'), member: '_wrapHandler' }
 
