@@ -192,6 +192,36 @@ describe('rate limits', () => {
     ])
   })
 
+  it('a batch refused at one of its calls takes nothing for the others: none of them ran (serveHttp and fetch())', async () => {
+    const call = (id: number, name: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: name === 'SetVibe' ? { vibe: 'v' } : {} },
+    })
+    const post = (url: string, body: unknown): Request =>
+      new Request(url, {
+        method: 'POST',
+        headers: { ...JSON_RPC_HEADERS, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify(body),
+      })
+    const overHttp = inProcess().rateLimit({ perTool: { rate: 0.01, burst: 1 } })
+    const handle = await overHttp.serveHttp({ port: 0 })
+    closers.push(() => handle.close())
+    const overFetch = inProcess().rateLimit({ perTool: { rate: 0.01, burst: 1 } })
+    const sides: Array<[string, (request: Request) => Promise<Response>]> = [
+      [handle.url, (request) => fetch(request)],
+      ['http://127.0.0.1:9/mcp', (request) => overFetch.fetch(request)],
+    ]
+    for (const [url, send] of sides) {
+      // The batch's second SetVibe is over SetVibe's one token: the whole request is refused, GetVibe's call with it.
+      expect((await send(post(url, [call(1, 'GetVibe'), call(2, 'SetVibe'), call(3, 'SetVibe')]))).status).toBe(429)
+      const single = await send(post(url, call(4, 'GetVibe')))
+      expect(single.status).toBe(200)
+      expect(await single.text()).toContain('chill')
+    }
+  })
+
   it('search mode with the meta-tools renamed: the audit line says which one a call came through', async () => {
     const lines: Array<Record<string, unknown>> = []
     const logger = { info: (_message: string, record?: Record<string, unknown>) => record && lines.push(record) }

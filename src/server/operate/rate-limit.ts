@@ -90,6 +90,13 @@ export class RateLimiter {
     return undefined
   }
 
+  /** Gives back the call {@link take} took for `caller` to `tool` (one that then did not run: a batch refused later on). */
+  giveBack(caller: string, tool: string): void {
+    const { perCaller, perTool, global } = this.#specs
+    const buckets = [perCaller && this.#callers.get(caller), perTool && this.#tools.get(tool), global && this.#global]
+    for (const bucket of buckets) if (bucket) bucket.tokens = Math.min(bucket.spec.burst, bucket.tokens + 1)
+  }
+
   #bucket(map: Map<string, Bucket>, key: string, spec: Spec, now: number): Bucket {
     let bucket = map.get(key)
     if (bucket === undefined) {
@@ -154,17 +161,24 @@ export interface RateLimitAnswer {
 /**
  * Takes each `tools/call` of an HTTP request's body (a message or a batch)
  * for `caller` from the buckets of `state` (its `limiter`): the `429` answer
- * once one is over a limit (those after it are not taken), else
- * `undefined`. Node HTTP and `fetch()` both answer with it.
+ * once one is over a limit (those before it given back, those after it
+ * not taken: none of them runs), else `undefined`. Node HTTP and `fetch()`
+ * both answer with it.
  */
 export function rateLimitAnswer(state: object, limiter: RateLimiter, message: unknown, caller: () => string): RateLimitAnswer | undefined {
   const calls = callsOf(message)
   if (calls.length === 0) return undefined
   const key = caller()
+  const taken: string[] = []
   for (const call of calls) {
     const tool = calledToolOf(state, call.params)
     const refusal = limiter.take(key, tool)
-    if (refusal === undefined) continue
+    if (refusal === undefined) {
+      taken.push(tool)
+      continue
+    }
+    // The whole request is refused: the calls before this one do not run either, and take nothing.
+    for (const given of taken) limiter.giveBack(key, given)
     return {
       status: 429,
       headers: { 'content-type': 'application/json', 'retry-after': String(Math.ceil(refusal.retryAfterMs / 1000)) },
