@@ -26,6 +26,12 @@
  *   its sides are in the same ABBA rounds, so the SDK's cost to the
  *   in-process client (its promises pay the context manager's hooks too)
  *   is in it as it is in `otel-overhead`.
+ * - `otel-overhead-floor-conventions` (reported): the same, with what the
+ *   issue asks a traced call to record instead of the bare span, done as
+ *   directly as the SDK allows on that plain server: the SERVER span with
+ *   the conventions' attributes, made active, four stage events and the
+ *   operation duration record. What is left between it and `otel-overhead`
+ *   is what our server adds beyond the telemetry itself.
  * - `otel-overhead-async-context` (reported): no OpenTelemetry at all, one
  *   AsyncLocalStorage enabled vs none: the part of `otel-overhead` that is
  *   Node 20's async context (promise hooks on every promise of the process,
@@ -96,6 +102,76 @@ async function plainServer(api) {
   return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((resolve) => server.close(resolve)) }
 }
 
+/** The conventions server's tracer and duration histogram, made once per registered provider. */
+let tracer
+let durations
+
+/**
+ * The plain server of `otel-overhead-floor-conventions`: the same answer as
+ * {@link plainServer}'s, with what the issue asks a traced request to
+ * record, done as directly as the SDK allows: a SERVER span named
+ * `tools/call {tool}` with the conventions' attributes, made active around
+ * the answer, four stage events, and the `mcp.server.operation.duration`
+ * record. No transport, schema, decode or backend: only the telemetry.
+ */
+async function conventionsServer(api) {
+  const reply = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    result: { content: [{ type: 'text', text: '{"previousVibe":"chill","vibe":"details"}' }] },
+  })
+  const answer = async (res, span) => {
+    span.addEvent('proto_mcp.validate')
+    span.addEvent('proto_mcp.decode')
+    await Promise.resolve()
+    span.addEvent('proto_mcp.backend')
+    span.addEvent('proto_mcp.encode')
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(reply)
+  }
+  const handle = async (req, res) => {
+    const chunks = []
+    for await (const chunk of req) chunks.push(chunk)
+    const started = performance.now()
+    const message = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    const attributes = {
+      'mcp.method.name': message.method,
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      'mcp.protocol.version': req.headers['mcp-protocol-version'],
+      'gen_ai.tool.name': message.params.name,
+      'gen_ai.operation.name': 'execute_tool',
+    }
+    const spanAttributes = Object.assign({}, attributes)
+    spanAttributes['jsonrpc.protocol.version'] = '2.0'
+    spanAttributes['jsonrpc.request.id'] = String(message.id)
+    spanAttributes['client.address'] = req.socket.remoteAddress
+    const provider = api.trace.getTracerProvider()
+    // Looked up once per registered provider, as ours is (runtime/otel.ts).
+    if (tracer?.provider !== provider) tracer = { provider, tracer: provider.getTracer('otel-overhead-floor-conventions') }
+    const parent = api.context.active()
+    const span = tracer.tracer.startSpan(
+      `${message.method} ${message.params.name}`,
+      { kind: api.SpanKind.SERVER, attributes: spanAttributes },
+      parent,
+    )
+    try {
+      await api.context.with(api.trace.setSpan(parent, span), answer, undefined, res, span)
+    } finally {
+      span.end()
+      const meter = api.metrics.getMeterProvider()
+      if (durations?.provider !== meter) {
+        const histogram = meter.getMeter('otel-overhead-floor-conventions').createHistogram('mcp.server.operation.duration', { unit: 's' })
+        durations = { provider: meter, histogram }
+      }
+      durations.histogram.record((performance.now() - started) / 1000, attributes)
+    }
+  }
+  const server = createServer((req, res) => void handle(req, res))
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((resolve) => server.close(resolve)) }
+}
+
 /** Registers the SDK (traces into memory through the batch processor, metrics to a reader); returns its removal. */
 async function registerSdk() {
   const api = await import('@opentelemetry/api')
@@ -140,7 +216,7 @@ async function registerSdk() {
 
 export default {
   name: 'otel-overhead',
-  ids: ['otel-overhead', 'otel-overhead-floor', 'otel-overhead-no-sdk', 'otel-overhead-async-context'],
+  ids: ['otel-overhead', 'otel-overhead-floor', 'otel-overhead-floor-conventions', 'otel-overhead-no-sdk', 'otel-overhead-async-context'],
   async run() {
     const file = await writeModule(EXAMPLE_PROTO, 'example-otel')
     const { default: server } = await import(file)
@@ -159,6 +235,7 @@ export default {
     const base = baseServer ? await baseServer.serveHttp({ port: 0 }) : undefined
     const sdk = await registerSdk()
     const plain = await plainServer(await import('@opentelemetry/api'))
+    const conventions = await conventionsServer(await import('@opentelemetry/api'))
     const { tool, args } = CASES.medium
     const { body, headers } = modernCall(tool, args)
     const call = async (url) => {
@@ -178,15 +255,18 @@ export default {
         context: () => call(ours.url),
         plainSdk: () => call(plain.url),
         plainNone: () => call(plain.url),
+        conventionsSdk: () => call(conventions.url),
+        conventionsNone: () => call(conventions.url),
         ...(base ? { base: () => call(base.url) } : {}),
       }
       const names = Object.keys(sides)
       const cpu = Object.fromEntries(names.map((n) => [n, []]))
       let spans = 0
       let floorSpans = 0
+      let conventionsSpans = 0
       let context
       const batch = async (side) => {
-        const traced = side === 'sdk' || side === 'plainSdk'
+        const traced = side === 'sdk' || side === 'plainSdk' || side === 'conventionsSdk'
         if (traced) sdk.on()
         if (side === 'context') (context = new AsyncLocalStorage()).enterWith({})
         // Untimed: the first calls after a switch run code V8 deoptimised when the providers changed
@@ -203,7 +283,8 @@ export default {
           // Untimed: the batch's spans leave the processor, are counted, and the exporter lets them go (as an
           // exporter sending them away would), so the heap does not grow through the run for every side to pay.
           const counts = await sdk.flush()
-          spans += counts[`tools/call ${tool}`] ?? 0
+          if (side === 'sdk') spans += counts[`tools/call ${tool}`] ?? 0
+          if (side === 'conventionsSdk') conventionsSpans += counts[`tools/call ${tool}`] ?? 0
           floorSpans += counts[FLOOR_SPAN] ?? 0
         }
         return (used.user + used.system) / ops
@@ -218,8 +299,12 @@ export default {
       const calls = (rounds + 3) * (ops + WARM)
       if (spans < calls) throw new Error(`otel-overhead: the SDK side exported ${spans} spans for ${calls} calls`)
       if (floorSpans < calls) throw new Error(`otel-overhead: the plain server's SDK side exported ${floorSpans} spans for ${calls} calls`)
+      if (conventionsSpans < calls)
+        throw new Error(`otel-overhead: the conventions server's SDK side exported ${conventionsSpans} spans for ${calls} calls`)
       // Per round: our no-SDK call plus what one bare span per request added to the plain server in that round.
       const floor = cpu.none.map((none, i) => none + cpu.plainSdk[i] - cpu.plainNone[i])
+      // Per round: our no-SDK call plus what the telemetry the issue asks for added to the plain server in that round.
+      const conventionsFloor = cpu.none.map((none, i) => none + cpu.conventionsSdk[i] - cpu.conventionsNone[i])
       const records = [
         record({
           id: 'otel-overhead',
@@ -242,6 +327,18 @@ export default {
           note:
             'a reference (not a lower bound): our no-SDK call plus what one bare SERVER span made active per request ' +
             '(no attributes, events or metric) added to a plain node:http server answering the same POST, same rounds; reported',
+        }),
+      )
+      records.push(
+        record({
+          id: 'otel-overhead-floor-conventions',
+          samples: { ours: conventionsFloor, baseline: cpu.none },
+          unit: 'CPU µs/call',
+          higherIsBetter: false,
+          target: null,
+          note:
+            "our no-SDK call plus what the telemetry of a traced call (the SERVER span with the conventions' attributes made active, " +
+            'four stage events, the operation duration) added to a plain node:http server answering the same POST, same rounds; reported',
         }),
       )
       records.push(
@@ -274,6 +371,7 @@ export default {
       await ours.close()
       await base?.close()
       await plain.close()
+      await conventions.close()
       await sdk.close()
     }
   },
