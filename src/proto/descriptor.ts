@@ -64,13 +64,26 @@ export function buildDescriptor(root: protobuf.Root, optionOnly: ReadonlySet<str
   visit(root)
 
   const top: Json = {}
+  const extensions: protobuf.Field[] = []
   for (const fullName of [...reached].sort()) {
     const obj = root.lookup(fullName)
     if (!(obj instanceof protobuf.Type) && !(obj instanceof protobuf.Enum)) continue
     const node = nodeFor(top, fullName.split('.'))
     Object.assign(node, typeJson(obj))
+    if (obj instanceof protobuf.Type) for (const field of obj.fieldsArray) if (field.declaringField) extensions.push(field.declaringField)
   }
+  // A reached message's extensions, where their `extend` declares them: protobufjs copies
+  // each into the message again when the runtime loads the descriptor (a type's JSON leaves them out).
+  for (const field of extensions) Object.assign(nodeFor(top, field.fullName.slice(1).split('.')), extensionJson(field))
   return sortDescriptor({ nested: top }) as Json
+}
+
+/** An extension field's own JSON, its type and the type it extends fully qualified. */
+function extensionJson(field: protobuf.Field): Json {
+  const json = field.toJSON({ keepComments: false }) as unknown as Json
+  if (field.resolvedType) json.type = field.resolvedType.fullName
+  if (field.extensionField?.parent) json.extend = field.extensionField.parent.fullName
+  return json
 }
 
 /** The JSON node at `path` under `top`, creating `{ nested }` namespaces on the way. */

@@ -44,9 +44,11 @@ const SHIPPED_FILES = new Set([
 const FILE_MESSAGE = 4
 const FILE_ENUM = 5
 const FILE_SERVICE = 6
+const FILE_EXTENSION = 7
 const MESSAGE_FIELD = 2
 const MESSAGE_NESTED = 3
 const MESSAGE_ENUM = 4
+const MESSAGE_EXTENSION = 6
 const ENUM_VALUE = 2
 const SERVICE_METHOD = 2
 
@@ -286,6 +288,9 @@ function scanDescriptor(file: DecodedFile): ScannedFile {
     const fullName = qualify(scope, m.name ?? '')
     record(declarationKey('message', fullName), path)
     for (const [i, f] of (m.field ?? []).entries()) record(declarationKey('field', fullName, f.name ?? ''), [...path, MESSAGE_FIELD, i])
+    // An extension declared in the message is a field of the message's scope (scan-declarations.ts).
+    for (const [i, f] of (m.extension ?? []).entries())
+      record(declarationKey('field', fullName, f.name ?? ''), [...path, MESSAGE_EXTENSION, i])
     for (const [i, n] of (m.nestedType ?? []).entries()) {
       if (!n.options?.mapEntry) message(n, fullName, [...path, MESSAGE_NESTED, i])
     }
@@ -298,6 +303,7 @@ function scanDescriptor(file: DecodedFile): ScannedFile {
   }
   for (const [i, m] of (file.messageType ?? []).entries()) message(m, pkg, [FILE_MESSAGE, i])
   for (const [i, e] of (file.enumType ?? []).entries()) enumeration(e, pkg, [FILE_ENUM, i])
+  for (const [i, f] of (file.extension ?? []).entries()) record(declarationKey('field', pkg, f.name ?? ''), [FILE_EXTENSION, i])
   for (const [i, s] of (file.service ?? []).entries()) {
     const fullName = qualify(pkg, s.name ?? '')
     record(declarationKey('service', fullName), [FILE_SERVICE, i])

@@ -14,6 +14,7 @@ import type {
   SourceLoc,
   ValueType,
 } from './model.ts'
+import { extensionKey, extensionScope } from '../contract/extension-key.ts'
 import { customOptions } from './custom-options.ts'
 import { protoError } from './errors.ts'
 import { declarationKey } from './scan-declarations.ts'
@@ -137,19 +138,34 @@ function messageModel(type: protobuf.Type, fullName: string, lookup: Lookup): Me
   }
 }
 
+/**
+ * An extension field's protobuf JSON key (`[pkg.name]`) and the
+ * declaration key of the field its `extend` declares, where its comment and
+ * line are; `undefined` for a field of the message itself.
+ */
+function extensionOf(field: protobuf.Field): { key: string; declaration: string } | undefined {
+  const declaring = field.declaringField
+  if (declaring === null) return undefined
+  return {
+    key: extensionKey(declaring),
+    declaration: declarationKey('field', extensionScope(declaring), declaring.protoName ?? declaring.name),
+  }
+}
+
 function fieldModel(field: protobuf.Field, parent: string, lookup: Lookup): FieldModel {
+  const extension = extensionOf(field)
   // Bundled well-known types come as JSON with lowerCamel names and `protoName`.
-  const name = field.protoName ?? field.name
+  const name = extension?.key ?? field.protoName ?? field.name
   const { proto3_optional: proto3Optional, ...options } = (field.options ?? {}) as Record<string, unknown>
   const partOf = field.partOf
   const model: FieldModel = {
     name,
-    jsonName: field.jsonName ?? protobuf.util.jsonName(name),
+    jsonName: extension?.key ?? field.jsonName ?? protobuf.util.jsonName(name),
     number: field.id,
     type: valueType(field),
     repeated: field.repeated && !field.map,
     proto3Optional: proto3Optional === true,
-    ...lookup(declarationKey('field', parent, name)),
+    ...lookup(extension?.declaration ?? declarationKey('field', parent, name)),
     options,
     customOptions: customOptions(field),
     // protobufjs sets `required` for the proto2 label and for editions' LEGACY_REQUIRED presence.

@@ -6,6 +6,7 @@ import type { Root, Type, Field, Message } from 'protobufjs'
 import { loadProtobuf } from './load-protobuf.ts'
 import { checkProtoJson } from './protojson-checks.ts'
 import { isRecord } from '../contract/is-record.ts'
+import { protoJsonKey } from '../contract/extension-key.ts'
 
 /**
  * Builds the reflection root of a protobufjs JSON descriptor, resolved once,
@@ -98,7 +99,7 @@ function failure(type: Type, json: unknown): string | undefined {
 }
 
 function findField(type: Type, key: string): Field | undefined {
-  for (const field of type.fieldsArray) if (field.jsonName === key || field.name === key) return field
+  for (const field of type.fieldsArray) if (protoJsonKey(field) === key || field.name === key) return field
   return undefined
 }
 
@@ -153,7 +154,7 @@ export function locateFailure(type: Type, json: unknown, path = ''): DecodeFailu
   if (!isRecord(json) || isWellKnown(type)) return { path, reason: whole }
   for (const [key, value] of Object.entries(json)) {
     const field = findField(type, key)
-    const fieldPath = join(path, field?.jsonName ?? key)
+    const fieldPath = join(path, field === undefined ? key : protoJsonKey(field))
     const reason = failure(type, { [key]: value })
     if (reason === undefined) continue
     if (!field || value === null || typeof value !== 'object') return { path: fieldPath, reason: scalarReason(field, value, reason) }

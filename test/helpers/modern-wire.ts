@@ -16,6 +16,8 @@ export interface ModernRequestOptions {
   meta?: Record<string, unknown>
   /** Aborts the request (the client going away). */
   signal?: AbortSignal
+  /** Rewrites the body's JSON text before it is sent: for a literal `JSON.stringify` cannot write (a number past 2^53). */
+  rewrite?: (text: string) => string
 }
 
 /** What came back: the HTTP status and the JSON-RPC response (the last message of an SSE body). */
@@ -78,7 +80,7 @@ export async function modernRequest(
   const response = await fetch(url, {
     method: 'POST',
     headers,
-    body: JSON.stringify(body),
+    body: options.rewrite ? options.rewrite(JSON.stringify(body)) : JSON.stringify(body),
     ...(options.signal ? { signal: options.signal } : {}),
   })
   const text = await response.text()

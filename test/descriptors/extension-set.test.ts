@@ -1,0 +1,28 @@
+/**
+ * A descriptor set of a proto whose request has proto2 extensions gives the
+ * tools its text gives: each extension keyed by its bracketed full name and
+ * described by the comment of its declaration, at file level and inside a
+ * message (docs/mapping.md, "Input schema: the shape"). Before, a set
+ * recorded no comment for an extension's declaration.
+ */
+import { rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildProtoTools } from '../../src/codegen/build-proto.ts'
+import { bufSet, setDir, type SetForm } from './set-helpers.ts'
+
+const PROTO = fileURLToPath(new URL('../../fixtures/protos/grpc/extensions.proto', import.meta.url))
+const dir = setDir()
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe.each<[SetForm]>([['image'], ['protoc']])('the extensions fixture as a %s set', (form) => {
+  it('gives the tools its text gives, the extensions described by their declarations', () => {
+    const out = bufSet(dirname(PROTO), ['extensions.proto'], join(dir, `extensions-${form}.binpb`), form)
+    const fromSet = buildProtoTools(out)
+    expect(JSON.stringify(fromSet.tools)).toBe(JSON.stringify(buildProtoTools(PROTO).tools))
+    const properties = fromSet.tools[0]!.inputSchema.properties as Record<string, { description?: string }>
+    expect(properties['[ext.v1.author]']!.description).toBe('Who wrote the note.')
+    expect(properties['[ext.v1.Holder.tag]']!.description).toBe('A tag, declared inside a message.')
+  })
+})

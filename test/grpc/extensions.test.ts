@@ -1,0 +1,162 @@
+/**
+ * Proto2 extensions of a request message (docs/mapping.md, "Input schema:
+ * the shape"): a tool's schemas key them as protobuf JSON does
+ * (`[ext.v1.author]`), described by the comments of their declarations, and
+ * a call that sets them reaches a real grpc-js server with them set. Before,
+ * the schema advertised protobufjs's internal name (`.ext.v1.author`),
+ * undescribed, which the decoder then refused: no call could set one.
+ */
+import * as grpcJs from '@grpc/grpc-js'
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
+import { fileURLToPath } from 'node:url'
+import protobuf from 'protobufjs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { grpc, type GrpcBackend } from '../../src/entries/grpc.ts'
+import { createProtoServer } from '../../src/entries/codegen-v1.ts'
+import { buildServerSpec } from '../../src/gateway/build-spec.ts'
+import type { Server } from '../../src/server/index.ts'
+import { loadMcpModule } from '../helpers/load-module.ts'
+import { modernRequest } from '../helpers/modern-wire.ts'
+import { text } from '../helpers/result.ts'
+import { startGrpcServer, type GrpcTestServer } from './grpc-server.ts'
+
+const PROTO = fileURLToPath(new URL('../../fixtures/protos/grpc/extensions.proto', import.meta.url))
+
+/** The request type as the grpc-js server decodes it: its own protobufjs root, extensions and all. */
+const root = new protobuf.Root().loadSync(PROTO)
+root.resolveAll()
+const Note = root.lookupType('ext.v1.Note')
+
+/** Every request the grpc-js server received, decoded (extensions under protobufjs's `.ext.v1.name`). */
+const received: Array<Record<string, unknown>> = []
+let grpcServer: GrpcTestServer
+let backend: GrpcBackend
+/** The built package's backend, for the `?mcp` module (which runs on the built runtime). */
+let builtBackend: GrpcBackend
+const closers: Array<() => unknown> = []
+
+beforeAll(async () => {
+  // Raw bytes both ways: the server decodes with the root above and answers the request's own bytes.
+  const raw = (bytes: Buffer): Buffer => bytes
+  const definition: grpcJs.ServiceDefinition = {
+    Save: {
+      path: '/ext.v1.Notes/Save',
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: raw,
+      requestDeserialize: raw,
+      responseSerialize: raw,
+      responseDeserialize: raw,
+    },
+  }
+  const impl: grpcJs.UntypedServiceImplementation = {
+    Save: (call: grpcJs.ServerUnaryCall<Buffer, Buffer>, callback: grpcJs.sendUnaryData<Buffer>) => {
+      received.push(Note.toObject(Note.decode(call.request), { longs: String, bytes: String }))
+      callback(null, call.request)
+    },
+  }
+  grpcServer = await startGrpcServer([{ definition, impl }])
+  backend = grpc(grpcServer.address)
+  const built = (await import('unplugin-proto-mcp/grpc')) as { grpc: typeof grpc }
+  builtBackend = built.grpc(grpcServer.address)
+})
+afterAll(async () => {
+  for (const close of closers.splice(0).reverse()) await close()
+  backend.close()
+  builtBackend.close()
+  await grpcServer.stop()
+})
+
+const servers: Array<[string, () => Promise<Server>]> = [
+  ['compiled in process (the command)', async () => createProtoServer(buildServerSpec(PROTO).spec).forward('Notes', backend)],
+  ['the ?mcp module', async () => (await loadMcpModule(PROTO)).server.forward('Notes', builtBackend)],
+]
+
+/** Serves `server` over HTTP; the URL. */
+async function served(server: Server): Promise<string> {
+  const http = await server.logging({ logger: false }).serveHttp({ port: 0 })
+  closers.push(() => http.close())
+  return http.url
+}
+
+/** An SDK v2 client on `url`. */
+async function clientOf(url: string): Promise<ClientV2> {
+  const client = new ClientV2({ name: 'extensions-test', version: '1.0.0' })
+  await client.connect(new HttpV2(new URL(url)))
+  closers.push(() => client.close())
+  return client
+}
+
+describe.each(servers)('proto2 extensions of a request, %s', (_, make) => {
+  it('tools/list keys them by their bracketed full names, described by their declarations', async () => {
+    const client = await clientOf(await served(await make()))
+    const [tool] = (await client.listTools()).tools
+    const properties = tool!.inputSchema.properties as Record<string, { description?: string; type?: unknown }>
+    expect(Object.keys(properties).sort()).toEqual([
+      '[ext.v1.Holder.tag]',
+      '[ext.v1.author]',
+      '[ext.v1.blob]',
+      '[ext.v1.detail]',
+      '[ext.v1.views]',
+      'title',
+    ])
+    expect(properties['[ext.v1.author]']!.description).toBe('Who wrote the note.')
+    expect(properties['[ext.v1.views]']!.description).toBe('How often the note was read. (decimal int64)')
+    expect(properties['[ext.v1.Holder.tag]']!.description).toBe('A tag, declared inside a message.')
+    expect(properties.title!.description).toBe("The note's title.")
+    // The answer is a Note too: its schema keys them the same way.
+    expect(Object.keys(tool!.outputSchema!.properties as object).sort()).toEqual(Object.keys(properties).sort())
+  })
+
+  it('a call that sets them reaches the grpc-js server with them set; the answer carries them (checked by the client against the output schema)', async () => {
+    const client = await clientOf(await served(await make()))
+    const args = {
+      title: 'hello',
+      '[ext.v1.author]': 'ada',
+      '[ext.v1.views]': '42',
+      '[ext.v1.detail]': { level: 3 },
+      '[ext.v1.blob]': 'aGk=',
+      '[ext.v1.Holder.tag]': 'red',
+    }
+    received.length = 0
+    const result = await client.callTool({ name: 'Save', arguments: args })
+    expect(result.isError).toBe(false)
+    expect(received).toEqual([
+      {
+        title: 'hello',
+        '.ext.v1.author': 'ada',
+        '.ext.v1.views': '42',
+        '.ext.v1.detail': { level: 3 },
+        '.ext.v1.blob': 'aGk=',
+        '.ext.v1.Holder.tag': 'red',
+      },
+    ])
+    expect(result.structuredContent).toEqual(args)
+  })
+
+  it('a 64-bit extension written past 2^53 is read exactly from the request text', async () => {
+    const url = await served(await make())
+    received.length = 0
+    const answer = await modernRequest(
+      url,
+      'tools/call',
+      { name: 'Save', arguments: { '[ext.v1.views]': 0 } },
+      { rewrite: (body) => body.replace('"[ext.v1.views]":0', '"[ext.v1.views]":9007199254740993') },
+    )
+    expect(answer.body.result?.isError).toBe(false)
+    expect(received).toEqual([{ '.ext.v1.views': '9007199254740993' }])
+  })
+
+  it('a bad value of an extension is refused at its key', async () => {
+    const server = await make()
+    expect(text(await server.call('Save', { '[ext.v1.detail]': { level: 'high' } }))).toBe(
+      'invalid arguments: /[ext.v1.detail]/level: "high" is not of type "integer"',
+    )
+    // Base64 protobufjs would decode to other bytes (`=` inside), refused as for a field of the message.
+    expect(text(await server.call('Save', { '[ext.v1.blob]': 'AQ=D' }))).toBe('decoding arguments: [ext.v1.blob]: invalid base64: "AQ=D"')
+    // protobufjs's own name for it is no protobuf JSON key: refused, the right one offered.
+    expect(text(await server.call('Save', { '.ext.v1.author': 'ada' }))).toBe(
+      'invalid arguments: /.ext.v1.author: unknown field (did you mean "[ext.v1.author]"?)',
+    )
+  })
+})
