@@ -11,6 +11,9 @@ const LRO_OPERATION = '.google.longrunning.Operation'
 const LRO_REQUESTS = ['.google.longrunning.GetOperationRequest', '.google.longrunning.CancelOperationRequest']
 const LRO_INFO_OPTION = '(google.longrunning.operation_info)'
 
+/** descriptor.proto's option messages, which custom options extend. */
+const OPTIONS_TYPE_RE = /^google\.protobuf\.\w+Options$/
+
 /** Keys whose children protobufjs reads in order (field order is output order; enum aliases). */
 const ORDERED_KEYS = new Set(['fields', 'values'])
 
@@ -70,10 +73,12 @@ export function buildDescriptor(root: protobuf.Root, optionOnly: ReadonlySet<str
     if (!(obj instanceof protobuf.Type) && !(obj instanceof protobuf.Enum)) continue
     const node = nodeFor(top, fullName.split('.'))
     Object.assign(node, typeJson(obj))
-    if (obj instanceof protobuf.Type) for (const field of obj.fieldsArray) if (field.declaringField) extensions.push(field.declaringField)
+    if (obj instanceof protobuf.Type && !OPTIONS_TYPE_RE.test(fullName))
+      for (const field of obj.fieldsArray) if (field.declaringField) extensions.push(field.declaringField)
   }
   // A reached message's extensions, where their `extend` declares them: protobufjs copies
   // each into the message again when the runtime loads the descriptor (a type's JSON leaves them out).
+  // Custom options (extensions of descriptor.proto's `*Options`) are read at build time only.
   for (const field of extensions) Object.assign(nodeFor(top, field.fullName.slice(1).split('.')), extensionJson(field))
   return sortDescriptor({ nested: top }) as Json
 }

@@ -350,6 +350,15 @@ function applyCustomOptions(root: protobuf.Root, runtime: protobuf.Root, bytes: 
   }
   const list = (value: unknown): Json[] => (Array.isArray(value) ? (value as Json[]) : [])
   const pkg = (file.package as string | undefined) ?? ''
+  // An extension's options are on its declaration, in the scope its `extend` is written in.
+  const extension = (f: Json, scope: string): void => {
+    const name = qualify(scope, f.name as string)
+    const declared = root.lookup(name)
+    if (declared instanceof protobuf.Field) apply(declared, f.options)
+    const twin = runtime.lookup(name)
+    if (twin instanceof protobuf.Field)
+      for (const statement of statements(f.options)) flatten(statement, '', (key, value) => twin.setOption(key, value))
+  }
   const message = (m: Json, scope: string): void => {
     const fullName = qualify(scope, m.name as string)
     const type = root.lookup(fullName)
@@ -363,10 +372,12 @@ function applyCustomOptions(root: protobuf.Root, runtime: protobuf.Root, bytes: 
       if (field) for (const statement of statements(f.options)) flatten(statement, '', (key, value) => field.setOption(key, value))
     }
     for (const o of list(m.oneof_decl)) apply(type.oneofs?.[o.name as string] ?? null, o.options)
+    for (const f of list(m.extension)) extension(f, fullName)
     for (const n of list(m.nested_type)) message(n, fullName)
     for (const e of list(m.enum_type)) apply(root.lookup(qualify(fullName, e.name as string)), e.options)
   }
   for (const m of list(file.message_type)) message(m, pkg)
+  for (const f of list(file.extension)) extension(f, pkg)
   for (const e of list(file.enum_type)) apply(root.lookup(qualify(pkg, e.name as string)), e.options)
   for (const s of list(file.service)) {
     const service = root.lookup(qualify(pkg, s.name as string))

@@ -139,15 +139,22 @@ function messageModel(type: protobuf.Type, fullName: string, lookup: Lookup): Me
 }
 
 /**
- * An extension field's protobuf JSON key (`[pkg.name]`) and the
- * declaration key of the field its `extend` declares, where its comment and
- * line are; `undefined` for a field of the message itself.
+ * An extension field's key in a tool's JSON (its dotted full name), its
+ * protobuf JSON key (bracketed: the lenient pass takes it as the proto
+ * name of other fields), the field its `extend` declares (where its options
+ * are) and that field's declaration key (its comment and line); `undefined`
+ * for a field of the message itself.
  */
-function extensionOf(field: protobuf.Field): { key: string; declaration: string } | undefined {
+function extensionOf(
+  field: protobuf.Field,
+): { key: string; protoJson: string; declaring: protobuf.Field; declaration: string } | undefined {
   const declaring = field.declaringField
   if (declaring === null) return undefined
+  const key = extensionKey(declaring)
   return {
-    key: extensionKey(declaring),
+    key,
+    protoJson: `[${key}]`,
+    declaring,
     declaration: declarationKey('field', extensionScope(declaring), declaring.protoName ?? declaring.name),
   }
 }
@@ -155,8 +162,10 @@ function extensionOf(field: protobuf.Field): { key: string; declaration: string 
 function fieldModel(field: protobuf.Field, parent: string, lookup: Lookup): FieldModel {
   const extension = extensionOf(field)
   // Bundled well-known types come as JSON with lowerCamel names and `protoName`.
-  const name = extension?.key ?? field.protoName ?? field.name
-  const { proto3_optional: proto3Optional, ...options } = (field.options ?? {}) as Record<string, unknown>
+  const name = extension?.protoJson ?? field.protoName ?? field.name
+  // protobufjs's copy of an extension in the extended message has its options but not their parsed form.
+  const declared = extension?.declaring ?? field
+  const { proto3_optional: proto3Optional, ...options } = (declared.options ?? {}) as Record<string, unknown>
   const partOf = field.partOf
   const model: FieldModel = {
     name,
@@ -167,7 +176,7 @@ function fieldModel(field: protobuf.Field, parent: string, lookup: Lookup): Fiel
     proto3Optional: proto3Optional === true,
     ...lookup(extension?.declaration ?? declarationKey('field', parent, name)),
     options,
-    customOptions: customOptions(field),
+    customOptions: customOptions(declared),
     // protobufjs sets `required` for the proto2 label and for editions' LEGACY_REQUIRED presence.
     legacyRequired: field.required,
   }

@@ -11,7 +11,7 @@ import type { NumberSource } from './number-source.ts'
 import type { DecodeFailure } from './protojson.ts'
 import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
 import { isRecord } from '../contract/is-record.ts'
-import { protoJsonKey } from '../contract/extension-key.ts'
+import { jsonKeyOf } from '../contract/extension-key.ts'
 
 /** A 64-bit value refused by the exact pass, at its field path. */
 export class ExactIntegerError extends Error implements DecodeFailure {
@@ -67,7 +67,7 @@ function message(type: Type, json: unknown, source: NumberSource | undefined, pa
   for (const key of Object.keys(json)) {
     const field = Object.hasOwn(type.fields, key) ? type.fields[key] : fieldByJsonName(type, key)
     if (field === undefined) continue
-    const at = join(path, protoJsonKey(field))
+    const at = join(path, jsonKeyOf(field))
     const value = json[key]
     const next = fieldValue(field, value, source, at, depth)
     if (next !== value) setOwn((out ??= { ...json }), key, next)
@@ -76,7 +76,7 @@ function message(type: Type, json: unknown, source: NumberSource | undefined, pa
 }
 
 function fieldByJsonName(type: Type, key: string): Field | undefined {
-  for (const field of type.fieldsArray) if (protoJsonKey(field) === key) return field
+  for (const field of type.fieldsArray) if (jsonKeyOf(field) === key) return field
   return undefined
 }
 

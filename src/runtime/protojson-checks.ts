@@ -10,7 +10,7 @@ import { isBase64, shownString } from './base64-check.ts'
 import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
 import type { Field, Type } from 'protobufjs'
 import { isRecord } from '../contract/is-record.ts'
-import { protoJsonKey } from '../contract/extension-key.ts'
+import { jsonKeyOf } from '../contract/extension-key.ts'
 
 const ANY = '.google.protobuf.Any'
 const BYTES_VALUE = '.google.protobuf.BytesValue'
@@ -36,7 +36,7 @@ function keyIndex(type: Type): Map<string, KeyEntry> {
     field.resolve()
     // An extension has one key, its bracketed full name.
     if (field.declaringField !== null) {
-      index.set(protoJsonKey(field), { field, alias: false })
+      index.set(jsonKeyOf(field), { field, alias: false })
       continue
     }
     const proper = [field.jsonName, (field as Field & { protoName?: string }).protoName ?? field.name]

@@ -6,7 +6,8 @@ import type { Root, Type, Field, Message } from 'protobufjs'
 import { loadProtobuf } from './load-protobuf.ts'
 import { checkProtoJson } from './protojson-checks.ts'
 import { isRecord } from '../contract/is-record.ts'
-import { protoJsonKey } from '../contract/extension-key.ts'
+import { jsonKeyOf } from '../contract/extension-key.ts'
+import { bracketed, unbracketed } from './extension-keys.ts'
 
 /**
  * Builds the reflection root of a protobufjs JSON descriptor, resolved once,
@@ -67,7 +68,7 @@ export interface DecodeFailure {
  * (see protojson-checks.ts).
  */
 export function fromJson(type: Type, json: unknown): Message<object> {
-  const message = loadProtobuf().protojson.fromJson(type, json)
+  const message = loadProtobuf().protojson.fromJson(type, bracketed(type, json))
   // After protojson, so that its errors (and their texts) come first.
   checkProtoJson(type, json)
   return message
@@ -75,7 +76,7 @@ export function fromJson(type: Type, json: unknown): Message<object> {
 
 /** Encodes a message as canonical protobuf JSON (docs/calls.md, "Result encoding and structured content"). */
 export function toJson(type: Type, message: object): unknown {
-  return loadProtobuf().protojson.toJson(type, message)
+  return unbracketed(type, loadProtobuf().protojson.toJson(type, message))
 }
 
 // protojson prefixes its messages with the full name of the type or field.
@@ -99,7 +100,7 @@ function failure(type: Type, json: unknown): string | undefined {
 }
 
 function findField(type: Type, key: string): Field | undefined {
-  for (const field of type.fieldsArray) if (protoJsonKey(field) === key || field.name === key) return field
+  for (const field of type.fieldsArray) if (jsonKeyOf(field) === key || field.name === key) return field
   return undefined
 }
 
@@ -154,7 +155,7 @@ export function locateFailure(type: Type, json: unknown, path = ''): DecodeFailu
   if (!isRecord(json) || isWellKnown(type)) return { path, reason: whole }
   for (const [key, value] of Object.entries(json)) {
     const field = findField(type, key)
-    const fieldPath = join(path, field === undefined ? key : protoJsonKey(field))
+    const fieldPath = join(path, field === undefined ? key : jsonKeyOf(field))
     const reason = failure(type, { [key]: value })
     if (reason === undefined) continue
     if (!field || value === null || typeof value !== 'object') return { path: fieldPath, reason: scalarReason(field, value, reason) }

@@ -8,6 +8,7 @@ import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
 import type { Type } from 'protobufjs'
 import type { DecodeFailure } from './protojson.ts'
 import { isRecord } from '../contract/is-record.ts'
+import { jsonKeyOf } from '../contract/extension-key.ts'
 
 /** The reason of a required field missing from a reply. */
 export const REQUIRED_NOT_SET = 'required field not set'
@@ -26,8 +27,9 @@ const reachesRequired = reachPredicate((t) => !isWellKnown(t) && t.fieldsArray.s
 export function missingRequired(type: Type, json: unknown, path = ''): DecodeFailure | undefined {
   if (!reachesRequired(type) || !isRecord(json)) return undefined
   for (const field of type.fieldsArray) {
-    const at = join(path, field.jsonName)
-    const value = json[field.jsonName]
+    const key = jsonKeyOf(field)
+    const at = join(path, key)
+    const value = json[key]
     if (value === undefined || value === null) {
       if (field.required) return { path: at, reason: REQUIRED_NOT_SET }
       continue

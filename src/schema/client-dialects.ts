@@ -4,6 +4,7 @@
  * breach is, and the public reports or documentation it is based on.
  */
 import Ajv2020 from 'ajv/dist/2020.js'
+import { isRecord } from '../contract/is-record.ts'
 import {
   COMBINATORS,
   hasCombinator,
@@ -51,6 +52,9 @@ const EV = {
   antName128: 'https://github.com/anthropics/claude-code/issues/96152',
   antNamePattern: 'https://github.com/home-assistant/core/issues/147760',
   antNonObject: 'https://github.com/anthropics/claude-code/issues/88049',
+  antPropertyKeys: 'https://github.com/beautyfree/appstore-connect-mcp/issues/2',
+  antPropertyKeys2: 'https://github.com/decocms/studio/pull/6874',
+  bedrockPropertyKeys: 'https://github.com/aws-solutions-library-samples/accelerated-intelligent-document-processing-on-aws/issues/709',
   antStrictDoc: 'https://platform.claude.com/docs/en/build-with-claude/structured-outputs',
   antStrictLimits: 'https://repo.hex.pm/docs/lang_schema-0.7.1.tar.gz:LangSchema.Converter.Anthropic.html',
   gemUnknownField: 'https://github.com/brainlid/langchain/issues/598',
@@ -100,6 +104,8 @@ const EV = {
 // Tool-name patterns.
 const OPENAI_NAME_RE = /^[a-zA-Z0-9_-]{1,64}$/
 const ANTHROPIC_NAME_RE = /^[a-zA-Z0-9_-]{1,128}$/
+/** The top-level property keys of an input schema Anthropic (and Bedrock Converse) accept; one other key refuses the whole request. */
+const ANTHROPIC_PROPERTY_KEY_RE = /^[a-zA-Z0-9_.-]{1,64}$/
 const GEMINI_NAME_RE = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/
 const GEMINI_PARAM_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
 const CURSOR_NAME_RE = /^[A-Za-z0-9_]+$/
@@ -352,6 +358,14 @@ export const CLIENT_DIALECTS: Readonly<Record<string, ClientDialect>> = {
         return found.length > 0 ? `the root uses ${found.join(', ')}; Anthropic takes none of them at the top level` : null
       }),
       rootRule('root-type-object', 'reject', [EV.antNonObject, EV.sdkObjectRoot], rootObject),
+      toolRule('property-keys', 'reject', [EV.antPropertyKeys, EV.antPropertyKeys2, EV.bedrockPropertyKeys], (t) => {
+        const properties = isRecord(t.inputSchema) ? t.inputSchema.properties : undefined
+        const keys = isRecord(properties) ? Object.keys(properties) : []
+        const bad = keys.filter((key) => !ANTHROPIC_PROPERTY_KEY_RE.test(key))
+        return bad.length > 0
+          ? `top-level property keys outside ${ANTHROPIC_PROPERTY_KEY_RE.source}: ${bad.map((key) => JSON.stringify(key)).join(', ')}`
+          : null
+      }),
       toolRule('draft-2020-12', 'reject', [EV.antDraft], (t) => {
         const problem = draft2020Problem(t.inputSchema)
         return problem === null ? null : `not a valid draft 2020-12 schema: ${problem}`

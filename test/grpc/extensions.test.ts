@@ -1,10 +1,12 @@
 /**
  * Proto2 extensions of a request message (docs/mapping.md, "Input schema:
- * the shape"): a tool's schemas key them as protobuf JSON does
- * (`[ext.v1.author]`), described by the comments of their declarations, and
- * a call that sets them reaches a real grpc-js server with them set. Before,
- * the schema advertised protobufjs's internal name (`.ext.v1.author`),
- * undescribed, which the decoder then refused: no call could set one.
+ * the shape"): a tool's schemas key them by their dotted full names
+ * (`ext.v1.author`: protobuf JSON's `[ext.v1.author]` is no property key
+ * Anthropic takes), described by the comments of their declarations and
+ * shaped by their options, and a call that sets them reaches a real grpc-js
+ * server with them set. Before, the schema advertised protobufjs's internal
+ * name (`.ext.v1.author`), undescribed, which the decoder then refused: no
+ * call could set one.
  */
 import * as grpcJs from '@grpc/grpc-js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
@@ -23,7 +25,16 @@ import { startGrpcServer, type GrpcTestServer } from './grpc-server.ts'
 const PROTO = fileURLToPath(new URL('../../fixtures/protos/grpc/extensions.proto', import.meta.url))
 
 /** The request type as the grpc-js server decodes it: its own protobufjs root, extensions and all. */
-const root = new protobuf.Root().loadSync(PROTO)
+const root = new protobuf.Root()
+// Its import of field_behavior.proto, from the package's protos/, and that file's of descriptor.proto, from protobufjs's copy.
+const PACKAGE = fileURLToPath(new URL('../../', import.meta.url))
+root.resolvePath = (origin, target) =>
+  target.startsWith('google/api/')
+    ? `${PACKAGE}protos/${target}`
+    : target.startsWith('google/protobuf/')
+      ? `${PACKAGE}node_modules/protobufjs/${target}`
+      : protobuf.util.path.resolve(origin, target)
+root.loadSync(PROTO)
 root.resolveAll()
 const Note = root.lookupType('ext.v1.Note')
 
@@ -92,31 +103,32 @@ describe.each(servers)('proto2 extensions of a request, %s', (_, make) => {
     const client = await clientOf(await served(await make()))
     const [tool] = (await client.listTools()).tools
     const properties = tool!.inputSchema.properties as Record<string, { description?: string; type?: unknown }>
+    // ext.v1.source is OUTPUT_ONLY (google.api.field_behavior): the options of its declaration.
     expect(Object.keys(properties).sort()).toEqual([
-      '[ext.v1.Holder.tag]',
-      '[ext.v1.author]',
-      '[ext.v1.blob]',
-      '[ext.v1.detail]',
-      '[ext.v1.views]',
+      'ext.v1.Holder.tag',
+      'ext.v1.author',
+      'ext.v1.blob',
+      'ext.v1.detail',
+      'ext.v1.views',
       'title',
     ])
-    expect(properties['[ext.v1.author]']!.description).toBe('Who wrote the note.')
-    expect(properties['[ext.v1.views]']!.description).toBe('How often the note was read. (decimal int64)')
-    expect(properties['[ext.v1.Holder.tag]']!.description).toBe('A tag, declared inside a message.')
+    expect(properties['ext.v1.author']!.description).toBe('Who wrote the note.')
+    expect(properties['ext.v1.views']!.description).toBe('How often the note was read. (decimal int64)')
+    expect(properties['ext.v1.Holder.tag']!.description).toBe('A tag, declared inside a message.')
     expect(properties.title!.description).toBe("The note's title.")
-    // The answer is a Note too: its schema keys them the same way.
-    expect(Object.keys(tool!.outputSchema!.properties as object).sort()).toEqual(Object.keys(properties).sort())
+    // The answer is a Note too: its schema keys them the same way, the output-only one with them.
+    expect(Object.keys(tool!.outputSchema!.properties as object).sort()).toEqual([...Object.keys(properties), 'ext.v1.source'].sort())
   })
 
   it('a call that sets them reaches the grpc-js server with them set; the answer carries them (checked by the client against the output schema)', async () => {
     const client = await clientOf(await served(await make()))
     const args = {
       title: 'hello',
-      '[ext.v1.author]': 'ada',
-      '[ext.v1.views]': '42',
-      '[ext.v1.detail]': { level: 3 },
-      '[ext.v1.blob]': 'aGk=',
-      '[ext.v1.Holder.tag]': 'red',
+      'ext.v1.author': 'ada',
+      'ext.v1.views': '42',
+      'ext.v1.detail': { level: 3 },
+      'ext.v1.blob': 'aGk=',
+      'ext.v1.Holder.tag': 'red',
     }
     received.length = 0
     const result = await client.callTool({ name: 'Save', arguments: args })
@@ -140,8 +152,8 @@ describe.each(servers)('proto2 extensions of a request, %s', (_, make) => {
     const answer = await modernRequest(
       url,
       'tools/call',
-      { name: 'Save', arguments: { '[ext.v1.views]': 0 } },
-      { rewrite: (body) => body.replace('"[ext.v1.views]":0', '"[ext.v1.views]":9007199254740993') },
+      { name: 'Save', arguments: { 'ext.v1.views': 0 } },
+      { rewrite: (body) => body.replace('"ext.v1.views":0', '"ext.v1.views":9007199254740993') },
     )
     expect(answer.body.result?.isError).toBe(false)
     expect(received).toEqual([{ '.ext.v1.views': '9007199254740993' }])
@@ -149,14 +161,39 @@ describe.each(servers)('proto2 extensions of a request, %s', (_, make) => {
 
   it('a bad value of an extension is refused at its key', async () => {
     const server = await make()
-    expect(text(await server.call('Save', { '[ext.v1.detail]': { level: 'high' } }))).toBe(
-      'invalid arguments: /[ext.v1.detail]/level: "high" is not of type "integer"',
+    expect(text(await server.call('Save', { 'ext.v1.detail': { level: 'high' } }))).toBe(
+      'invalid arguments: /ext.v1.detail/level: "high" is not of type "integer"',
     )
     // Base64 protobufjs would decode to other bytes (`=` inside), refused as for a field of the message.
-    expect(text(await server.call('Save', { '[ext.v1.blob]': 'AQ=D' }))).toBe('decoding arguments: [ext.v1.blob]: invalid base64: "AQ=D"')
-    // protobufjs's own name for it is no protobuf JSON key: refused, the right one offered.
+    expect(text(await server.call('Save', { 'ext.v1.blob': 'AQ=D' }))).toBe('decoding arguments: ext.v1.blob: invalid base64: "AQ=D"')
+    // protobufjs's own name for it, or its short name, is no key: refused, the right one offered.
     expect(text(await server.call('Save', { '.ext.v1.author': 'ada' }))).toBe(
-      'invalid arguments: /.ext.v1.author: unknown field (did you mean "[ext.v1.author]"?)',
+      'invalid arguments: /.ext.v1.author: unknown field (did you mean "ext.v1.author"?)',
     )
+    expect(text(await server.call('Save', { author: 'ada' }))).toBe(
+      'invalid arguments: /author: unknown field (did you mean "ext.v1.author"?)',
+    )
+  })
+
+  it("protobuf JSON's bracketed key is read as the dotted one (the lenient pass)", async () => {
+    received.length = 0
+    const result = await (await make()).call('Save', { '[ext.v1.author]': 'ada', '[ext.v1.Holder.tag]': 'red' })
+    expect(result.isError).toBe(false)
+    expect(received).toEqual([{ '.ext.v1.author': 'ada', '.ext.v1.Holder.tag': 'red' }])
+    expect(result.structuredContent).toEqual({ 'ext.v1.author': 'ada', 'ext.v1.Holder.tag': 'red' })
+  })
+})
+
+describe.each<[string, () => Promise<Server>]>([
+  ['compiled in process (the command)', async () => createProtoServer(buildServerSpec(PROTO).spec)],
+  ['the ?mcp module', async () => (await loadMcpModule(PROTO)).server],
+])('a reply with extensions, %s', (_, make) => {
+  it('is encoded with them; one lacking a required field inside an extension is refused at it', async () => {
+    const server = await make()
+    const replies: unknown[] = [{ 'ext.v1.detail': { level: 2 }, 'ext.v1.source': 'web' }, { 'ext.v1.detail': {} }]
+    server.implement('Notes', { Save: () => replies.shift() as object })
+    const saved = await server.call('Save', {})
+    expect(saved.structuredContent).toEqual({ 'ext.v1.detail': { level: 2 }, 'ext.v1.source': 'web' })
+    expect(text(await server.call('Save', {}))).toBe('encoding response: ext.v1.detail.level: required field not set')
   })
 })

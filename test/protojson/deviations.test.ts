@@ -5,7 +5,12 @@
  * deviations this suite found and fixed, so they stay fixed.
  */
 import { readFileSync } from 'node:fs'
-import { create } from '@bufbuild/protobuf'
+import { create, createFileRegistry, fromBinary, fromJson as bufFromJson, toJson as bufToJson, type FileRegistry } from '@bufbuild/protobuf'
+import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt'
+import { join } from 'node:path'
+import protobuf from 'protobufjs'
+import descriptor from 'protobufjs/ext/descriptor.js'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { describe, expect, it } from 'vitest'
 import { createProtoServer } from '../../src/server/index.ts'
 import { specFromProto } from '../helpers/spec-from-proto.ts'
@@ -13,6 +18,21 @@ import { CORPUS_PROTO } from './differential-suite.ts'
 import { DEVIATIONS } from './edge-cases.ts'
 import { attempt, runtimeCodec, wire } from './harness.ts'
 import { createOracle } from './oracle.ts'
+
+/** A request message with an extension (the oracle's hand-written descriptors have none). */
+const EXTENSION_PROTO =
+  'syntax = "proto2";\npackage dev.v1;\nmessage Note { optional string title = 1; extensions 100 to 199; }\nextend Note { optional string author = 100; }\n'
+
+/** bufbuild's registry of `file`, from protobufjs's FileDescriptorSet of it (its copies of extensions in the extended message left out). */
+function bufbuildRegistry(file: string): FileRegistry {
+  const root = new protobuf.Root()
+  root.loadSync(file, { keepCase: true })
+  root.resolveAll()
+  const set = fromBinary(FileDescriptorSetSchema, descriptor.FileDescriptorSet.encode(root.toDescriptor('proto2')).finish())
+  for (const proto of set.file)
+    for (const message of proto.messageType) message.field = message.field.filter((f) => !f.name.startsWith('.'))
+  return createFileRegistry(set)
+}
 
 const oracle = createOracle(CORPUS_PROTO)
 const codec = runtimeCodec(CORPUS_PROTO)
@@ -98,6 +118,19 @@ describe('known deviations from @bufbuild/protobuf', () => {
     expect(theirs(W, custom)).toEqual({ any: { '@type': 'type.googleapis.com/protojson.v1.Leaf', name: 'x' } })
     // A URL without a slash is not a type URL; protobufjs prefixes one.
     expect(ours(W, { any: { '@type': 'protojson.v1.Leaf', name: 'x' } })).toEqual({ any: { '@type': '/protojson.v1.Leaf', name: 'x' } })
+  })
+
+  it(DEVIATIONS.extensionKeys, () => {
+    const file = join(writeProtos({ 'ext.proto': EXTENSION_PROTO }), 'ext.proto')
+    const note = (json: unknown): unknown => wire(runtimeCodec(file).normalize('dev.v1.Note', json))
+    expect(note({ 'dev.v1.author': 'ada' })).toEqual({ 'dev.v1.author': 'ada' })
+    // The bracketed key is read too; the answer is dotted.
+    expect(note({ '[dev.v1.author]': 'ada' })).toEqual({ 'dev.v1.author': 'ada' })
+    const registry = bufbuildRegistry(file)
+    const schema = registry.getMessage('dev.v1.Note')!
+    const message = bufFromJson(schema, { '[dev.v1.author]': 'ada' }, { registry })
+    expect(bufToJson(schema, message, { registry })).toEqual({ '[dev.v1.author]': 'ada' })
+    expect(attempt(() => bufFromJson(schema, { 'dev.v1.author': 'ada' }, { registry })).ok).toBe(false)
   })
 
   it(DEVIATIONS.valueWithoutKind, () => {

@@ -27,6 +27,7 @@ export const DEVIATIONS = {
   impossibleDates: 'impossible timestamp dates are rejected',
   anyTypeUrl: 'Any type URLs are kept as given',
   valueWithoutKind: 'a Value with no kind encodes as null',
+  extensionKeys: "a proto2 extension's key is its dotted full name",
 } as const
 
 const dev =

@@ -215,6 +215,13 @@ export const RULE_CASES: RuleCase[] = [
   },
   {
     dialects: ['anthropic'],
+    rule: 'property-keys',
+    bad: [input(obj({ '[ext.v1.author]': S })), input(obj({ 'Account Number': S })), input(obj({ ['a'.repeat(65)]: S }))],
+    // Only the top level is checked: a nested key outside the pattern passes.
+    good: [input(obj({ 'ext.v1.author': S, 'a-b_c': S, ['a'.repeat(64)]: S })), input(obj({ a: obj({ '[x]': S }) }))],
+  },
+  {
+    dialects: ['anthropic'],
     rule: 'draft-2020-12',
     bad: [
       input(obj({ a: { type: 'text' } })),

@@ -1,0 +1,92 @@
+/**
+ * Extension keys at the codec's edge (docs/mapping.md, "Input schema: the
+ * shape"): a tool's JSON keys an extension by its dotted full name
+ * (`ext.v1.author`, contract/extension-key.ts), protobufjs `ext/protojson`
+ * by protobuf JSON's bracketed one (`[ext.v1.author]`). {@link bracketed}
+ * turns the first into the second before a decode, {@link unbracketed} the
+ * second into the first after an encode. JSON of a type that reaches no
+ * extension is returned as it is, for one lookup; so is the JSON inside an
+ * `Any`.
+ */
+import type { Field, Type } from 'protobufjs'
+import { jsonKeyOf } from '../contract/extension-key.ts'
+import { isRecord } from '../contract/is-record.ts'
+import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
+
+/** Deeper than protobufjs decodes (its recursion limit is 100): left as it is, for the decoder to refuse. */
+const MAX_DEPTH = 100
+
+/** Whether a message of `type`, or one it nests, can hold an extension (one lookup once known). */
+const reachesExtension = reachPredicate((t) => !isWellKnown(t) && t.fieldsArray.some((f) => f.declaringField !== null))
+
+/** A type's fields by the key one side spells them with, and the key the other side wants. */
+type KeyIndex = Map<string, { field: Field; to: string }>
+
+const indexes = { bracket: new WeakMap<Type, KeyIndex>(), unbracket: new WeakMap<Type, KeyIndex>() }
+
+function indexOf(type: Type, direction: keyof typeof indexes): KeyIndex {
+  let index = indexes[direction].get(type)
+  if (index !== undefined) return index
+  index = new Map()
+  for (const field of type.fieldsArray) {
+    field.resolve()
+    if (field.declaringField !== null) {
+      const key = jsonKeyOf(field)
+      if (direction === 'bracket') index.set(key, { field, to: `[${key}]` })
+      else index.set(`[${key}]`, { field, to: key })
+      continue
+    }
+    // Any spelling the decoder reads names the field (its proto name too); the encoder writes the JSON name.
+    for (const key of new Set([field.jsonName, (field as Field & { protoName?: string }).protoName ?? field.name, field.name]))
+      index.set(key, { field, to: key })
+  }
+  indexes[direction].set(type, index)
+  return index
+}
+
+function rekey(type: Type, json: unknown, direction: keyof typeof indexes, depth: number): unknown {
+  if (!isRecord(json) || depth > MAX_DEPTH || !reachesExtension(type)) return json
+  const index = indexOf(type, direction)
+  let changed = false
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(json)) {
+    const entry = index.get(key)
+    if (entry === undefined) {
+      out[key] = value
+      continue
+    }
+    const next = valueOf(entry.field, value, direction, depth)
+    if (entry.to !== key || next !== value) changed = true
+    // A key given twice (both spellings) keeps the last, as the decoder does.
+    out[entry.to] = next
+  }
+  return changed ? out : json
+}
+
+function valueOf(field: Field, value: unknown, direction: keyof typeof indexes, depth: number): unknown {
+  const nested = field.resolvedType
+  if (!isType(nested) || !reachesExtension(nested)) return value
+  if (field.map && isRecord(value)) {
+    let out: Record<string, unknown> | undefined
+    for (const [key, item] of Object.entries(value)) {
+      const next = rekey(nested, item, direction, depth + 1)
+      if (next !== item) (out ??= { ...value })[key] = next
+    }
+    return out ?? value
+  }
+  if (field.repeated && Array.isArray(value)) {
+    const next = value.map((item) => rekey(nested, item, direction, depth + 1))
+    return next.some((item, i) => item !== value[i]) ? next : value
+  }
+  return rekey(nested, value, direction, depth + 1)
+}
+
+/** `json` (a tool's JSON of a `type` message) with its extensions keyed as protojson reads them. */
+export function bracketed(type: Type, json: unknown): unknown {
+  return rekey(type, json, 'bracket', 0)
+}
+
+/** `json` (protojson's JSON of a `type` message) with its extensions keyed as a tool's JSON keys them. */
+export function unbracketed(type: Type, json: unknown): unknown {
+  return rekey(type, json, 'unbracket', 0)
+}
