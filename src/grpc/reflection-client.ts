@@ -1,7 +1,8 @@
 /**
  * A gRPC server reflection client: asks a running server for its services
  * and the serialized `FileDescriptorProto`s declaring them, with every
- * dependency, over `grpc.reflection.v1` (falling back to `v1alpha`).
+ * dependency and every file extending their messages, over
+ * `grpc.reflection.v1` (falling back to `v1alpha`).
  */
 import { Client, credentials as grpcCredentials, Metadata, status } from '@grpc/grpc-js'
 import type { ChannelCredentials, ChannelOptions, ClientDuplexStream, ServiceError } from '@grpc/grpc-js'
@@ -55,22 +56,31 @@ export const REFLECTION_SERVICES: readonly string[] = ['grpc.reflection.v1.Serve
 const REFLECTION_ROOT = protobuf.Root.fromJSON({
   nested: {
     ServerReflectionRequest: {
-      oneofs: { messageRequest: { oneof: ['fileByFilename', 'fileContainingSymbol', 'listServices'] } },
+      oneofs: {
+        messageRequest: {
+          oneof: ['fileByFilename', 'fileContainingSymbol', 'fileContainingExtension', 'allExtensionNumbersOfType', 'listServices'],
+        },
+      },
       fields: {
         host: { type: 'string', id: 1 },
         fileByFilename: { type: 'string', id: 3 },
         fileContainingSymbol: { type: 'string', id: 4 },
+        fileContainingExtension: { type: 'ExtensionRequest', id: 5 },
+        allExtensionNumbersOfType: { type: 'string', id: 6 },
         listServices: { type: 'string', id: 7 },
       },
     },
+    ExtensionRequest: { fields: { containingType: { type: 'string', id: 1 }, extensionNumber: { type: 'int32', id: 2 } } },
     ServerReflectionResponse: {
       fields: {
         fileDescriptorResponse: { type: 'FileDescriptorResponse', id: 4 },
+        allExtensionNumbersResponse: { type: 'ExtensionNumberResponse', id: 5 },
         listServicesResponse: { type: 'ListServiceResponse', id: 6 },
         errorResponse: { type: 'ErrorResponse', id: 7 },
       },
     },
     FileDescriptorResponse: { fields: { fileDescriptorProto: { rule: 'repeated', type: 'bytes', id: 1 } } },
+    ExtensionNumberResponse: { fields: { extensionNumber: { rule: 'repeated', type: 'int32', id: 2 } } },
     ListServiceResponse: { fields: { service: { rule: 'repeated', type: 'ServiceResponse', id: 1 } } },
     ServiceResponse: { fields: { name: { type: 'string', id: 1 } } },
     ErrorResponse: { fields: { errorCode: { type: 'int32', id: 1 }, errorMessage: { type: 'string', id: 2 } } },
@@ -78,18 +88,60 @@ const REFLECTION_ROOT = protobuf.Root.fromJSON({
 })
 const REQUEST = REFLECTION_ROOT.lookupType('ServerReflectionRequest')
 const RESPONSE = REFLECTION_ROOT.lookupType('ServerReflectionResponse')
-// FileDescriptorProto's `name` (1) and `dependency` (3), all a client needs to follow imports.
-const FILE_HEAD = protobuf.Type.fromJSON('FileHead', {
-  fields: { name: { type: 'string', id: 1 }, dependency: { rule: 'repeated', type: 'string', id: 3 } },
+// What a client needs of a FileDescriptorProto to follow its imports (`dependency`) and its
+// extensible messages (`extension_range`) to the files extending them (and the extensions it declares).
+const HEADS = protobuf.Root.fromJSON({
+  nested: {
+    FileHead: {
+      fields: {
+        name: { type: 'string', id: 1 },
+        package: { type: 'string', id: 2 },
+        dependency: { rule: 'repeated', type: 'string', id: 3 },
+        messageType: { rule: 'repeated', type: 'MessageHead', id: 4 },
+        extension: { rule: 'repeated', type: 'ExtensionHead', id: 7 },
+      },
+    },
+    MessageHead: {
+      fields: {
+        name: { type: 'string', id: 1 },
+        nestedType: { rule: 'repeated', type: 'MessageHead', id: 3 },
+        extensionRange: { rule: 'repeated', type: 'bytes', id: 5 },
+        extension: { rule: 'repeated', type: 'ExtensionHead', id: 6 },
+      },
+    },
+    ExtensionHead: { fields: { extendee: { type: 'string', id: 2 }, number: { type: 'int32', id: 3 } } },
+  },
 })
+const FILE_HEAD = HEADS.lookupType('FileHead')
+
+interface ExtensionHead {
+  extendee?: string
+  number?: number
+}
+interface MessageHead {
+  name?: string
+  nestedType?: MessageHead[]
+  extensionRange?: Uint8Array[]
+  extension?: ExtensionHead[]
+}
+interface FileHead {
+  name: string
+  package?: string
+  dependency: string[]
+  messageType?: MessageHead[]
+  extension?: ExtensionHead[]
+}
 
 interface Request {
   fileByFilename?: string
   fileContainingSymbol?: string
+  fileContainingExtension?: { containingType: string; extensionNumber: number }
+  allExtensionNumbersOfType?: string
   listServices?: string
 }
 interface Response {
   fileDescriptorResponse?: { fileDescriptorProto?: Uint8Array[] }
+  allExtensionNumbersResponse?: { extensionNumber?: number[] }
   listServicesResponse?: { service?: { name?: string }[] }
   errorResponse?: { errorCode?: number; errorMessage?: string }
 }
@@ -136,7 +188,10 @@ class ReflectionStream {
 /**
  * Asks the gRPC server at `target` (`127.0.0.1:50051`) for its services and
  * their file descriptors: `list_services`, then `file_containing_symbol`
- * for each service, then `file_by_filename` for every import still missing.
+ * for each service, then `file_by_filename` for every import still missing,
+ * then, for each message with extension ranges, the files declaring its
+ * extensions (`all_extension_numbers_of_type`, `file_containing_extension`;
+ * a server that answers those with an error gives no more files).
  * Throws a {@link ReflectionError}: `REFLECTION_UNREACHABLE` (no server
  * answers), `REFLECTION_UNSUPPORTED` (no reflection service, in either
  * version), `REFLECTION_FAILED` (an error answer, a missing file).
@@ -175,12 +230,15 @@ async function discover(stream: ReflectionStream, target: string): Promise<Omit<
     .filter((n) => n !== '' && !REFLECTION_SERVICES.includes(n))
   const files = new Map<string, Uint8Array>()
   const needed = new Map<string, string>()
+  const extensible = new Set<string>()
+  const declared = new Set<string>()
   const take = (response: Response): void => {
     for (const bytes of response.fileDescriptorResponse?.fileDescriptorProto ?? []) {
-      const head = FILE_HEAD.decode(bytes) as unknown as { name: string; dependency: string[] }
+      const head = FILE_HEAD.decode(bytes) as unknown as FileHead
       if (files.has(head.name)) continue
       files.set(head.name, bytes)
       for (const dep of head.dependency) if (!needed.has(dep)) needed.set(dep, head.name)
+      noteExtensions(head, extensible, declared)
     }
   }
   const described: string[] = []
@@ -195,17 +253,67 @@ async function discover(stream: ReflectionStream, target: string): Promise<Omit<
     described.push(service)
     take(answer)
   }
+  const asked = new Set<string>()
   for (;;) {
     const missing = [...needed].find(([name]) => !files.has(name))
-    if (missing === undefined) break
-    const [name, importer] = missing
-    const answer = await stream.ask({ fileByFilename: name })
-    failOn(answer, target, `asking for "${name}" (imported by "${importer}")`)
-    take(answer)
-    if (!files.has(name))
-      throw reflectionError('REFLECTION_FAILED', `the gRPC server at ${target} did not send "${name}" (imported by "${importer}")`)
+    if (missing !== undefined) {
+      const [name, importer] = missing
+      const answer = await stream.ask({ fileByFilename: name })
+      failOn(answer, target, `asking for "${name}" (imported by "${importer}")`)
+      take(answer)
+      if (!files.has(name))
+        throw reflectionError('REFLECTION_FAILED', `the gRPC server at ${target} did not send "${name}" (imported by "${importer}")`)
+      continue
+    }
+    // Every import is here: the files extending a message not asked about yet (which may import more).
+    const type = [...extensible].find((name) => !asked.has(name))
+    if (type === undefined) break
+    asked.add(type)
+    for (const bytes of await extensionFiles(stream, type, declared)) take({ fileDescriptorResponse: { fileDescriptorProto: [bytes] } })
   }
   return { services: described, files: [...files.values()], undescribed }
+}
+
+/**
+ * Notes the messages of `file` that have extension ranges (by full name,
+ * descriptor.proto's option messages left out: custom options come with the
+ * files using them) and the extensions it declares (`extendee#number`).
+ */
+function noteExtensions(file: FileHead, extensible: Set<string>, declared: Set<string>): void {
+  const pkg = file.package ?? ''
+  const note = (extensions: ExtensionHead[] | undefined): void => {
+    for (const e of extensions ?? []) declared.add(`${(e.extendee ?? '').replace(/^\./, '')}#${e.number ?? 0}`)
+  }
+  const visit = (messages: MessageHead[] | undefined, scope: string): void => {
+    for (const m of messages ?? []) {
+      const name = scope === '' ? (m.name ?? '') : `${scope}.${m.name ?? ''}`
+      if ((m.extensionRange?.length ?? 0) > 0 && !name.startsWith('google.protobuf.')) extensible.add(name)
+      note(m.extension)
+      visit(m.nestedType, name)
+    }
+  }
+  note(file.extension)
+  visit(file.messageType, pkg)
+}
+
+/**
+ * The files declaring the extensions of `type` not in `declared`, as the
+ * server sends them (each with its imports). `@grpc/reflection` keys
+ * extensions by the extendee as the file writes it (`.pkg.Type`), so a
+ * name without its leading dot is asked again with it.
+ */
+async function extensionFiles(stream: ReflectionStream, type: string, declared: ReadonlySet<string>): Promise<Uint8Array[]> {
+  let containingType = type
+  let numbers = await stream.ask({ allExtensionNumbersOfType: containingType })
+  if (numbers.errorResponse !== undefined) numbers = await stream.ask({ allExtensionNumbersOfType: (containingType = `.${type}`) })
+  if (numbers.errorResponse !== undefined) return []
+  const files: Uint8Array[] = []
+  for (const extensionNumber of numbers.allExtensionNumbersResponse?.extensionNumber ?? []) {
+    if (declared.has(`${type}#${extensionNumber}`)) continue
+    const answer = await stream.ask({ fileContainingExtension: { containingType, extensionNumber } })
+    files.push(...(answer.fileDescriptorResponse?.fileDescriptorProto ?? []))
+  }
+  return files
 }
 
 function failOn(response: Response, target: string, doing: string): void {
