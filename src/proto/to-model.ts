@@ -14,7 +14,7 @@ import type {
   SourceLoc,
   ValueType,
 } from './model.ts'
-import { extensionKey, extensionScope } from '../contract/extension-key.ts'
+import { extensionName, extensionScope, jsonKeyOf } from '../contract/extension-key.ts'
 import { customOptions } from './custom-options.ts'
 import { protoError } from './errors.ts'
 import { declarationKey } from './scan-declarations.ts'
@@ -126,7 +126,10 @@ function messageModel(type: protobuf.Type, fullName: string, lookup: Lookup): Me
   return {
     fullName,
     ...lookup(declarationKey('message', fullName)),
-    fields: type.fieldsArray.map((f) => fieldModel(f, fullName, lookup)),
+    // Custom options (extensions of descriptor.proto's messages) are no data of a message used as data.
+    fields: type.fieldsArray
+      .filter((f) => f.declaringField === null || !fullName.startsWith('google.protobuf.'))
+      .map((f) => fieldModel(f, fullName, lookup)),
     oneofs: type.oneofsArray
       .filter((o) => !o.isProto3Optional)
       .map((o) => {
@@ -139,21 +142,20 @@ function messageModel(type: protobuf.Type, fullName: string, lookup: Lookup): Me
 }
 
 /**
- * An extension field's key in a tool's JSON (its dotted full name), its
- * protobuf JSON key (bracketed: the lenient pass takes it as the proto
- * name of other fields), the field its `extend` declares (where its options
- * are) and that field's declaration key (its comment and line); `undefined`
- * for a field of the message itself.
+ * An extension field's key in a tool's JSON, its protobuf JSON key
+ * (bracketed: the lenient pass takes it as the proto name of other fields),
+ * the field its `extend` declares (where its options are) and that field's
+ * declaration key (its comment and line); `undefined` for a field of the
+ * message itself.
  */
 function extensionOf(
   field: protobuf.Field,
 ): { key: string; protoJson: string; declaring: protobuf.Field; declaration: string } | undefined {
   const declaring = field.declaringField
   if (declaring === null) return undefined
-  const key = extensionKey(declaring)
   return {
-    key,
-    protoJson: `[${key}]`,
+    key: jsonKeyOf(field),
+    protoJson: `[${extensionName(declaring)}]`,
     declaring,
     declaration: declarationKey('field', extensionScope(declaring), declaring.protoName ?? declaring.name),
   }

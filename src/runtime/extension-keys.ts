@@ -4,20 +4,24 @@
  * (`ext.v1.author`, contract/extension-key.ts), protobufjs `ext/protojson`
  * by protobuf JSON's bracketed one (`[ext.v1.author]`). {@link bracketed}
  * turns the first into the second before a decode, {@link unbracketed} the
- * second into the first after an encode. JSON of a type that reaches no
- * extension is returned as it is, for one lookup; so is the JSON inside an
- * `Any`.
+ * second into the first after an encode, inside an `Any` too (its packed
+ * type looked up by its `@type`). JSON of a type that reaches neither an
+ * extension nor an `Any` is returned as it is, for one lookup.
  */
 import type { Field, Type } from 'protobufjs'
-import { jsonKeyOf } from '../contract/extension-key.ts'
+import { extensionName, jsonKeyOf } from '../contract/extension-key.ts'
 import { isRecord } from '../contract/is-record.ts'
 import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
 
 /** Deeper than protobufjs decodes (its recursion limit is 100): left as it is, for the decoder to refuse. */
 const MAX_DEPTH = 100
 
-/** Whether a message of `type`, or one it nests, can hold an extension (one lookup once known). */
-const reachesExtension = reachPredicate((t) => !isWellKnown(t) && t.fieldsArray.some((f) => f.declaringField !== null))
+const ANY = '.google.protobuf.Any'
+
+/** Whether a message of `type`, or one it nests, can hold an extension, or an `Any` that may (one lookup once known). */
+const reachesExtension = reachPredicate(
+  (t) => t.fullName === ANY || (!isWellKnown(t) && t.fieldsArray.some((f) => f.declaringField !== null)),
+)
 
 /** A type's fields by the key one side spells them with, and the key the other side wants. */
 type KeyIndex = Map<string, { field: Field; to: string }>
@@ -32,8 +36,9 @@ function indexOf(type: Type, direction: keyof typeof indexes): KeyIndex {
     field.resolve()
     if (field.declaringField !== null) {
       const key = jsonKeyOf(field)
-      if (direction === 'bracket') index.set(key, { field, to: `[${key}]` })
-      else index.set(`[${key}]`, { field, to: key })
+      const bracketedKey = `[${extensionName(field.declaringField)}]`
+      if (direction === 'bracket') index.set(key, { field, to: bracketedKey })
+      else index.set(bracketedKey, { field, to: key })
       continue
     }
     // Any spelling the decoder reads names the field (its proto name too); the encoder writes the JSON name.
@@ -44,23 +49,46 @@ function indexOf(type: Type, direction: keyof typeof indexes): KeyIndex {
   return index
 }
 
+/** The type an `Any`'s JSON packs, when it is a message of the root walked field by field; else `undefined`. */
+function packedType(any: Type, json: Record<string, unknown>): Type | undefined {
+  const url = json['@type']
+  if (typeof url !== 'string') return undefined
+  try {
+    const packed = any.root.lookupType(url.slice(url.lastIndexOf('/') + 1))
+    return isWellKnown(packed) ? undefined : packed
+  } catch {
+    return undefined // the decoder reports the unknown type
+  }
+}
+
 function rekey(type: Type, json: unknown, direction: keyof typeof indexes, depth: number): unknown {
   if (!isRecord(json) || depth > MAX_DEPTH || !reachesExtension(type)) return json
+  if (type.fullName === ANY) {
+    // Its fields are the packed message's, beside `@type` (which no field spells).
+    const packed = packedType(type, json)
+    return packed === undefined ? json : rekey(packed, json, direction, depth + 1)
+  }
   const index = indexOf(type, direction)
   let changed = false
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(json)) {
     const entry = index.get(key)
     if (entry === undefined) {
-      out[key] = value
+      setOwn(out, key, value)
       continue
     }
     const next = valueOf(entry.field, value, direction, depth)
     if (entry.to !== key || next !== value) changed = true
     // A key given twice (both spellings) keeps the last, as the decoder does.
-    out[entry.to] = next
+    setOwn(out, entry.to, next)
   }
   return changed ? out : json
+}
+
+/** Sets `key` as an own property, `__proto__` included (which an assignment would take for the prototype). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  else target[key] = value
 }
 
 function valueOf(field: Field, value: unknown, direction: keyof typeof indexes, depth: number): unknown {
@@ -70,7 +98,7 @@ function valueOf(field: Field, value: unknown, direction: keyof typeof indexes, 
     let out: Record<string, unknown> | undefined
     for (const [key, item] of Object.entries(value)) {
       const next = rekey(nested, item, direction, depth + 1)
-      if (next !== item) (out ??= { ...value })[key] = next
+      if (next !== item) setOwn((out ??= { ...value }), key, next)
     }
     return out ?? value
   }

@@ -10,7 +10,7 @@ import { isBase64, shownString } from './base64-check.ts'
 import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
 import type { Field, Type } from 'protobufjs'
 import { isRecord } from '../contract/is-record.ts'
-import { jsonKeyOf } from '../contract/extension-key.ts'
+import { extensionName, jsonKeyOf } from '../contract/extension-key.ts'
 
 const ANY = '.google.protobuf.Any'
 const BYTES_VALUE = '.google.protobuf.BytesValue'
@@ -34,9 +34,10 @@ function keyIndex(type: Type): Map<string, KeyEntry> {
   index = new Map()
   for (const field of type.fieldsArray) {
     field.resolve()
-    // An extension has one key, its bracketed full name.
+    // An extension has its tool key and protobuf JSON's bracketed full name (the lenient pass's alias).
     if (field.declaringField !== null) {
       index.set(jsonKeyOf(field), { field, alias: false })
+      index.set(`[${extensionName(field.declaringField)}]`, { field, alias: false })
       continue
     }
     const proper = [field.jsonName, (field as Field & { protoName?: string }).protoName ?? field.name]

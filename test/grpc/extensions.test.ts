@@ -10,6 +10,7 @@
  */
 import * as grpcJs from '@grpc/grpc-js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import protobuf from 'protobufjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -18,6 +19,7 @@ import { createProtoServer } from '../../src/entries/codegen-v1.ts'
 import { buildServerSpec } from '../../src/gateway/build-spec.ts'
 import type { Server } from '../../src/server/index.ts'
 import { loadMcpModule } from '../helpers/load-module.ts'
+import { writeProtos } from '../helpers/inline-proto.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
 import { text } from '../helpers/result.ts'
 import { startGrpcServer, type GrpcTestServer } from './grpc-server.ts'
@@ -99,7 +101,7 @@ async function clientOf(url: string): Promise<ClientV2> {
 }
 
 describe.each(servers)('proto2 extensions of a request, %s', (_, make) => {
-  it('tools/list keys them by their bracketed full names, described by their declarations', async () => {
+  it('tools/list keys them by their dotted full names, described by their declarations', async () => {
     const client = await clientOf(await served(await make()))
     const [tool] = (await client.listTools()).tools
     const properties = tool!.inputSchema.properties as Record<string, { description?: string; type?: unknown }>
@@ -188,12 +190,131 @@ describe.each<[string, () => Promise<Server>]>([
   ['compiled in process (the command)', async () => createProtoServer(buildServerSpec(PROTO).spec)],
   ['the ?mcp module', async () => (await loadMcpModule(PROTO)).server],
 ])('a reply with extensions, %s', (_, make) => {
-  it('is encoded with them; one lacking a required field inside an extension is refused at it', async () => {
+  it('is encoded with them; one lacking a required field inside an extension, or with an own __proto__ key, is refused', async () => {
     const server = await make()
-    const replies: unknown[] = [{ 'ext.v1.detail': { level: 2 }, 'ext.v1.source': 'web' }, { 'ext.v1.detail': {} }]
+    const replies: unknown[] = [
+      { 'ext.v1.detail': { level: 2 }, 'ext.v1.source': 'web' },
+      { 'ext.v1.detail': {} },
+      JSON.parse('{"__proto__":{"a":1},"ext.v1.author":"x"}'),
+    ]
     server.implement('Notes', { Save: () => replies.shift() as object })
     const saved = await server.call('Save', {})
     expect(saved.structuredContent).toEqual({ 'ext.v1.detail': { level: 2 }, 'ext.v1.source': 'web' })
     expect(text(await server.call('Save', {}))).toBe('encoding response: ext.v1.detail.level: required field not set')
+    // An own `__proto__` key stays a key when the keys are renamed: refused as without extensions.
+    expect(text(await server.call('Save', {}))).toBe('encoding response: __proto__: unknown field: "__proto__"')
+  })
+})
+
+/** Extensions keyed by number, packed in an Any, and in a long-running operation's response. */
+const EDGES = `syntax = "proto2";
+package com.example.platform.notifications.v1alpha1;
+
+import "google/protobuf/any.proto";
+import "google/longrunning/operations.proto";
+
+message Note {
+  optional string title = 1;
+  extensions 100 to 199;
+}
+
+extend Note {
+  // The display name of the note's first author.
+  optional string primary_author_display_name = 100;
+}
+
+message Holder {
+  optional google.protobuf.Any packed = 1;
+}
+
+service Notes {
+  rpc Hold(Holder) returns (Holder);
+  rpc Export(Note) returns (google.longrunning.Operation) {
+    option (google.longrunning.operation_info) = { response_type: "Note" metadata_type: "Note" };
+  }
+}
+`
+/** No package: the extension's name is a field's too. */
+const CLASH = `syntax = "proto2";
+
+message Note {
+  optional string author = 1;
+  extensions 100 to 199;
+}
+
+extend Note {
+  optional string author = 100;
+}
+
+service Notes {
+  rpc Save(Note) returns (Note);
+}
+`
+/** A custom option, in a file whose request holds descriptor.proto's FieldOptions as data. */
+const OPTIONS = `syntax = "proto2";
+package opt.v1;
+
+import "google/protobuf/descriptor.proto";
+
+extend google.protobuf.FieldOptions {
+  optional string sensitive = 50001;
+}
+
+message Req {
+  optional google.protobuf.FieldOptions opts = 1;
+}
+
+service Svc {
+  rpc Put(Req) returns (Req);
+}
+`
+const NAME = 'com.example.platform.notifications.v1alpha1.primary_author_display_name'
+const NOTE_URL = 'type.googleapis.com/com.example.platform.notifications.v1alpha1.Note'
+
+describe.each<[string, (file: string) => Promise<Server>]>([
+  ['compiled in process (the command)', async (file) => createProtoServer(buildServerSpec(file).spec)],
+  ['the ?mcp module', async (file) => (await loadMcpModule(file)).server],
+])('extensions whose name cannot be the key, and inside an Any, %s', (_, make) => {
+  it(`a name past 64 characters is keyed by its number (${NAME.length} characters here)`, async () => {
+    const server = await make(join(writeProtos({ 'edges.proto': EDGES }), 'edges.proto'))
+    const save = server.listTools().find((t) => t.name === 'Export')!
+    expect(Object.keys(save.inputSchema.properties as object).sort()).toEqual(['extension_100', 'title'])
+    expect((save.inputSchema.properties as any).extension_100.description).toBe("The display name of the note's first author.")
+  })
+
+  it('inside an Any and in a long-running operation, the extension is keyed as everywhere, both ways', async () => {
+    const server = await make(join(writeProtos({ 'edges.proto': EDGES }), 'edges.proto'))
+    const seen: unknown[] = []
+    server.implement('Notes', {
+      Hold: (request: Record<string, unknown>) => (seen.push(request), request),
+      Export: () => ({ name: 'operations/1', done: true, response: { '@type': NOTE_URL, title: 't', extension_100: 'ada' } }),
+    })
+    const packed = { '@type': NOTE_URL, title: 't', extension_100: 'ada' }
+    const held = await server.call('Hold', { packed })
+    expect(held.isError).toBe(false)
+    expect(seen).toEqual([{ packed }])
+    expect(held.structuredContent).toEqual({ packed })
+    const exported = await server.call('Export', {})
+    expect(exported.structuredContent).toEqual({ title: 't', extension_100: 'ada' })
+    // The operation's output schema is the Note's: the same keys.
+    const tool = server.listTools().find((t) => t.name === 'Export')!
+    expect(Object.keys((tool.outputSchema as any).properties).sort()).toEqual(['extension_100', 'title'])
+  })
+
+  it('a custom option is no data of the options message it extends: not advertised (the runtime does not read it)', async () => {
+    const server = await make(join(writeProtos({ 'options.proto': OPTIONS }), 'options.proto'))
+    const put = server.listTools().find((t) => t.name === 'Put')!
+    expect(JSON.stringify(put.inputSchema)).not.toContain('opt.v1.sensitive')
+    server.implement('Svc', { Put: (request: Record<string, unknown>) => request })
+    expect((await server.call('Put', { opts: { deprecated: true } })).structuredContent).toEqual({ opts: { deprecated: true } })
+  })
+
+  it("without a package, an extension named as a field is keyed by its number: the field stays the field's", async () => {
+    const server = await make(join(writeProtos({ 'clash.proto': CLASH }), 'clash.proto'))
+    const save = server.listTools().find((t) => t.name === 'Save')!
+    expect(Object.keys(save.inputSchema.properties as object).sort()).toEqual(['author', 'extension_100'])
+    server.implement('Notes', { Save: (request: Record<string, unknown>) => request })
+    const saved = await server.call('Save', { author: 'field', extension_100: 'extension' })
+    expect(saved.structuredContent).toEqual({ author: 'field', extension_100: 'extension' })
   })
 })
