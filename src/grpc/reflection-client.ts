@@ -269,7 +269,7 @@ async function discover(stream: ReflectionStream, target: string): Promise<Omit<
     const type = [...extensible].find((name) => !asked.has(name))
     if (type === undefined) break
     asked.add(type)
-    for (const bytes of await extensionFiles(stream, type, declared)) take({ fileDescriptorResponse: { fileDescriptorProto: [bytes] } })
+    await askExtensions(stream, type, declared, take)
   }
   return { services: described, files: [...files.values()], undescribed }
 }
@@ -297,23 +297,27 @@ function noteExtensions(file: FileHead, extensible: Set<string>, declared: Set<s
 }
 
 /**
- * The files declaring the extensions of `type` not in `declared`, as the
- * server sends them (each with its imports). `@grpc/reflection` keys
- * extensions by the extendee as the file writes it (`.pkg.Type`), so a
- * name without its leading dot is asked again with it.
+ * Takes the files declaring the extensions of `type` not in `declared`
+ * (which `take` adds to as their files come), as the server sends them
+ * (each with its imports). `@grpc/reflection` keys extensions by the
+ * extendee as the file writes it (`.pkg.Type`), so a name without its
+ * leading dot is asked again with it.
  */
-async function extensionFiles(stream: ReflectionStream, type: string, declared: ReadonlySet<string>): Promise<Uint8Array[]> {
+async function askExtensions(
+  stream: ReflectionStream,
+  type: string,
+  declared: ReadonlySet<string>,
+  take: (response: Response) => void,
+): Promise<void> {
   let containingType = type
   let numbers = await stream.ask({ allExtensionNumbersOfType: containingType })
   if (numbers.errorResponse !== undefined) numbers = await stream.ask({ allExtensionNumbersOfType: (containingType = `.${type}`) })
-  if (numbers.errorResponse !== undefined) return []
-  const files: Uint8Array[] = []
+  if (numbers.errorResponse !== undefined) return
   for (const extensionNumber of numbers.allExtensionNumbersResponse?.extensionNumber ?? []) {
+    // A file already taken may declare it (one file often declares several).
     if (declared.has(`${type}#${extensionNumber}`)) continue
-    const answer = await stream.ask({ fileContainingExtension: { containingType, extensionNumber } })
-    files.push(...(answer.fileDescriptorResponse?.fileDescriptorProto ?? []))
+    take(await stream.ask({ fileContainingExtension: { containingType, extensionNumber } }))
   }
-  return files
 }
 
 function failOn(response: Response, target: string, doing: string): void {
