@@ -69,20 +69,23 @@ function rekey(type: Type, json: unknown, direction: keyof typeof indexes, depth
     return packed === undefined ? json : rekey(packed, json, direction, depth + 1)
   }
   const index = indexOf(type, direction)
-  let changed = false
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(json)) {
+  // Copied only from the first key that changes: most JSON walked here (of a type that may hold an Any) has none.
+  let out: Record<string, unknown> | undefined
+  const keys = Object.keys(json)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    const value = json[key]
     const entry = index.get(key)
-    if (entry === undefined) {
-      setOwn(out, key, value)
-      continue
+    const to = entry?.to ?? key
+    const next = entry === undefined ? value : valueOf(entry.field, value, direction, depth)
+    if (out === undefined && (to !== key || next !== value)) {
+      out = {}
+      for (const earlier of keys.slice(0, i)) setOwn(out, earlier, json[earlier])
     }
-    const next = valueOf(entry.field, value, direction, depth)
-    if (entry.to !== key || next !== value) changed = true
     // A key given twice (both spellings) keeps the last, as the decoder does.
-    setOwn(out, entry.to, next)
+    if (out !== undefined) setOwn(out, to, next)
   }
-  return changed ? out : json
+  return out ?? json
 }
 
 /** Sets `key` as an own property, `__proto__` included (which an assignment would take for the prototype). */
@@ -103,8 +106,12 @@ function valueOf(field: Field, value: unknown, direction: keyof typeof indexes, 
     return out ?? value
   }
   if (field.repeated && Array.isArray(value)) {
-    const next = value.map((item) => rekey(nested, item, direction, depth + 1))
-    return next.some((item, i) => item !== value[i]) ? next : value
+    let out: unknown[] | undefined
+    for (let i = 0; i < value.length; i++) {
+      const next = rekey(nested, value[i], direction, depth + 1)
+      if (next !== value[i]) (out ??= value.slice())[i] = next
+    }
+    return out ?? value
   }
   return rekey(nested, value, direction, depth + 1)
 }
