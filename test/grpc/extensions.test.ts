@@ -8,7 +8,6 @@
  * name (`.ext.v1.author`), undescribed, which the decoder then refused: no
  * call could set one.
  */
-import * as grpcJs from '@grpc/grpc-js'
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -22,7 +21,7 @@ import { loadMcpModule } from '../helpers/load-module.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
 import { modernRequest } from '../helpers/modern-wire.ts'
 import { text } from '../helpers/result.ts'
-import { startGrpcServer, type GrpcTestServer } from './grpc-server.ts'
+import { echoBytesService, startGrpcServer, type GrpcTestServer } from './grpc-server.ts'
 
 const PROTO = fileURLToPath(new URL('../../fixtures/protos/grpc/extensions.proto', import.meta.url))
 
@@ -49,26 +48,11 @@ let builtBackend: GrpcBackend
 const closers: Array<() => unknown> = []
 
 beforeAll(async () => {
-  // Raw bytes both ways: the server decodes with the root above and answers the request's own bytes.
-  const raw = (bytes: Buffer): Buffer => bytes
-  const definition: grpcJs.ServiceDefinition = {
-    Save: {
-      path: '/ext.v1.Notes/Save',
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: raw,
-      requestDeserialize: raw,
-      responseSerialize: raw,
-      responseDeserialize: raw,
-    },
-  }
-  const impl: grpcJs.UntypedServiceImplementation = {
-    Save: (call: grpcJs.ServerUnaryCall<Buffer, Buffer>, callback: grpcJs.sendUnaryData<Buffer>) => {
-      received.push(Note.toObject(Note.decode(call.request), { longs: String, bytes: String }))
-      callback(null, call.request)
-    },
-  }
-  grpcServer = await startGrpcServer([{ definition, impl }])
+  // The server decodes with the root above and answers the request's own bytes.
+  const service = echoBytesService('/ext.v1.Notes/Save', (request) =>
+    received.push(Note.toObject(Note.decode(request), { longs: String, bytes: String })),
+  )
+  grpcServer = await startGrpcServer([service])
   backend = grpc(grpcServer.address)
   const built = (await import('unplugin-proto-mcp/grpc')) as { grpc: typeof grpc }
   builtBackend = built.grpc(grpcServer.address)

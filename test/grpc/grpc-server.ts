@@ -24,6 +24,12 @@ export interface ReceivedCall {
   metadata: grpc.Metadata
 }
 
+/** A service as grpc-js takes it. */
+export interface ServedService {
+  definition: grpc.ServiceDefinition
+  impl: grpc.UntypedServiceImplementation
+}
+
 /** A running grpc-js server that can be stopped and started again on the same port. */
 export interface GrpcTestServer {
   readonly port: number
@@ -143,4 +149,32 @@ export function counterService(): {
     Once: (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => callback(null, { n: call.request.to }),
   }
   return { definition: serviceDefinition(COUNTER_PROTO, 'streams.v1.CounterService'), impl, cancelled }
+}
+
+/**
+ * A unary method `path` (`/pkg.Service/Method`) of raw bytes both ways, for
+ * servers that decode requests with a root of their own: each request's
+ * bytes go to `seen`, and its answer is the request's own bytes.
+ */
+export function echoBytesService(path: string, seen: (request: Buffer) => void): ServedService {
+  const same = (bytes: Buffer): Buffer => bytes
+  const method = path.slice(path.lastIndexOf('/') + 1)
+  const definition: grpc.ServiceDefinition = {
+    [method]: {
+      path,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: same,
+      requestDeserialize: same,
+      responseSerialize: same,
+      responseDeserialize: same,
+    },
+  }
+  const impl: grpc.UntypedServiceImplementation = {
+    [method]: (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
+      seen(call.request)
+      callback(null, call.request)
+    },
+  }
+  return { definition, impl }
 }

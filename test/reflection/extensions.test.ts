@@ -6,13 +6,13 @@
  * `file_containing_extension` (src/grpc/reflection-client.ts). Before, such
  * an extension was no property, and a call setting it was refused.
  */
-import type * as grpc from '@grpc/grpc-js'
 import { join } from 'node:path'
 import protobuf from 'protobufjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { reflectServer, reflectSpec } from '../../src/gateway/reflect-server.ts'
 import { bufBuild } from '../helpers/descriptor-set.ts'
 import { writeProtos } from '../helpers/inline-proto.ts'
+import { echoBytesService } from '../grpc/grpc-server.ts'
 import { startRawReflectionServer, startReflectionServer, type ReflectionTestServer } from './reflection-server.ts'
 
 const BASE = `syntax = "proto2";
@@ -53,26 +53,8 @@ beforeAll(async () => {
   root.loadSync('rb/ext.proto')
   root.resolveAll()
   const Note = root.lookupType('rb.Note')
-  // Raw bytes both ways: the service answers the request's own bytes.
-  const same = (b: Buffer): Buffer => b
-  const definition: grpc.ServiceDefinition = {
-    Save: {
-      path: '/rb.Notes/Save',
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: same,
-      requestDeserialize: same,
-      responseSerialize: same,
-      responseDeserialize: same,
-    },
-  }
-  const impl = {
-    Save: (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
-      received.push(Note.toObject(Note.decode(call.request)))
-      callback(null, call.request)
-    },
-  }
-  server = await startReflectionServer([{ definition, impl }], { files })
+  const service = echoBytesService('/rb.Notes/Save', (request) => received.push(Note.toObject(Note.decode(request))))
+  server = await startReflectionServer([service], { files })
   raw = await startRawReflectionServer(files)
 })
 afterAll(async () => {

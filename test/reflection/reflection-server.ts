@@ -10,15 +10,10 @@ import * as protoLoader from '@grpc/proto-loader'
 import { ReflectionService } from '@grpc/reflection'
 import protobuf from 'protobufjs'
 import descriptorExt from 'protobufjs/ext/descriptor.js'
+import type { ServedService } from '../grpc/grpc-server.ts'
 
 /** Where a reflection server's descriptors come from. */
 export type DescriptorSource = { files: Uint8Array[] } | { protoLoader: string; includeDirs?: string[] }
-
-/** A service a server implements, as grpc-js takes it. */
-export interface ServedService {
-  definition: grpc.ServiceDefinition
-  impl: grpc.UntypedServiceImplementation
-}
 
 /** A running server; `stop()` ends it at once. */
 export interface ReflectionTestServer {
