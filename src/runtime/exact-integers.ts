@@ -9,7 +9,7 @@ import type { Field, Type } from 'protobufjs'
 import { exact64, is64Bit } from './int64.ts'
 import type { NumberSource } from './number-source.ts'
 import type { DecodeFailure } from './protojson.ts'
-import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
+import { ANY_TYPE, isType, isWellKnown, packedType, reachPredicate } from './nested-types.ts'
 import { isRecord } from '../contract/is-record.ts'
 import { jsonKeyOf } from '../contract/extension-key.ts'
 
@@ -40,8 +40,10 @@ function type64(field: Field): string | undefined {
   return is64Bit(field.type) ? field.type : undefined
 }
 
-/** Whether messages of a type, or ones they nest, have 64-bit fields (one lookup per type once known). */
-const reaches64 = reachPredicate((t) => !isWellKnown(t) && t.fieldsArray.some((f) => type64(f.resolve()) !== undefined))
+/** Whether messages of a type, or ones they nest, have 64-bit fields, or an `Any` that may pack one (one lookup per type once known). */
+const reaches64 = reachPredicate(
+  (t) => t.fullName === ANY_TYPE || (!isWellKnown(t) && t.fieldsArray.some((f) => type64(f.resolve()) !== undefined)),
+)
 
 const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`)
 // Keys are data (`__proto__` may be a map key): defined, never assigned.
@@ -62,7 +64,9 @@ export function exactIntegers(type: Type, json: unknown, source: NumberSource | 
 }
 
 function message(type: Type, json: unknown, source: NumberSource | undefined, path: string, depth: number): unknown {
-  if (!isRecord(json) || isWellKnown(type) || depth > MAX_DEPTH) return json
+  if (!isRecord(json) || depth > MAX_DEPTH) return json
+  if (type.fullName === ANY_TYPE) return packed(type, json, source, path, depth)
+  if (isWellKnown(type)) return json
   let out: Record<string, unknown> | undefined
   for (const key of Object.keys(json)) {
     const field = Object.hasOwn(type.fields, key) ? type.fields[key] : fieldByJsonName(type, key)
@@ -73,6 +77,20 @@ function message(type: Type, json: unknown, source: NumberSource | undefined, pa
     if (next !== value) setOwn((out ??= { ...json }), key, next)
   }
   return out ?? json
+}
+
+/** An `Any`'s JSON: its packed message's fields beside `@type`, or a packed 64-bit wrapper's `value`. */
+function packed(any: Type, json: Record<string, unknown>, source: NumberSource | undefined, path: string, depth: number): unknown {
+  const type = packedType(any, json)
+  if (type === undefined) return json
+  const wide = WRAPPED_64[type.fullName]
+  if (wide === undefined) return reaches64(type) ? message(type, json, source, path, depth + 1) : json
+  const exact = exact64(json.value, wide, source)
+  if (exact === undefined) return json
+  if ('refused' in exact) throw new ExactIntegerError(join(path, 'value'), exact.refused)
+  const out = { ...json }
+  setOwn(out, 'value', exact.decimal)
+  return out
 }
 
 function fieldByJsonName(type: Type, key: string): Field | undefined {

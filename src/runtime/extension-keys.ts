@@ -11,16 +11,14 @@
 import type { Field, Type } from 'protobufjs'
 import { extensionName, jsonKeyOf } from '../contract/extension-key.ts'
 import { isRecord } from '../contract/is-record.ts'
-import { isType, isWellKnown, reachPredicate } from './nested-types.ts'
+import { ANY_TYPE, isType, isWellKnown, packedType, reachPredicate } from './nested-types.ts'
 
 /** Deeper than protobufjs decodes (its recursion limit is 100): left as it is, for the decoder to refuse. */
 const MAX_DEPTH = 100
 
-const ANY = '.google.protobuf.Any'
-
 /** Whether a message of `type`, or one it nests, can hold an extension, or an `Any` that may (one lookup once known). */
 const reachesExtension = reachPredicate(
-  (t) => t.fullName === ANY || (!isWellKnown(t) && t.fieldsArray.some((f) => f.declaringField !== null)),
+  (t) => t.fullName === ANY_TYPE || (!isWellKnown(t) && t.fieldsArray.some((f) => f.declaringField !== null)),
 )
 
 /** A type's fields by the key one side spells them with, and the key the other side wants. */
@@ -49,24 +47,12 @@ function indexOf(type: Type, direction: keyof typeof indexes): KeyIndex {
   return index
 }
 
-/** The type an `Any`'s JSON packs, when it is a message of the root walked field by field; else `undefined`. */
-function packedType(any: Type, json: Record<string, unknown>): Type | undefined {
-  const url = json['@type']
-  if (typeof url !== 'string') return undefined
-  try {
-    const packed = any.root.lookupType(url.slice(url.lastIndexOf('/') + 1))
-    return isWellKnown(packed) ? undefined : packed
-  } catch {
-    return undefined // the decoder reports the unknown type
-  }
-}
-
 function rekey(type: Type, json: unknown, direction: keyof typeof indexes, depth: number): unknown {
   if (!isRecord(json) || depth > MAX_DEPTH || !reachesExtension(type)) return json
-  if (type.fullName === ANY) {
+  if (type.fullName === ANY_TYPE) {
     // Its fields are the packed message's, beside `@type` (which no field spells).
     const packed = packedType(type, json)
-    return packed === undefined ? json : rekey(packed, json, direction, depth + 1)
+    return packed === undefined || isWellKnown(packed) ? json : rekey(packed, json, direction, depth + 1)
   }
   const index = indexOf(type, direction)
   // Copied only from the first key that changes: most JSON walked here (of a type that may hold an Any) has none.

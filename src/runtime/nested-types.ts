@@ -56,3 +56,21 @@ export function reachPredicate(direct: (type: Type) => boolean): (type: Type) =>
     return result.get(type)!
   }
 }
+
+/** The full name of `google.protobuf.Any`. */
+export const ANY_TYPE = '.google.protobuf.Any'
+
+/**
+ * The type an `Any`'s JSON packs (looked up in `any`'s root by its
+ * `@type`); `undefined` without one, or for a type the root lacks (the
+ * decoder reports it).
+ */
+export function packedType(any: Type, json: Record<string, unknown>): Type | undefined {
+  const url = json['@type']
+  if (typeof url !== 'string') return undefined
+  try {
+    return any.root.lookupType(url.slice(url.lastIndexOf('/') + 1))
+  } catch {
+    return undefined
+  }
+}
