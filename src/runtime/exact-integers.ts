@@ -10,7 +10,7 @@ import { exact64, is64Bit } from './int64.ts'
 import type { NumberSource } from './number-source.ts'
 import type { DecodeFailure } from './protojson.ts'
 import { ANY_TYPE, isType, isWellKnown, packedType, reachPredicate } from './nested-types.ts'
-import { isRecord } from '../contract/is-record.ts'
+import { isRecord, setOwn } from '../contract/is-record.ts'
 import { jsonKeyOf } from '../contract/extension-key.ts'
 
 /** A 64-bit value refused by the exact pass, at its field path. */
@@ -46,10 +46,6 @@ const reaches64 = reachPredicate(
 )
 
 const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`)
-// Keys are data (`__proto__` may be a map key): defined, never assigned.
-const setOwn = (target: object, key: string, value: unknown): void => {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-}
 
 /** protobufjs's `util.recursionLimit`: deeper messages are its "max depth exceeded", not ours to walk. */
 const MAX_DEPTH = 100

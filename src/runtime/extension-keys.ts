@@ -10,7 +10,7 @@
  */
 import type { Field, Type } from 'protobufjs'
 import { extensionName, jsonKeyOf } from '../contract/extension-key.ts'
-import { isRecord } from '../contract/is-record.ts'
+import { isRecord, setOwn } from '../contract/is-record.ts'
 import { ANY_TYPE, isType, isWellKnown, packedType, reachPredicate } from './nested-types.ts'
 
 /** Deeper than protobufjs decodes (its recursion limit is 100): left as it is, for the decoder to refuse. */
@@ -72,12 +72,6 @@ function rekey(type: Type, json: unknown, direction: keyof typeof indexes, depth
     if (out !== undefined) setOwn(out, to, next)
   }
   return out ?? json
-}
-
-/** Sets `key` as an own property, `__proto__` included (which an assignment would take for the prototype). */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-  else target[key] = value
 }
 
 function valueOf(field: Field, value: unknown, direction: keyof typeof indexes, depth: number): unknown {

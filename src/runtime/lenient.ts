@@ -15,7 +15,7 @@ import { exact64, type Exact64 } from './int64.ts'
 import type { NumberSource } from './number-source.ts'
 import type { DecodeFailure } from './protojson.ts'
 import type { LenientField, LenientPlan } from './types.ts'
-import { isRecord } from '../contract/is-record.ts'
+import { isRecord, setOwn } from '../contract/is-record.ts'
 
 type Obj = Record<string, unknown>
 
@@ -30,10 +30,6 @@ const own = (o: Obj, key: string): boolean => Object.hasOwn(o, key)
 // Type names are data: a message called `toString` must not find Object.prototype's.
 const fieldsOf = (plan: LenientPlan, type: string): LenientField[] | undefined =>
   Object.hasOwn(plan.messages, type) ? plan.messages[type] : undefined
-
-function setOwn(target: Obj, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-}
 
 /** `text` parsed when it is JSON of the wanted kind, else `undefined`. */
 function parsed(text: string, wantArray: boolean): unknown {
